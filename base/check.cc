@@ -1,0 +1,18 @@
+#include "base/check.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace edl::internal {
+
+CheckFailure::CheckFailure(const char* file, int line, const char* condition) {
+  stream_ << file << ":" << line << ": check failed: " << condition << " ";
+}
+
+CheckFailure::~CheckFailure() {
+  std::fprintf(stderr, "edl: internal error: %s\n", stream_.str().c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+}  // namespace edl::internal

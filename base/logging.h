@@ -1,0 +1,34 @@
+// Logging: EDL_LOG(INFO) << "..."; writes one line to stderr with a UTC
+// timestamp and level. The level threshold is set once by cmd/ from
+// --log_level. Thread-safe (each line is written with one call).
+#pragma once
+
+#include <sstream>
+
+namespace edl {
+
+enum class LogLevel { DEBUG = 0, INFO = 1, WARNING = 2, ERROR = 3 };
+
+void SetLogLevel(LogLevel level);
+LogLevel GetLogLevel();
+// Parses "DEBUG", "INFO", "WARNING", "ERROR" (any case); false if unknown.
+bool ParseLogLevel(const std::string& name, LogLevel* level);
+
+namespace internal {
+class LogLine {
+ public:
+  explicit LogLine(LogLevel level) : level_(level) {}
+  ~LogLine();
+  std::ostream& stream() { return stream_; }
+
+ private:
+  LogLevel level_;
+  std::ostringstream stream_;
+};
+}  // namespace internal
+}  // namespace edl
+
+#define EDL_LOG(level)                                                   \
+  if (::edl::LogLevel::level < ::edl::GetLogLevel()) {                   \
+  } else                                                                 \
+    ::edl::internal::LogLine(::edl::LogLevel::level).stream()

@@ -1,0 +1,68 @@
+// Differentiable functions over Vars: the building blocks of layers and
+// losses. Each computes its value with tensor/ops.h and records its backward
+// pass (nn/autograd.h). Every one is tested against finite differences.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "nn/autograd.h"
+#include "tensor/ops.h"
+
+namespace edl::nn::fn {
+
+using tensor::Binary;
+using tensor::Eltwise;
+using tensor::Reduce;
+
+// Broadcasting arithmetic (numpy rules); gradients are summed back to each
+// input's shape.
+Var Add(const Var& a, const Var& b);
+Var Sub(const Var& a, const Var& b);
+Var Mul(const Var& a, const Var& b);
+Var Div(const Var& a, const Var& b);
+Var Maximum(const Var& a, const Var& b);
+Var Minimum(const Var& a, const Var& b);
+// alpha * x + beta.
+Var Affine(const Var& x, float alpha, float beta = 0.f);
+
+Var Activation(Eltwise kind, const Var& x, float alpha = 0.f, float beta = 0.f);
+
+Var MatMul(const Var& a, const Var& b, bool transpose_a = false,
+           bool transpose_b = false);
+// x [N, in] w [in, out] + b [out]; b may be undefined.
+Var Dense(const Var& x, const Var& w, const Var& b);
+
+Var Conv2D(const Var& x, const Var& w, const Var& b,
+           const tensor::Conv2DParams& p);
+Var Pool2D(tensor::PoolKind kind, const Var& x, const tensor::Pool2DParams& p);
+
+// Training: normalizes with batch statistics and updates the moving
+// statistics in place (moving = moving * momentum + batch * (1 - momentum),
+// with the unbiased batch variance, as Keras). Inference: uses the moving
+// statistics.
+Var BatchNorm(const Var& x, const Var& gamma, const Var& beta,
+              Tensor& moving_mean, Tensor& moving_variance, float momentum,
+              float epsilon, bool training);
+Var LayerNorm(const Var& x, const Var& gamma, const Var& beta, float epsilon);
+
+Var Softmax(const Var& x, int axis = -1);
+Var LogSoftmax(const Var& x, int axis = -1);
+
+Var Reshape(const Var& x, const Shape& shape);
+Var Concat(const std::vector<Var>& xs, int axis);
+Var ReduceOp(Reduce kind, const Var& x, std::vector<int> axes,
+             bool keepdims = false);
+Var Sum(const Var& x);   // over all elements, -> scalar
+Var Mean(const Var& x);  // over all elements, -> scalar
+
+// Inverted dropout: in training zeroes each element with probability rate
+// and scales the rest by 1/(1-rate); identity otherwise.
+Var Dropout(const Var& x, float rate, std::mt19937_64& rng, bool training);
+
+// Embedding lookup: rows of `table` for int64 `ids` -> [ids..., D]. The
+// gradient is sparse and accumulates into table.sparse_grad.
+Var Embedding(Parameter& table, const Tensor& ids);
+
+}  // namespace edl::nn::fn
