@@ -1,11 +1,59 @@
 #include "cmd/cli.h"
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <map>
+
+#include "cmd/commands.h"
 
 namespace edl::cmd {
-int Main(int argc, char** argv) {
-  CLI::App app{"edl: elastic deep-learning trainer"};
-  CLI11_PARSE(app, argc, argv);
-  return 0;
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "edl: %s\n", message.c_str());
+  return 1;
 }
+
+int Main(int argc, char** argv) {
+  CLI::App app{
+      "edl: elastic deep-learning trainer. One binary plays every role of a "
+      "training job; models are Keras JSON, data is IDX or CSV.\n"
+      "Quick start:\n"
+      "  edl train --model_def=zoo:fashion_mnist_cnn \\\n"
+      "    --training_data=/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz \\\n"
+      "    --validation_data=/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz \\\n"
+      "    --num_epochs=3 --output=fm_model\n"
+      "Run `edl COMMAND --help` for a command's flags.",
+      "edl"};
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  std::map<CLI::App*, Runner> runners;
+  auto add = [&](Runner (*f)(CLI::App&)) {
+    size_t before = app.get_subcommands({}).size();
+    Runner r = f(app);
+    auto subs = app.get_subcommands({});
+    if (subs.size() > before) runners[subs.back()] = std::move(r);
+  };
+  add(AddTrainCommand);
+  add(AddEvaluateCommand);
+  add(AddPredictCommand);
+  add(AddZooCommand);
+  add(AddVersionCommand);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "edl: %s\nRun `edl --help` or `edl COMMAND --help` for usage.\n",
+                 e.what());
+    return 2;
+  }
+  for (auto& [sub, runner] : runners) {
+    if (sub->parsed()) return runner();
+  }
+  return 2;
+}
+
 }  // namespace edl::cmd

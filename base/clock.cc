@@ -1,0 +1,8 @@
+#include "base/clock.h"
+
+namespace edl {
+Clock& SystemClock() {
+  static RealClock clock;
+  return clock;
+}
+}  // namespace edl

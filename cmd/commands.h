@@ -1,0 +1,26 @@
+// The subcommands of edl. Each Add*Command registers its flags on `parent`
+// and returns a function that runs the command after parsing and returns
+// the process exit code.
+#pragma once
+
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace edl::cmd {
+
+using Runner = std::function<int()>;
+
+Runner AddTrainCommand(CLI::App& parent);
+Runner AddEvaluateCommand(CLI::App& parent);
+Runner AddPredictCommand(CLI::App& parent);
+Runner AddZooCommand(CLI::App& parent);
+Runner AddVersionCommand(CLI::App& parent);
+
+// Prints "edl: <message>" on stderr and returns the exit code for a failed
+// command (1).
+int Fail(const std::string& message);
+
+}  // namespace edl::cmd

@@ -1,0 +1,58 @@
+#include "cmd/model_flags.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "base/logging.h"
+
+namespace edl::cmd {
+
+void AddModelFlags(CLI::App& app, roles::ModelOptions& o) {
+  app.add_option("--model_def", o.model_def,
+                 "The model: a model spec JSON file (docs/model-spec.md), a Keras "
+                 "model.to_json() file, a TF.js model.json (with its weights), or "
+                 "zoo:NAME for a built-in model (edl zoo list)");
+  app.add_option("--loss", o.loss,
+                 "Loss name or Keras JSON, e.g. sparse_categorical_crossentropy or "
+                 "'{\"class_name\": \"SparseCategoricalCrossentropy\", \"config\": "
+                 "{\"from_logits\": true}}'; overrides the spec's");
+  app.add_option("--optimizer", o.optimizer,
+                 "Optimizer name or Keras JSON, e.g. adam or '{\"class_name\": \"SGD\", "
+                 "\"config\": {\"learning_rate\": 0.1, \"momentum\": 0.9}}'; overrides "
+                 "the spec's (default Adam)");
+  app.add_option("--metrics", o.metrics,
+                 "Comma-separated metric names (accuracy,auc,precision,recall,mse,mae) "
+                 "or a Keras JSON list; overrides the spec's");
+  app.add_option("--learning_rate", o.learning_rate,
+                 "Overrides the optimizer's learning rate when > 0")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--checkpoint_dir_for_init", o.checkpoint_dir_for_init,
+                 "Start from this checkpoint: a version-N directory, a checkpoint "
+                 "root (its newest version is used), or an --output export directory");
+  app.add_option("--seed", o.seed,
+                 "Seed for weight initialization, shuffling and dropout; equal seeds "
+                 "and thread counts give identical runs")
+      ->capture_default_str();
+  app.add_option("--num_threads", o.num_threads,
+                 "CPU threads for the tensor engine (0 = all cores)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+}
+
+void AddCommonFlags(CLI::App& app, CommonFlags& f) {
+  app.add_option("--log_level", f.log_level, "DEBUG, INFO, WARNING or ERROR")
+      ->capture_default_str();
+}
+
+bool ApplyCommonFlags(const CommonFlags& f) {
+  LogLevel level;
+  if (!ParseLogLevel(f.log_level, &level)) {
+    std::fprintf(stderr, "edl: --log_level: expected DEBUG, INFO, WARNING or ERROR, got \"%s\"\n",
+                 f.log_level.c_str());
+    return false;
+  }
+  SetLogLevel(level);
+  return true;
+}
+
+}  // namespace edl::cmd

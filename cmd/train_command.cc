@@ -1,0 +1,182 @@
+// edl train / evaluate / predict.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+
+#include "base/clock.h"
+#include "base/file.h"
+#include "base/logging.h"
+#include "cmd/commands.h"
+#include "cmd/model_flags.h"
+#include "roles/evaluation.h"
+#include "roles/local_trainer.h"
+#include "roles/prediction.h"
+#include "tensor/ops.h"
+
+namespace edl::cmd {
+namespace {
+
+// Strategies accepted by --distribution_strategy (ElasticDL's names).
+bool CheckStrategy(const std::string& s) {
+  if (s == "Local") return true;
+  if (s == "ParameterServerStrategy" || s == "AllreduceStrategy") {
+    Fail("--distribution_strategy=" + s +
+         ": distributed training is not available in this build yet; use "
+         "--distribution_strategy=Local");
+    return false;
+  }
+  Fail("--distribution_strategy: expected Local, ParameterServerStrategy or "
+       "AllreduceStrategy, got \"" + s + "\"");
+  return false;
+}
+
+}  // namespace
+
+Runner AddTrainCommand(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand("train", "Train a model");
+  struct State {
+    roles::TrainOptions o;
+    CommonFlags common;
+    std::string strategy = "Local";
+    std::string job_name;
+  };
+  auto s = std::make_shared<State>();
+  roles::TrainOptions& o = s->o;
+  AddModelFlags(*app, o.model);
+  AddCommonFlags(*app, s->common);
+  app->add_option("--training_data", o.training_data,
+                  "Training data: an IDX images file (its labels file is found "
+                  "beside it) or a CSV file (see docs/data.md)")
+      ->required();
+  app->add_option("--validation_data", o.validation_data,
+                  "Validation data, same formats; evaluated every --evaluation_steps "
+                  "steps, else after every epoch");
+  app->add_option("--num_epochs", o.num_epochs, "Passes over the training data")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app->add_option("--minibatch_size", o.minibatch_size, "Records per training step")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app->add_option("--max_step", o.max_steps,
+                  "Stop after this many steps (0 = no limit)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--evaluation_steps", o.evaluation_steps,
+                  "Evaluate on --validation_data every N steps (0 = after every epoch)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app->add_option("--checkpoint_steps", o.checkpoint_steps,
+                  "Write a checkpoint every N steps to --checkpoint_dir (0 = only at "
+                  "the end)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app->add_option("--checkpoint_dir", o.checkpoint_dir,
+                  "Directory for checkpoints (version-N subdirectories, written "
+                  "atomically)");
+  app->add_option("--keep_checkpoint_max", o.keep_checkpoint_max,
+                  "Keep only the newest N checkpoints (0 = keep all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app->add_option("--output", o.output,
+                  "Export the trained model here: a directory with a TF.js "
+                  "model.json + weights.bin and an edl checkpoint");
+  app->add_option("--shuffle", o.shuffle,
+                  "Shuffle the training data every epoch (seeded by --seed)")
+      ->capture_default_str();
+  app->add_option("--progress_bar", o.progress_bar,
+                  "Draw a progress bar on a terminal (plain progress lines otherwise)")
+      ->capture_default_str();
+  app->add_option("--log_interval", o.log_interval_s,
+                  "Seconds between plain progress lines when not on a terminal")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app->add_option("--distribution_strategy", s->strategy,
+                  "Local trains in this process (distributed strategies come with "
+                  "the master/worker roles)")
+      ->capture_default_str();
+  app->add_option("--job_name", s->job_name, "A name for the job (used in logs)");
+  return [s]() {
+    if (!ApplyCommonFlags(s->common)) return 2;
+    if (!CheckStrategy(s->strategy)) return 2;
+    if (!s->job_name.empty()) EDL_LOG(INFO) << "job " << s->job_name;
+    const bool terminal = IsTerminal(STDERR_FILENO);
+    auto r = roles::RunLocalTraining(s->o, stderr, terminal, SystemClock());
+    if (!r.ok()) return Fail(r.status().message());
+    std::printf("final: %s\n", roles::FormatSummary(*r).c_str());
+    return 0;
+  };
+}
+
+Runner AddEvaluateCommand(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand(
+      "evaluate", "Evaluate a trained model (from --checkpoint_dir_for_init, an "
+                  "export, or a TF.js model.json) on labeled data");
+  struct State {
+    roles::EvaluateOptions o;
+    CommonFlags common;
+  };
+  auto s = std::make_shared<State>();
+  AddModelFlags(*app, s->o.model);
+  AddCommonFlags(*app, s->common);
+  app->add_option("--validation_data", s->o.validation_data,
+                  "Labeled data to evaluate on (IDX or CSV)")
+      ->required();
+  app->add_option("--minibatch_size", s->o.minibatch_size, "Records per batch")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  return [s]() {
+    if (!ApplyCommonFlags(s->common)) return 2;
+    roles::ModelOptions mo = s->o.model;
+    mo.for_inference = true;
+    if (mo.num_threads > 0) tensor::SetNumThreads(mo.num_threads);
+    auto cm = roles::CompileModel(mo);
+    if (!cm.ok()) return Fail(cm.status().message());
+    if (!cm->loss) {
+      return Fail(cm->spec.origin + ": the model has no loss to evaluate; pass --loss");
+    }
+    auto source = data::OpenSource(s->o.validation_data, cm->input);
+    if (!source.ok()) return Fail(source.status().WithPrefix("--validation_data").message());
+    Status fits = roles::CheckSourceFitsModel(**source, *cm, "--validation_data", true);
+    if (!fits.ok()) return Fail(fits.message());
+    const double start = SystemClock().NowSeconds();
+    auto r = roles::Evaluate(*cm, **source, s->o.minibatch_size);
+    if (!r.ok()) return Fail(r.status().message());
+    const double seconds = SystemClock().NowSeconds() - start;
+    std::printf("evaluation: %s (%lld records in %.2f s, %.0f records/s)\n",
+                r->ToString().c_str(), static_cast<long long>(r->samples), seconds,
+                seconds > 0 ? static_cast<double>(r->samples) / seconds : 0.0);
+    return 0;
+  };
+}
+
+Runner AddPredictCommand(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand(
+      "predict", "Write a trained model's outputs for each record as CSV");
+  struct State {
+    roles::PredictOptions o;
+    CommonFlags common;
+  };
+  auto s = std::make_shared<State>();
+  AddModelFlags(*app, s->o.model);
+  AddCommonFlags(*app, s->common);
+  app->add_option("--prediction_data", s->o.prediction_data,
+                  "Records to predict: IDX images, the model's CSV format, or a CSV "
+                  "with a header whose rows are the flattened model input")
+      ->required();
+  app->add_option("--output", s->o.output, "CSV file to write (atomically)")->required();
+  app->add_option("--minibatch_size", s->o.minibatch_size, "Records per batch")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  return [s]() {
+    if (!ApplyCommonFlags(s->common)) return 2;
+    auto r = roles::RunPrediction(s->o);
+    if (!r.ok()) return Fail(r.status().message());
+    EDL_LOG(INFO) << "predicted " << r->records << " records in " << r->seconds << " s ("
+                  << (r->seconds > 0 ? static_cast<double>(r->records) / r->seconds : 0)
+                  << " records/s) into " << s->o.output;
+    return 0;
+  };
+}
+
+}  // namespace edl::cmd

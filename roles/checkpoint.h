@@ -1,0 +1,50 @@
+// Checkpoint: a model version on disk (DESIGN §7). One directory per version,
+// `<root>/version-<N>/`, holding `manifest.json` (format, version, epoch, the
+// full model spec, and for every tensor its name, group, shape, dtype, byte
+// offset, size and CRC-32) and `tensors.bin` (the raw little-endian bytes).
+// A version directory is written under a temporary name and renamed into
+// place, so a crash never leaves a half checkpoint; readers verify sizes and
+// checksums and name the file and tensor when something is wrong.
+//
+// Groups: "model" holds the model's weights (Keras order), "optimizer" the
+// optimizer's slot variables, so training resumes exactly.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "tensor/tensor.h"
+
+namespace edl::roles {
+
+struct NamedTensor {
+  std::string name;
+  tensor::Tensor value;
+};
+
+struct Checkpoint {
+  int64_t version = 0;  // model version: optimizer steps taken
+  int64_t epoch = 0;    // epochs completed when it was written
+  std::string model_spec_json;     // the full spec, so nothing else is needed
+  std::string optimizer_json;      // the optimizer's config
+  std::vector<NamedTensor> model;  // weights in the model's order
+  std::vector<NamedTensor> optimizer;  // slot variables
+};
+
+// Writes `<root>/version-<version>` atomically, creating root if needed, then
+// deletes the oldest versions so that at most keep_max remain (keep_max <= 0
+// keeps all). Replaces an existing directory of the same version.
+Status WriteCheckpoint(const std::string& root, const Checkpoint& checkpoint,
+                       int keep_max);
+
+// Reads a version directory, or, given a root holding version-* directories,
+// the newest complete one.
+Result<Checkpoint> ReadCheckpoint(const std::string& path);
+
+// Versions present under root, ascending. Missing root gives an empty list.
+std::vector<int64_t> ListCheckpointVersions(const std::string& root);
+
+}  // namespace edl::roles

@@ -1,0 +1,226 @@
+#include "roles/compiled_model.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "base/logging.h"
+#include "tensor/ops.h"
+
+namespace edl::roles {
+using nlohmann::json;
+
+namespace {
+
+// A flag value is either JSON or a bare name ("adam" -> "\"adam\"").
+std::string FlagToJson(const std::string& v) {
+  if (v.empty()) return v;
+  char c = v.front();
+  if (c == '{' || c == '[' || c == '"') return v;
+  return json(v).dump();
+}
+
+// "accuracy,auc" -> ["accuracy","auc"]; JSON passes through.
+std::string MetricsFlagToJson(const std::string& v) {
+  if (v.empty() || v.front() == '[') return v;
+  json list = json::array();
+  std::stringstream s(v);
+  std::string item;
+  while (std::getline(s, item, ',')) {
+    if (!item.empty()) list.push_back(item);
+  }
+  return list.dump();
+}
+
+Result<std::string> WithLearningRate(const std::string& optimizer_json,
+                                     double lr) {
+  json j = json::parse(optimizer_json, nullptr, false);
+  if (j.is_discarded()) return InvalidArgument("--optimizer: not valid JSON");
+  if (j.is_string()) {
+    j = json{{"class_name", j.get<std::string>()}, {"config", json::object()}};
+  }
+  if (!j.is_object()) return InvalidArgument("--learning_rate: optimizer is not an object");
+  j["config"]["learning_rate"] = lr;
+  return j.dump();
+}
+
+CompiledModel::OutputTransform TransformFor(const std::string& loss_json) {
+  json j = json::parse(loss_json, nullptr, false);
+  std::string name;
+  bool from_logits = false;
+  if (j.is_string()) {
+    name = j.get<std::string>();
+  } else if (j.is_object()) {
+    name = j.value("class_name", "");
+    if (j.contains("config") && j["config"].is_object()) {
+      from_logits = j["config"].value("from_logits", false);
+    }
+  }
+  if (!from_logits) return CompiledModel::OutputTransform::kNone;
+  std::string lower;
+  for (char c : name) lower += static_cast<char>(std::tolower(c));
+  if (lower.find("binary") != std::string::npos) {
+    return CompiledModel::OutputTransform::kSigmoid;
+  }
+  if (lower.find("categorical") != std::string::npos) {
+    return CompiledModel::OutputTransform::kSoftmax;
+  }
+  return CompiledModel::OutputTransform::kNone;
+}
+
+}  // namespace
+
+Result<std::vector<std::unique_ptr<nn::metrics::Metric>>> CompiledModel::MakeMetrics()
+    const {
+  json loss = json::parse(spec.loss_json, nullptr, false);
+  std::string loss_name = loss.is_string() ? loss.get<std::string>()
+                          : loss.is_object() ? loss.value("class_name", "")
+                                             : "";
+  return nn::metrics::MetricsFromJson(
+      spec.metrics_json.empty() ? "[]" : spec.metrics_json, loss_name,
+      spec.origin + ": metrics");
+}
+
+tensor::Tensor CompiledModel::ForMetrics(const tensor::Tensor& output) const {
+  switch (transform) {
+    case OutputTransform::kSoftmax: return tensor::Softmax(output, -1);
+    case OutputTransform::kSigmoid:
+      return tensor::EltwiseForward(tensor::Eltwise::kSigmoid, output);
+    case OutputTransform::kNone: break;
+  }
+  return output;
+}
+
+std::string CompiledModel::SpecJson() const {
+  auto part = [](const std::string& text) {
+    return text.empty() ? json(nullptr) : json::parse(text, nullptr, false);
+  };
+  json j = {{"model", part(spec.model_json)}};
+  if (!spec.loss_json.empty()) j["loss"] = part(spec.loss_json);
+  if (optimizer) {
+    j["optimizer"] = part(optimizer->ConfigJson());
+  } else if (!spec.optimizer_json.empty()) {
+    j["optimizer"] = part(spec.optimizer_json);
+  }
+  if (!spec.metrics_json.empty()) j["metrics"] = part(spec.metrics_json);
+  j["input"] = part(data::InputSpecToJson(input));
+  return j.dump();
+}
+
+Checkpoint CompiledModel::MakeCheckpoint() const {
+  Checkpoint c;
+  c.version = optimizer ? optimizer->iterations() : 0;
+  c.epoch = epoch;
+  c.model_spec_json = SpecJson();
+  if (optimizer) c.optimizer_json = optimizer->ConfigJson();
+  for (nn::Parameter* p : model->parameters()) c.model.push_back({p->name, p->value});
+  if (optimizer) {
+    for (auto& [name, t] : optimizer->Slots()) c.optimizer.push_back({name, t});
+  }
+  return c;
+}
+
+Status RestoreCheckpoint(const Checkpoint& checkpoint, CompiledModel& cm) {
+  std::map<std::string, const tensor::Tensor*> by_name;
+  for (const NamedTensor& t : checkpoint.model) by_name[t.name] = &t.value;
+  for (nn::Parameter* p : cm.model->parameters()) {
+    auto it = by_name.find(p->name);
+    if (it == by_name.end()) {
+      return InvalidArgument("checkpoint has no weight \"" + p->name +
+                             "\" that the model needs");
+    }
+    if (it->second->shape() != p->value.shape()) {
+      return InvalidArgument("checkpoint weight \"" + p->name + "\" has shape " +
+                             tensor::ShapeString(it->second->shape()) +
+                             ", the model needs " +
+                             tensor::ShapeString(p->value.shape()));
+    }
+    p->value.CopyFrom(*it->second);
+    by_name.erase(it);
+  }
+  if (!by_name.empty()) {
+    return InvalidArgument("checkpoint weight \"" + by_name.begin()->first +
+                           "\" is not in the model");
+  }
+  if (cm.optimizer) {
+    std::vector<std::pair<std::string, tensor::Tensor>> slots;
+    for (const NamedTensor& t : checkpoint.optimizer) slots.emplace_back(t.name, t.value);
+    EDL_RETURN_IF_ERROR(cm.optimizer->RestoreSlots(slots));
+    cm.optimizer->set_iterations(checkpoint.version);
+  }
+  cm.epoch = checkpoint.epoch;
+  return Status::Ok();
+}
+
+Result<CompiledModel> CompileModel(const ModelOptions& o) {
+  CompiledModel cm;
+  std::optional<Checkpoint> checkpoint;
+  if (!o.checkpoint_dir_for_init.empty()) {
+    auto c = ReadCheckpoint(o.checkpoint_dir_for_init);
+    if (!c.ok()) return c.status().WithPrefix("--checkpoint_dir_for_init");
+    checkpoint = std::move(c).value();
+  }
+  if (!o.model_def.empty()) {
+    auto spec = nn::keras::LoadModelSpec(o.model_def);
+    if (!spec.ok()) return spec.status().WithPrefix("--model_def");
+    cm.spec = std::move(spec).value();
+  } else if (checkpoint) {
+    auto spec = nn::keras::ParseModelSpec(checkpoint->model_spec_json,
+                                          o.checkpoint_dir_for_init);
+    if (!spec.ok()) return spec.status();
+    cm.spec = std::move(spec).value();
+  } else {
+    return InvalidArgument("--model_def is required (a model JSON file, a TF.js "
+                           "model.json, or zoo:NAME; see `edl zoo list`)");
+  }
+
+  if (!o.loss.empty()) cm.spec.loss_json = FlagToJson(o.loss);
+  if (!o.optimizer.empty()) cm.spec.optimizer_json = FlagToJson(o.optimizer);
+  if (!o.metrics.empty()) cm.spec.metrics_json = MetricsFlagToJson(o.metrics);
+  if (cm.spec.loss_json.empty() && !o.for_inference) {
+    return InvalidArgument(cm.spec.origin +
+                           ": the model spec has no \"loss\"; pass --loss "
+                           "(e.g. --loss=sparse_categorical_crossentropy)");
+  }
+  if (cm.spec.optimizer_json.empty()) {
+    EDL_LOG(INFO) << cm.spec.origin << ": no optimizer given; using Adam defaults";
+    cm.spec.optimizer_json = "\"adam\"";
+  }
+  if (o.learning_rate > 0) {
+    auto with_lr = WithLearningRate(cm.spec.optimizer_json, o.learning_rate);
+    if (!with_lr.ok()) return with_lr.status();
+    cm.spec.optimizer_json = *with_lr;
+  }
+
+  if (!cm.spec.input_json.empty()) {
+    auto input = data::InputSpecFromJson(cm.spec.input_json, cm.spec.origin + ": input");
+    if (!input.ok()) return input.status();
+    cm.input = std::move(input).value();
+  }
+  if (!cm.spec.loss_json.empty()) {
+    auto loss = nn::LossFromJson(cm.spec.loss_json,
+                                 o.loss.empty() ? cm.spec.origin + ": loss" : "--loss");
+    if (!loss.ok()) return loss.status();
+    cm.loss = std::move(loss).value();
+  }
+  auto opt = nn::optim::OptimizerFromJson(
+      cm.spec.optimizer_json,
+      o.optimizer.empty() ? cm.spec.origin + ": optimizer" : "--optimizer");
+  if (!opt.ok()) return opt.status();
+  cm.optimizer = std::move(opt).value();
+  cm.transform = TransformFor(cm.spec.loss_json);
+  // Validate metric names now rather than at the first evaluation.
+  auto metrics = cm.MakeMetrics();
+  if (!metrics.ok()) return metrics.status();
+
+  auto model = nn::keras::BuildModel(cm.spec, o.seed);
+  if (!model.ok()) return model.status();
+  cm.model = std::move(model).value();
+  if (checkpoint) {
+    Status s = RestoreCheckpoint(*checkpoint, cm);
+    if (!s.ok()) return s.WithPrefix("--checkpoint_dir_for_init " + o.checkpoint_dir_for_init);
+  }
+  return cm;
+}
+
+}  // namespace edl::roles

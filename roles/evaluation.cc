@@ -1,0 +1,89 @@
+#include "roles/evaluation.h"
+
+#include <cstdio>
+
+#include "data/batcher.h"
+#include "nn/autograd.h"
+
+namespace edl::roles {
+
+std::string EvaluationResult::ToString(const std::string& prefix) const {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%sloss %.4f", prefix.c_str(), loss);
+  std::string s = buf;
+  for (const auto& [name, value] : metrics) {
+    std::snprintf(buf, sizeof buf, " %s%s %.4f", prefix.c_str(), name.c_str(), value);
+    s += buf;
+  }
+  return s;
+}
+
+Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
+                            const std::string& flag, bool need_labels) {
+  const auto& want = cm.model->inputs();
+  const auto& have = source.inputs();
+  const std::string where = flag + " " + source.name();
+  if (want.size() != have.size()) {
+    return InvalidArgument(where + ": the data gives " + std::to_string(have.size()) +
+                           " input(s) but the model takes " + std::to_string(want.size()) +
+                           " (check the spec's \"input\" section)");
+  }
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (tensor::NumElements(want[i].shape) != tensor::NumElements(have[i].shape)) {
+      return InvalidArgument(where + ": input " + std::to_string(i) + " (\"" +
+                             have[i].name + "\") has per-record shape " +
+                             tensor::ShapeString(have[i].shape) + " but model input \"" +
+                             want[i].name + "\" is " + tensor::ShapeString(want[i].shape));
+    }
+    if (want[i].dtype != have[i].dtype) {
+      return InvalidArgument(where + ": input " + std::to_string(i) + " (\"" +
+                             have[i].name + "\") is " + tensor::DTypeName(have[i].dtype) +
+                             " but model input \"" + want[i].name + "\" takes " +
+                             tensor::DTypeName(want[i].dtype));
+    }
+  }
+  if (need_labels && !source.has_labels()) {
+    return InvalidArgument(where + ": has no labels");
+  }
+  return Status::Ok();
+}
+
+std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
+                                        const CompiledModel& cm) {
+  std::vector<tensor::Tensor> inputs;
+  const auto& want = cm.model->inputs();
+  for (size_t i = 0; i < batch.inputs.size(); ++i) {
+    tensor::Shape shape = want[i].shape;
+    shape.insert(shape.begin(), batch.inputs[i].dim(0));
+    inputs.push_back(batch.inputs[i].Reshape(shape));
+  }
+  return inputs;
+}
+
+Result<EvaluationResult> Evaluate(CompiledModel& cm, const data::Source& source,
+                                  int64_t batch_size) {
+  nn::NoGradGuard no_grad;
+  EDL_ASSIGN_OR_RETURN(auto metrics, cm.MakeMetrics());
+  data::BatchOptions bo;
+  bo.batch_size = batch_size;
+  data::Batcher batcher(source, 0, source.num_records(), bo);
+  EvaluationResult r;
+  double loss_sum = 0;
+  while (true) {
+    EDL_ASSIGN_OR_RETURN(auto next, batcher.Next());
+    if (!next) break;
+    const data::Examples& batch = *next;
+    std::vector<nn::Var> out = cm.model->Forward(ModelInputs(batch, cm), false);
+    nn::Var loss = cm.loss->Compute(out[0], batch.labels);
+    const int64_t n = batch.size();
+    loss_sum += static_cast<double>(loss.value().item()) * static_cast<double>(n);
+    r.samples += n;
+    tensor::Tensor pred = cm.ForMetrics(out[0].value());
+    for (auto& m : metrics) m->Update(batch.labels, pred);
+  }
+  r.loss = r.samples ? loss_sum / static_cast<double>(r.samples) : 0;
+  for (auto& m : metrics) r.metrics.emplace_back(m->name(), m->Result());
+  return r;
+}
+
+}  // namespace edl::roles

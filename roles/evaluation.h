@@ -1,0 +1,39 @@
+// Evaluation: the model's mean loss and metrics over a data source, computed
+// without recording gradients and with inference behaviour (no dropout,
+// batch norm on its moving statistics).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "data/source.h"
+#include "roles/compiled_model.h"
+
+namespace edl::roles {
+
+struct EvaluationResult {
+  int64_t samples = 0;
+  double loss = 0;
+  std::vector<std::pair<std::string, double>> metrics;
+
+  // "loss 0.3121 accuracy 0.8873" with each name prefixed by `prefix`.
+  std::string ToString(const std::string& prefix = "") const;
+};
+
+// Checks that the source produces what the model takes (input count, per-
+// record shapes, dtypes) and that labels exist when `need_labels`; errors
+// name `flag` (e.g. "--validation_data").
+Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
+                            const std::string& flag, bool need_labels);
+
+// The batch's inputs reshaped to the model's declared input shapes (a CSV
+// row of 784 numbers feeds a [28, 28] input).
+std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
+                                        const CompiledModel& cm);
+
+Result<EvaluationResult> Evaluate(CompiledModel& cm, const data::Source& source,
+                                  int64_t batch_size);
+
+}  // namespace edl::roles

@@ -1,0 +1,182 @@
+#include "roles/local_trainer.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "base/logging.h"
+#include "data/batcher.h"
+#include "nn/autograd.h"
+#include "roles/model_export.h"
+#include "roles/progress.h"
+#include "tensor/ops.h"
+
+namespace edl::roles {
+namespace {
+
+Result<std::unique_ptr<data::Source>> OpenFor(const std::string& flag,
+                                              const std::string& path,
+                                              const CompiledModel& cm) {
+  auto source = data::OpenSource(path, cm.input, data::LabelPolicy::kRequired);
+  if (!source.ok()) return source.status().WithPrefix(flag);
+  EDL_RETURN_IF_ERROR(CheckSourceFitsModel(**source, cm, flag, true));
+  if ((*source)->num_records() == 0) {
+    return InvalidArgument(flag + " " + path + ": holds no records");
+  }
+  return source;
+}
+
+Status SaveCheckpoint(const TrainOptions& o, const CompiledModel& cm) {
+  Status s = WriteCheckpoint(o.checkpoint_dir, cm.MakeCheckpoint(), o.keep_checkpoint_max);
+  if (!s.ok()) return s.WithPrefix("--checkpoint_dir");
+  EDL_LOG(INFO) << "checkpoint: wrote " << o.checkpoint_dir << "/version-"
+                << cm.optimizer->iterations();
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string FormatSummary(const TrainingSummary& s) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "loss %.4f", s.train_loss);
+  std::string line = buf;
+  for (const auto& [name, value] : s.train_metrics) {
+    std::snprintf(buf, sizeof buf, " %s %.4f", name.c_str(), value);
+    line += buf;
+  }
+  if (s.has_validation) line += " " + s.validation.ToString("val_");
+  std::snprintf(buf, sizeof buf, " (%lld steps, %lld samples in %.1f s, %.0f samples/s)",
+                static_cast<long long>(s.steps), static_cast<long long>(s.samples),
+                s.seconds, s.seconds > 0 ? static_cast<double>(s.samples) / s.seconds : 0.0);
+  return line + buf;
+}
+
+Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
+                                         std::FILE* progress_out, bool terminal,
+                                         const Clock& clock) {
+  if (o.num_epochs <= 0) return InvalidArgument("--num_epochs must be positive");
+  if (o.minibatch_size <= 0) return InvalidArgument("--minibatch_size must be positive");
+  if (o.training_data.empty()) return InvalidArgument("--training_data is required");
+  if (o.model.num_threads > 0) tensor::SetNumThreads(o.model.num_threads);
+
+  EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(o.model));
+  EDL_ASSIGN_OR_RETURN(auto train, OpenFor("--training_data", o.training_data, cm));
+  std::unique_ptr<data::Source> validation;
+  if (!o.validation_data.empty()) {
+    EDL_ASSIGN_OR_RETURN(validation, OpenFor("--validation_data", o.validation_data, cm));
+  }
+
+  const int64_t n = train->num_records();
+  data::BatchOptions bo;
+  bo.batch_size = o.minibatch_size;
+  bo.shuffle = o.shuffle;
+  bo.seed = o.model.seed;
+  data::Batcher batcher(*train, 0, n, bo);
+  const int64_t steps_per_epoch = batcher.num_batches();
+  int64_t total_steps = steps_per_epoch * o.num_epochs;
+  if (o.max_steps > 0) total_steps = std::min(total_steps, o.max_steps);
+
+  std::vector<nn::Parameter*> params = cm.model->parameters();
+  int64_t num_weights = 0;
+  for (auto* p : params) num_weights += p->value.numel();
+  EDL_LOG(INFO) << "model " << cm.spec.origin << ": " << params.size()
+                << " weight tensors, " << num_weights << " parameters";
+  EDL_LOG(DEBUG) << "\n" << cm.model->Summary();
+  EDL_LOG(INFO) << "training on " << o.training_data << ": " << n << " records, "
+                << o.num_epochs << " epoch(s) of " << steps_per_epoch << " steps of "
+                << o.minibatch_size << (validation ? ", validating on " + o.validation_data : "")
+                << ", " << tensor::NumThreads() << " thread(s)";
+
+  std::mt19937_64 rng(o.model.seed ^ 0x9e3779b97f4a7c15ULL);
+  ProgressReporter progress(progress_out, terminal && o.progress_bar, clock,
+                            o.log_interval_s);
+  TrainingSummary summary;
+  const double start = clock.NowSeconds();
+  int64_t global_step = 0;
+  bool done = false;
+
+  auto evaluate = [&]() -> Status {
+    if (!validation) return Status::Ok();
+    EDL_ASSIGN_OR_RETURN(EvaluationResult r, Evaluate(cm, *validation, 256));
+    summary.has_validation = true;
+    summary.validation = r;
+    EDL_LOG(INFO) << "evaluation at step " << cm.optimizer->iterations() << ": "
+                  << r.ToString("val_");
+    return Status::Ok();
+  };
+
+  for (int epoch = static_cast<int>(cm.epoch); epoch < o.num_epochs && !done; ++epoch) {
+    batcher.StartEpoch(epoch);
+    EDL_ASSIGN_OR_RETURN(auto metrics, cm.MakeMetrics());
+    Progress p;
+    p.epoch = epoch + 1;
+    p.num_epochs = o.num_epochs;
+    p.steps_per_epoch = steps_per_epoch;
+    p.total_steps = total_steps;
+    double loss_sum = 0;
+    progress.StartEpoch();
+    while (true) {
+      EDL_ASSIGN_OR_RETURN(auto next, batcher.Next());
+      if (!next) break;
+      const data::Examples& batch = *next;
+      std::vector<nn::Var> out = cm.model->Forward(ModelInputs(batch, cm), true);
+      nn::Var loss = cm.loss->Compute(out[0], batch.labels);
+      const float loss_value = loss.value().item();
+      if (!std::isfinite(loss_value)) {
+        return Internal("training diverged: loss is " + std::to_string(loss_value) +
+                        " at step " + std::to_string(cm.optimizer->iterations()) +
+                        " (try a smaller --learning_rate)");
+      }
+      nn::Var reg = cm.model->RegularizationLoss();
+      nn::Backward(reg.defined() ? nn::fn::Add(loss, reg) : loss);
+      cm.optimizer->Apply(params);
+      for (auto* prm : params) prm->ZeroGrad();
+
+      tensor::Tensor pred = cm.ForMetrics(out[0].value());
+      for (auto& m : metrics) m->Update(batch.labels, pred);
+      const int64_t bs = batch.size();
+      loss_sum += static_cast<double>(loss_value) * static_cast<double>(bs);
+      p.samples += bs;
+      p.step += 1;
+      p.global_step = ++global_step;
+      p.loss = loss_sum / static_cast<double>(p.samples);
+      if (terminal || (global_step % 16) == 0) {
+        p.metrics.clear();
+        for (auto& m : metrics) p.metrics.emplace_back(m->name(), m->Result());
+      }
+      progress.Update(p);
+      summary.samples += bs;
+
+      const int64_t version = cm.optimizer->iterations();
+      if (o.evaluation_steps > 0 && version % o.evaluation_steps == 0) {
+        EDL_RETURN_IF_ERROR(evaluate());
+      }
+      if (o.checkpoint_steps > 0 && !o.checkpoint_dir.empty() &&
+          version % o.checkpoint_steps == 0) {
+        EDL_RETURN_IF_ERROR(SaveCheckpoint(o, cm));
+      }
+      if (o.max_steps > 0 && global_step >= o.max_steps) {
+        done = true;
+        break;
+      }
+    }
+    p.metrics.clear();
+    for (auto& m : metrics) p.metrics.emplace_back(m->name(), m->Result());
+    progress.EndEpoch(p);
+    summary.train_loss = p.loss;
+    summary.train_metrics = p.metrics;
+    if (!done) cm.epoch = epoch + 1;
+    if (o.evaluation_steps == 0) EDL_RETURN_IF_ERROR(evaluate());
+  }
+  summary.steps = global_step;
+  summary.seconds = clock.NowSeconds() - start;
+
+  if (!o.checkpoint_dir.empty()) EDL_RETURN_IF_ERROR(SaveCheckpoint(o, cm));
+  if (!o.output.empty()) {
+    EDL_RETURN_IF_ERROR(ExportModel(cm, o.output));
+    EDL_LOG(INFO) << "exported the trained model to " << o.output
+                  << " (TF.js model.json + weights.bin, edl checkpoint)";
+  }
+  return summary;
+}
+
+}  // namespace edl::roles

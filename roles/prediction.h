@@ -1,0 +1,23 @@
+// Prediction: runs a trained model over unlabeled (or labeled) data and
+// writes its outputs as CSV. Input is IDX for image models, the model spec's
+// CSV format for tabular models, or a CSV with a header row whose rows are
+// the flattened input tensor of any single-input model.
+#pragma once
+
+#include "base/status.h"
+#include "roles/compiled_model.h"
+#include "roles/job_options.h"
+
+namespace edl::roles {
+
+struct PredictionSummary {
+  int64_t records = 0;
+  double seconds = 0;
+};
+
+// Writes options.output atomically: a header `<output>_<j>,...` per output
+// column, plus `class` (the arg-max of the first output) when the first
+// output has more than one column; then one row per record.
+Result<PredictionSummary> RunPrediction(const PredictOptions& options);
+
+}  // namespace edl::roles

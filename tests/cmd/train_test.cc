@@ -1,0 +1,164 @@
+// End-to-end local training through the real binary on real Fashion-MNIST:
+// accuracy, checkpoints, resume, export, evaluate and predict agreeing with
+// each other, reproducibility, and bad data files.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "tests/cmd/run_edl.h"
+
+namespace edl::testing {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kData = EDL_FASHION_MNIST;
+const std::string kTrain = kData + "/train-images-idx3-ubyte.gz";
+const std::string kTest = kData + "/t10k-images-idx3-ubyte.gz";
+
+// The value after `name ` in a "final: ..." or "evaluation: ..." line.
+double Metric(const std::string& text, const std::string& name) {
+  std::smatch m;
+  std::regex re("(^|[ :])" + name + " ([0-9.eE+-]+)");
+  if (!std::regex_search(text, m, re)) return -1;
+  return std::stod(m[2]);
+}
+
+TEST(Train, MlpReachesEightyPercentOnFashionMnistInOneEpoch) {
+  RunResult r = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                        "--validation_data=" + kTest, "--num_epochs=1", "--num_threads=2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  double acc = Metric(r.out, "val_accuracy");
+  EXPECT_GE(acc, 0.80) << r.out;
+  EXPECT_LE(acc, 1.0) << r.out;
+  // Progress is reported as plain lines when not on a terminal, and the
+  // final metrics come on one line.
+  EXPECT_NE(r.err.find("epoch 1/1"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos);
+  EXPECT_NE(r.out.find("final: loss "), std::string::npos) << r.out;
+}
+
+TEST(Train, CheckpointsPruneResumeAndEvaluateFromTheCheckpointAlone) {
+  TempDir dir;
+  const std::string ckpt = dir.File("ckpt");
+  RunResult r = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                        "--max_step=50", "--checkpoint_dir=" + ckpt, "--checkpoint_steps=20",
+                        "--keep_checkpoint_max=2", "--num_threads=2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(ckpt + "/version-20"));
+  EXPECT_TRUE(fs::exists(ckpt + "/version-40/manifest.json"));
+  EXPECT_TRUE(fs::exists(ckpt + "/version-50/manifest.json"));
+
+  // The checkpoint carries the model spec: no --model_def needed.
+  RunResult e = RunEdl({"evaluate", "--checkpoint_dir_for_init=" + ckpt,
+                        "--validation_data=" + kTest});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_GT(Metric(e.out, "accuracy"), 0.5) << e.out;
+
+  // Resuming continues the step count from the checkpoint's version.
+  RunResult resumed = RunEdl({"train", "--checkpoint_dir_for_init=" + ckpt,
+                              "--training_data=" + kTrain, "--max_step=10",
+                              "--checkpoint_dir=" + ckpt, "--num_threads=2"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_TRUE(fs::exists(ckpt + "/version-60/manifest.json")) << resumed.err;
+}
+
+TEST(Train, ExportedModelEvaluatesAndPredictsConsistently) {
+  TempDir dir;
+  const std::string out = dir.File("model");
+  RunResult r = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                        "--validation_data=" + kTest, "--max_step=200", "--output=" + out,
+                        "--num_threads=2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(out + "/model.json"));
+  ASSERT_TRUE(fs::exists(out + "/weights.bin"));
+  const double trained = Metric(r.out, "val_accuracy");
+
+  RunResult from_ckpt = RunEdl({"evaluate", "--checkpoint_dir_for_init=" + out,
+                                "--validation_data=" + kTest});
+  ASSERT_EQ(from_ckpt.exit_code, 0) << from_ckpt.err;
+  // The TF.js export has no training config of ours: the loss comes by flag.
+  RunResult from_tfjs = RunEdl({"evaluate", "--model_def=" + out + "/model.json",
+                                "--loss={\"class_name\": \"SparseCategoricalCrossentropy\", "
+                                "\"config\": {\"from_logits\": true}}",
+                                "--metrics=accuracy", "--validation_data=" + kTest});
+  ASSERT_EQ(from_tfjs.exit_code, 0) << from_tfjs.err;
+  EXPECT_NEAR(Metric(from_ckpt.out, "accuracy"), trained, 1e-4) << from_ckpt.out << r.out;
+  EXPECT_NEAR(Metric(from_tfjs.out, "accuracy"), trained, 1e-4) << from_tfjs.out;
+
+  const std::string csv = dir.File("pred.csv");
+  RunResult p = RunEdl({"predict", "--model_def=" + out + "/model.json",
+                        "--prediction_data=" + kTest, "--output=" + csv});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  std::string text = ReadText(csv);
+  int lines = 0;
+  for (char c : text) lines += c == '\n';
+  EXPECT_EQ(lines, 10001);
+  EXPECT_NE(text.substr(0, text.find('\n')).find(",class"), std::string::npos);
+}
+
+TEST(Predict, AcceptsACsvOfFlattenedInputs) {
+  TempDir dir;
+  const std::string out = dir.File("model");
+  ASSERT_EQ(RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                    "--max_step=5", "--output=" + out})
+                .exit_code,
+            0);
+  std::string csv;
+  for (int j = 0; j < 784; ++j) csv += (j ? ",p" : "p") + std::to_string(j);
+  csv += "\n";
+  for (int row = 0; row < 3; ++row) {
+    for (int j = 0; j < 784; ++j) csv += (j ? "," : "") + std::to_string((row * 7 + j) % 10 / 10.0);
+    csv += "\n";
+  }
+  WriteText(dir.File("in.csv"), csv);
+  RunResult p = RunEdl({"predict", "--checkpoint_dir_for_init=" + out,
+                        "--prediction_data=" + dir.File("in.csv"), "--output=" + dir.File("p.csv")});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  std::string text = ReadText(dir.File("p.csv"));
+  int lines = 0;
+  for (char c : text) lines += c == '\n';
+  EXPECT_EQ(lines, 4) << text;
+
+  csv += "1,2,3\n";  // a short row
+  WriteText(dir.File("bad.csv"), csv);
+  RunResult bad = RunEdl({"predict", "--checkpoint_dir_for_init=" + out,
+                          "--prediction_data=" + dir.File("bad.csv"),
+                          "--output=" + dir.File("bad_out.csv")});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("bad.csv:5"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir.File("bad_out.csv")));
+}
+
+TEST(Train, SameSeedGivesTheSameRun) {
+  auto run = [] {
+    return RunEdl({"train", "--model_def=zoo:fashion_mnist_cnn", "--training_data=" + kTest,
+                   "--max_step=8", "--seed=7", "--num_threads=1"});
+  };
+  RunResult a = run(), b = run();
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(Metric(a.out, "loss"), Metric(b.out, "loss"));
+  EXPECT_GT(Metric(a.out, "loss"), 0);
+}
+
+TEST(Train, RejectsATruncatedIdxFileNamingIt) {
+  TempDir dir;
+  // Copy the first 5,000 bytes of the (decompressed) test images and the
+  // labels file beside it.
+  gzFile in = gzopen(kTest.c_str(), "rb");
+  ASSERT_NE(in, nullptr);
+  std::string bytes(5000, '\0');
+  ASSERT_EQ(gzread(in, bytes.data(), 5000), 5000);
+  gzclose(in);
+  const std::string images = dir.File("t10k-images-idx3-ubyte");
+  WriteText(images, bytes);
+  fs::copy_file(kData + "/t10k-labels-idx1-ubyte.gz", dir.File("t10k-labels-idx1-ubyte.gz"));
+  RunResult r = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + images});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("t10k-images-idx3-ubyte"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace edl::testing
