@@ -4,6 +4,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "tensor/block_cache.h"
+
 namespace edl::tensor {
 
 size_t DTypeSize(DType dtype) {
@@ -50,13 +52,10 @@ std::string ShapeString(const Shape& shape) {
 
 Storage::Storage(size_t bytes, Device device) : bytes_(bytes), device_(device) {
   EDL_CHECK(device == Device::kCPU) << "CUDA storage is created by tensor/cuda";
-  size_t rounded = (bytes + 63) / 64 * 64;
-  if (rounded == 0) rounded = 64;
-  data_ = std::aligned_alloc(64, rounded);
-  EDL_CHECK(data_ != nullptr) << "out of memory allocating " << bytes << " bytes";
+  data_ = BlockCache::Allocate(bytes);
 }
 
-Storage::~Storage() { std::free(data_); }
+Storage::~Storage() { BlockCache::Release(data_, bytes_); }
 
 Tensor Tensor::Empty(Shape shape, DType dtype, Device device) {
   Tensor t;

@@ -1,0 +1,35 @@
+// Examples: a batch of records as tensors, the unit every Source returns.
+// inputs are in model input order: float32 for numeric and image inputs,
+// int64 for categorical ids; all have the record count as first dimension.
+// labels are int64 [N] (classes) or float32 [N] (regression), undefined for
+// unlabeled (prediction) data. A plain value; tensors share no storage with
+// the source they came from.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace edl::data {
+
+struct Examples {
+  std::vector<tensor::Tensor> inputs;
+  tensor::Tensor labels;
+
+  int64_t size() const {
+    if (!inputs.empty()) return inputs[0].dim(0);
+    return labels.defined() ? labels.dim(0) : 0;
+  }
+};
+
+// Describes one model input a source produces.
+struct InputInfo {
+  std::string name;     // "image", "numeric", a column name, "categorical"
+  tensor::DType dtype;  // kFloat32 or kInt64
+  tensor::Shape shape;  // per record, e.g. [28, 28] or [4]; [] for one id
+  int64_t num_ids = 0;  // int64 inputs: ids are in [0, num_ids)
+};
+
+}  // namespace edl::data

@@ -1,0 +1,100 @@
+// InputSpec: how records of a data source become model inputs, parsed from
+// the "input" object of a model spec (docs/data.md has the JSON format).
+//
+// IDX images become one float32 input x * scale + offset of a per-record
+// shape; CSV rows become a float32 input of the numeric columns (each
+// (x - mean) / std) followed by int64 id inputs for the categorical columns,
+// either one [N] input per column ("separate") or one [N, k] input whose
+// column j ids are offset by the id counts of columns before it
+// ("concat_with_offsets", for one shared embedding table). A default-
+// constructed spec is what an absent "input" means. Plain values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace edl::data {
+
+enum class DataFormat { kAuto, kIdx, kCsv };
+enum class LabelType { kInt, kFloat };
+enum class CategoricalLayout { kSeparate, kConcatWithOffsets };
+
+// A CSV column named by header name, or by 0-based index where a negative
+// index counts from the end (-1 is the last column). Files without a header
+// (and without column_names) name their columns "0", "1", ...
+struct ColumnRef {
+  std::string name;
+  int64_t index = 0;
+  bool by_index = false;
+
+  static ColumnRef Named(std::string n) { return {std::move(n), 0, false}; }
+  static ColumnRef Index(int64_t i) { return {"", i, true}; }
+  // "'age'" or "#-1", for messages.
+  std::string ToString() const;
+};
+
+struct Normalization {
+  double mean = 0.0;
+  double std = 1.0;  // > 0
+};
+
+// Ids: with hash_buckets > 0, FNV-1a-64(value) % hash_buckets, in
+// [0, hash_buckets). Otherwise vocabulary[i] has id i + 1 and every other
+// value (out of vocabulary) id 0, so ids are in [0, vocabulary.size() + 1).
+struct CategoricalColumn {
+  ColumnRef column;
+  int64_t hash_buckets = 0;
+  std::vector<std::string> vocabulary;
+
+  // The number of distinct ids (the embedding table's input_dim).
+  int64_t NumIds() const {
+    return hash_buckets > 0 ? hash_buckets
+                            : static_cast<int64_t>(vocabulary.size()) + 1;
+  }
+};
+
+struct IdxSpec {
+  double scale = 1.0 / 255.0;
+  double offset = 0.0;
+  std::vector<int64_t> shape;  // per record; empty: the file's dims[1:]
+  std::string labels_path;     // empty: derived from the images file name
+};
+
+struct CsvSpec {
+  char delimiter = ',';
+  bool header = true;     // the first (unskipped) row names columns
+  int64_t skip_rows = 0;  // records dropped before the header/data
+  std::vector<std::string> column_names;  // overrides/supplies the header
+  bool has_label = true;                  // false: "label": null
+  ColumnRef label = ColumnRef::Index(-1);
+  LabelType label_type = LabelType::kInt;
+  std::vector<std::string> label_vocabulary;  // string labels -> their index
+  bool numeric_all = true;  // "numeric" absent: all non-label, non-categorical
+  std::vector<ColumnRef> numeric;
+  std::map<std::string, Normalization> normalize;  // by column name
+  std::optional<double> missing_value;  // empty numeric fields; else an error
+  std::vector<CategoricalColumn> categorical;
+  CategoricalLayout categorical_layout = CategoricalLayout::kSeparate;
+};
+
+struct InputSpec {
+  DataFormat format = DataFormat::kAuto;  // kAuto: from the file name/bytes
+  IdxSpec idx;
+  CsvSpec csv;
+};
+
+// Parses the "input" JSON object. Errors are InvalidArgument naming `where`
+// (e.g. "model.json: input") and the field: unknown fields, wrong types,
+// fields of the other format, bad values.
+Result<InputSpec> InputSpecFromJson(const std::string& json_text,
+                                    const std::string& where);
+
+// The JSON object InputSpecFromJson parses back to an equal spec.
+std::string InputSpecToJson(const InputSpec& spec);
+
+}  // namespace edl::data

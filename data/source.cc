@@ -1,0 +1,70 @@
+#include "data/source.h"
+
+#include <numeric>
+
+#include "data/csv_source.h"
+#include "data/idx_source.h"
+
+namespace edl::data {
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+Result<DataFormat> DetectFormat(const std::string& path) {
+  std::string p =
+      EndsWith(path, ".gz") ? path.substr(0, path.size() - 3) : path;
+  if (EndsWith(p, ".csv") || EndsWith(p, ".tsv") || EndsWith(p, ".txt")) {
+    return DataFormat::kCsv;
+  }
+  if (EndsWith(p, "-ubyte") || EndsWith(p, ".idx")) return DataFormat::kIdx;
+  return InvalidArgument(path +
+                         ": cannot tell the data format from the file "
+                         "name (expected *.csv[.gz], *.tsv or *-ubyte[.gz]); "
+                         "set \"format\" in the model spec's input");
+}
+
+}  // namespace
+
+Status Source::CheckIndices(const std::vector<int64_t>& indices) const {
+  int64_t n = num_records();
+  for (int64_t i : indices) {
+    if (i < 0 || i >= n) {
+      return InvalidArgument(name() + ": record " + std::to_string(i) +
+                             " is out of range [0, " + std::to_string(n) + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Examples> Source::Read(int64_t begin, int64_t end) const {
+  if (begin < 0 || begin > end || end > num_records()) {
+    return InvalidArgument(name() + ": record range [" + std::to_string(begin) +
+                           ", " + std::to_string(end) + ") is not within [0, " +
+                           std::to_string(num_records()) + ")");
+  }
+  std::vector<int64_t> indices(end - begin);
+  std::iota(indices.begin(), indices.end(), begin);
+  return Gather(indices);
+}
+
+Result<std::unique_ptr<Source>> OpenSource(const std::string& path,
+                                           const InputSpec& spec,
+                                           LabelPolicy labels) {
+  DataFormat format = spec.format;
+  if (format == DataFormat::kAuto) {
+    EDL_ASSIGN_OR_RETURN(format, DetectFormat(path));
+  }
+  if (format == DataFormat::kIdx) {
+    EDL_ASSIGN_OR_RETURN(std::unique_ptr<IdxSource> s,
+                         IdxSource::Open(path, spec.idx, labels));
+    return std::unique_ptr<Source>(std::move(s));
+  }
+  EDL_ASSIGN_OR_RETURN(std::unique_ptr<CsvSource> s,
+                       CsvSource::Open(path, spec.csv, labels));
+  return std::unique_ptr<Source>(std::move(s));
+}
+
+}  // namespace edl::data

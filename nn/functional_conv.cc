@@ -1,0 +1,40 @@
+// Convolution and pooling (nn/functional.h), NHWC with HWIO kernels.
+#include <utility>
+
+#include "nn/functional.h"
+
+namespace edl::nn::fn {
+
+Var Conv2D(const Var& x, const Var& w, const Var& b,
+           const tensor::Conv2DParams& p) {
+  Tensor xv = x.value(), wv = w.value();
+  const bool need_x = x.requires_grad(), need_w = w.requires_grad(),
+             need_b = b.requires_grad();
+  return MakeResult(tensor::Conv2DForward(xv, wv, b.value(), p), {x, w, b},
+                    [xv, wv, p, need_x, need_w, need_b](const Tensor& dy) {
+                      Tensor dx;
+                      if (need_x)
+                        dx = tensor::Conv2DBackwardData(dy, wv, xv.shape(), p);
+                      tensor::Conv2DWeightGrads g;
+                      if (need_w || need_b) {
+                        g = tensor::Conv2DBackwardWeights(dy, xv, wv.shape(), p,
+                                                          need_b);
+                      }
+                      return std::vector<Tensor>{dx, need_w ? g.dw : Tensor(),
+                                                 need_b ? g.dbias : Tensor()};
+                    });
+}
+
+Var Pool2D(tensor::PoolKind kind, const Var& x, const tensor::Pool2DParams& p) {
+  Tensor xv = x.value();
+  tensor::Pool2DResult forward = tensor::Pool2DForward(kind, xv, p);
+  Tensor y = forward.y;
+  return MakeResult(
+      std::move(y), {x},
+      [kind, xv, forward = std::move(forward), p](const Tensor& dy) {
+        return std::vector<Tensor>{
+            tensor::Pool2DBackward(kind, dy, xv, forward, p)};
+      });
+}
+
+}  // namespace edl::nn::fn

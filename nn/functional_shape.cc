@@ -1,0 +1,70 @@
+// Reshape, concatenation and reductions (nn/functional.h).
+#include <utility>
+
+#include "nn/functional.h"
+#include "nn/functional_util.h"
+
+namespace edl::nn::fn {
+
+Var Reshape(const Var& x, const Shape& shape) {
+  Shape x_shape = x.shape();
+  return MakeResult(x.value().Reshape(shape), {x},
+                    [x_shape = std::move(x_shape)](const Tensor& dy) {
+                      return std::vector<Tensor>{dy.Reshape(x_shape)};
+                    });
+}
+
+Var Concat(const std::vector<Var>& xs, int axis) {
+  EDL_CHECK(!xs.empty()) << "Concat of nothing";
+  std::vector<Tensor> values;
+  values.reserve(xs.size());
+  for (const Var& v : xs) values.push_back(v.value());
+  const int rank = values[0].rank();
+  const int a = axis < 0 ? axis + rank : axis;
+  std::vector<int64_t> sizes;
+  sizes.reserve(xs.size());
+  for (const Tensor& t : values) sizes.push_back(t.dim(a));
+  return MakeResult(tensor::Concat(values, a), xs,
+                    [a, sizes = std::move(sizes)](const Tensor& dy) {
+                      return tensor::Split(dy, a, sizes);
+                    });
+}
+
+Var ReduceOp(Reduce kind, const Var& x, std::vector<int> axes, bool keepdims) {
+  Tensor xv = x.value();
+  const std::vector<int> norm = internal::NormalizeAxes(axes, xv.rank());
+  Tensor y = tensor::ReduceOp(kind, xv, norm, keepdims);
+  const Shape kept = internal::KeepDimsShape(xv.shape(), norm);
+  int64_t count = 1;
+  for (int a : norm) count *= xv.dim(a);
+  return MakeResult(y, {x}, [kind, xv, y, kept, norm, count](const Tensor& dy) {
+    Tensor dyk = dy.Reshape(kept);
+    switch (kind) {
+      case Reduce::kSum:
+        return std::vector<Tensor>{internal::BroadcastTo(dyk, xv.shape())};
+      case Reduce::kMean:
+        return std::vector<Tensor>{internal::BroadcastTo(
+            tensor::Affine(dyk, 1.f / static_cast<float>(count), 0.f),
+            xv.shape())};
+      case Reduce::kMax:
+      case Reduce::kMin:
+        break;
+    }
+    // Max/min: the gradient is split evenly between tied extrema (as
+    // TensorFlow's reduce_max).
+    Tensor yb = internal::BroadcastTo(y.Reshape(kept), xv.shape());
+    Tensor mask = Tensor::Empty(xv.shape());
+    const float* px = xv.f32();
+    const float* py = yb.f32();
+    float* pm = mask.f32();
+    for (int64_t i = 0; i < xv.numel(); ++i) pm[i] = px[i] == py[i] ? 1.f : 0.f;
+    Tensor ties = tensor::ReduceOp(Reduce::kSum, mask, norm, true);
+    Tensor share = tensor::Div(dyk, ties);
+    return std::vector<Tensor>{tensor::Mul(mask, share)};
+  });
+}
+
+Var Sum(const Var& x) { return ReduceOp(Reduce::kSum, x, {}, false); }
+Var Mean(const Var& x) { return ReduceOp(Reduce::kMean, x, {}, false); }
+
+}  // namespace edl::nn::fn

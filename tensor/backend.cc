@@ -1,0 +1,28 @@
+#include "tensor/backend.h"
+
+namespace edl::tensor {
+namespace {
+// The override installed by the innermost ScopedBackend of this thread.
+thread_local Backend* scoped_backend = nullptr;
+}  // namespace
+
+Backend& BackendFor(Device device) {
+  if (scoped_backend != nullptr) return *scoped_backend;
+  switch (device) {
+    case Device::kCPU:
+      return CpuBackend();
+    case Device::kCUDA:
+      break;
+  }
+  EDL_CHECK(false) << "no backend for device " << DeviceName(device)
+                   << " in this build";
+  return CpuBackend();
+}
+
+ScopedBackend::ScopedBackend(Backend& backend) : previous_(scoped_backend) {
+  scoped_backend = &backend;
+}
+
+ScopedBackend::~ScopedBackend() { scoped_backend = previous_; }
+
+}  // namespace edl::tensor

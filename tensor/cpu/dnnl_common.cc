@@ -1,0 +1,74 @@
+#include "tensor/cpu/dnnl_common.h"
+
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+#include "tensor/cpu/parallel.h"
+
+namespace edl::tensor::cpu {
+
+dnnl::engine& Engine() {
+  static dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
+}
+
+dnnl::stream& ThreadStream() {
+  thread_local dnnl::stream stream(Engine());
+  return stream;
+}
+
+Dims ToDims(const Shape& shape) {
+  if (shape.empty()) return {1};
+  return Dims(shape.begin(), shape.end());
+}
+
+dnnl::memory::desc PlainMd(const Dims& dims) {
+  Dims strides(dims.size());
+  int64_t stride = 1;
+  for (size_t i = dims.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= dims[i];
+  }
+  return dnnl::memory::desc(dims, dt::f32, strides);
+}
+
+dnnl::memory UserMemory(const dnnl::memory::desc& md, const Tensor& t) {
+  return dnnl::memory(md, Engine(), const_cast<void*>(t.raw_data()));
+}
+
+Key& Key::operator<<(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return *this << static_cast<int64_t>(bits);
+}
+
+std::shared_ptr<void> PrimitiveCache::GetOrCreate(
+    const std::string& key, const std::function<std::shared_ptr<void>()>& make) {
+  // Guards `entries`; entries are never evicted (a training run uses a
+  // bounded set of shapes).
+  static std::mutex* mu = new std::mutex;
+  static auto* entries =
+      new std::unordered_map<std::string, std::shared_ptr<void>>;
+  {
+    std::lock_guard<std::mutex> lock(*mu);
+    auto it = entries->find(key);
+    if (it != entries->end()) return it->second;
+  }
+  // Built outside the lock; a racing thread's duplicate is dropped.
+  std::shared_ptr<void> entry = make();
+  std::lock_guard<std::mutex> lock(*mu);
+  return entries->emplace(key, std::move(entry)).first->second;
+}
+
+void RunDnnl(const char* op, const std::function<void()>& f) {
+  SyncThreads();
+  try {
+    f();
+  } catch (const dnnl::error& e) {
+    EDL_CHECK(false) << "oneDNN failed in " << op << ": " << e.what()
+                     << " (status " << static_cast<int>(e.status) << ")";
+  }
+}
+
+}  // namespace edl::tensor::cpu
