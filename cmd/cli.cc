@@ -38,6 +38,20 @@ int Main(int argc, char** argv) {
   add(AddPredictCommand);
   add(AddZooCommand);
   add(AddVersionCommand);
+  // CLI11 reports a mistyped command only as "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known) {
+      std::fprintf(stderr, "edl: unknown command \"%s\" (commands: %s)\n", argv[1],
+                   names.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

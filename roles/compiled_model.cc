@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "base/logging.h"
+#include "nn/metrics/metrics_from_json.h"
+#include "nn/optim/optimizer_from_json.h"
 #include "tensor/ops.h"
 
 namespace edl::roles {
@@ -166,7 +168,7 @@ Result<CompiledModel> CompileModel(const ModelOptions& o) {
     cm.spec = std::move(spec).value();
   } else if (checkpoint) {
     auto spec = nn::keras::ParseModelSpec(checkpoint->model_spec_json,
-                                          o.checkpoint_dir_for_init);
+                                          o.checkpoint_dir_for_init, "");
     if (!spec.ok()) return spec.status();
     cm.spec = std::move(spec).value();
   } else {

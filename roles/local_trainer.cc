@@ -6,6 +6,7 @@
 #include "base/logging.h"
 #include "data/batcher.h"
 #include "nn/autograd.h"
+#include "nn/functional.h"
 #include "roles/model_export.h"
 #include "roles/progress.h"
 #include "tensor/ops.h"

@@ -1,0 +1,135 @@
+#include "nn/keras/model.h"
+
+#include <map>
+
+#include "nn/functional.h"
+#include "nn/keras/json_text.h"
+#include "nn/keras/model_builder.h"
+
+namespace edl::nn::keras {
+
+Result<std::unique_ptr<Model>> Model::FromKerasJson(const std::string& keras_json,
+                                                    const std::string& origin,
+                                                    const std::string& json_path,
+                                                    uint64_t seed) {
+  EDL_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonText(keras_json, origin));
+  ModelBuilder builder(origin, json_path, seed);
+  return builder.Build(j);
+}
+
+Model::~Model() = default;
+
+std::vector<std::string> Model::output_names() const {
+  std::vector<std::string> out;
+  for (const TensorRef& r : output_refs_) out.push_back(r.layer);
+  return out;
+}
+
+std::vector<Shape> Model::output_shapes() const {
+  std::vector<Shape> out;
+  for (int s : output_slots_) out.push_back(slot_shapes_[s]);
+  return out;
+}
+
+std::vector<Var> Model::Forward(const std::vector<Tensor>& inputs, bool training) {
+  EDL_CHECK_EQ(inputs.size(), inputs_.size()) << "model \"" << name_ << "\" inputs";
+  std::vector<Var> slots(slot_shapes_.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    const ModelInput& spec = inputs_[i];
+    Shape without_batch(t.shape().begin() + (t.rank() > 0 ? 1 : 0), t.shape().end());
+    EDL_CHECK(t.rank() > 0 && without_batch == spec.shape)
+        << "input \"" << spec.name << "\" expects [batch] + " << tensor::ShapeString(spec.shape)
+        << ", got " << tensor::ShapeString(t.shape());
+    Tensor v = t.dtype() == spec.dtype ? t : tensor::Cast(t, spec.dtype);
+    slots[input_slots_[i]] = Var(v);
+  }
+  layers::CallContext ctx{training, &rng_};
+  for (const Step& step : steps_) {
+    std::vector<Var> ins;
+    ins.reserve(step.input_slots.size());
+    for (int s : step.input_slots) ins.push_back(slots[s]);
+    slots[step.output_slot] = step.layer->Call(ins, ctx).at(0);
+  }
+  std::vector<Var> out;
+  for (int s : output_slots_) out.push_back(slots[s]);
+  return out;
+}
+
+std::vector<Parameter*> Model::parameters() {
+  std::vector<Parameter*> out;
+  for (auto& l : layers_) {
+    for (Parameter* p : l->weights()) out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<const Parameter*> Model::parameters() const {
+  std::vector<const Parameter*> out;
+  for (auto& l : layers_) {
+    for (Parameter* p : l->weights()) out.push_back(p);
+  }
+  return out;
+}
+
+Var Model::RegularizationLoss() {
+  Var total;
+  for (auto& l : layers_) {
+    Var r = l->RegularizationLoss();
+    if (!r.defined()) continue;
+    total = total.defined() ? fn::Add(total, r) : r;
+  }
+  return total.defined() ? total : Var(Tensor::Scalar(0.f));
+}
+
+namespace {
+
+// "model/dense/kernel:0" -> "dense/kernel".
+std::string LastTwo(std::string name) {
+  size_t colon = name.rfind(':');
+  if (colon != std::string::npos) name = name.substr(0, colon);
+  size_t last = name.rfind('/');
+  if (last == std::string::npos || last == 0) return name;
+  size_t before = name.rfind('/', last - 1);
+  return before == std::string::npos ? name : name.substr(before + 1);
+}
+
+}  // namespace
+
+Status Model::SetWeights(const std::vector<NamedTensor>& weights) {
+  std::vector<Parameter*> params = parameters();
+  std::map<std::string, Parameter*> by_name;
+  for (Parameter* p : params) by_name[p->name] = p;
+  std::map<std::string, const NamedTensor*> assigned;
+  for (const NamedTensor& w : weights) {
+    auto it = by_name.find(w.name);
+    if (it == by_name.end()) it = by_name.find(LastTwo(w.name));
+    if (it == by_name.end()) {
+      std::string known;
+      for (const auto& [n, p] : by_name) known += (known.empty() ? "" : ", ") + n;
+      return InvalidArgument("weight \"" + w.name + "\" matches no weight of the model (" +
+                             (known.empty() ? "which has none" : "expected: " + known) + ")");
+    }
+    Parameter* p = it->second;
+    if (assigned.count(p->name)) {
+      return InvalidArgument("weights \"" + assigned[p->name]->name + "\" and \"" + w.name +
+                             "\" both set \"" + p->name + "\"");
+    }
+    if (w.value.shape() != p->value.shape() || w.value.dtype() != tensor::DType::kFloat32) {
+      return InvalidArgument("weight \"" + w.name + "\" has shape " +
+                             tensor::ShapeString(w.value.shape()) + ", but \"" + p->name +
+                             "\" needs float32 " + tensor::ShapeString(p->value.shape()));
+    }
+    assigned[p->name] = &w;
+  }
+  for (Parameter* p : params) {
+    if (!assigned.count(p->name)) {
+      return InvalidArgument("no value given for weight \"" + p->name + "\" " +
+                             tensor::ShapeString(p->value.shape()));
+    }
+  }
+  for (Parameter* p : params) p->value.CopyFrom(assigned[p->name]->value);
+  return Status::Ok();
+}
+
+}  // namespace edl::nn::keras

@@ -1,0 +1,123 @@
+// Model: a directed acyclic graph of Keras layer calls, built from a Keras
+// model JSON (Sequential, or Functional with inbound_nodes in the Keras 2 /
+// TF.js or the Keras 3 format; multi-input, multi-output and shared layers).
+// The model owns its layers, its weights and the random generator used for
+// initialization (seeded by `seed`) and for dropout.
+//
+// Thread-safety: one thread at a time (Forward mutates BatchNormalization
+// moving statistics and the dropout generator).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "nn/autograd.h"
+#include "nn/layers/layer.h"
+
+namespace edl::nn::keras {
+
+using nn::Parameter;
+using nn::Var;
+using tensor::Shape;
+using tensor::Tensor;
+
+struct ModelInput {
+  std::string name;     // the InputLayer's name
+  Shape shape;          // without the batch axis
+  tensor::DType dtype;  // kFloat32, or kInt64 for "int32"/"int64" inputs
+};
+
+struct NamedTensor {
+  std::string name;
+  Tensor value;
+};
+
+class Model {
+ public:
+  // Parses and builds `keras_json` (the text of a Keras model JSON).
+  // Errors are InvalidArgument prefixed with `origin` and the JSON path of
+  // the model inside it (`json_path`, "" for the root):
+  //   model.json: model.config.layers[3] (Conv2D "conv2"): kernel_size ...
+  static Result<std::unique_ptr<Model>> FromKerasJson(
+      const std::string& keras_json, const std::string& origin,
+      const std::string& json_path, uint64_t seed);
+
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::vector<ModelInput>& inputs() const { return inputs_; }
+  // The names of the layers producing the outputs, in output order.
+  std::vector<std::string> output_names() const;
+  // Output shapes without the batch axis.
+  std::vector<Shape> output_shapes() const;
+
+  // Runs the model on batch-first inputs (one per inputs(), same order).
+  // Float and int64 inputs are converted to the declared dtype.
+  // REQUIRES: shapes match inputs() after the batch axis.
+  std::vector<Var> Forward(const std::vector<Tensor>& inputs, bool training);
+
+  // All weights (trainable and not), unique names "<layer>/<weight>", in
+  // Keras order (model.weights): layers in config order, each layer's
+  // trainable weights then its non-trainable ones.
+  std::vector<Parameter*> parameters();
+  std::vector<const Parameter*> parameters() const;
+  // The sum of the layers' weight penalties; a zero scalar when none.
+  Var RegularizationLoss();
+
+  // Copies `weights` into the parameters. Names match exactly, or by their
+  // last two components ("model/dense/kernel:0" -> "dense/kernel"). Every
+  // parameter must be given exactly once with its shape; errors name the
+  // weight and say what was expected.
+  Status SetWeights(const std::vector<NamedTensor>& weights);
+
+  // Like Keras model.summary(): layer (type), output shape, params, and for
+  // functional models what each layer is connected to; then the totals.
+  std::string Summary() const;
+
+  // The Keras 2 / TF.js model JSON (class_name, config, keras_version,
+  // backend) that rebuilds this model, every layer config written out in
+  // full; a Sequential model's input is an explicit first InputLayer.
+  std::string ToKerasJson() const;
+
+  uint64_t seed() const { return seed_; }
+  bool sequential() const { return sequential_; }
+
+ private:
+  friend class ModelBuilder;
+  // Which tensor of which call: (layer, node, tensor) as Keras writes it.
+  struct TensorRef {
+    std::string layer;
+    int node = 0;
+    int tensor = 0;
+  };
+  struct Step {
+    layers::Layer* layer;
+    int node;                       // index among the layer's calls
+    std::vector<int> input_slots;
+    int output_slot;
+    std::vector<TensorRef> inbound;  // as in the JSON
+  };
+
+  Model() = default;
+
+  std::string name_;
+  bool sequential_ = false;
+  uint64_t seed_ = 0;
+  std::mt19937_64 rng_;
+  std::vector<std::unique_ptr<layers::Layer>> layers_;  // config order
+  std::vector<ModelInput> inputs_;
+  std::vector<int> input_slots_;
+  std::vector<TensorRef> output_refs_;
+  std::vector<int> output_slots_;
+  std::vector<Step> steps_;         // topological order
+  std::vector<Shape> slot_shapes_;  // without the batch axis
+};
+
+}  // namespace edl::nn::keras

@@ -1,0 +1,130 @@
+#include "nn/keras/zoo.h"
+
+#include <map>
+
+namespace edl::nn::keras {
+namespace {
+
+struct ZooEntry {
+  const char* description;
+  const char* json;
+};
+
+constexpr char kFashionMnistMlp[] = R"json({
+  "model": {"class_name": "Sequential", "config": {"name": "fashion_mnist_mlp", "layers": [
+    {"class_name": "InputLayer", "config": {"name": "image", "batch_input_shape": [null, 28, 28], "dtype": "float32"}},
+    {"class_name": "Flatten", "config": {"name": "flatten"}},
+    {"class_name": "Dense", "config": {"name": "hidden", "units": 128, "activation": "relu"}},
+    {"class_name": "Dense", "config": {"name": "logits", "units": 10}}]}},
+  "loss": {"class_name": "SparseCategoricalCrossentropy", "config": {"from_logits": true}},
+  "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.001}},
+  "metrics": ["accuracy"],
+  "input": {"format": "idx", "scale": 0.00392156862745098}
+})json";
+
+constexpr char kFashionMnistCnn[] = R"json({
+  "model": {"class_name": "Functional", "config": {"name": "fashion_mnist_cnn",
+    "layers": [
+      {"name": "image", "class_name": "InputLayer", "config": {"name": "image", "batch_input_shape": [null, 28, 28], "dtype": "float32"}, "inbound_nodes": []},
+      {"name": "reshape", "class_name": "Reshape", "config": {"name": "reshape", "target_shape": [28, 28, 1]}, "inbound_nodes": [[["image", 0, 0, {}]]]},
+      {"name": "conv2d", "class_name": "Conv2D", "config": {"name": "conv2d", "filters": 32, "kernel_size": [3, 3], "activation": "relu"}, "inbound_nodes": [[["reshape", 0, 0, {}]]]},
+      {"name": "conv2d_1", "class_name": "Conv2D", "config": {"name": "conv2d_1", "filters": 64, "kernel_size": [3, 3], "activation": "relu"}, "inbound_nodes": [[["conv2d", 0, 0, {}]]]},
+      {"name": "batch_normalization", "class_name": "BatchNormalization", "config": {"name": "batch_normalization"}, "inbound_nodes": [[["conv2d_1", 0, 0, {}]]]},
+      {"name": "max_pooling2d", "class_name": "MaxPooling2D", "config": {"name": "max_pooling2d", "pool_size": [2, 2]}, "inbound_nodes": [[["batch_normalization", 0, 0, {}]]]},
+      {"name": "dropout", "class_name": "Dropout", "config": {"name": "dropout", "rate": 0.25}, "inbound_nodes": [[["max_pooling2d", 0, 0, {}]]]},
+      {"name": "flatten", "class_name": "Flatten", "config": {"name": "flatten"}, "inbound_nodes": [[["dropout", 0, 0, {}]]]},
+      {"name": "logits", "class_name": "Dense", "config": {"name": "logits", "units": 10}, "inbound_nodes": [[["flatten", 0, 0, {}]]]}],
+    "input_layers": [["image", 0, 0]],
+    "output_layers": [["logits", 0, 0]]}},
+  "loss": {"class_name": "SparseCategoricalCrossentropy", "config": {"from_logits": true}},
+  "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.001}},
+  "metrics": ["accuracy"],
+  "input": {"format": "idx", "scale": 0.00392156862745098}
+})json";
+
+// DeepFM (Guo et al. 2017) over the planted CSVs' columns x0..x3 (numeric)
+// and c0..c2 (categorical, hashed into one shared table of 32 + 256 + 2048
+// ids). FM second order: with s = sum of field embeddings and q = sum of
+// their squares, the pairwise term is 0.5 * sum_k (s_k^2 - q_k); the fields
+// are averaged by GlobalAveragePooling2D over a [fields, 1, dim] view and
+// the final Dense(1) learns the constants. Squares multiply the outputs of
+// two calls of the shared "fields" / "field_mean" layers, because TF.js
+// mishandles a node that takes the same tensor twice.
+constexpr char kPlantedDeepFm[] = R"json({
+  "model": {"class_name": "Functional", "config": {"name": "planted_deepfm",
+    "layers": [
+      {"name": "numeric", "class_name": "InputLayer", "config": {"name": "numeric", "batch_input_shape": [null, 4], "dtype": "float32"}, "inbound_nodes": []},
+      {"name": "categorical", "class_name": "InputLayer", "config": {"name": "categorical", "batch_input_shape": [null, 3], "dtype": "int32"}, "inbound_nodes": []},
+      {"name": "fm_embedding", "class_name": "Embedding", "config": {"name": "fm_embedding", "input_dim": 2336, "output_dim": 8}, "inbound_nodes": [[["categorical", 0, 0, {}]]]},
+      {"name": "linear_embedding", "class_name": "Embedding", "config": {"name": "linear_embedding", "input_dim": 2336, "output_dim": 1}, "inbound_nodes": [[["categorical", 0, 0, {}]]]},
+      {"name": "linear_flat", "class_name": "Flatten", "config": {"name": "linear_flat"}, "inbound_nodes": [[["linear_embedding", 0, 0, {}]]]},
+      {"name": "linear_in", "class_name": "Concatenate", "config": {"name": "linear_in", "axis": -1}, "inbound_nodes": [[["linear_flat", 0, 0, {}], ["numeric", 0, 0, {}]]]},
+      {"name": "linear", "class_name": "Dense", "config": {"name": "linear", "units": 1}, "inbound_nodes": [[["linear_in", 0, 0, {}]]]},
+      {"name": "fields", "class_name": "Reshape", "config": {"name": "fields", "target_shape": [3, 1, 8]}, "inbound_nodes": [[["fm_embedding", 0, 0, {}]], [["fm_embedding", 0, 0, {}]]]},
+      {"name": "field_mean", "class_name": "GlobalAveragePooling2D", "config": {"name": "field_mean"}, "inbound_nodes": [[["fields", 0, 0, {}]], [["fields", 1, 0, {}]]]},
+      {"name": "square_of_sum", "class_name": "Multiply", "config": {"name": "square_of_sum"}, "inbound_nodes": [[["field_mean", 0, 0, {}], ["field_mean", 1, 0, {}]]]},
+      {"name": "squares", "class_name": "Multiply", "config": {"name": "squares"}, "inbound_nodes": [[["fields", 0, 0, {}], ["fields", 1, 0, {}]]]},
+      {"name": "sum_of_squares", "class_name": "GlobalAveragePooling2D", "config": {"name": "sum_of_squares"}, "inbound_nodes": [[["squares", 0, 0, {}]]]},
+      {"name": "fm_terms", "class_name": "Concatenate", "config": {"name": "fm_terms", "axis": -1}, "inbound_nodes": [[["square_of_sum", 0, 0, {}], ["sum_of_squares", 0, 0, {}]]]},
+      {"name": "fm", "class_name": "Dense", "config": {"name": "fm", "units": 1, "use_bias": false}, "inbound_nodes": [[["fm_terms", 0, 0, {}]]]},
+      {"name": "deep_flat", "class_name": "Flatten", "config": {"name": "deep_flat"}, "inbound_nodes": [[["fm_embedding", 0, 0, {}]]]},
+      {"name": "deep_in", "class_name": "Concatenate", "config": {"name": "deep_in", "axis": -1}, "inbound_nodes": [[["deep_flat", 0, 0, {}], ["numeric", 0, 0, {}]]]},
+      {"name": "deep_1", "class_name": "Dense", "config": {"name": "deep_1", "units": 64, "activation": "relu"}, "inbound_nodes": [[["deep_in", 0, 0, {}]]]},
+      {"name": "deep_2", "class_name": "Dense", "config": {"name": "deep_2", "units": 32, "activation": "relu"}, "inbound_nodes": [[["deep_1", 0, 0, {}]]]},
+      {"name": "deep", "class_name": "Dense", "config": {"name": "deep", "units": 1, "use_bias": false}, "inbound_nodes": [[["deep_2", 0, 0, {}]]]},
+      {"name": "logit", "class_name": "Add", "config": {"name": "logit"}, "inbound_nodes": [[["linear", 0, 0, {}], ["fm", 0, 0, {}], ["deep", 0, 0, {}]]]}],
+    "input_layers": [["numeric", 0, 0], ["categorical", 0, 0]],
+    "output_layers": [["logit", 0, 0]]}},
+  "loss": {"class_name": "BinaryCrossentropy", "config": {"from_logits": true}},
+  "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.001}},
+  "metrics": [{"class_name": "AUC", "config": {"from_logits": true}},
+              {"class_name": "BinaryAccuracy", "config": {"threshold": 0.0}}],
+  "input": {"format": "csv", "label": "label", "numeric": ["x0", "x1", "x2", "x3"],
+            "categorical": [{"column": "c0", "hash_buckets": 32},
+                            {"column": "c1", "hash_buckets": 256},
+                            {"column": "c2", "hash_buckets": 2048}],
+            "categorical_layout": "concat_with_offsets"}
+})json";
+
+const std::map<std::string, ZooEntry>& Zoo() {
+  static const auto* zoo = new std::map<std::string, ZooEntry>{
+      {"fashion_mnist_mlp",
+       {"Fashion-MNIST MLP: Flatten -> Dense(128, relu) -> Dense(10) logits; Adam 0.001",
+        kFashionMnistMlp}},
+      {"fashion_mnist_cnn",
+       {"Fashion-MNIST CNN (ElasticDL's mnist functional model): 2x Conv2D, BN, "
+        "max pooling, dropout, Dense(10) logits; Adam 0.001",
+        kFashionMnistCnn}},
+      {"planted_deepfm",
+       {"DeepFM for CSVs with numeric x0..x3 and categorical c0..c2 (data/ planted "
+        "CSVs): linear + FM + deep parts over a shared embedding table; "
+        "binary cross-entropy from logits, AUC",
+        kPlantedDeepFm}},
+  };
+  return *zoo;
+}
+
+}  // namespace
+
+std::vector<std::string> ZooNames() {
+  std::vector<std::string> out;
+  for (const auto& [name, e] : Zoo()) out.push_back(name);
+  return out;
+}
+
+Result<std::string> ZooSpecJson(const std::string& name) {
+  auto it = Zoo().find(name);
+  if (it == Zoo().end()) {
+    std::string known;
+    for (const auto& n : ZooNames()) known += (known.empty() ? "" : ", ") + n;
+    return NotFound("zoo:" + name + ": no such model in the zoo (known: " + known + ")");
+  }
+  return std::string(it->second.json);
+}
+
+std::string ZooDescription(const std::string& name) {
+  auto it = Zoo().find(name);
+  return it == Zoo().end() ? "" : it->second.description;
+}
+
+}  // namespace edl::nn::keras

@@ -1,0 +1,23 @@
+// The model zoo: model specs compiled into the binary, loaded with
+// "zoo:NAME" wherever a model spec path is accepted.
+//   fashion_mnist_mlp   Flatten -> Dense(128, relu) -> Dense(10) logits
+//   fashion_mnist_cnn   ElasticDL's mnist functional model (2 Conv2D, BN,
+//                       max pooling, dropout, Dense(10) logits)
+//   planted_deepfm      DeepFM for CSV data with numeric and categorical
+//                       columns (the planted-model CSVs of data/)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace edl::nn::keras {
+
+std::vector<std::string> ZooNames();
+// The spec's JSON text; NotFound listing the known names otherwise.
+Result<std::string> ZooSpecJson(const std::string& name);
+// One line; "" for unknown names.
+std::string ZooDescription(const std::string& name);
+
+}  // namespace edl::nn::keras

@@ -1,0 +1,37 @@
+// Dense: y = activation(x kernel + bias) over the last axis (Keras Dense;
+// inputs of rank > 2 are treated as a batch of rows). Weights: kernel
+// [in, units], bias [units].
+#pragma once
+
+#include "nn/layers/activations.h"
+#include "nn/layers/layer.h"
+#include "nn/layers/weight_config.h"
+
+namespace edl::nn::layers {
+
+class Dense : public Layer {
+ public:
+  static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
+                                                   const nlohmann::json& config);
+  const char* class_name() const override { return "Dense"; }
+  std::vector<Var> Call(const std::vector<Var>& inputs,
+                        const CallContext& ctx) override;
+  nlohmann::json Config() const override;
+
+ protected:
+  Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
+  Status CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) override;
+
+ private:
+  using Layer::Layer;
+  int64_t units_ = 0;
+  int64_t in_dim_ = -1;
+  ActivationKind activation_ = ActivationKind::kLinear;
+  bool use_bias_ = true;
+  WeightInit kernel_init_, bias_init_;
+  WeightPenalty kernel_reg_, bias_reg_;
+  Parameter* kernel_ = nullptr;
+  Parameter* bias_ = nullptr;
+};
+
+}  // namespace edl::nn::layers

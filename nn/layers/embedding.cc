@@ -1,0 +1,68 @@
+#include "nn/layers/embedding.h"
+
+#include "nn/functional.h"
+
+namespace edl::nn::layers {
+
+Result<std::unique_ptr<Layer>> Embedding::FromConfig(const std::string& name,
+                                                     const nlohmann::json& config) {
+  std::unique_ptr<Embedding> l(new Embedding(name));
+  ConfigReader r(config);
+  l->input_dim_ = r.RequiredInt("input_dim");
+  l->output_dim_ = r.RequiredInt("output_dim");
+  if (r.status().ok() && l->input_dim_ <= 0) r.Fail("input_dim", "must be positive");
+  if (r.status().ok() && l->output_dim_ <= 0) r.Fail("output_dim", "must be positive");
+  l->init_ = ReadInitializer(
+      r, "embeddings_initializer",
+      {{"class_name", "RandomUniform"},
+       {"config", {{"minval", -0.05}, {"maxval", 0.05}, {"seed", nullptr}}}});
+  l->reg_ = ReadRegularizer(r, "embeddings_regularizer");
+  r.ExpectNull("activity_regularizer");
+  r.ExpectNull("embeddings_constraint");
+  if (r.Bool("mask_zero", false)) {
+    r.Fail("mask_zero", "true is not supported (edl has no masking); use false");
+  }
+  EDL_RETURN_IF_ERROR(r.status());
+  return std::unique_ptr<Layer>(std::move(l));
+}
+
+Result<std::vector<Shape>> Embedding::OutputShapes(const std::vector<Shape>& in) {
+  EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
+  Shape out = in[0];
+  out.push_back(output_dim_);
+  return std::vector<Shape>{out};
+}
+
+Status Embedding::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
+  embeddings_ = AddWeight("embeddings",
+                          MakeWeight(init_, {input_dim_, output_dim_}, rng), true,
+                          reg_.Function());
+  return Status::Ok();
+}
+
+std::vector<Var> Embedding::Call(const std::vector<Var>& inputs,
+                                 const CallContext& ctx) {
+  Tensor ids = inputs[0].value();
+  if (ids.dtype() != tensor::DType::kInt64) ids = tensor::Cast(ids, tensor::DType::kInt64);
+  const int64_t* p = ids.i64();
+  for (int64_t i = 0; i < ids.numel(); ++i) {
+    EDL_CHECK(p[i] >= 0 && p[i] < input_dim_)
+        << "layer \"" << name() << "\" (Embedding): id " << p[i]
+        << " is outside [0, " << input_dim_ << ")";
+  }
+  return {fn::Embedding(*embeddings_, ids)};
+}
+
+nlohmann::json Embedding::Config() const {
+  nlohmann::json c = Layer::Config();
+  c["input_dim"] = input_dim_;
+  c["output_dim"] = output_dim_;
+  c["embeddings_initializer"] = init_.json;
+  c["embeddings_regularizer"] = reg_.json;
+  c["activity_regularizer"] = nullptr;
+  c["embeddings_constraint"] = nullptr;
+  c["mask_zero"] = false;
+  return c;
+}
+
+}  // namespace edl::nn::layers

@@ -1,0 +1,35 @@
+// Embedding: looks up rows of a [input_dim, output_dim] table for integer
+// ids of any shape -> [ids..., output_dim] (Keras Embedding). Float ids (a
+// TF.js float input) are truncated to integers. The gradient is sparse
+// (Parameter::sparse_grad). mask_zero=true is rejected (no masking in edl).
+// REQUIRES at call time: 0 <= id < input_dim (checked; the data pipeline
+// validates user data before it gets here).
+#pragma once
+
+#include "nn/layers/layer.h"
+#include "nn/layers/weight_config.h"
+
+namespace edl::nn::layers {
+
+class Embedding : public Layer {
+ public:
+  static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
+                                                   const nlohmann::json& config);
+  const char* class_name() const override { return "Embedding"; }
+  std::vector<Var> Call(const std::vector<Var>& inputs,
+                        const CallContext& ctx) override;
+  nlohmann::json Config() const override;
+
+ protected:
+  Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
+  Status CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) override;
+
+ private:
+  using Layer::Layer;
+  int64_t input_dim_ = 0, output_dim_ = 0;
+  WeightInit init_;
+  WeightPenalty reg_;
+  Parameter* embeddings_ = nullptr;
+};
+
+}  // namespace edl::nn::layers

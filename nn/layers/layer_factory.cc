@@ -1,0 +1,107 @@
+#include "nn/layers/layer_factory.h"
+
+#include <functional>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "nn/layers/activation_layers.h"
+#include "nn/layers/config_reader.h"
+#include "nn/layers/conv2d.h"
+#include "nn/layers/core.h"
+#include "nn/layers/dense.h"
+#include "nn/layers/embedding.h"
+#include "nn/layers/merging.h"
+#include "nn/layers/normalization.h"
+#include "nn/layers/pooling.h"
+
+namespace edl::nn::layers {
+namespace {
+
+using Factory = std::function<Result<std::unique_ptr<Layer>>(
+    const std::string&, const nlohmann::json&)>;
+
+const std::map<std::string, Factory>& Factories() {
+  using tensor::PoolKind;
+  auto pool = [](PoolKind k) {
+    return [k](const std::string& n, const nlohmann::json& c) {
+      return Pooling2D::FromConfig(k, n, c);
+    };
+  };
+  auto global = [](PoolKind k) {
+    return [k](const std::string& n, const nlohmann::json& c) {
+      return GlobalPooling2D::FromConfig(k, n, c);
+    };
+  };
+  auto merge = [](ElementwiseMerge::Op op) {
+    return [op](const std::string& n, const nlohmann::json& c) {
+      return ElementwiseMerge::FromConfig(op, n, c);
+    };
+  };
+  static const auto* factories = new std::map<std::string, Factory>{
+      {"InputLayer", InputLayer::FromConfig},
+      {"Dense", Dense::FromConfig},
+      {"Conv2D", Conv2D::FromConfig},
+      {"MaxPooling2D", pool(PoolKind::kMax)},
+      {"AveragePooling2D", pool(PoolKind::kAvg)},
+      {"GlobalMaxPooling2D", global(PoolKind::kMax)},
+      {"GlobalAveragePooling2D", global(PoolKind::kAvg)},
+      {"Flatten", Flatten::FromConfig},
+      {"Reshape", Reshape::FromConfig},
+      {"Dropout", Dropout::FromConfig},
+      {"BatchNormalization", BatchNormalization::FromConfig},
+      {"LayerNormalization", LayerNormalization::FromConfig},
+      {"Activation", ActivationLayer::FromConfig},
+      {"ReLU", ReLU::FromConfig},
+      {"Softmax", Softmax::FromConfig},
+      {"Embedding", Embedding::FromConfig},
+      {"Concatenate", Concatenate::FromConfig},
+      {"Add", merge(ElementwiseMerge::Op::kAdd)},
+      {"Multiply", merge(ElementwiseMerge::Op::kMultiply)},
+  };
+  return *factories;
+}
+
+// Keras aliases seen in saved models.
+std::string Canonical(const std::string& class_name) {
+  if (class_name == "Convolution2D") return "Conv2D";
+  if (class_name == "MaxPool2D") return "MaxPooling2D";
+  if (class_name == "AvgPool2D") return "AveragePooling2D";
+  if (class_name == "GlobalAvgPool2D") return "GlobalAveragePooling2D";
+  if (class_name == "GlobalMaxPool2D") return "GlobalMaxPooling2D";
+  return class_name;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Layer>> CreateLayer(const std::string& class_name,
+                                           const std::string& name,
+                                           const nlohmann::json& config) {
+  auto it = Factories().find(Canonical(class_name));
+  if (it == Factories().end()) {
+    return InvalidArgument("unsupported layer class \"" + class_name +
+                           "\"; supported: " + [] {
+                             std::string s;
+                             for (const auto& c : SupportedLayerClasses()) {
+                               s += (s.empty() ? "" : ", ") + c;
+                             }
+                             return s;
+                           }());
+  }
+  if (!config.is_object()) {
+    return InvalidArgument("config must be an object, got " + Describe(config));
+  }
+  EDL_ASSIGN_OR_RETURN(std::unique_ptr<Layer> layer, it->second(name, config));
+  ConfigReader r(config);
+  if (!r.Bool("trainable", true)) layer->set_trainable(false);
+  EDL_RETURN_IF_ERROR(r.status());
+  return layer;
+}
+
+std::vector<std::string> SupportedLayerClasses() {
+  std::vector<std::string> out;
+  for (const auto& [name, f] : Factories()) out.push_back(name);
+  return out;
+}
+
+}  // namespace edl::nn::layers

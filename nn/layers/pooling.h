@@ -1,0 +1,62 @@
+// Pooling layers over NHWC inputs (channels_last only):
+//   MaxPooling2D / AveragePooling2D (pool_size, strides default pool_size,
+//   padding valid|same; average pooling excludes padding, as TensorFlow);
+//   GlobalMaxPooling2D / GlobalAveragePooling2D (keepdims).
+#pragma once
+
+#include <array>
+
+#include "nn/layers/layer.h"
+#include "tensor/ops.h"
+
+namespace edl::nn::layers {
+
+class Pooling2D : public Layer {
+ public:
+  static Result<std::unique_ptr<Layer>> FromConfig(tensor::PoolKind kind,
+                                                   const std::string& name,
+                                                   const nlohmann::json& config);
+  const char* class_name() const override {
+    return kind_ == tensor::PoolKind::kMax ? "MaxPooling2D" : "AveragePooling2D";
+  }
+  std::vector<Var> Call(const std::vector<Var>& inputs,
+                        const CallContext& ctx) override;
+  nlohmann::json Config() const override;
+
+ protected:
+  Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
+
+ private:
+  Pooling2D(tensor::PoolKind kind, std::string name)
+      : Layer(std::move(name)), kind_(kind) {}
+  tensor::Pool2DParams ParamsFor(const Shape& in) const;
+
+  tensor::PoolKind kind_;
+  std::array<int64_t, 2> pool_size_{2, 2}, strides_{2, 2};
+  tensor::Padding padding_ = tensor::Padding::kValid;
+};
+
+class GlobalPooling2D : public Layer {
+ public:
+  static Result<std::unique_ptr<Layer>> FromConfig(tensor::PoolKind kind,
+                                                   const std::string& name,
+                                                   const nlohmann::json& config);
+  const char* class_name() const override {
+    return kind_ == tensor::PoolKind::kMax ? "GlobalMaxPooling2D"
+                                           : "GlobalAveragePooling2D";
+  }
+  std::vector<Var> Call(const std::vector<Var>& inputs,
+                        const CallContext& ctx) override;
+  nlohmann::json Config() const override;
+
+ protected:
+  Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
+
+ private:
+  GlobalPooling2D(tensor::PoolKind kind, std::string name)
+      : Layer(std::move(name)), kind_(kind) {}
+  tensor::PoolKind kind_;
+  bool keepdims_ = false;
+};
+
+}  // namespace edl::nn::layers

@@ -1,0 +1,135 @@
+// Builds reference models with the real TF.js, randomizes every weight
+// (including BatchNormalization's moving statistics), and saves each as a
+// layers-model with its inputs and TF.js' predictions:
+//   node build_models.js OUT_DIR
+// writes OUT_DIR/index.json (["name", ...]) and per model
+// OUT_DIR/NAME/{model.json, weights.bin, io.json}; io.json is
+// {"inputs": [{"shape", "dtype", "data"}], "outputs": [...]}.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const {tf, saveModel, toJson, predict} = require('./common');
+
+// Deterministic randomness (mulberry32 + Box-Muller).
+let state = 12345;
+function uniform() {
+  state = (state + 0x6d2b79f5) | 0;
+  let t = Math.imul(state ^ (state >>> 15), 1 | state);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+function normal() {
+  return Math.sqrt(-2 * Math.log(uniform() + 1e-12)) * Math.cos(2 * Math.PI * uniform());
+}
+function randomTensor(shape, dtype, maxId) {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data = [];
+  for (let i = 0; i < n; ++i) data.push(maxId ? Math.floor(uniform() * maxId) : normal());
+  return tf.tensor(data, shape, dtype);
+}
+
+function randomizeWeights(model) {
+  const values = model.weights.map((w) => {
+    const n = w.shape.reduce((a, b) => a * b, 1);
+    const data = [];
+    for (let i = 0; i < n; ++i) {
+      data.push(w.originalName.endsWith('moving_variance') ? 0.5 + uniform() : 0.5 * normal());
+    }
+    return tf.tensor(data, w.shape);
+  });
+  model.setWeights(values);
+}
+
+const L = tf.layers;
+const builders = {
+  seq_dense() {
+    const m = tf.sequential();
+    m.add(L.dense({units: 8, activation: 'relu', inputShape: [5]}));
+    m.add(L.dense({units: 3, activation: 'softmax'}));
+    return {model: m, inputs: [[4, 5]]};
+  },
+  seq_conv() {
+    const m = tf.sequential();
+    m.add(L.conv2d({filters: 4, kernelSize: 3, strides: 2, padding: 'same',
+                    activation: 'relu', inputShape: [16, 16, 2]}));
+    m.add(L.batchNormalization());
+    m.add(L.conv2d({filters: 3, kernelSize: [3, 2], dilationRate: 2, activation: 'elu'}));
+    m.add(L.maxPooling2d({poolSize: 2, strides: 1, padding: 'same'}));
+    m.add(L.averagePooling2d({poolSize: 3, strides: 2, padding: 'same'}));
+    m.add(L.flatten());
+    m.add(L.dense({units: 4, activation: 'selu'}));
+    return {model: m, inputs: [[3, 16, 16, 2]]};
+  },
+  seq_norm() {
+    const m = tf.sequential();
+    m.add(L.dense({units: 8, inputShape: [6]}));
+    m.add(L.batchNormalization({epsilon: 0.01}));
+    m.add(L.layerNormalization());
+    m.add(L.activation({activation: 'gelu'}));
+    m.add(L.dense({units: 3, activation: 'softplus'}));
+    m.add(L.reLU({maxValue: 0.8}));
+    return {model: m, inputs: [[5, 6]]};
+  },
+  seq_embedding() {
+    const m = tf.sequential();
+    m.add(L.embedding({inputDim: 20, outputDim: 4, inputShape: [3]}));
+    m.add(L.flatten());
+    m.add(L.dense({units: 2, activation: 'swish'}));
+    m.add(L.softmax());
+    return {model: m, inputs: [[4, 3, 20]]};
+  },
+  functional() {
+    const a = tf.input({shape: [4], name: 'a'});
+    const b = tf.input({shape: [4], name: 'b'});
+    const ids = tf.input({shape: [2], name: 'ids', dtype: 'int32'});
+    const shared = L.dense({units: 4, activation: 'tanh', name: 'shared'});
+    const da = shared.apply(a);
+    const db = shared.apply(b);
+    const cat = L.concatenate().apply([da, db]);
+    const sum = L.add().apply([da, db]);
+    const prod = L.multiply().apply([a, b]);
+    const emb = L.flatten().apply(L.embedding({inputDim: 10, outputDim: 3}).apply(ids));
+    const all = L.concatenate({axis: -1}).apply([cat, sum, prod, emb]);
+    const out1 = L.dense({units: 2, activation: 'sigmoid', name: 'out1'}).apply(all);
+    const out2 = L.dense({units: 1, name: 'out2'}).apply(sum);
+    return {model: tf.model({inputs: [a, b, ids], outputs: [out1, out2]}),
+            inputs: [[3, 4], [3, 4], [3, 2, 10]]};
+  },
+  global_pooling() {
+    const x = tf.input({shape: [5, 6, 3]});
+    const c = L.conv2d({filters: 4, kernelSize: 1, activation: 'sigmoid'}).apply(x);
+    const avg = L.globalAveragePooling2d({}).apply(c);
+    const max = L.globalMaxPooling2d({}).apply(c);
+    const out = L.dense({units: 3, activation: 'softmax'}).apply(L.concatenate().apply([avg, max]));
+    return {model: tf.model({inputs: x, outputs: out}), inputs: [[2, 5, 6, 3]]};
+  },
+};
+
+async function main() {
+  const out = process.argv[2];
+  if (!out) throw new Error('usage: node build_models.js OUT_DIR');
+  fs.mkdirSync(out, {recursive: true});
+  const names = [];
+  for (const [name, build] of Object.entries(builders)) {
+    const {model, inputs} = build();
+    randomizeWeights(model);
+    const xs = inputs.map((spec, i) => {
+      const input = model.inputs[i];
+      const maxId = spec.length > input.shape.length ? spec[spec.length - 1] : 0;
+      const shape = maxId ? spec.slice(0, -1) : spec;
+      return randomTensor(shape, input.dtype, maxId);
+    });
+    const ys = predict(model, xs);
+    const dir = path.join(out, name);
+    await saveModel(model, dir);
+    fs.writeFileSync(path.join(dir, 'io.json'),
+                     JSON.stringify({inputs: xs.map(toJson), outputs: ys.map(toJson)}));
+    names.push(name);
+  }
+  fs.writeFileSync(path.join(out, 'index.json'), JSON.stringify(names));
+}
+
+main().catch((e) => {
+  console.error(`build_models.js: ${e.stack || e}`);
+  process.exit(1);
+});
