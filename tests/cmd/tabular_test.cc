@@ -1,0 +1,87 @@
+// Tabular training end to end: the zoo DeepFM on CSV data planted from a
+// known logistic model must learn close to the planted model's own AUC, and
+// a small Keras MLP learns iris from Debian's sklearn CSV.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <regex>
+
+#include "data/planted_model.h"
+#include "tests/cmd/run_edl.h"
+
+namespace edl::testing {
+namespace {
+
+double Metric(const std::string& text, const std::string& name) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex("(^|[ :])" + name + " ([0-9.eE+-]+)"))) return -1;
+  return std::stod(m[2]);
+}
+
+TEST(Tabular, DeepFmLearnsClosetoThePlantedModelsAuc) {
+  TempDir dir;
+  data::PlantedOptions o;
+  o.num_rows = 100000;
+  o.interaction_std = 0.5;
+  o.row_seed = 1;
+  auto train = data::WritePlantedCsv(dir.File("train.csv"), o);
+  ASSERT_TRUE(train.ok()) << train.status().message();
+  o.num_rows = 10000;
+  o.row_seed = 2;  // same planted model, fresh rows
+  auto valid = data::WritePlantedCsv(dir.File("valid.csv"), o);
+  ASSERT_TRUE(valid.ok()) << valid.status().message();
+
+  RunResult r = RunEdl({"train", "--model_def=zoo:planted_deepfm",
+                        "--training_data=" + dir.File("train.csv"),
+                        "--validation_data=" + dir.File("valid.csv"), "--num_epochs=3",
+                        "--minibatch_size=128", "--num_threads=2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double learned = Metric(r.out, "val_auc");
+  EXPECT_GE(learned, valid->planted_auc - 0.03)
+      << "planted AUC " << valid->planted_auc << "\n" << r.out;
+  EXPECT_LE(learned, valid->planted_auc + 0.01) << r.out;  // cannot beat the truth by much
+  std::printf("planted AUC %.4f, learned %.4f\n", valid->planted_auc, learned);
+}
+
+TEST(Tabular, KerasMlpLearnsIrisFromSklearnCsv) {
+  TempDir dir;
+  WriteText(dir.File("iris.json"), R"({
+    "model": {"class_name": "Sequential", "config": {"name": "iris", "layers": [
+      {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 4], "name": "in"}},
+      {"class_name": "Dense", "config": {"name": "hidden", "units": 16, "activation": "relu"}},
+      {"class_name": "Dense", "config": {"name": "out", "units": 3}}]}},
+    "loss": {"class_name": "SparseCategoricalCrossentropy", "config": {"from_logits": true}},
+    "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.01}},
+    "metrics": ["accuracy"],
+    "input": {"format": "csv", "skip_rows": 1, "header": false}
+  })");
+  const std::string iris = std::string(EDL_SKLEARN_DATA) + "/iris.csv";
+  RunResult r = RunEdl({"train", "--model_def=" + dir.File("iris.json"), "--training_data=" + iris,
+                        "--validation_data=" + iris, "--num_epochs=60", "--minibatch_size=16"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(Metric(r.out, "val_accuracy"), 0.9) << r.out;
+}
+
+TEST(Tabular, MalformedModelSpecNamesTheFileAndLayer) {
+  TempDir dir;
+  WriteText(dir.File("bad.json"), R"({
+    "model": {"class_name": "Sequential", "config": {"name": "m", "layers": [
+      {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 4], "name": "in"}},
+      {"class_name": "Dense", "config": {"name": "hidden", "units": "many"}}]}},
+    "loss": "mse"})");
+  const std::string iris = std::string(EDL_SKLEARN_DATA) + "/iris.csv";
+  RunResult r = RunEdl({"train", "--model_def=" + dir.File("bad.json"), "--training_data=" + iris});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hidden"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("units"), std::string::npos) << r.err;
+
+  WriteText(dir.File("broken.json"), "{\"model\": [1, 2,");
+  RunResult b = RunEdl({"train", "--model_def=" + dir.File("broken.json"), "--training_data=" + iris});
+  EXPECT_EQ(b.exit_code, 1);
+  EXPECT_NE(b.err.find("broken.json"), std::string::npos) << b.err;
+  EXPECT_NE(b.err.find("line 1"), std::string::npos) << b.err;
+}
+
+}  // namespace
+}  // namespace edl::testing
