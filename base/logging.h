@@ -4,6 +4,9 @@
 #pragma once
 
 #include <sstream>
+#include <string>
+
+#include "base/check.h"
 
 namespace edl {
 
@@ -28,7 +31,9 @@ class LogLine {
 }  // namespace internal
 }  // namespace edl
 
-#define EDL_LOG(level)                                                   \
-  if (::edl::LogLevel::level < ::edl::GetLogLevel()) {                   \
-  } else                                                                 \
-    ::edl::internal::LogLine(::edl::LogLevel::level).stream()
+// An expression (not an if/else), so it is safe in an unbraced if.
+#define EDL_LOG(level)                                       \
+  (::edl::LogLevel::level < ::edl::GetLogLevel())            \
+      ? (void)0                                              \
+      : ::edl::internal::Voidify() &                         \
+            ::edl::internal::LogLine(::edl::LogLevel::level).stream()

@@ -10,6 +10,11 @@ struct ZooEntry {
   const char* json;
 };
 
+// The Fashion-MNIST models decay Adam's learning rate (cosine, to a tenth)
+// over the epochs they are meant to train for: with a constant 0.001 the MLP
+// reached 0.845-0.853 test accuracy after 2 epochs and the CNN 0.892-0.894
+// after 3 (seeds 0-2); decayed, 0.856-0.858 and 0.919. See
+// docs/performance.md. After decay_steps the rate stays at 1e-4.
 constexpr char kFashionMnistMlp[] = R"json({
   "model": {"class_name": "Sequential", "config": {"name": "fashion_mnist_mlp", "layers": [
     {"class_name": "InputLayer", "config": {"name": "image", "batch_input_shape": [null, 28, 28], "dtype": "float32"}},
@@ -17,7 +22,8 @@ constexpr char kFashionMnistMlp[] = R"json({
     {"class_name": "Dense", "config": {"name": "hidden", "units": 128, "activation": "relu"}},
     {"class_name": "Dense", "config": {"name": "logits", "units": 10}}]}},
   "loss": {"class_name": "SparseCategoricalCrossentropy", "config": {"from_logits": true}},
-  "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.001}},
+  "optimizer": {"class_name": "Adam", "config": {"learning_rate": {"class_name": "CosineDecay",
+    "config": {"initial_learning_rate": 0.001, "decay_steps": 1876, "alpha": 0.1}}}},
   "metrics": ["accuracy"],
   "input": {"format": "idx", "scale": 0.00392156862745098}
 })json";
@@ -37,7 +43,8 @@ constexpr char kFashionMnistCnn[] = R"json({
     "input_layers": [["image", 0, 0]],
     "output_layers": [["logits", 0, 0]]}},
   "loss": {"class_name": "SparseCategoricalCrossentropy", "config": {"from_logits": true}},
-  "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.001}},
+  "optimizer": {"class_name": "Adam", "config": {"learning_rate": {"class_name": "CosineDecay",
+    "config": {"initial_learning_rate": 0.001, "decay_steps": 2814, "alpha": 0.1}}}},
   "metrics": ["accuracy"],
   "input": {"format": "idx", "scale": 0.00392156862745098}
 })json";
@@ -89,11 +96,13 @@ constexpr char kPlantedDeepFm[] = R"json({
 const std::map<std::string, ZooEntry>& Zoo() {
   static const auto* zoo = new std::map<std::string, ZooEntry>{
       {"fashion_mnist_mlp",
-       {"Fashion-MNIST MLP: Flatten -> Dense(128, relu) -> Dense(10) logits; Adam 0.001",
+       {"Fashion-MNIST MLP: Flatten -> Dense(128, relu) -> Dense(10) logits; Adam 0.001 cosine-decayed "
+        "to 1e-4 over 2 epochs of batch 64",
         kFashionMnistMlp}},
       {"fashion_mnist_cnn",
        {"Fashion-MNIST CNN (ElasticDL's mnist functional model): 2x Conv2D, BN, "
-        "max pooling, dropout, Dense(10) logits; Adam 0.001",
+        "max pooling, dropout, Dense(10) logits; Adam 0.001 cosine-decayed to 1e-4 "
+        "over 3 epochs of batch 64",
         kFashionMnistCnn}},
       {"planted_deepfm",
        {"DeepFM for CSVs with numeric x0..x3 and categorical c0..c2 (data/ planted "
