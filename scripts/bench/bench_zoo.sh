@@ -3,7 +3,7 @@
 # Fashion-MNIST MLP and CNN: batch 64, Adam, THREADS threads. Prints training
 # and inference throughput (samples/s), peak memory, and edl/PyTorch ratios.
 #
-# Usage: scripts/bench/bench_zoo.sh [THREADS=2] [MLP_STEPS=2000] [CNN_STEPS=300]
+# Usage: scripts/bench/bench_zoo.sh [THREADS=2] [MLP_STEPS=10000] [CNN_STEPS=300]
 # PyTorch runs with Debian's OpenBLAS (libopenblas0-openmp, installed by
 # `scripts/install-deps.sh --bench`) and OPENBLAS_CORETYPE=Cooperlake (its
 # best configuration here); set TORCH_BLAS=reference to compare with the
@@ -11,12 +11,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 THREADS=${1:-2}
-MLP_STEPS=${2:-2000}
+MLP_STEPS=${2:-10000}
 CNN_STEPS=${3:-300}
 D=/usr/share/datasets/fashion-mnist
 scripts/install-deps.sh --bench >/dev/null
 scripts/build.sh edl >/dev/null
-EDL=./build/edl
+EDL=./${BUILD_DIR:-build}/edl
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 
@@ -35,13 +35,14 @@ printf "%-5s %-8s %14s %14s %10s\n" model system "train samp/s" "infer samp/s" "
 for model in mlp cnn; do
   steps=$MLP_STEPS; [[ $model == cnn ]] && steps=$CNN_STEPS
   # edl: train `steps` steps (the whole loop: batching, forward, backward,
-  # Adam, metrics), then evaluate on the 10,000 test images.
+  # Adam, metrics), then inference (evaluate: forward, loss, metrics) over
+  # the 60,000 training images.
   peak $EDL train --model_def=zoo:fashion_mnist_$model --training_data=$D/train-images-idx3-ubyte.gz \
     --minibatch_size=64 --max_step=$steps --num_threads=$THREADS --output=$OUT/$model \
     --log_level=WARNING > $OUT/edl_train.txt 2>/dev/null
   edl_rss=$(cat $OUT/rss)
   edl_train=$(grep -o '[0-9.]* samples/s)' $OUT/edl_train.txt | grep -o '^[0-9.]*')
-  $EDL evaluate --checkpoint_dir_for_init=$OUT/$model --validation_data=$D/t10k-images-idx3-ubyte.gz \
+  $EDL evaluate --checkpoint_dir_for_init=$OUT/$model --validation_data=$D/train-images-idx3-ubyte.gz \
     --minibatch_size=256 --num_threads=$THREADS > $OUT/edl_eval.txt 2>/dev/null
   edl_infer=$(grep -o '[0-9.]* records/s' $OUT/edl_eval.txt | grep -o '^[0-9.]*')
   "${torch_env[@]}" /usr/bin/python3 scripts/bench/torch_zoo.py $model $steps $THREADS $D > $OUT/torch.json

@@ -45,7 +45,6 @@ def main():
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     x, y = load(data_dir, "train")
-    xt, yt = load(data_dir, "t10k")
     model = mlp() if which == "mlp" else cnn()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)
     loss_fn = nn.CrossEntropyLoss()
@@ -70,14 +69,16 @@ def main():
 
     model.eval()
     t0 = time.perf_counter()
+    # Inference over the 60,000 training images (as edl's side does), so that
+    # one-time start-up costs do not decide the figure.
     correct = 0
     with torch.no_grad():
-        for i in range(0, xt.shape[0], 256):
-            correct += (model(xt[i:i + 256]).argmax(1) == yt[i:i + 256]).sum().item()
+        for i in range(0, x.shape[0], 256):
+            correct += (model(x[i:i + 256]).argmax(1) == y[i:i + 256]).sum().item()
     infer_s = time.perf_counter() - t0
     print(json.dumps({
         "train_samples_per_s": steps * batch / train_s,
-        "infer_samples_per_s": xt.shape[0] / infer_s,
+        "infer_samples_per_s": x.shape[0] / infer_s,
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "torch": torch.__version__,
         "blas": torch.__config__.show().count("BLAS"),
