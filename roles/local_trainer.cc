@@ -1,5 +1,6 @@
 #include "roles/local_trainer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -73,7 +74,8 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   bo.seed = o.model.seed;
   data::Batcher batcher(*train, 0, n, bo);
   const int64_t steps_per_epoch = batcher.num_batches();
-  int64_t total_steps = steps_per_epoch * o.num_epochs;
+  // A run resumed from a checkpoint trains only the epochs still to do.
+  int64_t total_steps = steps_per_epoch * std::max<int64_t>(0, o.num_epochs - cm.epoch);
   if (o.max_steps > 0) total_steps = std::min(total_steps, o.max_steps);
 
   std::vector<nn::Parameter*> params = cm.model->parameters();
@@ -111,7 +113,8 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
     Progress p;
     p.epoch = epoch + 1;
     p.num_epochs = o.num_epochs;
-    p.steps_per_epoch = steps_per_epoch;
+    // With --max_step the last epoch is cut short; the bar counts to its end.
+    p.steps_per_epoch = std::min(steps_per_epoch, total_steps - global_step);
     p.total_steps = total_steps;
     double loss_sum = 0;
     progress.StartEpoch();
