@@ -60,6 +60,23 @@ std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
   return inputs;
 }
 
+Status CheckLabels(const tensor::Tensor& labels, const tensor::Tensor& output,
+                   const CompiledModel& cm, const std::string& flag) {
+  if (!cm.loss || cm.loss->name() != "sparse_categorical_crossentropy") return Status::Ok();
+  const int64_t classes = output.dim(-1);
+  const std::vector<float> values = labels.ToVector();
+  for (float v : values) {
+    if (v < 0 || v >= static_cast<float>(classes) || v != static_cast<float>(static_cast<int64_t>(v))) {
+      char label[32];
+      std::snprintf(label, sizeof label, "%g", static_cast<double>(v));
+      return InvalidArgument(flag + ": label " + label +
+                             " is not a class id of the model's " + std::to_string(classes) +
+                             " outputs (expected 0.." + std::to_string(classes - 1) + ")");
+    }
+  }
+  return Status::Ok();
+}
+
 Result<EvaluationResult> Evaluate(CompiledModel& cm, const data::Source& source,
                                   int64_t batch_size) {
   nn::NoGradGuard no_grad;
@@ -74,6 +91,7 @@ Result<EvaluationResult> Evaluate(CompiledModel& cm, const data::Source& source,
     if (!next) break;
     const data::Examples& batch = *next;
     std::vector<nn::Var> out = cm.model->Forward(ModelInputs(batch, cm), false);
+    EDL_RETURN_IF_ERROR(CheckLabels(batch.labels, out[0].value(), cm, source.name()));
     nn::Var loss = cm.loss->Compute(out[0], batch.labels);
     const int64_t n = batch.size();
     loss_sum += static_cast<double>(loss.value().item()) * static_cast<double>(n);

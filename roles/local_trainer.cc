@@ -123,6 +123,8 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
       if (!next) break;
       const data::Examples& batch = *next;
       std::vector<nn::Var> out = cm.model->Forward(ModelInputs(batch, cm), true);
+      EDL_RETURN_IF_ERROR(CheckLabels(batch.labels, out[0].value(), cm,
+                                      "--training_data " + o.training_data));
       nn::Var loss = cm.loss->Compute(out[0], batch.labels);
       const float loss_value = loss.value().item();
       if (!std::isfinite(loss_value)) {

@@ -83,5 +83,24 @@ TEST(Tabular, MalformedModelSpecNamesTheFileAndLayer) {
   EXPECT_NE(b.err.find("line 1"), std::string::npos) << b.err;
 }
 
+TEST(Tabular, LabelsOutsideTheModelsClassesAreAClearError) {
+  TempDir dir;
+  // Iris has classes 0..2; this model has only 2 outputs.
+  WriteText(dir.File("two.json"), R"({
+    "model": {"class_name": "Sequential", "config": {"name": "two", "layers": [
+      {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 4], "name": "in"}},
+      {"class_name": "Dense", "config": {"name": "out", "units": 2}}]}},
+    "loss": {"class_name": "SparseCategoricalCrossentropy", "config": {"from_logits": true}},
+    "input": {"format": "csv", "skip_rows": 1, "header": false}
+  })");
+  const std::string iris = std::string(EDL_SKLEARN_DATA) + "/iris.csv";
+  RunResult r = RunEdl({"train", "--model_def=" + dir.File("two.json"), "--training_data=" + iris,
+                        "--minibatch_size=150"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("iris.csv: label 2 is not a class id of the model's 2 outputs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("expected 0..1"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace edl::testing
