@@ -1,5 +1,7 @@
 #include "nn/keras/model.h"
 
+#include "nn/layers/embedding.h"
+
 #include <map>
 
 #include "nn/functional.h"
@@ -130,6 +132,23 @@ Status Model::SetWeights(const std::vector<NamedTensor>& weights) {
   }
   for (Parameter* p : params) p->value.CopyFrom(assigned[p->name]->value);
   return Status::Ok();
+}
+
+Model::IdLimit Model::InputIdLimit(size_t input_index) const {
+  IdLimit limit;
+  if (input_index >= input_slots_.size()) return limit;
+  const int slot = input_slots_[input_index];
+  for (const Step& step : steps_) {
+    const auto* embedding = dynamic_cast<const layers::Embedding*>(step.layer);
+    if (embedding == nullptr) continue;
+    for (int s : step.input_slots) {
+      if (s == slot && (limit.input_dim < 0 || embedding->input_dim() < limit.input_dim)) {
+        limit.input_dim = embedding->input_dim();
+        limit.layer = embedding->name();
+      }
+    }
+  }
+  return limit;
 }
 
 }  // namespace edl::nn::keras

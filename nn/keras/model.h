@@ -86,6 +86,15 @@ class Model {
   // full; a Sequential model's input is an explicit first InputLayer.
   std::string ToKerasJson() const;
 
+  // The tightest id bound on int64 input `input_index`: the smallest
+  // input_dim among Embedding layers that read it directly, and that layer's
+  // name; {-1, ""} when no Embedding reads it.
+  struct IdLimit {
+    int64_t input_dim = -1;
+    std::string layer;
+  };
+  IdLimit InputIdLimit(size_t input_index) const;
+
   uint64_t seed() const { return seed_; }
   bool sequential() const { return sequential_; }
 

@@ -19,6 +19,8 @@ class Embedding : public Layer {
   std::vector<Var> Call(const std::vector<Var>& inputs,
                         const CallContext& ctx) override;
   nlohmann::json Config() const override;
+  // Rows of the table: ids must be in [0, input_dim()).
+  int64_t input_dim() const { return input_dim_; }
 
  protected:
   Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;

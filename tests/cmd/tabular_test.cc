@@ -83,6 +83,26 @@ TEST(Tabular, MalformedModelSpecNamesTheFileAndLayer) {
   EXPECT_NE(b.err.find("line 1"), std::string::npos) << b.err;
 }
 
+TEST(Tabular, IdsBeyondAnEmbeddingTableAreRejectedBeforeTraining) {
+  TempDir dir;
+  data::PlantedOptions o;
+  o.num_rows = 200;
+  ASSERT_TRUE(data::WritePlantedCsv(dir.File("train.csv"), o).ok());
+  // The zoo DeepFM's table has 32 + 256 + 2048 rows; hash c2 into 4096.
+  RunResult show = RunEdl({"zoo", "show", "planted_deepfm"});
+  ASSERT_EQ(show.exit_code, 0);
+  std::string spec = show.out;
+  const std::string from = "\"hash_buckets\": 2048";
+  ASSERT_NE(spec.find(from), std::string::npos) << spec;
+  spec.replace(spec.find(from), from.size(), "\"hash_buckets\": 4096");
+  WriteText(dir.File("spec.json"), spec);
+  RunResult r = RunEdl({"train", "--model_def=" + dir.File("spec.json"),
+                        "--training_data=" + dir.File("train.csv")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("has ids up to 4383 but Embedding"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+}
+
 TEST(Tabular, LabelsOutsideTheModelsClassesAreAClearError) {
   TempDir dir;
   // Iris has classes 0..2; this model has only 2 outputs.
