@@ -25,7 +25,12 @@ enum class StatusCode {
   kDeadlineExceeded,
   kUnavailable,
   kInternal,
+  kUnauthenticated,     // a request without the job's secret
+  kFailedPrecondition,  // the system is not in a state to do this (yet)
 };
+
+// "InvalidArgument", ... (for logs and the wire).
+const char* StatusCodeName(StatusCode code);
 
 class [[nodiscard]] Status {
  public:
@@ -67,6 +72,18 @@ inline Status Unimplemented(std::string m) {
 }
 inline Status Internal(std::string m) {
   return Status(StatusCode::kInternal, std::move(m));
+}
+inline Status Unavailable(std::string m) {
+  return Status(StatusCode::kUnavailable, std::move(m));
+}
+inline Status DeadlineExceeded(std::string m) {
+  return Status(StatusCode::kDeadlineExceeded, std::move(m));
+}
+inline Status Unauthenticated(std::string m) {
+  return Status(StatusCode::kUnauthenticated, std::move(m));
+}
+inline Status FailedPrecondition(std::string m) {
+  return Status(StatusCode::kFailedPrecondition, std::move(m));
 }
 
 // Result<T> holds either a T or a non-OK Status.

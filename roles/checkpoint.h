@@ -16,14 +16,10 @@
 #include <vector>
 
 #include "base/status.h"
+#include "roles/named_tensor.h"
 #include "tensor/tensor.h"
 
 namespace edl::roles {
-
-struct NamedTensor {
-  std::string name;
-  tensor::Tensor value;
-};
 
 struct Checkpoint {
   int64_t version = 0;  // model version: optimizer steps taken

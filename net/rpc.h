@@ -1,0 +1,113 @@
+// RPC over HTTP/1.1 (DESIGN §6): `POST /<Service>/<Method>` with an opaque
+// binary body, keep-alive connections, one server per process and port.
+// Every request must carry the job's secret (`Authorization: Bearer <secret>`);
+// one without it is answered 401 and never reaches a handler.
+//
+// Errors travel as HTTP status plus an `Edl-Status` header holding the
+// StatusCode name and the message as the body, so a handler's Status comes
+// out of RpcChannel::Call with the same code and message.
+//
+// Boost.Beast stays inside net/*.cc; this header includes only the standard
+// library.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace edl::net {
+
+using Millis = std::chrono::milliseconds;
+
+// Handles one RPC: request body in, response body or error out. Called on a
+// server thread; must not block for long (no waiting on other RPCs).
+using RpcHandler = std::function<Result<std::string>(std::string_view body)>;
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+};
+// Handles a GET (status page, /status JSON, /metrics).
+using GetHandler = std::function<HttpResponse()>;
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;  // 0: an ephemeral port, see RpcServer::port()
+  std::string secret;  // REQUIRES: non-empty
+  int num_threads = 2;
+  size_t max_body_bytes = size_t{1} << 30;
+  Millis idle_timeout{60000};  // a connection silent this long is closed
+};
+
+// Thread-safe. Register handlers before Start().
+class RpcServer {
+ public:
+  explicit RpcServer(ServerOptions options);
+  ~RpcServer();  // Stop()s
+  RpcServer(const RpcServer&) = delete;
+  RpcServer& operator=(const RpcServer&) = delete;
+
+  // path: "/edl.Master/GetTask". Unknown paths get 404.
+  void HandleRpc(const std::string& path, RpcHandler handler);
+  // GET path; `public_access` lets it through without the secret (e.g. a
+  // Prometheus scraper on /metrics); otherwise the secret is required.
+  void HandleGet(const std::string& path, GetHandler handler,
+                 bool public_access = false);
+
+  // Binds and starts serving. Unavailable naming host:port if it cannot bind.
+  Status Start();
+  // The bound port (after Start()).
+  int port() const;
+  // Stops accepting, closes connections, joins threads. Idempotent.
+  void Stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct ChannelOptions {
+  Millis connect_timeout{2000};
+  // Between failed connection attempts: jittered exponential backoff.
+  Millis initial_backoff{20};
+  Millis max_backoff{2000};
+};
+
+// A client connection to one server. Thread-safe: concurrent calls are
+// serialized over one keep-alive connection.
+class RpcChannel {
+ public:
+  RpcChannel(std::string host, int port, std::string secret,
+             ChannelOptions options = {});
+  ~RpcChannel();
+  RpcChannel(const RpcChannel&) = delete;
+  RpcChannel& operator=(const RpcChannel&) = delete;
+
+  // Sends one request and waits at most `deadline` for the answer. Never
+  // retries by itself (only the caller knows what is idempotent). Errors:
+  // Unavailable (cannot connect, connection lost; the next call reconnects,
+  // after a backoff if connecting failed recently), DeadlineExceeded, or the
+  // server handler's own Status (code and message preserved).
+  Result<std::string> Call(const std::string& path, std::string_view body,
+                           Millis deadline);
+  // A GET of `path` (status API clients).
+  Result<std::string> Get(const std::string& path, Millis deadline);
+
+  const std::string& host() const;
+  int port() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// "host:port" -> parts. InvalidArgument naming `what` when malformed.
+Status ParseAddress(const std::string& address, const std::string& what,
+                    std::string* host, int* port);
+
+}  // namespace edl::net

@@ -1,0 +1,118 @@
+// The messages the roles exchange (DESIGN §4, §6): worker <-> master and
+// worker <-> parameter server. Plain values; roles/protocol/codec.h turns
+// each into bytes and back. Adding a field means adding it to the codec (at
+// the end of the message) and to the codec tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "roles/named_tensor.h"
+#include "tensor/tensor.h"
+
+namespace edl::roles::protocol {
+
+// ---- Master -------------------------------------------------------------
+
+enum class TaskType : uint8_t {
+  kWait = 0,        // nothing to do right now: ask again after a short pause
+  kTraining = 1,
+  kEvaluation = 2,
+  kPrediction = 3,
+  kDone = 4,        // the job is over (or this worker is no longer wanted): exit
+};
+
+enum class Dataset : uint8_t { kTraining = 0, kValidation = 1, kPrediction = 2 };
+
+// A lease on records [begin, end) of one data set.
+struct Task {
+  int64_t id = 0;
+  TaskType type = TaskType::kWait;
+  Dataset dataset = Dataset::kTraining;
+  int64_t begin = 0;
+  int64_t end = 0;
+  int32_t epoch = 0;
+  // Evaluation: the model version being evaluated.
+  int64_t model_version = 0;
+  // Seeds the order of records inside the task (training).
+  uint64_t seed = 0;
+};
+
+struct RegisterWorkerRequest {
+  std::string name;  // "worker-3": the process's cluster name
+  int64_t pid = 0;
+};
+struct RegisterWorkerResponse {
+  int64_t worker_id = 0;  // unique per incarnation
+};
+
+struct HeartbeatRequest {
+  int64_t worker_id = 0;
+};
+struct HeartbeatResponse {
+  bool stop = false;  // the worker should hand back its task and exit
+};
+
+struct GetTaskRequest {
+  int64_t worker_id = 0;
+};
+
+struct MetricState {
+  std::string name;
+  std::vector<double> state;  // nn::metrics::Metric::State()
+};
+
+struct ReportTaskRequest {
+  int64_t worker_id = 0;
+  int64_t task_id = 0;
+  bool ok = true;
+  std::string error;           // when !ok: why, naming the record range
+  int64_t model_version = 0;   // the newest model version the worker saw
+  double loss_sum = 0;         // sum over the task's records
+  int64_t samples = 0;
+  std::vector<MetricState> metrics;  // evaluation (and training) metric states
+  tensor::Tensor predictions;        // prediction tasks: [records, outputs]
+};
+struct ReportTaskResponse {};
+
+// ---- Parameter server -------------------------------------------------
+
+// Dense parameters of this PS's partition, unless the caller already has
+// the current version.
+struct PullDenseRequest {
+  int64_t known_version = -1;
+};
+struct PullDenseResponse {
+  int64_t version = 0;
+  std::vector<NamedTensor> params;  // empty when known_version == version
+};
+
+// Rows of one embedding table; rows never seen are created (initialized)
+// on first access.
+struct PullRowsRequest {
+  std::string table;   // the Parameter name, e.g. "embedding/embeddings"
+  tensor::Tensor ids;  // int64 [n], unique, each owned by this PS
+};
+struct PullRowsResponse {
+  tensor::Tensor values;  // float32 [n, dim]
+};
+
+struct SparseGradient {
+  std::string table;
+  tensor::Tensor ids;     // int64 [n], unique
+  tensor::Tensor values;  // float32 [n, dim]
+};
+
+struct PushGradientsRequest {
+  int64_t worker_id = 0;
+  int64_t version = 0;  // the dense version the gradients were computed on
+  std::vector<NamedTensor> dense;
+  std::vector<SparseGradient> sparse;
+};
+struct PushGradientsResponse {
+  bool accepted = true;  // sync SGD: false when too stale
+  int64_t version = 0;   // the PS's version after this push
+};
+
+}  // namespace edl::roles::protocol
