@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <map>
 
 #include "cmd/commands.h"
@@ -65,7 +66,14 @@ int Main(int argc, char** argv) {
     return 2;
   }
   for (auto& [sub, runner] : runners) {
-    if (sub->parsed()) return runner();
+    if (!sub->parsed()) continue;
+    // Library code reports failures as Status; an exception escaping it is
+    // still turned into one line and a failed exit, never a crash.
+    try {
+      return runner();
+    } catch (const std::exception& e) {
+      return Fail(std::string("unexpected error: ") + e.what());
+    }
   }
   return 2;
 }

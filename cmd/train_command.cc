@@ -139,6 +139,9 @@ Runner AddEvaluateCommand(CLI::App& parent) {
     if (!source.ok()) return Fail(source.status().WithPrefix("--validation_data").message());
     Status fits = roles::CheckSourceFitsModel(**source, *cm, "--validation_data", true);
     if (!fits.ok()) return Fail(fits.message());
+    if ((*source)->num_records() == 0) {
+      return Fail("--validation_data " + s->o.validation_data + ": holds no records");
+    }
     const double start = SystemClock().NowSeconds();
     auto r = roles::Evaluate(*cm, **source, s->o.minibatch_size);
     if (!r.ok()) return Fail(r.status().message());

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "nn/keras_object.h"
@@ -68,6 +69,30 @@ std::vector<int64_t> SparseLabels(const Tensor& y_true, int64_t rows,
 
 class SparseCategoricalCrossentropy : public Loss {
  public:
+  Status Validate(const Tensor& y_true, const Tensor& y_pred) const override {
+    const int64_t classes = y_pred.rank() >= 1 ? y_pred.dim(-1) : 0;
+    const int64_t rows = classes > 0 ? y_pred.numel() / classes : -1;
+    if (rows < 0 || y_true.numel() != rows) {
+      return InvalidArgument("loss " + name() + " needs one class id per row of class "
+                             "scores, but the labels are " +
+                             tensor::ShapeString(y_true.shape()) + " and the model's output " +
+                             tensor::ShapeString(y_pred.shape()));
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      const double v = y_true.dtype() == tensor::DType::kInt64
+                           ? static_cast<double>(y_true.i64()[r])
+                           : static_cast<double>(y_true.f32()[r]);
+      if (v < 0 || v >= static_cast<double>(classes) || v != std::floor(v)) {
+        char label[32];
+        std::snprintf(label, sizeof label, "%g", v);
+        return InvalidArgument("label " + std::string(label) +
+                               " is not a class id of the model's " +
+                               std::to_string(classes) + " outputs (expected 0.." +
+                               std::to_string(classes - 1) + ")");
+      }
+    }
+    return Status::Ok();
+  }
   explicit SparseCategoricalCrossentropy(bool from_logits)
       : from_logits_(from_logits) {}
   std::string name() const override {
@@ -290,6 +315,16 @@ class Regression : public Loss {
 }  // namespace
 
 Loss::~Loss() = default;
+
+Status Loss::Validate(const Tensor& y_true, const Tensor& y_pred) const {
+  if (y_true.numel() == y_pred.numel()) return Status::Ok();
+  return InvalidArgument("loss " + name() + " needs one label value per prediction, but "
+                         "the labels are " + tensor::ShapeString(y_true.shape()) +
+                         " and the model's output " + tensor::ShapeString(y_pred.shape()) +
+                         (y_pred.rank() >= 2 && y_pred.dim(-1) > 1 && y_true.numel() * y_pred.dim(-1) == y_pred.numel()
+                              ? " (class ids need sparse_categorical_crossentropy)"
+                              : ""));
+}
 
 Result<std::unique_ptr<Loss>> MakeLoss(const LossOptions& o) {
   const std::string c = internal::CanonicalName(o.name);

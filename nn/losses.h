@@ -32,6 +32,11 @@ struct LossOptions {
 class Loss {
  public:
   virtual ~Loss();
+  // Whether Compute may be called with these labels and predictions: an
+  // InvalidArgument naming the loss when not (Compute treats a mismatch, or
+  // a sparse label that is not a class id, as a bug). By default the two
+  // must hold the same number of values.
+  virtual Status Validate(const Tensor& y_true, const Tensor& y_pred) const;
   virtual Var Compute(const Var& y_pred, const Tensor& y_true) const = 0;
   // The canonical name (LossOptions::name).
   virtual std::string name() const = 0;

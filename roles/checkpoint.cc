@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -79,10 +80,11 @@ std::vector<int64_t> ListCheckpointVersions(const std::string& root) {
     std::string name = e.path().filename().string();
     if (!e.is_directory() || name.rfind("version-", 0) != 0) continue;
     const std::string digits = name.substr(8);
-    if (digits.empty() ||
-        !std::all_of(digits.begin(), digits.end(), ::isdigit)) continue;
-    if (!fs::exists(e.path() / "manifest.json")) continue;
-    versions.push_back(std::stoll(digits));
+    int64_t version = 0;
+    auto [end, err] = std::from_chars(digits.data(), digits.data() + digits.size(), version);
+    if (digits.empty() || err != std::errc() || end != digits.data() + digits.size()) continue;
+    if (!fs::exists(e.path() / "manifest.json", ec)) continue;
+    versions.push_back(version);
   }
   std::sort(versions.begin(), versions.end());
   return versions;
@@ -137,10 +139,11 @@ Status WriteCheckpoint(const std::string& root, const Checkpoint& c,
 Result<Checkpoint> ReadCheckpoint(const std::string& path) {
   fs::path dir = path;
   // An export directory (roles/model_export.h) keeps its checkpoint inside.
-  if (!fs::exists(dir / "manifest.json") && fs::is_directory(dir / "checkpoint")) {
+  std::error_code ec;
+  if (!fs::exists(dir / "manifest.json", ec) && fs::is_directory(dir / "checkpoint", ec)) {
     dir = dir / "checkpoint";
   }
-  if (!fs::exists(dir / "manifest.json")) {
+  if (!fs::exists(dir / "manifest.json", ec)) {
     std::vector<int64_t> versions = ListCheckpointVersions(dir.string());
     if (versions.empty()) {
       return NotFound(path + ": no checkpoint here (expected manifest.json or "
@@ -175,11 +178,27 @@ Result<Checkpoint> ReadCheckpoint(const std::string& path) {
       auto dtype = ParseDType(e.at("dtype").get<std::string>());
       if (!dtype.ok()) return dtype.status().WithPrefix(where);
       tensor::Shape shape = e.at("shape").get<tensor::Shape>();
-      for (int64_t d : shape) {
-        if (d < 0) return InvalidArgument(where + " (" + name + "): negative dimension");
-      }
       size_t offset = e.at("offset").get<size_t>();
       size_t bytes = e.at("bytes").get<size_t>();
+      // Check the shape against the bytes present before allocating for it.
+      uint64_t numel = 1;
+      bool too_big = false;
+      for (int64_t d : shape) {
+        if (d < 0) return InvalidArgument(where + " (" + name + "): negative dimension");
+        if (d > 0 && numel > (uint64_t{1} << 62) / static_cast<uint64_t>(d)) too_big = true;
+        numel *= static_cast<uint64_t>(d);
+      }
+      if (too_big || numel * tensor::DTypeSize(*dtype) != bytes) {
+        return InvalidArgument(where + " (" + name + "): shape " +
+                               tensor::ShapeString(shape) + " does not match its " +
+                               std::to_string(bytes) + " bytes");
+      }
+      if (offset > blob.size() || bytes > blob.size() - offset) {
+        return InvalidArgument(data_path + ": truncated: tensor \"" + name +
+                               "\" needs bytes [" + std::to_string(offset) + ", " +
+                               std::to_string(offset + bytes) + ") of " +
+                               std::to_string(blob.size()));
+      }
       Tensor t = Tensor::Empty(shape, *dtype);
       if (t.bytes() != bytes) {
         return InvalidArgument(where + " (" + name + "): shape " +

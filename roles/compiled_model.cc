@@ -42,6 +42,10 @@ Result<std::string> WithLearningRate(const std::string& optimizer_json,
     j = json{{"class_name", j.get<std::string>()}, {"config", json::object()}};
   }
   if (!j.is_object()) return InvalidArgument("--learning_rate: optimizer is not an object");
+  if (!j.contains("config")) j["config"] = json::object();
+  if (!j["config"].is_object()) {
+    return InvalidArgument("--optimizer: \"config\" must be an object");
+  }
   j["config"]["learning_rate"] = lr;
   return j.dump();
 }
@@ -122,7 +126,8 @@ Checkpoint CompiledModel::MakeCheckpoint() const {
   return c;
 }
 
-Status RestoreCheckpoint(const Checkpoint& checkpoint, CompiledModel& cm) {
+Status RestoreCheckpoint(const Checkpoint& checkpoint, CompiledModel& cm,
+                         bool with_optimizer_state) {
   std::map<std::string, const tensor::Tensor*> by_name;
   for (const NamedTensor& t : checkpoint.model) by_name[t.name] = &t.value;
   for (nn::Parameter* p : cm.model->parameters()) {
@@ -144,12 +149,12 @@ Status RestoreCheckpoint(const Checkpoint& checkpoint, CompiledModel& cm) {
     return InvalidArgument("checkpoint weight \"" + by_name.begin()->first +
                            "\" is not in the model");
   }
-  if (cm.optimizer) {
+  if (cm.optimizer && with_optimizer_state) {
     std::vector<std::pair<std::string, tensor::Tensor>> slots;
     for (const NamedTensor& t : checkpoint.optimizer) slots.emplace_back(t.name, t.value);
     EDL_RETURN_IF_ERROR(cm.optimizer->RestoreSlots(slots));
-    cm.optimizer->set_iterations(checkpoint.version);
   }
+  if (cm.optimizer) cm.optimizer->set_iterations(checkpoint.version);
   cm.epoch = checkpoint.epoch;
   return Status::Ok();
 }
@@ -219,7 +224,23 @@ Result<CompiledModel> CompileModel(const ModelOptions& o) {
   if (!model.ok()) return model.status();
   cm.model = std::move(model).value();
   if (checkpoint) {
-    Status s = RestoreCheckpoint(*checkpoint, cm);
+    // Slots only make sense for the optimizer that wrote them: evaluation and
+    // prediction need none, and training with another optimizer starts fresh.
+    bool with_slots = !o.for_inference;
+    if (with_slots) {
+      json saved = json::parse(checkpoint->optimizer_json.empty() ? "null"
+                                                                  : checkpoint->optimizer_json,
+                               nullptr, false);
+      const std::string saved_class =
+          saved.is_object() ? saved.value("class_name", "") : std::string();
+      if (!saved_class.empty() && saved_class != cm.optimizer->class_name()) {
+        EDL_LOG(WARNING) << "--checkpoint_dir_for_init was written with " << saved_class
+                         << "; training with " << cm.optimizer->class_name()
+                         << " starts its optimizer state afresh";
+        with_slots = false;
+      }
+    }
+    Status s = RestoreCheckpoint(*checkpoint, cm, with_slots);
     if (!s.ok()) return s.WithPrefix("--checkpoint_dir_for_init " + o.checkpoint_dir_for_init);
   }
   return cm;

@@ -47,7 +47,9 @@ struct CompiledModel {
 // and restores the checkpoint if any. Errors name the flag or file.
 Result<CompiledModel> CompileModel(const ModelOptions& options);
 
-// Restores weights (by name, shapes checked) and optimizer state.
-Status RestoreCheckpoint(const Checkpoint& checkpoint, CompiledModel& cm);
+// Restores weights (by name, shapes checked), the step count and, when
+// `with_optimizer_state`, the optimizer's slot variables.
+Status RestoreCheckpoint(const Checkpoint& checkpoint, CompiledModel& cm,
+                         bool with_optimizer_state);
 
 }  // namespace edl::roles

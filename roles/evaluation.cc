@@ -71,19 +71,17 @@ std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
   return inputs;
 }
 
-Status CheckLabels(const tensor::Tensor& labels, const tensor::Tensor& output,
-                   const CompiledModel& cm, const std::string& flag) {
-  if (!cm.loss || cm.loss->name() != "sparse_categorical_crossentropy") return Status::Ok();
-  const int64_t classes = output.dim(-1);
-  const std::vector<float> values = labels.ToVector();
-  for (float v : values) {
-    if (v < 0 || v >= static_cast<float>(classes) || v != static_cast<float>(static_cast<int64_t>(v))) {
-      char label[32];
-      std::snprintf(label, sizeof label, "%g", static_cast<double>(v));
-      return InvalidArgument(flag + ": label " + label +
-                             " is not a class id of the model's " + std::to_string(classes) +
-                             " outputs (expected 0.." + std::to_string(classes - 1) + ")");
-    }
+Status CheckBatch(const tensor::Tensor& labels, const tensor::Tensor& output,
+                  const CompiledModel& cm,
+                  const std::vector<std::unique_ptr<nn::metrics::Metric>>& metrics,
+                  const std::string& flag) {
+  if (cm.loss) {
+    Status s = cm.loss->Validate(labels, output);
+    if (!s.ok()) return s.WithPrefix(flag);
+  }
+  for (const auto& m : metrics) {
+    Status s = m->Validate(labels, output);
+    if (!s.ok()) return s.WithPrefix(flag);
   }
   return Status::Ok();
 }
@@ -102,7 +100,7 @@ Result<EvaluationResult> Evaluate(CompiledModel& cm, const data::Source& source,
     if (!next) break;
     const data::Examples& batch = *next;
     std::vector<nn::Var> out = cm.model->Forward(ModelInputs(batch, cm), false);
-    EDL_RETURN_IF_ERROR(CheckLabels(batch.labels, out[0].value(), cm, source.name()));
+    EDL_RETURN_IF_ERROR(CheckBatch(batch.labels, out[0].value(), cm, metrics, source.name()));
     nn::Var loss = cm.loss->Compute(out[0], batch.labels);
     const int64_t n = batch.size();
     loss_sum += static_cast<double>(loss.value().item()) * static_cast<double>(n);

@@ -33,11 +33,14 @@ Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
 std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
                                         const CompiledModel& cm);
 
-// For sparse categorical losses: every label must be a class id of the
-// model's output. InvalidArgument naming `flag` and the bad label otherwise
-// (the loss would treat it as a bug and abort).
-Status CheckLabels(const tensor::Tensor& labels, const tensor::Tensor& output,
-                   const CompiledModel& cm, const std::string& flag);
+// Whether the loss and every metric accept these labels and the model's
+// output (shapes; sparse labels that are class ids). InvalidArgument naming
+// `flag` and what does not fit otherwise (the loss and metrics treat a
+// mismatch as a bug).
+Status CheckBatch(const tensor::Tensor& labels, const tensor::Tensor& output,
+                  const CompiledModel& cm,
+                  const std::vector<std::unique_ptr<nn::metrics::Metric>>& metrics,
+                  const std::string& flag);
 
 Result<EvaluationResult> Evaluate(CompiledModel& cm, const data::Source& source,
                                   int64_t batch_size);

@@ -58,6 +58,14 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   if (o.num_epochs <= 0) return InvalidArgument("--num_epochs must be positive");
   if (o.minibatch_size <= 0) return InvalidArgument("--minibatch_size must be positive");
   if (o.training_data.empty()) return InvalidArgument("--training_data is required");
+  if (o.checkpoint_dir.empty() && (o.checkpoint_steps > 0 || o.keep_checkpoint_max > 0)) {
+    return InvalidArgument(std::string(o.checkpoint_steps > 0 ? "--checkpoint_steps"
+                                                              : "--keep_checkpoint_max") +
+                           " needs --checkpoint_dir");
+  }
+  if (o.evaluation_steps > 0 && o.validation_data.empty()) {
+    return InvalidArgument("--evaluation_steps needs --validation_data");
+  }
   if (o.model.num_threads > 0) tensor::SetNumThreads(o.model.num_threads);
 
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(o.model));
@@ -74,9 +82,31 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   bo.seed = o.model.seed;
   data::Batcher batcher(*train, 0, n, bo);
   const int64_t steps_per_epoch = batcher.num_batches();
-  // A run resumed from a checkpoint trains only the epochs still to do.
-  int64_t total_steps = steps_per_epoch * std::max<int64_t>(0, o.num_epochs - cm.epoch);
-  if (o.max_steps > 0) total_steps = std::min(total_steps, o.max_steps);
+  // A run resumed from a checkpoint continues where it stopped: the epochs
+  // still to do, from the batch after the checkpoint's last one (batch
+  // orders are seeded per epoch, so the order is the same as before), and
+  // --max_step counts the model's steps, not this run's.
+  const int64_t start_version = cm.optimizer->iterations();
+  int64_t skip = start_version - cm.epoch * steps_per_epoch;
+  if (skip < 0 || skip >= steps_per_epoch) {
+    if (start_version > 0) {
+      EDL_LOG(WARNING) << "checkpoint version " << start_version << " and epoch " << cm.epoch
+                       << " do not match " << steps_per_epoch
+                       << " steps per epoch (another --minibatch_size?); resuming at the "
+                          "start of epoch " << cm.epoch + 1;
+    }
+    skip = 0;
+  }
+  int64_t total_steps =
+      steps_per_epoch * std::max<int64_t>(0, o.num_epochs - cm.epoch) - skip;
+  if (o.max_steps > 0) {
+    total_steps = std::min(total_steps, std::max<int64_t>(0, o.max_steps - start_version));
+  }
+  if (start_version > 0) {
+    EDL_LOG(INFO) << "resuming at model version " << start_version << " (epoch "
+                  << cm.epoch + 1 << ", batch " << skip + 1 << "); " << total_steps
+                  << " steps to go";
+  }
 
   std::vector<nn::Parameter*> params = cm.model->parameters();
   int64_t num_weights = 0;
@@ -94,37 +124,50 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
                             o.log_interval_s);
   TrainingSummary summary;
   const double start = clock.NowSeconds();
-  int64_t global_step = 0;
-  bool done = false;
+  int64_t global_step = 0;  // steps taken by this run
+  int64_t evaluated_version = -1;
+  int64_t checkpointed_version = -1;
 
   auto evaluate = [&]() -> Status {
-    if (!validation) return Status::Ok();
+    const int64_t version = cm.optimizer->iterations();
+    if (!validation || version == evaluated_version) return Status::Ok();
     EDL_ASSIGN_OR_RETURN(EvaluationResult r, Evaluate(cm, *validation, 256));
     summary.has_validation = true;
     summary.validation = r;
-    EDL_LOG(INFO) << "evaluation at step " << cm.optimizer->iterations() << ": "
-                  << r.ToString("val_");
+    evaluated_version = version;
+    EDL_LOG(INFO) << "evaluation at step " << version << ": " << r.ToString("val_");
+    return Status::Ok();
+  };
+  auto checkpoint = [&]() -> Status {
+    if (o.checkpoint_dir.empty() || cm.optimizer->iterations() == checkpointed_version) {
+      return Status::Ok();
+    }
+    EDL_RETURN_IF_ERROR(SaveCheckpoint(o, cm));
+    checkpointed_version = cm.optimizer->iterations();
     return Status::Ok();
   };
 
-  for (int epoch = static_cast<int>(cm.epoch); epoch < o.num_epochs && !done; ++epoch) {
+  for (int epoch = static_cast<int>(cm.epoch);
+       epoch < o.num_epochs && global_step < total_steps; ++epoch) {
     batcher.StartEpoch(epoch);
     EDL_ASSIGN_OR_RETURN(auto metrics, cm.MakeMetrics());
+    const int64_t first_batch = epoch == cm.epoch ? skip : 0;
     Progress p;
     p.epoch = epoch + 1;
     p.num_epochs = o.num_epochs;
+    p.step = first_batch;
     // With --max_step the last epoch is cut short; the bar counts to its end.
-    p.steps_per_epoch = std::min(steps_per_epoch, total_steps - global_step);
+    p.steps_per_epoch =
+        std::min(steps_per_epoch, first_batch + total_steps - global_step);
     p.total_steps = total_steps;
     double loss_sum = 0;
+    int64_t epoch_samples = 0;
     progress.StartEpoch();
-    while (true) {
-      EDL_ASSIGN_OR_RETURN(auto next, batcher.Next());
-      if (!next) break;
-      const data::Examples& batch = *next;
+    for (int64_t b = first_batch; b < steps_per_epoch && global_step < total_steps; ++b) {
+      EDL_ASSIGN_OR_RETURN(data::Examples batch, batcher.Batch(b));
       std::vector<nn::Var> out = cm.model->Forward(ModelInputs(batch, cm), true);
-      EDL_RETURN_IF_ERROR(CheckLabels(batch.labels, out[0].value(), cm,
-                                      "--training_data " + o.training_data));
+      EDL_RETURN_IF_ERROR(CheckBatch(batch.labels, out[0].value(), cm, metrics,
+                                     "--training_data " + o.training_data));
       nn::Var loss = cm.loss->Compute(out[0], batch.labels);
       const float loss_value = loss.value().item();
       if (!std::isfinite(loss_value)) {
@@ -132,20 +175,25 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
                         " at step " + std::to_string(cm.optimizer->iterations()) +
                         " (try a smaller --learning_rate)");
       }
+      // A model without weight penalties gives a constant zero: leave it out
+      // of the graph.
       nn::Var reg = cm.model->RegularizationLoss();
-      nn::Backward(reg.defined() ? nn::fn::Add(loss, reg) : loss);
+      nn::Backward(reg.requires_grad() ? nn::fn::Add(loss, reg) : loss);
       cm.optimizer->Apply(params);
       for (auto* prm : params) prm->ZeroGrad();
 
-      tensor::Tensor pred = cm.ForMetrics(out[0].value());
-      for (auto& m : metrics) m->Update(batch.labels, pred);
+      if (!metrics.empty()) {
+        tensor::Tensor pred = cm.ForMetrics(out[0].value());
+        for (auto& m : metrics) m->Update(batch.labels, pred);
+      }
       const int64_t bs = batch.size();
       loss_sum += static_cast<double>(loss_value) * static_cast<double>(bs);
+      epoch_samples += bs;
       p.samples += bs;
-      p.step += 1;
+      p.step = b + 1;
       p.global_step = ++global_step;
-      p.loss = loss_sum / static_cast<double>(p.samples);
-      if (terminal || (global_step % 16) == 0) {
+      p.loss = loss_sum / static_cast<double>(epoch_samples);
+      if ((terminal && o.progress_bar) || (global_step % 16) == 0) {
         p.metrics.clear();
         for (auto& m : metrics) p.metrics.emplace_back(m->name(), m->Result());
       }
@@ -156,27 +204,23 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
       if (o.evaluation_steps > 0 && version % o.evaluation_steps == 0) {
         EDL_RETURN_IF_ERROR(evaluate());
       }
-      if (o.checkpoint_steps > 0 && !o.checkpoint_dir.empty() &&
-          version % o.checkpoint_steps == 0) {
-        EDL_RETURN_IF_ERROR(SaveCheckpoint(o, cm));
+      if (o.checkpoint_steps > 0 && version % o.checkpoint_steps == 0) {
+        EDL_RETURN_IF_ERROR(checkpoint());
       }
-      if (o.max_steps > 0 && global_step >= o.max_steps) {
-        done = true;
-        break;
-      }
+      if (b + 1 == steps_per_epoch) cm.epoch = epoch + 1;  // the epoch is complete
     }
     p.metrics.clear();
     for (auto& m : metrics) p.metrics.emplace_back(m->name(), m->Result());
     progress.EndEpoch(p);
     summary.train_loss = p.loss;
     summary.train_metrics = p.metrics;
-    if (!done) cm.epoch = epoch + 1;
     if (o.evaluation_steps == 0) EDL_RETURN_IF_ERROR(evaluate());
   }
   summary.steps = global_step;
   summary.seconds = clock.NowSeconds() - start;
-
-  if (!o.checkpoint_dir.empty()) EDL_RETURN_IF_ERROR(SaveCheckpoint(o, cm));
+  // The summary's validation figures are those of the final model.
+  EDL_RETURN_IF_ERROR(evaluate());
+  EDL_RETURN_IF_ERROR(checkpoint());
   if (!o.output.empty()) {
     EDL_RETURN_IF_ERROR(ExportModel(cm, o.output));
     EDL_LOG(INFO) << "exported the trained model to " << o.output

@@ -13,8 +13,16 @@ Status ExportModel(const CompiledModel& cm, const std::string& dir) {
   fs::path target = fs::path(dir).lexically_normal();
   if (target.filename().empty()) target = target.parent_path();
   std::error_code ec;
+  const bool replacing = fs::exists(target, ec);
+  if (replacing && !(fs::is_directory(target, ec) && fs::exists(target / "model.json", ec) &&
+                     fs::is_directory(target / "checkpoint", ec))) {
+    return InvalidArgument("--output " + dir +
+                           ": exists and is not an edl export (no model.json and "
+                           "checkpoint/); refusing to replace it");
+  }
   if (!target.parent_path().empty()) fs::create_directories(target.parent_path(), ec);
-  const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid());
+  const std::string pid = std::to_string(::getpid());
+  const fs::path tmp = target.string() + ".tmp." + pid;
   fs::remove_all(tmp, ec);
   Status s = nn::keras::ExportTfjs(*cm.model, cm.spec, tmp.string());
   if (s.ok()) s = WriteCheckpoint((tmp / "checkpoint").string(), cm.MakeCheckpoint(), 0);
@@ -22,21 +30,25 @@ Status ExportModel(const CompiledModel& cm, const std::string& dir) {
     fs::remove_all(tmp, ec);
     return s.WithPrefix("--output " + dir);
   }
-  if (fs::exists(target)) {
-    const fs::path old = target.string() + ".old." + std::to_string(::getpid());
+  // Swap the new export in; the old one is deleted only once the new one is
+  // in place, and restored if the swap fails.
+  const fs::path old = target.string() + ".old." + pid;
+  if (replacing) {
     fs::rename(target, old, ec);
     if (ec) {
       fs::remove_all(tmp, ec);
-      return IoError("--output " + dir + ": cannot replace the existing export");
+      return IoError("--output " + dir + ": cannot move the existing export aside: " +
+                     ec.message());
     }
-    fs::remove_all(old, ec);
   }
   fs::rename(tmp, target, ec);
   if (ec) {
+    const std::string why = ec.message();
+    if (replacing) fs::rename(old, target, ec);
     fs::remove_all(tmp, ec);
-    return IoError("--output " + dir + ": cannot rename the export into place: " +
-                   ec.message());
+    return IoError("--output " + dir + ": cannot rename the export into place: " + why);
   }
+  if (replacing) fs::remove_all(old, ec);
   return Status::Ok();
 }
 

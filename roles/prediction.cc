@@ -14,12 +14,13 @@
 namespace edl::roles {
 namespace {
 
+bool EndsWith(const std::string& s, const std::string& e) {
+  return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
+}
+
 bool LooksLikeCsv(const std::string& path) {
-  for (const char* ext : {".csv", ".csv.gz", ".tsv"}) {
-    const std::string e = ext;
-    if (path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0) {
-      return true;
-    }
+  for (const char* ext : {".csv", ".csv.gz", ".tsv", ".tsv.gz", ".txt"}) {
+    if (EndsWith(path, ext)) return true;
   }
   return false;
 }
@@ -41,22 +42,32 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
   mo.for_inference = true;
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
 
-  data::InputSpec spec = cm.input;
-  if (LooksLikeCsv(o.prediction_data) && spec.format != data::DataFormat::kCsv) {
-    // Rows are the flattened input tensor of a single-input model.
+  // The model's own input spec first (a tabular model's CSV layout, IDX
+  // images); a CSV that does not fit it is read as rows of the flattened
+  // input tensor of a single-input model.
+  Result<std::unique_ptr<data::Source>> opened =
+      data::OpenSource(o.prediction_data, cm.input, data::LabelPolicy::kIfPresent);
+  Status fits = opened.ok() ? CheckSourceFitsModel(**opened, cm, "--prediction_data", false)
+                            : opened.status().WithPrefix("--prediction_data");
+  if (!fits.ok() && cm.input.format != data::DataFormat::kCsv &&
+      LooksLikeCsv(o.prediction_data)) {
     if (cm.model->inputs().size() != 1) {
       return InvalidArgument("--prediction_data " + o.prediction_data +
                              ": a CSV of flattened inputs needs a single-input model; "
                              "this one has " + std::to_string(cm.model->inputs().size()));
     }
-    spec = data::InputSpec();
-    spec.format = data::DataFormat::kCsv;
-    spec.csv.has_label = false;
+    data::InputSpec flat;
+    flat.format = data::DataFormat::kCsv;
+    flat.csv.has_label = false;
+    if (EndsWith(o.prediction_data, ".tsv") || EndsWith(o.prediction_data, ".tsv.gz")) {
+      flat.csv.delimiter = '\t';
+    }
+    opened = data::OpenSource(o.prediction_data, flat, data::LabelPolicy::kIfPresent);
+    fits = opened.ok() ? CheckSourceFitsModel(**opened, cm, "--prediction_data", false)
+                       : opened.status().WithPrefix("--prediction_data");
   }
-  auto opened = data::OpenSource(o.prediction_data, spec, data::LabelPolicy::kIfPresent);
-  if (!opened.ok()) return opened.status().WithPrefix("--prediction_data");
+  EDL_RETURN_IF_ERROR(fits);
   const data::Source& source = **opened;
-  EDL_RETURN_IF_ERROR(CheckSourceFitsModel(source, cm, "--prediction_data", false));
 
   nn::NoGradGuard no_grad;
   const auto start = std::chrono::steady_clock::now();
@@ -74,7 +85,9 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
     const int64_t n = next->size();
     std::vector<int64_t> cols;
     for (const nn::Var& v : out) cols.push_back(n ? v.value().numel() / n : 0);
-    const bool with_class = cols[0] > 1;
+    // A class column for classifiers (categorical losses, or no loss known).
+    const bool with_class =
+        cols[0] > 1 && (!cm.loss || cm.loss->name().find("categorical") != std::string::npos);
     if (!header_written) {
       for (size_t k = 0; k < out.size(); ++k) {
         for (int64_t j = 0; j < cols[k]; ++j) {

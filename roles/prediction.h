@@ -16,8 +16,10 @@ struct PredictionSummary {
 };
 
 // Writes options.output atomically: a header `<output>_<j>,...` per output
-// column, plus `class` (the arg-max of the first output) when the first
-// output has more than one column; then one row per record.
+// column (the model's raw outputs: logits for from_logits models), plus
+// `class` (the arg-max of the first output) for classifiers (a categorical
+// loss, or none known) with more than one output column; then one row per
+// record.
 Result<PredictionSummary> RunPrediction(const PredictOptions& options);
 
 }  // namespace edl::roles

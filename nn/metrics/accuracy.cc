@@ -17,6 +17,16 @@ int64_t ArgMax(const float* row, int64_t width) {
 
 }  // namespace
 
+Status SparseCategoricalAccuracy::Validate(const Tensor& y_true,
+                                           const Tensor& y_pred) const {
+  const int64_t rows =
+      y_pred.rank() >= 2 && y_pred.dim(-1) > 0 ? y_pred.numel() / y_pred.dim(-1) : -1;
+  if (rows >= 0 && y_true.numel() == rows) return Status::Ok();
+  return InvalidArgument("metric " + name() + " needs one class id per row of class "
+                         "scores, but the labels are " + tensor::ShapeString(y_true.shape()) +
+                         " and the model's output " + tensor::ShapeString(y_pred.shape()));
+}
+
 void SparseCategoricalAccuracy::Update(const Tensor& y_true,
                                        const Tensor& y_pred) {
   EDL_CHECK_GE(y_pred.rank(), 2)

@@ -24,6 +24,7 @@ class SparseCategoricalAccuracy : public MeanMetric {
   explicit SparseCategoricalAccuracy(
       std::string name = "sparse_categorical_accuracy")
       : MeanMetric(std::move(name)) {}
+  Status Validate(const Tensor& y_true, const Tensor& y_pred) const override;
   void Update(const Tensor& y_true, const Tensor& y_pred) override;
   std::unique_ptr<Metric> Clone() const override {
     return std::make_unique<SparseCategoricalAccuracy>(*this);

@@ -29,6 +29,10 @@ class Metric {
   // The name Keras would log ("accuracy", "auc", "val_" is the caller's).
   const std::string& name() const { return name_; }
 
+  // Whether Update may be called with tensors of these shapes: an
+  // InvalidArgument naming the metric when not (Update treats a mismatch as
+  // a bug). By default the two must hold the same number of values.
+  virtual Status Validate(const Tensor& y_true, const Tensor& y_pred) const;
   virtual void Update(const Tensor& y_true, const Tensor& y_pred) = 0;
   // The metric over everything updated and merged so far (0 when empty).
   virtual double Result() const = 0;

@@ -56,12 +56,75 @@ TEST(Train, CheckpointsPruneResumeAndEvaluateFromTheCheckpointAlone) {
   ASSERT_EQ(e.exit_code, 0) << e.err;
   EXPECT_GT(Metric(e.out, "accuracy"), 0.5) << e.out;
 
-  // Resuming continues the step count from the checkpoint's version.
+  // Resuming continues from the checkpoint's version; --max_step counts the
+  // model's steps, so the same command after a crash finishes the job.
   RunResult resumed = RunEdl({"train", "--checkpoint_dir_for_init=" + ckpt,
-                              "--training_data=" + kTrain, "--max_step=10",
+                              "--training_data=" + kTrain, "--max_step=60",
                               "--checkpoint_dir=" + ckpt, "--num_threads=2"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_TRUE(fs::exists(ckpt + "/version-60/manifest.json")) << resumed.err;
+  EXPECT_NE(resumed.out.find("(10 steps,"), std::string::npos) << resumed.out;
+}
+
+TEST(Train, ResumingFromAMidEpochCheckpointMatchesAnUninterruptedRun) {
+  TempDir dir;
+  auto val_loss = [](const RunResult& r) { return Metric(r.out, "val_loss"); };
+  const std::vector<std::string> common = {
+      "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+      "--validation_data=" + kTest, "--num_threads=1", "--seed=3", "--num_epochs=2"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"train"};
+    args.insert(args.end(), common.begin(), common.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunEdl(args);
+  };
+  // 157 steps per epoch: stop inside the second epoch, then resume.
+  RunResult straight = with({"--max_step=250"});
+  RunResult first = with({"--max_step=200", "--checkpoint_dir=" + dir.File("c")});
+  RunResult rest = with({"--max_step=250", "--checkpoint_dir_for_init=" + dir.File("c")});
+  ASSERT_EQ(straight.exit_code, 0) << straight.err;
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(rest.exit_code, 0) << rest.err;
+  EXPECT_GT(val_loss(straight), 0);
+  EXPECT_EQ(val_loss(rest), val_loss(straight)) << rest.out << straight.out;
+  EXPECT_NE(val_loss(first), val_loss(straight));
+}
+
+TEST(Train, EvaluatingAfterTrainingWithAnotherOptimizerNeedsNoSlots) {
+  TempDir dir;
+  const std::string out = dir.File("sgd");
+  ASSERT_EQ(RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+                    "--max_step=20", "--output=" + out,
+                    "--optimizer={\"class_name\": \"SGD\", \"config\": {\"momentum\": 0.9}}"})
+                .exit_code,
+            0);
+  // The zoo spec says Adam; evaluation restores weights only.
+  RunResult e = RunEdl({"evaluate", "--model_def=zoo:fashion_mnist_mlp",
+                        "--checkpoint_dir_for_init=" + out, "--validation_data=" + kTest});
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+  // Fine-tuning with Adam from the SGD checkpoint starts Adam's state afresh.
+  RunResult t = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp",
+                        "--checkpoint_dir_for_init=" + out, "--training_data=" + kTest,
+                        "--max_step=30"});
+  EXPECT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.err.find("starts its optimizer state afresh"), std::string::npos) << t.err;
+}
+
+TEST(Train, OutputRefusesToReplaceSomethingThatIsNotAnExport) {
+  TempDir dir;
+  WriteText(dir.File("precious.txt"), "keep me");
+  RunResult r = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+                        "--max_step=2", "--output=" + dir.path()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("is not an edl export"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadText(dir.File("precious.txt")), "keep me");
+  // An existing export is replaced.
+  const std::string out = dir.File("model");
+  for (int i = 0; i < 2; ++i) {
+    RunResult ok = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+                           "--max_step=2", "--output=" + out});
+    EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  }
 }
 
 TEST(Train, ExportedModelEvaluatesAndPredictsConsistently) {
@@ -141,6 +204,19 @@ TEST(Train, SameSeedGivesTheSameRun) {
   ASSERT_EQ(b.exit_code, 0) << b.err;
   EXPECT_EQ(Metric(a.out, "loss"), Metric(b.out, "loss"));
   EXPECT_GT(Metric(a.out, "loss"), 0);
+}
+
+TEST(Train, LossesAndMetricsThatDoNotFitTheLabelsAreClearErrors) {
+  for (const auto& [flag, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--metrics=auc", "metric auc needs one prediction per label value"},
+           {"--loss=mse", "loss mean_squared_error needs one label value per prediction"},
+           {"--loss=categorical_crossentropy", "class ids need sparse_categorical_crossentropy"}}) {
+    RunResult r = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+                          "--max_step=2", flag});
+    EXPECT_EQ(r.exit_code, 1) << flag;
+    EXPECT_NE(r.err.find(message), std::string::npos) << flag << ": " << r.err;
+    EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  }
 }
 
 TEST(Train, RejectsATruncatedIdxFileNamingIt) {
