@@ -39,6 +39,16 @@ int Main(int argc, char** argv) {
   add(AddPredictCommand);
   add(AddZooCommand);
   add(AddVersionCommand);
+  add(AddMasterCommand);
+  add(AddPsCommand);
+  add(AddWorkerCommand);
+  {
+    Runner control = AddControlCommands(app);
+    for (CLI::App* sub : app.get_subcommands({})) {
+      const std::string& n = sub->get_name();
+      if (n == "status" || n == "stop" || n == "scale") runners[sub] = control;
+    }
+  }
   // CLI11 reports a mistyped command only as "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
     std::string names;

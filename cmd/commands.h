@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 namespace CLI {
 class App;
@@ -18,6 +19,13 @@ Runner AddEvaluateCommand(CLI::App& parent);
 Runner AddPredictCommand(CLI::App& parent);
 Runner AddZooCommand(CLI::App& parent);
 Runner AddVersionCommand(CLI::App& parent);
+Runner AddMasterCommand(CLI::App& parent);
+Runner AddPsCommand(CLI::App& parent);
+Runner AddWorkerCommand(CLI::App& parent);
+// status, stop and scale share one runner.
+Runner AddControlCommands(CLI::App& parent);
+// $XDG_RUNTIME_DIR/edl, else /tmp/edl-<uid>.
+std::string JobsRootFlagDefault();
 
 // Prints "edl: <message>" on stderr and returns the exit code for a failed
 // command (1).

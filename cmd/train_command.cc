@@ -2,7 +2,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "base/clock.h"
@@ -13,6 +15,8 @@
 #include "roles/evaluation.h"
 #include "roles/local_trainer.h"
 #include "roles/prediction.h"
+#include "roles/job/process_options.h"
+#include "roles/job_dir.h"
 #include "tensor/ops.h"
 
 namespace edl::cmd {
@@ -20,16 +24,33 @@ namespace {
 
 // Strategies accepted by --distribution_strategy (ElasticDL's names).
 bool CheckStrategy(const std::string& s) {
-  if (s == "Local") return true;
-  if (s == "ParameterServerStrategy" || s == "AllreduceStrategy") {
-    Fail("--distribution_strategy=" + s +
-         ": distributed training is not available in this build yet; use "
-         "--distribution_strategy=Local");
+  if (s == "Local" || s == "ParameterServerStrategy") return true;
+  if (s == "AllreduceStrategy") {
+    Fail("--distribution_strategy=AllreduceStrategy is not available in this build yet; "
+         "use ParameterServerStrategy or Local");
     return false;
   }
   Fail("--distribution_strategy: expected Local, ParameterServerStrategy or "
        "AllreduceStrategy, got \"" + s + "\"");
   return false;
+}
+
+// Turns the client into the job's master (`edl master ...`): the job's
+// output is the master's, and its exit code the job's outcome.
+int ExecMaster(const roles::job::MasterProcessOptions& m) {
+  std::vector<std::string> args = roles::job::ToArgs(m);
+  char self[4096];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return Fail("cannot find the edl binary (/proc/self/exe)");
+  self[n] = '\0';
+  std::vector<char*> argv;
+  argv.push_back(self);
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::execv(self, argv.data());
+  return Fail(std::string("cannot start the master: ") + std::strerror(errno));
 }
 
 }  // namespace
@@ -41,6 +62,10 @@ Runner AddTrainCommand(CLI::App& parent) {
     CommonFlags common;
     std::string strategy = "Local";
     std::string job_name;
+    std::string cluster = "local";
+    std::string jobs_dir = JobsRootFlagDefault();
+    roles::job::MasterProcessOptions dist;
+    double grace_s = 25;
   };
   auto s = std::make_shared<State>();
   roles::TrainOptions& o = s->o;
@@ -95,10 +120,71 @@ Runner AddTrainCommand(CLI::App& parent) {
                   "Local trains in this process (distributed strategies come with "
                   "the master/worker roles)")
       ->capture_default_str();
-  app->add_option("--job_name", s->job_name, "A name for the job (used in logs)");
+  app->add_option("--job_name", s->job_name,
+                  "A name for the job: logs, and `edl status/stop/scale JOB` (default edl-<pid>)");
+  // Distributed training (--distribution_strategy=ParameterServerStrategy).
+  auto& d = s->dist;
+  app->add_option("--cluster", s->cluster,
+                  "Where a distributed job runs: local (processes on this machine)")
+      ->capture_default_str();
+  app->add_option("--jobs_dir", s->jobs_dir,
+                  "Where local jobs keep their directory (secret, master address)")
+      ->capture_default_str();
+  app->add_option("--num_workers", d.num_workers, "Workers of a distributed job")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--num_ps_pods", d.num_ps, "Parameter servers of a distributed job")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--num_minibatches_per_task", d.num_minibatches_per_task,
+                  "A task is minibatch_size x this many records")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--use_async", d.use_async,
+                  "Asynchronous SGD (false: synchronous, see --grads_to_wait)")
+      ->capture_default_str();
+  app->add_option("--grads_to_wait", d.grads_to_wait,
+                  "Sync SGD: gradients averaged into one update")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--sync_version_tolerance", d.sync_version_tolerance,
+                  "Sync SGD: how many versions old a gradient may be")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app->add_option("--lr_staleness_modulation", d.lr_staleness_modulation,
+                  "Async SGD: scale a stale gradient by 1/staleness")->capture_default_str();
+  app->add_option("--get_model_steps", d.get_model_steps,
+                  "Workers pull dense parameters every N steps")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--relaunch_on_worker_failure", d.relaunch_on_worker_failure,
+                  "Relaunches of a worker that failed; a worker killed by a signal "
+                  "(preempted, kill -9) is always relaunched")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app->add_option("--grace_period", s->grace_s,
+                  "Seconds a stopping worker gets to hand back its task before SIGKILL")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
     if (!CheckStrategy(s->strategy)) return 2;
+    if (s->strategy == "ParameterServerStrategy") {
+      if (s->cluster != "local") {
+        return Fail("--cluster=" + s->cluster + ": only local is available in this build");
+      }
+      const roles::TrainOptions& o = s->o;
+      if (o.max_steps > 0) return Fail("--max_step is not supported with ParameterServerStrategy");
+      roles::job::MasterProcessOptions m = s->dist;
+      m.job.job_name = s->job_name.empty() ? "edl-" + std::to_string(::getpid()) : s->job_name;
+      auto dir = roles::CreateJobDirectory(s->jobs_dir, m.job.job_name);
+      if (!dir.ok()) return Fail(dir.status().message());
+      m.job.job_dir = dir->path;
+      m.model = o.model;
+      m.training_data = o.training_data;
+      m.validation_data = o.validation_data;
+      m.num_epochs = o.num_epochs;
+      m.minibatch_size = o.minibatch_size;
+      m.evaluation_steps = o.evaluation_steps;
+      m.checkpoint_dir = o.checkpoint_dir;
+      m.checkpoint_steps = o.checkpoint_steps;
+      m.keep_checkpoint_max = o.keep_checkpoint_max;
+      m.output = o.output;
+      m.grace_period = std::chrono::milliseconds(static_cast<int64_t>(s->grace_s * 1000));
+      return ExecMaster(m);
+    }
     if (!s->job_name.empty()) EDL_LOG(INFO) << "job " << s->job_name;
     const bool terminal = IsTerminal(STDERR_FILENO);
     auto r = roles::RunLocalTraining(s->o, stderr, terminal, SystemClock());

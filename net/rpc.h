@@ -37,7 +37,7 @@ using GetHandler = std::function<HttpResponse()>;
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 0;  // 0: an ephemeral port, see RpcServer::port()
+  int port = 0;        // 0: an ephemeral port, see RpcServer::port()
   std::string secret;  // REQUIRES: non-empty
   int num_threads = 2;
   size_t max_body_bytes = size_t{1} << 30;
@@ -65,6 +65,11 @@ class RpcServer {
   int port() const;
   // Stops accepting, closes connections, joins threads. Idempotent.
   void Stop();
+
+  // Statistics (for tests and /metrics): connections accepted since Start(),
+  // and connections open now.
+  size_t connections_accepted() const;
+  size_t open_connections() const;
 
  private:
   struct Impl;

@@ -151,4 +151,19 @@ Model::IdLimit Model::InputIdLimit(size_t input_index) const {
   return limit;
 }
 
+std::vector<Model::EmbeddingInput> Model::EmbeddingInputs() {
+  std::vector<EmbeddingInput> result;
+  for (const Step& step : steps_) {
+    auto* embedding = dynamic_cast<layers::Embedding*>(step.layer);
+    if (embedding == nullptr || step.input_slots.empty()) continue;
+    for (size_t i = 0; i < input_slots_.size(); ++i) {
+      if (input_slots_[i] != step.input_slots[0]) continue;
+      for (Parameter* p : embedding->weights()) {
+        if (p->name == embedding->name() + "/embeddings") result.push_back({i, p});
+      }
+    }
+  }
+  return result;
+}
+
 }  // namespace edl::nn::keras

@@ -95,6 +95,14 @@ class Model {
   };
   IdLimit InputIdLimit(size_t input_index) const;
 
+  // Which int64 model input each Embedding table reads directly: a worker
+  // pulls exactly the rows of the ids it is about to look up.
+  struct EmbeddingInput {
+    size_t input_index = 0;
+    Parameter* table = nullptr;  // "<layer>/embeddings"
+  };
+  std::vector<EmbeddingInput> EmbeddingInputs();
+
   uint64_t seed() const { return seed_; }
   bool sequential() const { return sequential_; }
 

@@ -15,17 +15,17 @@
 namespace edl::roles::cluster {
 
 struct ProcessSpec {
-  std::string name;               // unique in the job: "ps-0", "worker-3"
-  std::vector<std::string> args;  // arguments after the edl binary
+  std::string name;                        // unique in the job: "ps-0", "worker-3"
+  std::vector<std::string> args;           // arguments after the edl binary
   std::map<std::string, std::string> env;  // added to the inherited environment
 };
 
 // How a process ended.
 struct ProcessExit {
   std::string name;
-  int64_t incarnation = 0;  // 1 for the first launch of `name`, 2 after a relaunch, ...
-  bool signaled = false;    // killed by a signal (preemption, kill -9, OOM killer)
-  int code = 0;             // exit code, or the signal number when signaled
+  int64_t incarnation = 0;       // 1 for the first launch of `name`, 2 after a relaunch, ...
+  bool signaled = false;         // killed by a signal (preemption, kill -9, OOM killer)
+  int code = 0;                  // exit code, or the signal number when signaled
   std::string ToString() const;  // "worker-1 (incarnation 2) killed by signal 9"
 };
 

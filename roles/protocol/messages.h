@@ -109,6 +109,9 @@ struct PushGradientsRequest {
   int64_t version = 0;  // the dense version the gradients were computed on
   std::vector<NamedTensor> dense;
   std::vector<SparseGradient> sparse;
+  // Non-trainable variables the worker updated itself (batch norm moving
+  // statistics): their values replace the PS's (last writer wins).
+  std::vector<NamedTensor> state;
 };
 struct PushGradientsResponse {
   bool accepted = true;  // sync SGD: false when too stale

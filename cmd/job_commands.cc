@@ -1,0 +1,226 @@
+// The processes of a distributed job (edl master / ps / worker, normally
+// launched by the job itself) and job control (edl status / stop / scale).
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "base/logging.h"
+#include "cmd/commands.h"
+#include "cmd/model_flags.h"
+#include "net/rpc.h"
+#include "roles/job/master_process.h"
+#include "roles/job/ps_process.h"
+#include "roles/job/worker_process.h"
+#include "roles/job_dir.h"
+
+namespace edl::cmd {
+namespace {
+
+using roles::job::JobAccess;
+
+void AddJobAccessFlags(CLI::App& app, JobAccess& j) {
+  app.add_option("--job_name", j.job_name, "The job's name")->capture_default_str();
+  app.add_option("--job_dir", j.job_dir, "The job's directory (secret, master address)");
+  app.add_option("--secret_file", j.secret_file,
+                 "File holding the job's RPC secret (default <job_dir>/secret)");
+}
+
+std::vector<std::string> SplitComma(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+// Where local jobs keep their directories: $XDG_RUNTIME_DIR/edl, else
+// /tmp/edl-<uid>.
+std::string DefaultJobsRoot() {
+  const char* xdg = std::getenv("XDG_RUNTIME_DIR");
+  if (xdg && *xdg) return std::string(xdg) + "/edl";
+  return "/tmp/edl-" + std::to_string(::getuid());
+}
+
+// A channel to a running job's master, found through its job directory.
+Result<std::unique_ptr<net::RpcChannel>> ConnectToJob(const std::string& root,
+                                                      const std::string& job) {
+  EDL_ASSIGN_OR_RETURN(roles::JobDirectory dir, roles::FindJobDirectory(root, job));
+  EDL_ASSIGN_OR_RETURN(std::string secret, roles::ReadSecret(dir));
+  EDL_ASSIGN_OR_RETURN(roles::MasterAddress a, roles::ReadMasterAddress(dir));
+  return std::make_unique<net::RpcChannel>(a.host, a.port, secret);
+}
+
+}  // namespace
+
+std::string JobsRootFlagDefault() { return DefaultJobsRoot(); }
+
+Runner AddMasterCommand(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand(
+      "master", "Run the master of a distributed job (started by `edl train`)");
+  struct State {
+    roles::job::MasterProcessOptions o;
+    CommonFlags common;
+    double grace_s = 25;
+  };
+  auto s = std::make_shared<State>();
+  auto& o = s->o;
+  AddJobAccessFlags(*app, o.job);
+  AddModelFlags(*app, o.model);
+  AddCommonFlags(*app, s->common);
+  app->add_option("--host", o.host, "Address to listen on")->capture_default_str();
+  app->add_option("--port", o.port, "Port to listen on (0: any free port)")->capture_default_str();
+  app->add_option("--training_data", o.training_data, "Training data (IDX or CSV)");
+  app->add_option("--validation_data", o.validation_data, "Validation data");
+  app->add_option("--prediction_data", o.prediction_data, "Prediction data");
+  app->add_option("--prediction_output", o.prediction_output, "CSV for predictions");
+  app->add_option("--num_workers", o.num_workers, "Workers")->capture_default_str();
+  app->add_option("--num_ps_pods", o.num_ps, "Parameter servers")->capture_default_str();
+  app->add_option("--num_epochs", o.num_epochs, "Epochs")->capture_default_str();
+  app->add_option("--minibatch_size", o.minibatch_size, "Records per step")->capture_default_str();
+  app->add_option("--num_minibatches_per_task", o.num_minibatches_per_task,
+                  "Minibatches per task")->capture_default_str();
+  app->add_option("--evaluation_steps", o.evaluation_steps,
+                  "Evaluate every N model versions (0: every epoch)")->capture_default_str();
+  app->add_option("--get_model_steps", o.get_model_steps,
+                  "Workers pull dense parameters every N steps")->capture_default_str();
+  app->add_option("--use_async", o.use_async, "Asynchronous SGD")->capture_default_str();
+  app->add_option("--grads_to_wait", o.grads_to_wait, "Sync SGD: pushes per update")
+      ->capture_default_str();
+  app->add_option("--sync_version_tolerance", o.sync_version_tolerance,
+                  "Sync SGD: accepted staleness")->capture_default_str();
+  app->add_option("--lr_staleness_modulation", o.lr_staleness_modulation,
+                  "Async SGD: scale gradients by 1/staleness")->capture_default_str();
+  app->add_option("--checkpoint_dir", o.checkpoint_dir, "PS checkpoints");
+  app->add_option("--checkpoint_steps", o.checkpoint_steps, "Checkpoint every N versions");
+  app->add_option("--keep_checkpoint_max", o.keep_checkpoint_max, "Keep N checkpoints (0: all)");
+  app->add_option("--output", o.output, "Export the final model here");
+  app->add_option("--relaunch_on_worker_failure", o.relaunch_on_worker_failure,
+                  "Relaunches of a worker that failed (one killed by a signal is always "
+                  "relaunched)")->capture_default_str();
+  app->add_option("--grace_period", s->grace_s, "Seconds a stopping process gets before SIGKILL")
+      ->capture_default_str();
+  return [s]() {
+    if (!ApplyCommonFlags(s->common)) return 2;
+    s->o.grace_period = std::chrono::milliseconds(static_cast<int64_t>(s->grace_s * 1000));
+    char self[4096];
+    ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return Fail("cannot find the edl binary (/proc/self/exe)");
+    self[n] = '\0';
+    s->o.binary = self;
+    Status st = roles::job::RunMasterProcess(s->o);
+    if (!st.ok()) return Fail("job " + s->o.job.job_name + " failed: " + st.message());
+    return 0;
+  };
+}
+
+Runner AddPsCommand(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand(
+      "ps", "Run one parameter server of a distributed job (started by the master)");
+  struct State {
+    roles::job::PsProcessOptions o;
+    CommonFlags common;
+  };
+  auto s = std::make_shared<State>();
+  auto& o = s->o;
+  AddJobAccessFlags(*app, o.job);
+  AddModelFlags(*app, o.model);
+  AddCommonFlags(*app, s->common);
+  app->add_option("--ps_index", o.ps_index, "This PS's index")->capture_default_str();
+  app->add_option("--num_ps_pods", o.num_ps, "Parameter servers in the job")->capture_default_str();
+  app->add_option("--host", o.host, "Address to listen on")->capture_default_str();
+  app->add_option("--port", o.port, "Port to listen on")->capture_default_str();
+  app->add_option("--use_async", o.use_async, "Asynchronous SGD")->capture_default_str();
+  app->add_option("--grads_to_wait", o.grads_to_wait, "Sync SGD: pushes per update")
+      ->capture_default_str();
+  app->add_option("--sync_version_tolerance", o.sync_version_tolerance,
+                  "Sync SGD: accepted staleness")->capture_default_str();
+  app->add_option("--lr_staleness_modulation", o.lr_staleness_modulation,
+                  "Async SGD: scale gradients by 1/staleness")->capture_default_str();
+  app->add_option("--checkpoint_dir", o.checkpoint_dir, "Checkpoint directory");
+  app->add_option("--checkpoint_steps", o.checkpoint_steps, "Checkpoint every N versions");
+  app->add_option("--keep_checkpoint_max", o.keep_checkpoint_max, "Keep N checkpoints (0: all)");
+  return [s]() {
+    if (!ApplyCommonFlags(s->common)) return 2;
+    Status st = roles::job::RunPsProcess(s->o);
+    if (!st.ok()) return Fail("ps-" + std::to_string(s->o.ps_index) + ": " + st.message());
+    return 0;
+  };
+}
+
+Runner AddWorkerCommand(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand(
+      "worker", "Run one worker of a distributed job (started by the master)");
+  struct State {
+    roles::job::WorkerProcessOptions o;
+    CommonFlags common;
+    std::string ps_addrs;
+  };
+  auto s = std::make_shared<State>();
+  auto& o = s->o;
+  AddJobAccessFlags(*app, o.job);
+  AddModelFlags(*app, o.model);
+  AddCommonFlags(*app, s->common);
+  app->add_option("--worker_name", o.worker_name, "This worker's name")->capture_default_str();
+  app->add_option("--master_addr", o.master_addr, "The master's host:port")->required();
+  app->add_option("--ps_addrs", s->ps_addrs, "Comma-separated host:port of every PS")->required();
+  app->add_option("--training_data", o.training_data, "Training data");
+  app->add_option("--validation_data", o.validation_data, "Validation data");
+  app->add_option("--prediction_data", o.prediction_data, "Prediction data");
+  app->add_option("--minibatch_size", o.minibatch_size, "Records per step")->capture_default_str();
+  app->add_option("--get_model_steps", o.get_model_steps,
+                  "Pull dense parameters every N steps")->capture_default_str();
+  return [s]() {
+    if (!ApplyCommonFlags(s->common)) return 2;
+    s->o.ps_addrs = SplitComma(s->ps_addrs);
+    Status st = roles::job::RunWorkerProcess(s->o);
+    if (!st.ok()) return Fail(s->o.worker_name + ": " + st.message());
+    return 0;
+  };
+}
+
+Runner AddControlCommands(CLI::App& parent) {
+  struct State {
+    std::string job;
+    std::string root = DefaultJobsRoot();
+    int num_workers = 0;
+  };
+  auto s = std::make_shared<State>();
+  CLI::App* status = parent.add_subcommand("status", "Show a running local job's status");
+  CLI::App* stop = parent.add_subcommand("stop", "Stop a running local job");
+  CLI::App* scale = parent.add_subcommand("scale", "Change a running local job's worker count");
+  for (CLI::App* app : {status, stop, scale}) {
+    app->add_option("JOB", s->job, "The job's --job_name")->required();
+    app->add_option("--jobs_dir", s->root, "Where local jobs keep their directories")
+        ->capture_default_str();
+  }
+  scale->add_option("--num_workers", s->num_workers, "The new number of workers")
+      ->required()
+      ->check(CLI::Range(1, 1000));
+  return [s, status, stop, scale]() {
+    auto channel = ConnectToJob(s->root, s->job);
+    if (!channel.ok()) return Fail(channel.status().message());
+    const net::Millis deadline(10000);
+    if (status->parsed()) {
+      auto r = (*channel)->Get("/status", deadline);
+      if (!r.ok()) return Fail("job " + s->job + ": " + r.status().message());
+      nlohmann::json j = nlohmann::json::parse(*r, nullptr, false);
+      std::printf("%s\n", j.is_discarded() ? r->c_str() : j.dump(2).c_str());
+      return 0;
+    }
+    const std::string path = stop->parsed() ? "/edl.Control/Stop" : "/edl.Control/Scale";
+    auto r = (*channel)->Call(path, scale->parsed() ? std::to_string(s->num_workers) : "",
+                              deadline);
+    if (!r.ok()) return Fail("job " + s->job + ": " + r.status().message());
+    std::printf("job %s: %s\n", s->job.c_str(), r->c_str());
+    return 0;
+  };
+}
+
+}  // namespace edl::cmd

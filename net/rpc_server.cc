@@ -1,0 +1,252 @@
+// RpcServer: a Beast HTTP/1.1 server, one C++20 coroutine per connection on
+// its own strand, `num_threads` threads running one io_context. Requests are
+// answered by HttpRouter (net/http_handling.h); every read and write has a
+// deadline (ServerOptions::idle_timeout).
+#include <atomic>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "base/logging.h"
+#include "net/http_beast_impl.h"
+#include "net/http_handling.h"
+#include "net/rpc.h"
+
+namespace edl::net {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+// How long a connection closed after an error reply keeps reading (and
+// discarding) what the client still sends, so the client sees the reply
+// rather than a reset.
+constexpr Millis kMaxLinger{5000};
+
+// Counts a connection as open for the lifetime of its coroutine frame (which
+// ends either normally or when Stop() destroys the io_context).
+class OpenConnection {
+ public:
+  explicit OpenConnection(std::atomic<size_t>* open) : open_(open) { ++*open_; }
+  ~OpenConnection() { --*open_; }
+  OpenConnection(const OpenConnection&) = delete;
+  OpenConnection& operator=(const OpenConnection&) = delete;
+
+ private:
+  std::atomic<size_t>* open_;
+};
+
+void LogEscapedException(std::exception_ptr e) {
+  if (!e) return;
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    EDL_LOG(WARNING) << "rpc server: connection ended by exception: "
+                     << ex.what();
+  } catch (...) {
+    EDL_LOG(WARNING) << "rpc server: connection ended by an exception";
+  }
+}
+
+}  // namespace
+
+struct RpcServer::Impl {
+  explicit Impl(ServerOptions o)
+      : options(std::move(o)), router(options.secret) {}
+
+  asio::awaitable<void> AcceptLoop();
+  asio::awaitable<void> Serve(tcp::socket socket);
+
+  const ServerOptions options;
+  HttpRouter router;  // read-only once started
+
+  std::mutex mu;  // guards started, stopped, ioc, acceptor, threads
+  bool started = false;
+  bool stopped = false;
+  std::unique_ptr<asio::io_context> ioc;
+  std::unique_ptr<tcp::acceptor> acceptor;  // on its own strand
+  std::vector<std::thread> threads;
+
+  std::atomic<int> port{0};
+  std::atomic<size_t> accepted{0};
+  std::atomic<size_t> open{0};
+};
+
+asio::awaitable<void> RpcServer::Impl::AcceptLoop() {
+  for (;;) {
+    beast::error_code ec;
+    tcp::socket socket(asio::make_strand(*ioc));
+    co_await acceptor->async_accept(
+        socket, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec == asio::error::operation_aborted || !acceptor->is_open()) co_return;
+    if (ec) {  // e.g. out of file descriptors: pause rather than spin
+      EDL_LOG(WARNING) << "rpc server on port " << port.load()
+                       << ": accept failed: " << ec.message();
+      asio::steady_timer pause(co_await asio::this_coro::executor, Millis(50));
+      co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+      continue;
+    }
+    ++accepted;
+    auto executor = socket.get_executor();
+    asio::co_spawn(executor, Serve(std::move(socket)), LogEscapedException);
+  }
+}
+
+asio::awaitable<void> RpcServer::Impl::Serve(tcp::socket socket) {
+  OpenConnection counted(&open);
+  beast::error_code ec;
+  socket.set_option(tcp::no_delay(true), ec);
+  beast::tcp_stream stream(std::move(socket));
+  beast::flat_buffer buffer;
+  for (;;) {
+    http::request_parser<http::string_body> parser;
+    parser.body_limit(options.max_body_bytes);
+    stream.expires_after(options.idle_timeout);
+    co_await http::async_read(stream, buffer, parser,
+                              asio::redirect_error(asio::use_awaitable, ec));
+    HttpReply reply;
+    unsigned version = 11;
+    bool keep_alive = false;
+    if (ec) {
+      std::optional<HttpReply> error =
+          internal::ReplyForReadError(ec, options.max_body_bytes);
+      if (!error) break;  // peer gone, idle, or a socket error
+      reply = std::move(*error);
+    } else {
+      HttpRequest request = internal::FromBeastRequest(parser.release());
+      reply = router.Handle(request);
+      version = request.version;
+      keep_alive = request.keep_alive && !reply.close;
+    }
+    internal::BeastResponse response =
+        internal::ToBeastResponse(std::move(reply), version, keep_alive);
+    stream.expires_after(options.idle_timeout);
+    co_await http::async_write(stream, response,
+                               asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) break;
+    if (!keep_alive) {
+      // Lingering close: stop sending, then drain until the client closes.
+      stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+      stream.expires_after(std::min(options.idle_timeout, kMaxLinger));
+      char sink[16384];
+      for (;;) {
+        co_await stream.async_read_some(
+            asio::buffer(sink), asio::redirect_error(asio::use_awaitable, ec));
+        if (ec) break;
+      }
+      break;
+    }
+  }
+  stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+  stream.socket().close(ec);
+}
+
+RpcServer::RpcServer(ServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {
+  EDL_CHECK(impl_->options.num_threads > 0) << "num_threads must be positive";
+}
+
+RpcServer::~RpcServer() { Stop(); }
+
+void RpcServer::HandleRpc(const std::string& path, RpcHandler handler) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  EDL_CHECK(!impl_->started) << "HandleRpc(" << path << ") after Start()";
+  impl_->router.AddRpc(path, std::move(handler));
+}
+
+void RpcServer::HandleGet(const std::string& path, GetHandler handler,
+                          bool public_access) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  EDL_CHECK(!impl_->started) << "HandleGet(" << path << ") after Start()";
+  impl_->router.AddGet(path, std::move(handler), public_access);
+}
+
+Status RpcServer::Start() {
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  EDL_CHECK(!s.started && !s.stopped) << "RpcServer started twice";
+  const std::string name =
+      s.options.host + ":" + std::to_string(s.options.port);
+  auto ioc = std::make_unique<asio::io_context>(s.options.num_threads);
+  beast::error_code ec;
+  tcp::endpoint endpoint;
+  asio::ip::address address = asio::ip::make_address(s.options.host, ec);
+  if (!ec) {
+    endpoint = tcp::endpoint(address, static_cast<uint16_t>(s.options.port));
+  } else {
+    tcp::resolver resolver(*ioc);
+    auto results =
+        resolver.resolve(s.options.host, std::to_string(s.options.port), ec);
+    if (ec || results.empty()) {
+      return Unavailable(name + ": cannot resolve host: " + ec.message());
+    }
+    endpoint = results.begin()->endpoint();
+  }
+  auto acceptor = std::make_unique<tcp::acceptor>(asio::make_strand(*ioc));
+  if (acceptor->open(endpoint.protocol(), ec); ec) {
+    return Unavailable(name + ": cannot open a socket: " + ec.message());
+  }
+  acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+  if (acceptor->bind(endpoint, ec); ec) {
+    return Unavailable(name + ": cannot bind: " + ec.message());
+  }
+  if (acceptor->listen(asio::socket_base::max_listen_connections, ec); ec) {
+    return Unavailable(name + ": cannot listen: " + ec.message());
+  }
+  s.port = acceptor->local_endpoint(ec).port();
+  s.ioc = std::move(ioc);
+  s.acceptor = std::move(acceptor);
+  asio::co_spawn(s.acceptor->get_executor(), s.AcceptLoop(),
+                 LogEscapedException);
+  for (int i = 0; i < s.options.num_threads; ++i) {
+    s.threads.emplace_back([ioc = s.ioc.get()] {
+      for (;;) {
+        try {
+          ioc->run();
+          return;
+        } catch (const std::exception& e) {
+          EDL_LOG(WARNING) << "rpc server: handler threw: " << e.what();
+        }
+      }
+    });
+  }
+  s.started = true;
+  return Status::Ok();
+}
+
+int RpcServer::port() const { return impl_->port.load(); }
+
+size_t RpcServer::connections_accepted() const {
+  return impl_->accepted.load();
+}
+
+size_t RpcServer::open_connections() const { return impl_->open.load(); }
+
+void RpcServer::Stop() {
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (!s.started || s.stopped) return;
+  s.stopped = true;
+  s.ioc->stop();  // handlers running now finish; nothing new starts
+  for (std::thread& t : s.threads) t.join();
+  s.threads.clear();
+  s.acceptor.reset();
+  // Destroying the io_context destroys the suspended connection coroutines,
+  // whose streams close their sockets.
+  s.ioc.reset();
+}
+
+}  // namespace edl::net

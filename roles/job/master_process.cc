@@ -1,0 +1,327 @@
+#include "roles/job/master_process.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <map>
+#include <thread>
+
+#include "base/clock.h"
+#include "base/file.h"
+#include "base/logging.h"
+#include "base/signal_watcher.h"
+#include "data/source.h"
+#include "net/rpc.h"
+#include "roles/cluster/local_cluster.h"
+#include "roles/cluster/supervisor.h"
+#include "roles/compiled_model.h"
+#include "roles/evaluation.h"
+#include "roles/job/ps_process.h"
+#include "roles/job_dir.h"
+#include "roles/master/master_core.h"
+#include "roles/model_export.h"
+#include "roles/protocol/remote_services.h"
+#include "roles/ps/ps_client.h"
+#include "tensor/ops.h"
+
+namespace edl::roles::job {
+namespace {
+
+using std::chrono::milliseconds;
+
+// A port nobody listens on right now (bound, read, released: a later bind by
+// the PS may in rare cases lose a race, and then the PS fails and is
+// relaunched on... the same port, so pick ports once and keep them).
+Result<int> PickFreePort(const std::string& host) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return Unavailable("cannot open a socket to pick a port");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = 0;
+  ::inet_pton(AF_INET, host.c_str(), &addr.sin_addr);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return Unavailable("cannot bind " + host + " to pick a port");
+  }
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return static_cast<int>(ntohs(addr.sin_port));
+}
+
+Result<int64_t> CountRecords(const std::string& flag, const std::string& path,
+                             const CompiledModel& cm, bool labels) {
+  if (path.empty()) return int64_t{0};
+  auto source = data::OpenSource(path, cm.input,
+                                 labels ? data::LabelPolicy::kRequired
+                                        : data::LabelPolicy::kIfPresent);
+  if (!source.ok()) return source.status().WithPrefix(flag);
+  EDL_RETURN_IF_ERROR(CheckSourceFitsModel(**source, cm, flag, labels));
+  return (*source)->num_records();
+}
+
+std::string PsName(int i) { return "ps-" + std::to_string(i); }
+std::string WorkerName(int i) { return "worker-" + std::to_string(i); }
+
+}  // namespace
+
+Status RunMasterProcess(const MasterProcessOptions& o) {
+  std::atomic<bool> stop_requested{false};
+  std::string stop_reason;
+  std::mutex stop_mu;
+  auto request_stop = [&](const std::string& why) {
+    std::lock_guard<std::mutex> lock(stop_mu);
+    if (!stop_requested) stop_reason = why;
+    stop_requested = true;
+  };
+  SignalWatcher signals([&](int signo) {
+    request_stop(std::string("stopped by signal ") + (signo == SIGINT ? "SIGINT" : "SIGTERM"));
+  });
+
+  if (o.num_workers < 1) return InvalidArgument("--num_workers must be at least 1");
+  if (o.num_ps < 1) {
+    return InvalidArgument("--num_ps_pods must be at least 1 for ParameterServerStrategy");
+  }
+  EDL_ASSIGN_OR_RETURN(std::string secret, LoadSecret(o.job));
+  if (o.model.num_threads > 0) tensor::SetNumThreads(o.model.num_threads);
+  ModelOptions mo = o.model;
+  mo.checkpoint_dir_for_init.clear();  // the PS restore their partitions
+  EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
+
+  master::MasterOptions mopt;
+  mopt.job_name = o.job.job_name;
+  EDL_ASSIGN_OR_RETURN(mopt.records.training,
+                       CountRecords("--training_data", o.training_data, cm, true));
+  EDL_ASSIGN_OR_RETURN(mopt.records.validation,
+                       CountRecords("--validation_data", o.validation_data, cm, true));
+  EDL_ASSIGN_OR_RETURN(mopt.records.prediction,
+                       CountRecords("--prediction_data", o.prediction_data, cm, false));
+  mopt.minibatch_size = o.minibatch_size;
+  mopt.num_minibatches_per_task = o.num_minibatches_per_task;
+  mopt.num_epochs = o.num_epochs;
+  mopt.evaluation_steps = o.evaluation_steps;
+  mopt.heartbeat_timeout_s = o.heartbeat_timeout_s;
+  mopt.seed = o.model.seed;
+  mopt.target_workers = 0;
+  mopt.make_metrics = [&cm] { return cm.MakeMetrics(); };
+  EDL_ASSIGN_OR_RETURN(auto core, master::MasterCore::Create(mopt, SystemClock()));
+
+  // RPC service, status API and job control on one port.
+  std::atomic<int> wanted_workers{o.num_workers};
+  net::ServerOptions so;
+  so.host = o.host;
+  so.port = o.port;
+  so.secret = secret;
+  net::RpcServer server(so);
+  protocol::ServeMaster(*core, server);
+  server.HandleGet("/status", [&] {
+    return net::HttpResponse{200, "application/json", core->StatusJson()};
+  });
+  server.HandleGet("/metrics", [&] {
+    return net::HttpResponse{200, "text/plain; version=0.0.4", core->PrometheusText()};
+  }, /*public_access=*/true);
+  server.HandleRpc("/edl.Control/Scale", [&](std::string_view body) -> Result<std::string> {
+    int n = 0;
+    try {
+      n = std::stoi(std::string(body));
+    } catch (...) {
+      return InvalidArgument("scale: expected a number of workers, got \"" +
+                             std::string(body) + "\"");
+    }
+    if (n < 1 || n > 1000) return InvalidArgument("scale: --num_workers must be 1..1000");
+    wanted_workers = n;
+    return std::string("scaling to " + std::to_string(n) + " workers");
+  });
+  server.HandleRpc("/edl.Control/Stop", [&](std::string_view) -> Result<std::string> {
+    request_stop("stopped by `edl stop`");
+    return std::string("stopping");
+  });
+  EDL_RETURN_IF_ERROR(server.Start());
+  const std::string master_addr = o.host + ":" + std::to_string(server.port());
+  if (!o.job.job_dir.empty()) {
+    EDL_RETURN_IF_ERROR(WriteMasterAddress(JobDirectory{o.job.job_dir},
+                                           {o.host, server.port(), ::getpid()}));
+  }
+  EDL_LOG(INFO) << "master of job " << o.job.job_name << " listening on " << master_addr
+                << "; " << mopt.records.training << " training, " << mopt.records.validation
+                << " validation records; " << o.num_ps << " PS, " << o.num_workers
+                << " workers";
+
+  cluster::LocalCluster local(o.binary);
+  cluster::Supervisor supervisor(local, SystemClock(), o.grace_period);
+  std::map<std::string, bool> is_ps;
+  supervisor.OnExit([&](const cluster::ProcessExit& e, bool will_relaunch) {
+    if (e.signaled || e.code != 0) {
+      EDL_LOG(WARNING) << e.ToString() << (will_relaunch ? "; relaunching" : "");
+    }
+    if (!is_ps.count(e.name)) core->OnWorkerExit(e.name);
+  });
+  supervisor.OnGaveUp([&](const std::string& name, const std::string& reason) {
+    if (is_ps.count(name)) core->Fail(name + " failed for good: " + reason);
+    else EDL_LOG(ERROR) << name << ": not relaunched again: " << reason;
+  });
+
+  // PS first, on ports fixed for the job so a relaunched PS is found again.
+  std::vector<std::string> ps_addrs;
+  for (int i = 0; i < o.num_ps; ++i) {
+    EDL_ASSIGN_OR_RETURN(int port, PickFreePort(o.host));
+    ps_addrs.push_back(o.host + ":" + std::to_string(port));
+    PsProcessOptions p;
+    p.job = o.job;
+    p.model = o.model;
+    p.model.num_threads = 1;
+    p.ps_index = i;
+    p.num_ps = o.num_ps;
+    p.host = o.host;
+    p.port = port;
+    p.use_async = o.use_async;
+    p.grads_to_wait = o.grads_to_wait;
+    p.sync_version_tolerance = o.sync_version_tolerance;
+    p.lr_staleness_modulation = o.lr_staleness_modulation;
+    p.checkpoint_dir = o.checkpoint_dir;
+    p.checkpoint_steps = o.checkpoint_steps;
+    p.keep_checkpoint_max = o.keep_checkpoint_max;
+    cluster::RelaunchPolicy policy;
+    policy.max_failure_relaunches = 3;
+    is_ps[PsName(i)] = true;
+    EDL_RETURN_IF_ERROR(supervisor.Add({PsName(i), ToArgs(p), {}}, policy));
+  }
+  std::vector<std::unique_ptr<protocol::RemotePs>> remotes;
+  std::vector<protocol::PsService*> services;
+  for (const std::string& a : ps_addrs) {
+    std::string host;
+    int port = 0;
+    EDL_RETURN_IF_ERROR(net::ParseAddress(a, "PS address", &host, &port));
+    remotes.push_back(std::make_unique<protocol::RemotePs>(host, port, secret, milliseconds(60000)));
+    services.push_back(remotes.back().get());
+  }
+  // Wait until every PS answers (it builds the model and restores first).
+  const double ps_deadline = SystemClock().NowSeconds() + 120;
+  for (size_t i = 0; i < services.size() && !stop_requested; ++i) {
+    while (true) {
+      supervisor.Step(milliseconds(50));
+      if (core->state() != master::JobState::kRunning) break;
+      auto r = services[i]->PullDense({-2});
+      if (r.ok()) break;
+      if (SystemClock().NowSeconds() > ps_deadline) {
+        return Unavailable(PsName(static_cast<int>(i)) + " did not come up within 120 s: " +
+                           r.status().message());
+      }
+    }
+  }
+
+  auto worker_spec = [&](int i) {
+    WorkerProcessOptions w;
+    w.job = o.job;
+    w.model = o.model;
+    w.model.num_threads = 1;
+    w.worker_name = WorkerName(i);
+    w.master_addr = master_addr;
+    w.ps_addrs = ps_addrs;
+    w.training_data = o.training_data;
+    w.validation_data = o.validation_data;
+    w.prediction_data = o.prediction_data;
+    w.minibatch_size = o.minibatch_size;
+    w.get_model_steps = o.get_model_steps;
+    return cluster::ProcessSpec{WorkerName(i), ToArgs(w), {}};
+  };
+  cluster::RelaunchPolicy worker_policy;
+  worker_policy.max_failure_relaunches = o.relaunch_on_worker_failure;
+  int next_worker = 0;
+  int launched = 0;  // workers wanted right now (names 0..next_worker-1 minus retired)
+  std::vector<std::string> active;
+
+  // The job loop.
+  while (core->state() == master::JobState::kRunning && !stop_requested) {
+    const int want = wanted_workers.load();
+    while (static_cast<int>(active.size()) < want) {
+      const int i = next_worker++;
+      EDL_RETURN_IF_ERROR(supervisor.Add(worker_spec(i), worker_policy));
+      active.push_back(WorkerName(i));
+      ++launched;
+    }
+    if (static_cast<int>(active.size()) > want) {
+      // Scale down: the newest workers finish their minibatch and leave.
+      while (static_cast<int>(active.size()) > want) {
+        const std::string name = active.back();
+        active.pop_back();
+        core->RequestStop(name);
+        Status s = supervisor.Remove(name, SIGTERM);
+        if (!s.ok()) EDL_LOG(WARNING) << "scale down " << name << ": " << s.message();
+        EDL_LOG(INFO) << "scaling down: " << name << " leaves";
+      }
+    }
+    supervisor.Step(milliseconds(100));
+    core->Tick();
+  }
+
+  Status result;
+  if (stop_requested) {
+    std::lock_guard<std::mutex> lock(stop_mu);
+    core->Fail(stop_reason);
+  }
+  if (core->state() == master::JobState::kSucceeded) {
+    // The final model: every PS's partition pulled into the master's model.
+    ps::PsClient client(services);
+    Status pulled = client.PullDense(cm.model->parameters());
+    for (const auto& e : cm.model->EmbeddingInputs()) {
+      if (!pulled.ok()) break;
+      const int64_t rows = e.table->value.dim(0);
+      std::vector<int64_t> ids(rows);
+      for (int64_t r = 0; r < rows; ++r) ids[r] = r;
+      pulled = client.PullRows(*e.table, tensor::Tensor::FromInts({rows}, ids));
+    }
+    if (pulled.ok()) {
+      cm.optimizer->set_iterations(core->model_version());
+      cm.epoch = o.num_epochs;
+      if (!o.output.empty()) {
+        result = ExportModel(cm, o.output);
+        if (result.ok()) EDL_LOG(INFO) << "exported the trained model to " << o.output;
+      }
+      if (result.ok() && !o.prediction_output.empty() && mopt.records.prediction > 0) {
+        auto predictions = core->Predictions();
+        if (!predictions.ok()) {
+          result = predictions.status();
+        } else {
+          std::string csv;
+          const tensor::Tensor& p = *predictions;
+          const int64_t rows = p.dim(0), cols = rows ? p.numel() / rows : 0;
+          for (int64_t j = 0; j < cols; ++j) csv += (j ? ",output_" : "output_") + std::to_string(j);
+          csv += "\n";
+          const float* v = p.f32();
+          char buf[32];
+          for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t j = 0; j < cols; ++j) {
+              std::snprintf(buf, sizeof buf, "%s%.7g", j ? "," : "", v[r * cols + j]);
+              csv += buf;
+            }
+            csv += "\n";
+          }
+          result = WriteFileAtomically(o.prediction_output, csv);
+        }
+      }
+    } else {
+      result = pulled.WithPrefix("pulling the final model from the PS");
+    }
+  } else {
+    result = Internal(core->failure_reason());
+  }
+  // Stop every process; workers have mostly left by themselves already.
+  supervisor.RemoveAll(SIGTERM);
+  const double stop_deadline = SystemClock().NowSeconds() + o.grace_period.count() / 1000.0 + 5;
+  while (!local.Running().empty() && SystemClock().NowSeconds() < stop_deadline) {
+    supervisor.Step(milliseconds(100));
+  }
+  server.Stop();
+  std::printf("%s\n", core->FinalReport().c_str());
+  std::fflush(stdout);
+  (void)launched;
+  return result;
+}
+
+}  // namespace edl::roles::job

@@ -1,0 +1,111 @@
+#include "roles/job/process_options.h"
+
+#include <sstream>
+
+namespace edl::roles::job {
+namespace {
+
+void Add(std::vector<std::string>* args, const std::string& flag, const std::string& value) {
+  if (!value.empty()) args->push_back("--" + flag + "=" + value);
+}
+
+template <typename T>
+std::string Str(T v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+std::string Join(const std::vector<std::string>& parts) {
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : ",") + p;
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> ModelArgs(const ModelOptions& o) {
+  std::vector<std::string> args;
+  Add(&args, "model_def", o.model_def);
+  Add(&args, "loss", o.loss);
+  Add(&args, "optimizer", o.optimizer);
+  Add(&args, "metrics", o.metrics);
+  if (o.learning_rate > 0) Add(&args, "learning_rate", Str(o.learning_rate));
+  Add(&args, "checkpoint_dir_for_init", o.checkpoint_dir_for_init);
+  Add(&args, "seed", Str(o.seed));
+  Add(&args, "num_threads", Str(o.num_threads));
+  return args;
+}
+
+std::vector<std::string> JobArgs(const JobAccess& j) {
+  std::vector<std::string> args;
+  Add(&args, "job_name", j.job_name);
+  Add(&args, "job_dir", j.job_dir);
+  Add(&args, "secret_file", j.secret_file);
+  return args;
+}
+
+std::vector<std::string> ToArgs(const PsProcessOptions& o) {
+  std::vector<std::string> args = {"ps"};
+  for (auto& a : JobArgs(o.job)) args.push_back(a);
+  for (auto& a : ModelArgs(o.model)) args.push_back(a);
+  Add(&args, "ps_index", Str(o.ps_index));
+  Add(&args, "num_ps_pods", Str(o.num_ps));
+  Add(&args, "host", o.host);
+  Add(&args, "port", Str(o.port));
+  Add(&args, "use_async", o.use_async ? "true" : "false");
+  Add(&args, "grads_to_wait", Str(o.grads_to_wait));
+  Add(&args, "sync_version_tolerance", Str(o.sync_version_tolerance));
+  Add(&args, "lr_staleness_modulation", o.lr_staleness_modulation ? "true" : "false");
+  Add(&args, "checkpoint_dir", o.checkpoint_dir);
+  Add(&args, "checkpoint_steps", Str(o.checkpoint_steps));
+  Add(&args, "keep_checkpoint_max", Str(o.keep_checkpoint_max));
+  return args;
+}
+
+std::vector<std::string> ToArgs(const WorkerProcessOptions& o) {
+  std::vector<std::string> args = {"worker"};
+  for (auto& a : JobArgs(o.job)) args.push_back(a);
+  for (auto& a : ModelArgs(o.model)) args.push_back(a);
+  Add(&args, "worker_name", o.worker_name);
+  Add(&args, "master_addr", o.master_addr);
+  Add(&args, "ps_addrs", Join(o.ps_addrs));
+  Add(&args, "training_data", o.training_data);
+  Add(&args, "validation_data", o.validation_data);
+  Add(&args, "prediction_data", o.prediction_data);
+  Add(&args, "minibatch_size", Str(o.minibatch_size));
+  Add(&args, "get_model_steps", Str(o.get_model_steps));
+  return args;
+}
+
+std::vector<std::string> ToArgs(const MasterProcessOptions& o) {
+  std::vector<std::string> args = {"master"};
+  for (auto& a : JobArgs(o.job)) args.push_back(a);
+  for (auto& a : ModelArgs(o.model)) args.push_back(a);
+  Add(&args, "host", o.host);
+  Add(&args, "port", Str(o.port));
+  Add(&args, "training_data", o.training_data);
+  Add(&args, "validation_data", o.validation_data);
+  Add(&args, "prediction_data", o.prediction_data);
+  Add(&args, "prediction_output", o.prediction_output);
+  Add(&args, "num_workers", Str(o.num_workers));
+  Add(&args, "num_ps_pods", Str(o.num_ps));
+  Add(&args, "num_epochs", Str(o.num_epochs));
+  Add(&args, "minibatch_size", Str(o.minibatch_size));
+  Add(&args, "num_minibatches_per_task", Str(o.num_minibatches_per_task));
+  Add(&args, "evaluation_steps", Str(o.evaluation_steps));
+  Add(&args, "get_model_steps", Str(o.get_model_steps));
+  Add(&args, "use_async", o.use_async ? "true" : "false");
+  Add(&args, "grads_to_wait", Str(o.grads_to_wait));
+  Add(&args, "sync_version_tolerance", Str(o.sync_version_tolerance));
+  Add(&args, "lr_staleness_modulation", o.lr_staleness_modulation ? "true" : "false");
+  Add(&args, "checkpoint_dir", o.checkpoint_dir);
+  Add(&args, "checkpoint_steps", Str(o.checkpoint_steps));
+  Add(&args, "keep_checkpoint_max", Str(o.keep_checkpoint_max));
+  Add(&args, "output", o.output);
+  Add(&args, "relaunch_on_worker_failure", Str(o.relaunch_on_worker_failure));
+  Add(&args, "grace_period", Str(o.grace_period.count() / 1000.0));
+  return args;
+}
+
+}  // namespace edl::roles::job

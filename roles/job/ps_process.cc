@@ -1,0 +1,80 @@
+#include "roles/job/ps_process.h"
+
+#include <condition_variable>
+#include <mutex>
+
+#include "base/file.h"
+#include "base/logging.h"
+#include "base/signal_watcher.h"
+#include "net/rpc.h"
+#include "roles/compiled_model.h"
+#include "roles/job_dir.h"
+#include "roles/protocol/remote_services.h"
+#include "roles/ps/parameter_server.h"
+#include "tensor/ops.h"
+
+namespace edl::roles::job {
+
+Result<std::string> LoadSecret(const JobAccess& job) {
+  if (!job.secret_file.empty()) {
+    EDL_ASSIGN_OR_RETURN(std::string s, ReadFile(job.secret_file));
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    if (s.empty()) return InvalidArgument("--secret_file " + job.secret_file + ": empty");
+    return s;
+  }
+  if (job.job_dir.empty()) return InvalidArgument("--job_dir or --secret_file is required");
+  return ReadSecret(JobDirectory{job.job_dir});
+}
+
+Status RunPsProcess(const PsProcessOptions& o) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stop = false;
+  SignalWatcher signals([&](int signo) {
+    EDL_LOG(INFO) << "ps-" << o.ps_index << ": signal " << signo << ", stopping";
+    std::lock_guard<std::mutex> lock(mu);
+    stop = true;
+    cv.notify_all();
+  });
+
+  EDL_ASSIGN_OR_RETURN(std::string secret, LoadSecret(o.job));
+  if (o.model.num_threads > 0) tensor::SetNumThreads(o.model.num_threads);
+  ModelOptions mo = o.model;
+  ps::ParameterServerOptions po;
+  po.ps_index = o.ps_index;
+  po.num_ps = o.num_ps;
+  po.use_async = o.use_async;
+  po.grads_to_wait = o.grads_to_wait;
+  po.sync_version_tolerance = o.sync_version_tolerance;
+  po.lr_staleness_modulation = o.lr_staleness_modulation;
+  po.checkpoint_dir = o.checkpoint_dir;
+  po.checkpoint_steps = o.checkpoint_steps;
+  po.keep_checkpoint_max = o.keep_checkpoint_max;
+  po.checkpoint_dir_for_init = mo.checkpoint_dir_for_init;
+  po.seed = mo.seed;
+  mo.checkpoint_dir_for_init.clear();  // the PS restores its own partition
+  EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
+  EDL_ASSIGN_OR_RETURN(auto server_ps, ps::ParameterServer::Create(po, std::move(cm)));
+
+  net::ServerOptions so;
+  so.host = o.host;
+  so.port = o.port;
+  so.secret = secret;
+  net::RpcServer server(so);
+  protocol::ServePs(*server_ps, server);
+  EDL_RETURN_IF_ERROR(server.Start());
+  EDL_LOG(INFO) << "ps-" << o.ps_index << " of " << o.num_ps << ": serving on " << o.host
+                << ":" << server.port() << " at version " << server_ps->version();
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return stop; });
+  }
+  server.Stop();
+  if (!o.checkpoint_dir.empty()) {
+    Status s = server_ps->SaveCheckpoint();
+    if (!s.ok()) EDL_LOG(WARNING) << "ps-" << o.ps_index << ": final checkpoint: " << s.message();
+  }
+  return Status::Ok();
+}
+
+}  // namespace edl::roles::job

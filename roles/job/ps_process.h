@@ -1,0 +1,16 @@
+// The `edl ps` process: one parameter server of a distributed job, serving
+// its partition over RPC until SIGTERM (it then writes a final checkpoint if
+// the job checkpoints, and exits 0).
+#pragma once
+
+#include "base/status.h"
+#include "roles/job/process_options.h"
+
+namespace edl::roles::job {
+
+Status RunPsProcess(const PsProcessOptions& options);
+
+// The job secret from options.secret_file or <job_dir>/secret.
+Result<std::string> LoadSecret(const JobAccess& job);
+
+}  // namespace edl::roles::job

@@ -1,0 +1,91 @@
+#include "roles/job/worker_process.h"
+
+#include <memory>
+
+#include "base/clock.h"
+#include "base/logging.h"
+#include "base/signal_watcher.h"
+#include "data/source.h"
+#include "net/rpc.h"
+#include "roles/compiled_model.h"
+#include "roles/evaluation.h"
+#include "roles/job/ps_process.h"
+#include "roles/protocol/remote_services.h"
+#include "roles/ps/ps_client.h"
+#include "roles/worker/worker.h"
+
+#include <atomic>
+#include "tensor/ops.h"
+
+namespace edl::roles::job {
+namespace {
+
+Result<std::unique_ptr<data::Source>> Open(const std::string& flag, const std::string& path,
+                                           const CompiledModel& cm, bool labels) {
+  auto source = data::OpenSource(path, cm.input,
+                                 labels ? data::LabelPolicy::kRequired
+                                        : data::LabelPolicy::kIfPresent);
+  if (!source.ok()) return source.status().WithPrefix(flag);
+  EDL_RETURN_IF_ERROR(CheckSourceFitsModel(**source, cm, flag, labels));
+  return source;
+}
+
+}  // namespace
+
+Status RunWorkerProcess(const WorkerProcessOptions& o) {
+  // Installed first so every thread started below inherits the blocked
+  // signals; the worker is created later, so the callback goes through a
+  // pointer set once it exists.
+  std::atomic<worker::Worker*> running{nullptr};
+  std::atomic<bool> stop_early{false};
+  SignalWatcher signals([&](int signo) {
+    EDL_LOG(INFO) << o.worker_name << ": signal " << signo << ", stopping after this minibatch";
+    stop_early = true;
+    if (worker::Worker* w = running.load()) w->RequestStop();
+  });
+
+  EDL_ASSIGN_OR_RETURN(std::string secret, LoadSecret(o.job));
+  if (o.model.num_threads > 0) tensor::SetNumThreads(o.model.num_threads);
+  EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(o.model));
+  std::unique_ptr<data::Source> training, validation, prediction;
+  if (!o.training_data.empty()) {
+    EDL_ASSIGN_OR_RETURN(training, Open("--training_data", o.training_data, cm, true));
+  }
+  if (!o.validation_data.empty()) {
+    EDL_ASSIGN_OR_RETURN(validation, Open("--validation_data", o.validation_data, cm, true));
+  }
+  if (!o.prediction_data.empty()) {
+    EDL_ASSIGN_OR_RETURN(prediction, Open("--prediction_data", o.prediction_data, cm, false));
+  }
+
+  std::string host;
+  int port = 0;
+  EDL_RETURN_IF_ERROR(net::ParseAddress(o.master_addr, "--master_addr", &host, &port));
+  protocol::RemoteMaster master(host, port, secret, o.rpc_deadline);
+  if (o.ps_addrs.empty()) return InvalidArgument("--ps_addrs: at least one PS is needed");
+  std::vector<std::unique_ptr<protocol::RemotePs>> remotes;
+  std::vector<protocol::PsService*> services;
+  for (size_t i = 0; i < o.ps_addrs.size(); ++i) {
+    EDL_RETURN_IF_ERROR(net::ParseAddress(o.ps_addrs[i],
+                                          "--ps_addrs[" + std::to_string(i) + "]", &host, &port));
+    remotes.push_back(std::make_unique<protocol::RemotePs>(host, port, secret, o.rpc_deadline));
+    services.push_back(remotes.back().get());
+  }
+  ps::PsClient ps(services);
+
+  worker::WorkerOptions wo;
+  wo.name = o.worker_name;
+  wo.minibatch_size = o.minibatch_size;
+  wo.get_model_steps = o.get_model_steps;
+  worker::WorkerData data{training.get(), validation.get(), prediction.get()};
+  worker::Worker w(wo, cm, data, master, ps, SystemClock());
+  running = &w;
+  if (stop_early) w.RequestStop();
+  Status s = w.Run();
+  running = nullptr;
+  EDL_LOG(INFO) << o.worker_name << ": " << w.tasks_done() << " task(s) done"
+                << (s.ok() ? "" : "; " + s.message());
+  return s;
+}
+
+}  // namespace edl::roles::job

@@ -1,0 +1,37 @@
+// JobDirectory: where a local-cluster job keeps what its processes and the
+// control commands (edl status / stop / scale) share: `<root>/<job>/secret`
+// (the job's RPC secret, mode 0600, in a 0700 directory: only the job's user
+// can read it) and `master.json` (the master's address, written atomically
+// once it listens). Plain functions; safe to call from any process.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+
+namespace edl::roles {
+
+struct JobDirectory {
+  std::string path;  // <root>/<job name>
+
+  std::string SecretPath() const { return path + "/secret"; }
+  std::string MasterAddressPath() const { return path + "/master.json"; }
+};
+
+// Creates (or reuses) the job's directory and writes a fresh random secret.
+// InvalidArgument for a job name that is not [A-Za-z0-9_.-]+.
+Result<JobDirectory> CreateJobDirectory(const std::string& root, const std::string& job);
+// The directory of an existing job; NotFound naming the job otherwise.
+Result<JobDirectory> FindJobDirectory(const std::string& root, const std::string& job);
+
+Result<std::string> ReadSecret(const JobDirectory& dir);
+
+struct MasterAddress {
+  std::string host;
+  int port = 0;
+  int64_t pid = 0;
+};
+Status WriteMasterAddress(const JobDirectory& dir, const MasterAddress& address);
+Result<MasterAddress> ReadMasterAddress(const JobDirectory& dir);
+
+}  // namespace edl::roles

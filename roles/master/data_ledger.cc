@@ -1,0 +1,88 @@
+#include "roles/master/data_ledger.h"
+
+#include <algorithm>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "base/check.h"
+
+namespace edl::roles::master {
+
+DataLedger::DataLedger(int64_t records, int64_t records_per_task,
+                       int num_epochs)
+    : records_(records),
+      records_per_task_(records_per_task),
+      tasks_((records + records_per_task - 1) / records_per_task),
+      times_(num_epochs),
+      sums_(num_epochs) {
+  EDL_CHECK_GT(records_per_task, 0);
+  EDL_CHECK_GE(num_epochs, 0);
+  for (int e = 0; e < num_epochs; ++e) {
+    sums_[e].epoch = e + 1;
+    sums_[e].records = records;
+    sums_[e].missing = records;
+  }
+}
+
+int64_t DataLedger::TaskRecords(int64_t index) const {
+  return std::min(records_per_task_, records_ - index * records_per_task_);
+}
+
+void DataLedger::RecordTrained(int epoch, int64_t begin, int64_t end) {
+  EDL_CHECK(epoch >= 1 && epoch <= static_cast<int>(times_.size()))
+      << "epoch " << epoch;
+  EDL_CHECK_EQ(begin % records_per_task_, 0);
+  const int64_t index = begin / records_per_task_;
+  EDL_CHECK(index < tasks_ && end - begin == TaskRecords(index))
+      << "range [" << begin << ", " << end << ") is not a task";
+  auto& times = times_[epoch - 1];
+  if (times.empty()) times.assign(tasks_, 0);
+  EpochLedger& s = sums_[epoch - 1];
+  const int64_t n = end - begin;
+  uint16_t& t = times[index];
+  if (t == 0) {
+    s.trained += n;
+    s.missing -= n;
+  } else if (t == 1) {
+    s.trained_more_than_once += n;
+  }
+  if (t < std::numeric_limits<uint16_t>::max()) ++t;
+  s.record_trainings += n;
+  total_ += n;
+}
+
+int DataLedger::TimesTrained(int epoch, int64_t record) const {
+  EDL_CHECK(epoch >= 1 && epoch <= static_cast<int>(times_.size()));
+  EDL_CHECK(record >= 0 && record < records_);
+  const auto& times = times_[epoch - 1];
+  return times.empty() ? 0 : times[record / records_per_task_];
+}
+
+std::vector<EpochLedger> DataLedger::Summary() const { return sums_; }
+
+std::string DataLedger::ToString() const {
+  std::string out;
+  for (const EpochLedger& s : sums_) {
+    out += "epoch " + std::to_string(s.epoch) + ": " +
+           std::to_string(s.trained) + "/" + std::to_string(s.records) +
+           " records trained, " + std::to_string(s.missing) + " missing, " +
+           std::to_string(s.trained_more_than_once) +
+           " trained twice or more\n";
+  }
+  return out;
+}
+
+std::string DataLedger::ToJson() const {
+  nlohmann::json j = nlohmann::json::array();
+  for (const EpochLedger& s : sums_) {
+    j.push_back({{"epoch", s.epoch},
+                 {"records", s.records},
+                 {"trained", s.trained},
+                 {"missing", s.missing},
+                 {"trained_more_than_once", s.trained_more_than_once},
+                 {"record_trainings", s.record_trainings}});
+  }
+  return j.dump();
+}
+
+}  // namespace edl::roles::master

@@ -1,0 +1,314 @@
+#include "roles/master/master_core.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "base/logging.h"
+
+namespace edl::roles::master {
+
+using protocol::GetTaskRequest;
+using protocol::HeartbeatRequest;
+using protocol::HeartbeatResponse;
+using protocol::RegisterWorkerRequest;
+using protocol::RegisterWorkerResponse;
+using protocol::ReportTaskRequest;
+using protocol::ReportTaskResponse;
+
+namespace {
+
+int64_t Nanos(double seconds) { return static_cast<int64_t>(seconds * 1e9); }
+
+DispatcherOptions DispatcherOptionsOf(const MasterOptions& o) {
+  DispatcherOptions d;
+  d.records = o.records;
+  d.records_per_task = o.minibatch_size * o.num_minibatches_per_task;
+  d.num_epochs = o.num_epochs;
+  d.lease_timeout_nanos = Nanos(o.lease_timeout_s);
+  d.max_task_failures = o.max_task_failures;
+  d.max_task_losses = o.max_task_losses;
+  d.seed = o.seed;
+  return d;
+}
+
+Status NeverRegistered(int64_t id) {
+  return FailedPrecondition("worker id " + std::to_string(id) +
+                            " was never registered with this master");
+}
+
+std::string WorkerName(const WorkerInfo& w) {
+  return w.name + " (id " + std::to_string(w.id) + ")";
+}
+
+}  // namespace
+
+const char* JobStateName(JobState state) {
+  switch (state) {
+    case JobState::kRunning:
+      return "running";
+    case JobState::kSucceeded:
+      return "succeeded";
+    case JobState::kFailed:
+      return "failed";
+  }
+  return "?";
+}
+
+Result<std::unique_ptr<MasterCore>> MasterCore::Create(
+    const MasterOptions& options, const Clock& clock) {
+  EDL_RETURN_IF_ERROR(ValidateMasterOptions(options));
+  return std::make_unique<MasterCore>(options, clock);
+}
+
+MasterCore::MasterCore(const MasterOptions& options, const Clock& clock)
+    : options_(options),
+      clock_(clock),
+      dispatcher_(DispatcherOptionsOf(options)),
+      membership_(Nanos(options.heartbeat_timeout_s), options.target_workers),
+      ledger_(options.records.training,
+              options.minibatch_size * options.num_minibatches_per_task,
+              options.records.training > 0 ? options.num_epochs : 0),
+      evaluation_(options.evaluation_steps, options.records.validation > 0,
+                  options.make_metrics),
+      predictions_(options.records.prediction) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // An evaluation-only job: one round over the validation data.
+  if (options.records.training == 0) evaluation_.OnTrainingEnd(0);
+  AfterChangeLocked();
+}
+
+void MasterCore::FailLocked(const std::string& reason) {
+  if (state_ != JobState::kRunning) return;
+  state_ = JobState::kFailed;
+  failure_ = reason;
+  EDL_LOG(ERROR) << "job " << options_.job_name << " failed: " << reason;
+  finished_.notify_all();
+}
+
+void MasterCore::AfterChangeLocked() {
+  if (state_ != JobState::kRunning) return;
+  if (dispatcher_.failed()) {
+    FailLocked(dispatcher_.failure());
+    return;
+  }
+  while (std::optional<int64_t> version = evaluation_.TakeRoundToStart()) {
+    const int64_t n = dispatcher_.CreateEvaluationRound(*version);
+    EDL_CHECK_GT(n, 0) << "evaluation without validation data";
+    Status s = evaluation_.StartRound(*version, dispatcher_.current_epoch(), n);
+    if (!s.ok()) {
+      FailLocked(s.message());
+      return;
+    }
+    EDL_LOG(INFO) << "evaluation at version " << *version << ": " << n
+                  << " tasks queued";
+  }
+  if (dispatcher_.AllDone() && !evaluation_.busy()) {
+    state_ = JobState::kSucceeded;
+    EDL_LOG(INFO) << "job " << options_.job_name << " succeeded";
+    finished_.notify_all();
+  }
+}
+
+void MasterCore::ReclaimLocked(const WorkerInfo& w, const std::string& why) {
+  const int n = dispatcher_.Reclaim(
+      w.id, w.stopping ? ReclaimReason::kHandedBack : ReclaimReason::kLost);
+  if (state_ == JobState::kRunning && (n > 0 || !w.stopping)) {
+    EDL_LOG(WARNING) << "worker " << WorkerName(w) << " " << why << "; " << n
+                     << " task(s) put back";
+  } else {
+    EDL_LOG(INFO) << "worker " << WorkerName(w) << " " << why;
+  }
+}
+
+Result<RegisterWorkerResponse> MasterCore::RegisterWorker(
+    const RegisterWorkerRequest& r) {
+  if (r.name.empty()) return InvalidArgument("RegisterWorker: name is empty");
+  std::lock_guard<std::mutex> lock(mu_);
+  Membership::Registration reg =
+      membership_.Register(r.name, r.pid, clock_.NowNanos());
+  if (reg.replaced)
+    ReclaimLocked(*reg.replaced, "was replaced by a new process");
+  EDL_LOG(INFO) << "worker " << WorkerName(reg.worker) << " registered (pid "
+                << r.pid << ")"
+                << (reg.worker.stopping ? "; beyond the target, asked to leave"
+                                        : "");
+  AfterChangeLocked();
+  RegisterWorkerResponse response;
+  response.worker_id = reg.worker.id;
+  return response;
+}
+
+Result<HeartbeatResponse> MasterCore::Heartbeat(const HeartbeatRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
+  if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
+  HeartbeatResponse response;
+  response.stop = standing != Standing::kAlive || state_ != JobState::kRunning;
+  return response;
+}
+
+Result<protocol::Task> MasterCore::GetTask(const GetTaskRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t now = clock_.NowNanos();
+  const Standing standing = membership_.Touch(r.worker_id, now);
+  if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
+  if (standing != Standing::kAlive || state_ != JobState::kRunning) {
+    protocol::Task done;
+    done.type = TaskType::kDone;
+    return done;
+  }
+  return dispatcher_.GetTask(r.worker_id, now);
+}
+
+void MasterCore::HandleEvaluationLocked(const ReportTaskRequest& r) {
+  Result<std::optional<EvaluationRecord>> record = evaluation_.AddReport(r);
+  if (!record.ok()) {
+    FailLocked(record.status().message());
+    return;
+  }
+  if (record.value()) EDL_LOG(INFO) << record.value()->ToString();
+}
+
+Result<ReportTaskResponse> MasterCore::ReportTask(const ReportTaskRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
+  if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
+  if (state_ != JobState::kRunning) return ReportTaskResponse{};
+  const TaskResult result = r.ok ? TaskResult::kSucceeded
+                            : standing == Standing::kStopping
+                                ? TaskResult::kHandedBack
+                                : TaskResult::kFailed;
+  const ReportOutcome outcome =
+      dispatcher_.ReportTask(r.worker_id, r.task_id, result, r.error);
+  if (!outcome.task) {
+    EDL_LOG(WARNING) << "worker id " << r.worker_id << " reported task id "
+                     << r.task_id << ", which this master never issued";
+    return ReportTaskResponse{};
+  }
+  const protocol::Task& task = *outcome.task;
+  if (task.type == TaskType::kTraining) {
+    model_version_ = std::max(model_version_, r.model_version);
+    // A late report still trained its records (its gradients were applied).
+    if (r.ok) ledger_.RecordTrained(task.epoch, task.begin, task.end);
+    evaluation_.OnModelVersion(model_version_);
+  }
+  if (outcome.accepted && result == TaskResult::kFailed) {
+    EDL_LOG(WARNING) << TaskDispatcher::Describe(task)
+                     << " failed on worker id " << r.worker_id << ": "
+                     << r.error;
+  }
+  if (outcome.accepted && r.ok) {
+    if (task.type == TaskType::kEvaluation) {
+      HandleEvaluationLocked(r);
+    } else if (task.type == TaskType::kPrediction) {
+      Status s = predictions_.Add(task.begin, task.end, r.predictions);
+      if (!s.ok()) FailLocked(s.message());
+    }
+  }
+  if (outcome.epoch_completed) {
+    EDL_LOG(INFO) << "epoch " << *outcome.epoch_completed
+                  << " trained (model version " << model_version_ << ")";
+  }
+  if (outcome.training_completed) {
+    evaluation_.OnTrainingEnd(model_version_);
+  } else if (outcome.epoch_completed) {
+    evaluation_.OnEpochEnd(*outcome.epoch_completed, model_version_);
+  }
+  AfterChangeLocked();
+  return ReportTaskResponse{};
+}
+
+void MasterCore::Tick() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t now = clock_.NowNanos();
+  for (const WorkerInfo& w : membership_.Tick(now)) {
+    char why[96];
+    std::snprintf(why, sizeof why,
+                  "missed heartbeats for %.1f s: declared dead",
+                  static_cast<double>(now - w.last_seen_nanos) * 1e-9);
+    ReclaimLocked(w, why);
+  }
+  if (const int expired = dispatcher_.Tick(now); expired > 0) {
+    EDL_LOG(WARNING) << expired << " task lease(s) expired after "
+                     << options_.lease_timeout_s << " s; put back";
+  }
+  AfterChangeLocked();
+}
+
+void MasterCore::OnWorkerExit(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (std::optional<WorkerInfo> w = membership_.OnExit(name)) {
+    ReclaimLocked(*w, "exited");
+    AfterChangeLocked();
+  }
+}
+
+std::vector<std::string> MasterCore::SetTargetWorkers(int n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> asked = membership_.SetTarget(n);
+  for (const std::string& name : asked) {
+    EDL_LOG(INFO) << "scaling to " << n << " workers: asking " << name
+                  << " to leave";
+  }
+  return asked;
+}
+
+bool MasterCore::RequestStop(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return membership_.RequestStop(name);
+}
+
+void MasterCore::Fail(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  FailLocked(reason);
+}
+
+JobState MasterCore::state() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_;
+}
+
+std::string MasterCore::failure_reason() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failure_;
+}
+
+bool MasterCore::WaitUntilFinished(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return finished_.wait_for(lock, timeout,
+                            [&] { return state_ != JobState::kRunning; });
+}
+
+int64_t MasterCore::model_version() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return model_version_;
+}
+
+int MasterCore::target_workers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return membership_.target();
+}
+
+std::vector<WorkerInfo> MasterCore::workers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<WorkerInfo> out;
+  for (const auto& [id, w] : membership_.alive()) out.push_back(w);
+  return out;
+}
+
+std::vector<EvaluationRecord> MasterCore::evaluation_history() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return evaluation_.history();
+}
+
+std::vector<EpochLedger> MasterCore::ledger() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ledger_.Summary();
+}
+
+Result<tensor::Tensor> MasterCore::Predictions() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return predictions_.Assemble();
+}
+
+}  // namespace edl::roles::master

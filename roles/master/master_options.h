@@ -1,0 +1,64 @@
+// MasterOptions: every knob of the master's core logic (DESIGN §4-5), filled
+// by cmd/ from flags and passed down. ValidateMasterOptions() names the
+// offending field so a bad job fails before anything starts.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "nn/metrics/metric.h"
+
+namespace edl::roles::master {
+
+// Records in each data set; 0 when the job has none.
+struct DatasetSizes {
+  int64_t training = 0;
+  int64_t validation = 0;
+  int64_t prediction = 0;
+};
+
+// Fresh metric objects for one evaluation round (same configuration as the
+// workers'); CompiledModel::MakeMetrics fits.
+using MetricsFactory =
+    std::function<Result<std::vector<std::unique_ptr<nn::metrics::Metric>>>()>;
+
+struct MasterOptions {
+  std::string job_name = "edl";
+  DatasetSizes records;
+  // A task covers minibatch_size * num_minibatches_per_task records (the last
+  // task of a data set is shorter).
+  int64_t minibatch_size = 64;
+  int64_t num_minibatches_per_task = 8;
+  int num_epochs = 1;  // >= 1
+  // > 0: evaluate every `evaluation_steps` model versions;
+  // 0: after every epoch (as the local trainer); < 0: only once at the end.
+  // Every training job with validation data ends with a final evaluation.
+  int64_t evaluation_steps = 0;
+  // A task not reported within this time goes back to the queue. Long is fine:
+  // heartbeats detect dead workers much sooner.
+  double lease_timeout_s = 600;
+  // A worker silent (no heartbeat, no call) this long is declared dead.
+  double heartbeat_timeout_s = 2;
+  // Failed reports of one task before the job fails (poison data).
+  int max_task_failures = 3;
+  // Times one task may be lost with its worker (death, expired lease) before
+  // the job fails (records that crash the worker); 0 = unlimited.
+  int max_task_losses = 5;
+  // Seeds the epoch's task order (epoch e from seed + e) and each task's
+  // record order.
+  uint64_t seed = 0;
+  // Workers wanted (scale); 0 = every worker that registers.
+  int target_workers = 0;
+  // Builds evaluation metrics; unset: evaluation reports only the loss.
+  MetricsFactory make_metrics;
+};
+
+// InvalidArgument naming the field, e.g. "master: minibatch_size must be > 0,
+// got 0".
+Status ValidateMasterOptions(const MasterOptions& options);
+
+}  // namespace edl::roles::master

@@ -1,0 +1,185 @@
+// MasterCore's reports: status JSON, Prometheus text, the final report.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "roles/master/master_core.h"
+
+namespace edl::roles::master {
+namespace {
+
+const char* TypeName(TaskType type) {
+  switch (type) {
+    case TaskType::kTraining:
+      return "training";
+    case TaskType::kEvaluation:
+      return "evaluation";
+    case TaskType::kPrediction:
+      return "prediction";
+    case TaskType::kWait:
+      return "wait";
+    case TaskType::kDone:
+      return "done";
+  }
+  return "?";
+}
+
+constexpr TaskType kTypes[] = {TaskType::kTraining, TaskType::kEvaluation,
+                               TaskType::kPrediction};
+
+// A label value as the exposition format wants it.
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+void Family(std::string& out, const char* name, const char* type,
+            const char* help) {
+  out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " +
+         type + "\n";
+}
+
+}  // namespace
+
+std::string MasterCore::StatusJson() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t now = clock_.NowNanos();
+  nlohmann::json j;
+  j["job"] = options_.job_name;
+  j["state"] = JobStateName(state_);
+  j["reason"] = failure_;
+  j["epoch"] = dispatcher_.current_epoch();
+  j["num_epochs"] = options_.records.training > 0 ? options_.num_epochs : 0;
+  j["model_version"] = model_version_;
+  nlohmann::json workers = nlohmann::json::array();
+  for (const auto& [id, w] : membership_.alive()) {
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const protocol::Task& t : dispatcher_.LeasesOf(id)) {
+      tasks.push_back({{"id", t.id},
+                       {"type", TypeName(t.type)},
+                       {"begin", t.begin},
+                       {"end", t.end},
+                       {"epoch", t.epoch}});
+    }
+    workers.push_back({{"id", w.id},
+                       {"name", w.name},
+                       {"pid", w.pid},
+                       {"last_heartbeat_age_s",
+                        static_cast<double>(now - w.last_seen_nanos) * 1e-9},
+                       {"stopping", w.stopping},
+                       {"tasks", tasks}});
+  }
+  j["workers"] = workers;
+  j["workers_target"] = membership_.target();
+  j["workers_registered"] = membership_.registrations();
+  j["workers_lost"] = membership_.deaths();
+  nlohmann::json tasks;
+  for (TaskType type : kTypes) {
+    const TaskCounts c = dispatcher_.Counts(type);
+    tasks[TypeName(type)] = {
+        {"todo", c.todo}, {"doing", c.doing}, {"done", c.done}};
+  }
+  j["tasks"] = tasks;
+  nlohmann::json evaluations = nlohmann::json::array();
+  for (const EvaluationRecord& e : evaluation_.history()) {
+    nlohmann::json metrics = nlohmann::json::object();
+    for (const auto& [name, value] : e.result.metrics) metrics[name] = value;
+    evaluations.push_back({{"model_version", e.model_version},
+                           {"epoch", e.epoch},
+                           {"final", e.final},
+                           {"samples", e.result.samples},
+                           {"loss", e.result.loss},
+                           {"metrics", metrics}});
+  }
+  j["evaluations"] = evaluations;
+  j["ledger"] = nlohmann::json::parse(ledger_.ToJson());
+  j["records_trained_total"] = ledger_.records_trained_total();
+  return j.dump();
+}
+
+std::string MasterCore::PrometheusText() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string out;
+  Family(out, "edl_tasks", "gauge", "Tasks of the job by type and state.");
+  for (TaskType type : kTypes) {
+    const TaskCounts c = dispatcher_.Counts(type);
+    const std::pair<const char*, int64_t> states[] = {
+        {"todo", c.todo}, {"doing", c.doing}, {"done", c.done}};
+    for (const auto& [state, n] : states) {
+      out += std::string("edl_tasks{state=\"") + state + "\",type=\"" +
+             TypeName(type) + "\"} " + std::to_string(n) + "\n";
+    }
+  }
+  Family(out, "edl_model_version", "gauge",
+         "The newest model version workers reported.");
+  out += "edl_model_version " + std::to_string(model_version_) + "\n";
+  Family(out, "edl_epoch", "gauge", "The training epoch being handed out.");
+  out += "edl_epoch " + std::to_string(dispatcher_.current_epoch()) + "\n";
+  Family(out, "edl_workers_alive", "gauge", "Workers registered and alive.");
+  out +=
+      "edl_workers_alive " + std::to_string(membership_.alive().size()) + "\n";
+  Family(out, "edl_workers_lost_total", "counter",
+         "Worker processes that died, exited or were replaced.");
+  out +=
+      "edl_workers_lost_total " + std::to_string(membership_.deaths()) + "\n";
+  Family(out, "edl_records_trained_total", "counter",
+         "Training records trained, a record trained twice counting twice.");
+  out += "edl_records_trained_total " +
+         std::to_string(ledger_.records_trained_total()) + "\n";
+  if (!evaluation_.history().empty()) {
+    const EvaluationRecord& last = evaluation_.history().back();
+    Family(out, "edl_evaluation_metric", "gauge",
+           "The latest evaluation's loss and metrics.");
+    out += "edl_evaluation_metric{name=\"loss\"} " + Number(last.result.loss) +
+           "\n";
+    for (const auto& [name, value] : last.result.metrics) {
+      out += "edl_evaluation_metric{name=\"" + Escape(name) + "\"} " +
+             Number(value) + "\n";
+    }
+    Family(out, "edl_evaluation_model_version", "gauge",
+           "The model version of the latest evaluation.");
+    out += "edl_evaluation_model_version " +
+           std::to_string(last.model_version) + "\n";
+  }
+  Family(out, "edl_job_state", "gauge", "1 for the job's state.");
+  for (JobState s :
+       {JobState::kRunning, JobState::kSucceeded, JobState::kFailed}) {
+    out += std::string("edl_job_state{state=\"") + JobStateName(s) + "\"} " +
+           (s == state_ ? "1" : "0") + "\n";
+  }
+  return out;
+}
+
+std::string MasterCore::FinalReport() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string out = "job " + options_.job_name + " " + JobStateName(state_);
+  if (state_ == JobState::kFailed) out += ": " + failure_;
+  out += "\n";
+  out += ledger_.ToString();
+  if (!evaluation_.history().empty()) {
+    out += evaluation_.history().back().ToString() + "\n";
+  }
+  if (options_.records.prediction > 0) {
+    out += "predictions: " + std::to_string(predictions_.records_received()) +
+           "/" + std::to_string(options_.records.prediction) + " records\n";
+  }
+  return out;
+}
+
+}  // namespace edl::roles::master

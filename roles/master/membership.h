@@ -1,0 +1,87 @@
+// Membership: the workers of the job (DESIGN §5). Each registration is a new
+// incarnation with a unique id (1, 2, ...), even for a relaunched process of
+// the same name; registering a name that is still alive declares the old
+// incarnation dead (it was relaunched before its death was noticed).
+// Any call of a worker counts as a heartbeat. A worker silent for
+// `heartbeat_timeout` is declared dead on Tick; OnExit (the cluster saw the
+// process end) declares it dead at once. A worker asked to leave (scale down)
+// stays a member, `stopping`, until it exits or goes silent.
+//
+// Not thread-safe (MasterCore guards it). Times are Clock nanoseconds.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace edl::roles::master {
+
+struct WorkerInfo {
+  int64_t id = 0;
+  std::string name;
+  int64_t pid = 0;
+  int64_t registered_nanos = 0;
+  int64_t last_seen_nanos = 0;
+  bool stopping = false;  // asked to leave
+};
+
+enum class Standing {
+  kAlive,
+  kStopping,  // alive, asked to leave
+  kGone,      // declared dead or exited
+  kUnknown,   // never registered here
+};
+
+class Membership {
+ public:
+  // `target_workers`: workers wanted; 0 = any number.
+  Membership(int64_t heartbeat_timeout_nanos, int target_workers);
+
+  struct Registration {
+    WorkerInfo worker;
+    std::optional<WorkerInfo> replaced;  // the old incarnation of the name
+  };
+  // A worker registering beyond the target is admitted as stopping.
+  Registration Register(const std::string& name, int64_t pid,
+                        int64_t now_nanos);
+
+  // Records a sign of life; returns the worker's standing.
+  Standing Touch(int64_t worker_id, int64_t now_nanos);
+  Standing StandingOf(int64_t worker_id) const;
+
+  // Declares dead, and returns, the workers silent for longer than the
+  // heartbeat timeout.
+  std::vector<WorkerInfo> Tick(int64_t now_nanos);
+  // Declares the live worker of that name dead; nullopt if none.
+  std::optional<WorkerInfo> OnExit(const std::string& name);
+
+  // Asks the active workers beyond `n` (highest names first: "worker-10"
+  // before "worker-9") to leave; returns their names. A worker once asked
+  // stays asked (it may already be leaving); growing is the cluster's job
+  // (launch more). 0 = any number.
+  std::vector<std::string> SetTarget(int n);
+  // Asks the live worker of that name to leave; false if none.
+  bool RequestStop(const std::string& name);
+
+  const std::map<int64_t, WorkerInfo>& alive() const { return alive_; }
+  int active_count() const;  // alive and not stopping
+  int target() const { return target_; }
+  int64_t registrations() const { return next_id_ - 1; }
+  int64_t deaths() const { return deaths_; }
+
+ private:
+  std::map<int64_t, WorkerInfo>::iterator FindByName(const std::string& name);
+
+  int64_t heartbeat_timeout_;
+  int target_;
+  int64_t next_id_ = 1;
+  int64_t deaths_ = 0;
+  std::map<int64_t, WorkerInfo> alive_;  // by id, includes stopping ones
+};
+
+// Orders names as people do: "worker-9" < "worker-10".
+bool NaturalLess(const std::string& a, const std::string& b);
+
+}  // namespace edl::roles::master

@@ -1,0 +1,243 @@
+#include "roles/ps/embedding_table.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace edl::roles::ps {
+
+using tensor::Tensor;
+
+namespace {
+
+uint64_t Mix(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+EmbeddingTable::EmbeddingTable(EmbeddingSpec spec, uint64_t seed,
+                               const OptimizerFactory& make_optimizer)
+    : spec_(std::move(spec)), seed_(seed) {
+  EDL_CHECK_GT(spec_.dim, 0) << spec_.name;
+  // Learn the slot names and initial values from a probe variable: an empty
+  // sparse update creates the slots and changes nothing.
+  std::unique_ptr<nn::optim::Optimizer> probe = make_optimizer();
+  Tensor one = Tensor::Zeros({1, 1});
+  probe->ApplySparse("probe", one, tensor::SparseRows{});
+  slot_names_ = probe->SlotNames();
+  const auto slots = probe->Slots();
+  for (const std::string& slot : slot_names_) {
+    auto it = std::find_if(slots.begin(), slots.end(), [&](const auto& s) {
+      return s.first == "probe/" + slot;
+    });
+    EDL_CHECK(it != slots.end()) << "optimizer slot " << slot;
+    slot_initial_.push_back(it->second.f32()[0]);
+  }
+  for (int i = 0; i < kShards; ++i) {
+    auto shard = std::make_unique<Shard>();
+    shard->optimizer = make_optimizer();
+    shards_.push_back(std::move(shard));
+  }
+}
+
+int EmbeddingTable::ShardOf(int64_t id) {
+  return static_cast<int>(Mix(static_cast<uint64_t>(id)) % kShards);
+}
+
+std::vector<std::vector<int64_t>> EmbeddingTable::ByShard(const int64_t* ids,
+                                                          int64_t n) {
+  std::vector<std::vector<int64_t>> out(kShards);
+  for (int64_t i = 0; i < n; ++i) out[ShardOf(ids[i])].push_back(i);
+  return out;
+}
+
+std::vector<Tensor> EmbeddingTable::SlotsOf(const Shard& shard) const {
+  std::vector<Tensor> out;
+  if (slot_names_.empty()) return out;
+  const auto slots = shard.optimizer->Slots();
+  for (const std::string& slot : slot_names_) {
+    const std::string key = spec_.name + "/" + slot;
+    auto it = std::find_if(slots.begin(), slots.end(),
+                           [&](const auto& s) { return s.first == key; });
+    if (it == slots.end()) return {};
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+void EmbeddingTable::Reserve(Shard& shard, int64_t rows) {
+  const int64_t dim = spec_.dim;
+  const int64_t cap = shard.values.defined() ? shard.values.dim(0) : 0;
+  if (rows <= cap) return;
+  const int64_t new_cap = std::max({rows, 2 * cap, int64_t{2}});
+  Tensor values = Tensor::Zeros({new_cap, dim});
+  if (cap > 0) {
+    std::memcpy(values.f32(), shard.values.f32(), cap * dim * sizeof(float));
+  }
+  std::vector<Tensor> slots = SlotsOf(shard);
+  if (!slots.empty()) {
+    std::vector<std::pair<std::string, Tensor>> grown;
+    for (size_t k = 0; k < slots.size(); ++k) {
+      Tensor t = Tensor::Full({new_cap, dim}, slot_initial_[k]);
+      std::memcpy(t.f32(), slots[k].f32(), cap * dim * sizeof(float));
+      grown.emplace_back(spec_.name + "/" + slot_names_[k], std::move(t));
+    }
+    Status s = shard.optimizer->RestoreSlots(grown);
+    EDL_CHECK(s.ok()) << s.message();
+  }
+  shard.values = std::move(values);
+}
+
+int64_t EmbeddingTable::RowOf(Shard& shard, int64_t id) {
+  auto it = shard.row_of.find(id);
+  if (it != shard.row_of.end()) return it->second;
+  const int64_t row = static_cast<int64_t>(shard.ids.size());
+  Reserve(shard, row + 1);
+  InitialRow(spec_, seed_, id, shard.values.f32() + row * spec_.dim);
+  shard.ids.push_back(id);
+  shard.row_of.emplace(id, row);
+  return row;
+}
+
+void EmbeddingTable::Gather(const int64_t* ids, int64_t n, float* out) {
+  const int64_t dim = spec_.dim;
+  const auto groups = ByShard(ids, n);
+  for (int s = 0; s < kShards; ++s) {
+    if (groups[s].empty()) continue;
+    Shard& shard = *shards_[s];
+    std::lock_guard<std::mutex> lock(shard.mu);
+    for (int64_t i : groups[s]) {
+      const int64_t row = RowOf(shard, ids[i]);
+      std::memcpy(out + i * dim, shard.values.f32() + row * dim,
+                  dim * sizeof(float));
+    }
+  }
+}
+
+void EmbeddingTable::Apply(const int64_t* ids, int64_t n, const float* grad,
+                           float scale, int64_t iterations) {
+  const int64_t dim = spec_.dim;
+  const auto groups = ByShard(ids, n);
+  for (int s = 0; s < kShards; ++s) {
+    if (groups[s].empty()) continue;
+    Shard& shard = *shards_[s];
+    const int64_t m = static_cast<int64_t>(groups[s].size());
+    tensor::SparseRows rows;
+    rows.ids = Tensor::Empty({m}, tensor::DType::kInt64);
+    rows.values = Tensor::Empty({m, dim});
+    float* values = rows.values.f32();
+    for (int64_t k = 0; k < m; ++k) {
+      const float* g = grad + groups[s][k] * dim;
+      for (int64_t j = 0; j < dim; ++j) values[k * dim + j] = scale * g[j];
+    }
+    std::lock_guard<std::mutex> lock(shard.mu);
+    int64_t* local = rows.ids.i64();
+    for (int64_t k = 0; k < m; ++k) local[k] = RowOf(shard, ids[groups[s][k]]);
+    rows.num_rows = shard.values.dim(0);
+    shard.optimizer->set_iterations(iterations);
+    shard.optimizer->ApplySparse(spec_.name, shard.values, rows);
+  }
+}
+
+EmbeddingTable::Rows EmbeddingTable::Export() const {
+  const int64_t dim = spec_.dim;
+  struct Entry {
+    int64_t id;
+    const float* value;
+    std::vector<const float*> slots;
+  };
+  // Copies of each shard's state, taken under its lock.
+  std::vector<Tensor> values(kShards);
+  std::vector<std::vector<Tensor>> slots(kShards);
+  std::vector<Entry> entries;
+  for (int s = 0; s < kShards; ++s) {
+    const Shard& shard = *shards_[s];
+    std::lock_guard<std::mutex> lock(shard.mu);
+    if (shard.ids.empty()) continue;
+    values[s] = shard.values.Clone();
+    slots[s] = SlotsOf(shard);
+    for (size_t row = 0; row < shard.ids.size(); ++row) {
+      Entry e{shard.ids[row], values[s].f32() + row * dim, {}};
+      for (size_t k = 0; k < slot_names_.size(); ++k) {
+        e.slots.push_back(slots[s].empty()
+                              ? nullptr
+                              : slots[s][k].f32() + row * dim);
+      }
+      entries.push_back(std::move(e));
+    }
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.id < b.id; });
+  const int64_t n = static_cast<int64_t>(entries.size());
+  Rows out;
+  out.ids = Tensor::Empty({n}, tensor::DType::kInt64);
+  out.values = Tensor::Empty({n, dim});
+  for (size_t k = 0; k < slot_names_.size(); ++k) {
+    out.slots.push_back(Tensor::Empty({n, dim}));
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const Entry& e = entries[i];
+    out.ids.i64()[i] = e.id;
+    std::memcpy(out.values.f32() + i * dim, e.value, dim * sizeof(float));
+    for (size_t k = 0; k < slot_names_.size(); ++k) {
+      float* dst = out.slots[k].f32() + i * dim;
+      if (e.slots[k] == nullptr) {
+        std::fill(dst, dst + dim, slot_initial_[k]);
+      } else {
+        std::memcpy(dst, e.slots[k], dim * sizeof(float));
+      }
+    }
+  }
+  return out;
+}
+
+void EmbeddingTable::Import(const Rows& rows) {
+  const int64_t dim = spec_.dim;
+  const int64_t n = rows.ids.numel();
+  EDL_CHECK_EQ(rows.values.numel(), n * dim) << spec_.name;
+  const bool with_slots = !rows.slots.empty();
+  if (with_slots) EDL_CHECK_EQ(rows.slots.size(), slot_names_.size());
+  const int64_t* ids = rows.ids.i64();
+  const auto groups = ByShard(ids, n);
+  for (int s = 0; s < kShards; ++s) {
+    if (groups[s].empty()) continue;
+    Shard& shard = *shards_[s];
+    std::lock_guard<std::mutex> lock(shard.mu);
+    std::vector<int64_t> local;
+    for (int64_t i : groups[s]) {
+      const int64_t row = RowOf(shard, ids[i]);
+      std::memcpy(shard.values.f32() + row * dim, rows.values.f32() + i * dim,
+                  dim * sizeof(float));
+      local.push_back(row);
+    }
+    if (!with_slots || slot_names_.empty()) continue;
+    const int64_t cap = shard.values.dim(0);
+    std::vector<Tensor> slots = SlotsOf(shard);
+    std::vector<std::pair<std::string, Tensor>> updated;
+    for (size_t k = 0; k < slot_names_.size(); ++k) {
+      Tensor t = slots.empty() ? Tensor::Full({cap, dim}, slot_initial_[k])
+                               : slots[k];
+      for (size_t j = 0; j < local.size(); ++j) {
+        std::memcpy(t.f32() + local[j] * dim,
+                    rows.slots[k].f32() + groups[s][j] * dim,
+                    dim * sizeof(float));
+      }
+      updated.emplace_back(spec_.name + "/" + slot_names_[k], std::move(t));
+    }
+    Status st = shard.optimizer->RestoreSlots(updated);
+    EDL_CHECK(st.ok()) << st.message();
+  }
+}
+
+int64_t EmbeddingTable::size() const {
+  int64_t n = 0;
+  for (const auto& shard : shards_) {
+    std::lock_guard<std::mutex> lock(shard->mu);
+    n += static_cast<int64_t>(shard->ids.size());
+  }
+  return n;
+}
+
+}  // namespace edl::roles::ps

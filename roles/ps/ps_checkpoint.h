@@ -1,0 +1,62 @@
+// The parameter servers' checkpoint layout: each PS writes its partition of
+// a version as an ordinary roles/checkpoint.h directory (manifest.json +
+// tensors.bin, CRC-checked, written under a temporary name and renamed):
+//
+//   <root>/version-<V>/ps-<i>-of-<N>/manifest.json, tensors.bin
+//
+// A version is complete when, for some N, all of ps-0-of-N .. ps-<N-1>-of-N
+// are present. A partition holds:
+//   "model" group:     every dense parameter the PS owns, by name; and per
+//                      embedding table "<table>#ids" (int64 [n], ascending)
+//                      and "<table>#values" (float32 [n, dim]);
+//   "optimizer" group: dense slots "<parameter>/<slot>" (Optimizer::Slots
+//                      names) and per table "<table>/<slot>#values"
+//                      ([n, dim], rows aligned with "<table>#ids");
+//   version = the PS's version (= its optimizer iterations), the model spec
+//   and the optimizer config.
+// Any PS count can read any complete version: partitions are merged and
+// re-split with roles/ps/partition.h.
+//
+// Functions are safe to call from several processes that write different
+// partitions; pruning only removes versions older than the newest
+// keep_max complete ones.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "roles/checkpoint.h"
+
+namespace edl::roles::ps {
+
+// "ps-<index>-of-<num_ps>".
+std::string PartitionDirName(int index, int num_ps);
+// "<root>/version-<version>/ps-<index>-of-<num_ps>".
+std::string PartitionPath(const std::string& root, int64_t version, int index,
+                          int num_ps);
+
+// Writes one partition atomically (replacing an older copy of it).
+Status WritePartition(const std::string& root, int index, int num_ps,
+                      const Checkpoint& partition);
+
+// Complete versions under root, ascending (missing root: empty).
+std::vector<int64_t> ListCompleteVersions(const std::string& root);
+
+// Every partition of a complete version (preferring a set of
+// `preferred_num_ps` partitions when there are several). NotFound when the
+// version is not complete; corrupt files name the file and tensor.
+Result<std::vector<Checkpoint>> ReadPartitions(const std::string& root,
+                                               int64_t version,
+                                               int preferred_num_ps = 0);
+
+// After PS `index` of `num_ps` wrote `written`: when keep_max > 0 and more
+// than keep_max versions are complete, deletes this PS's partitions of the
+// versions older than the keep_max-th newest complete one (PS 0 deletes
+// those whole version directories), never `written`. keep_max <= 0 keeps
+// everything.
+Status PrunePartitions(const std::string& root, int index, int num_ps,
+                       int keep_max, int64_t written);
+
+}  // namespace edl::roles::ps

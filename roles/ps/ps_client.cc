@@ -1,0 +1,265 @@
+#include "roles/ps/ps_client.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <thread>
+
+#include "roles/ps/partition.h"
+#include "tensor/ops.h"
+
+namespace edl::roles::ps {
+
+using tensor::DType;
+using tensor::Tensor;
+
+namespace {
+
+// Runs fn(i) for every i in [0, n), in parallel when n > 1; returns the
+// first failure by index.
+Status ForEachPs(int n, const std::function<Status(int)>& fn) {
+  std::vector<Status> status(n);
+  if (n == 1) {
+    status[0] = fn(0);
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(n);
+    for (int i = 0; i < n; ++i) {
+      threads.emplace_back([&, i] { status[i] = fn(i); });
+    }
+    for (std::thread& t : threads) t.join();
+  }
+  for (int i = 0; i < n; ++i) {
+    if (!status[i].ok()) return status[i].WithPrefix("PS " + std::to_string(i));
+  }
+  return Status::Ok();
+}
+
+Tensor AsInt64(const Tensor& ids) {
+  return ids.dtype() == DType::kInt64 ? ids : tensor::Cast(ids, DType::kInt64);
+}
+
+}  // namespace
+
+PsClient::PsClient(std::vector<protocol::PsService*> services)
+    : services_(std::move(services)), versions_(services_.size(), -1) {
+  EDL_CHECK(!services_.empty()) << "PsClient needs at least one PS";
+  for (auto* s : services_) EDL_CHECK(s != nullptr);
+}
+
+void PsClient::ForgetVersions() {
+  std::fill(versions_.begin(), versions_.end(), -1);
+}
+
+Status PsClient::PullDense(const std::vector<nn::Parameter*>& params) {
+  std::map<std::string, nn::Parameter*> by_name;
+  for (nn::Parameter* p : params) by_name[p->name] = p;
+  const int n = num_ps();
+  std::vector<protocol::PullDenseResponse> responses(n);
+  EDL_RETURN_IF_ERROR(ForEachPs(n, [&](int i) -> Status {
+    auto r = services_[i]->PullDense({versions_[i]});
+    if (!r.ok()) return r.status();
+    responses[i] = std::move(r).value();
+    return Status::Ok();
+  }));
+  for (int i = 0; i < n; ++i) {
+    for (const NamedTensor& t : responses[i].params) {
+      auto it = by_name.find(t.name);
+      if (it == by_name.end()) {
+        return InvalidArgument("PS " + std::to_string(i) + " sent \"" + t.name +
+                               "\", which the worker's model does not have");
+      }
+      // Non-trainable state (batch norm moving statistics) comes too: the
+      // workers share it through the PS (PushGradients sends theirs).
+      nn::Parameter& p = *it->second;
+      if (t.value.shape() != p.value.shape()) {
+        return InvalidArgument("PS " + std::to_string(i) + " sent \"" + t.name +
+                               "\" with shape " + tensor::ShapeString(t.value.shape()) +
+                               ", the worker's model has " +
+                               tensor::ShapeString(p.value.shape()));
+      }
+      p.value.CopyFrom(t.value);
+    }
+    versions_[i] = responses[i].version;
+  }
+  return Status::Ok();
+}
+
+Result<PsClient::Rows> PsClient::GatherRows(const std::string& table,
+                                            const Tensor& ids_in) {
+  const Tensor ids = AsInt64(ids_in);
+  const int64_t total = ids.numel();
+  const int64_t* p = ids.i64();
+  std::vector<int64_t> unique(p, p + total);
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  if (!unique.empty() && unique.front() < 0) {
+    return InvalidArgument("table \"" + table + "\": negative id " +
+                           std::to_string(unique.front()));
+  }
+  const int n = num_ps();
+  const int64_t u = static_cast<int64_t>(unique.size());
+  // Positions in `unique` of each PS's ids.
+  std::vector<std::vector<int64_t>> positions(n);
+  for (int64_t k = 0; k < u; ++k) positions[PsOfId(unique[k], n)].push_back(k);
+  std::vector<Tensor> values(n);
+  EDL_RETURN_IF_ERROR(ForEachPs(n, [&](int i) -> Status {
+    if (positions[i].empty()) return Status::Ok();
+    protocol::PullRowsRequest request;
+    request.table = table;
+    request.ids = Tensor::Empty({static_cast<int64_t>(positions[i].size())},
+                                DType::kInt64);
+    for (size_t k = 0; k < positions[i].size(); ++k) {
+      request.ids.i64()[k] = unique[positions[i][k]];
+    }
+    auto r = services_[i]->PullRows(request);
+    if (!r.ok()) return r.status();
+    const Tensor& v = r->values;
+    if (v.dtype() != DType::kFloat32 || v.rank() != 2 ||
+        v.dim(0) != static_cast<int64_t>(positions[i].size())) {
+      return Internal("table \"" + table + "\": reply has shape " +
+                      tensor::ShapeString(v.shape()) + " for " +
+                      std::to_string(positions[i].size()) + " ids");
+    }
+    values[i] = v;
+    return Status::Ok();
+  }));
+  int64_t dim = -1;
+  for (int i = 0; i < n; ++i) {
+    if (!values[i].defined()) continue;
+    if (dim >= 0 && values[i].dim(1) != dim) {
+      return Internal("table \"" + table + "\": the PS disagree on the row size");
+    }
+    dim = values[i].dim(1);
+  }
+  Rows out;
+  out.unique_ids = Tensor::FromInts({u}, unique);
+  out.values = Tensor::Empty({u, std::max<int64_t>(dim, 0)});
+  for (int i = 0; i < n; ++i) {
+    for (size_t k = 0; k < positions[i].size(); ++k) {
+      std::memcpy(out.values.f32() + positions[i][k] * dim,
+                  values[i].f32() + k * dim, dim * sizeof(float));
+    }
+  }
+  out.inverse = Tensor::Empty(ids.shape(), DType::kInt64);
+  for (int64_t j = 0; j < total; ++j) {
+    out.inverse.i64()[j] =
+        std::lower_bound(unique.begin(), unique.end(), p[j]) - unique.begin();
+  }
+  return out;
+}
+
+Status PsClient::PullRows(nn::Parameter& table, const Tensor& ids) {
+  EDL_CHECK_EQ(table.value.rank(), 2) << table.name;
+  const int64_t rows = table.value.dim(0), dim = table.value.dim(1);
+  EDL_ASSIGN_OR_RETURN(Rows r, GatherRows(table.name, ids));
+  const int64_t u = r.unique_ids.numel();
+  if (u > 0 && r.unique_ids.i64()[u - 1] >= rows) {
+    return InvalidArgument("table \"" + table.name + "\": id " +
+                           std::to_string(r.unique_ids.i64()[u - 1]) +
+                           " is outside [0, " + std::to_string(rows) + ")");
+  }
+  if (u > 0 && r.values.dim(1) != dim) {
+    return InvalidArgument("table \"" + table.name + "\": the PS rows have " +
+                           std::to_string(r.values.dim(1)) +
+                           " columns, the worker's table " + std::to_string(dim));
+  }
+  for (int64_t k = 0; k < u; ++k) {
+    std::memcpy(table.value.f32() + r.unique_ids.i64()[k] * dim,
+                r.values.f32() + k * dim, dim * sizeof(float));
+  }
+  return Status::Ok();
+}
+
+Result<PsClient::PushResult> PsClient::PushGradients(
+    const std::vector<nn::Parameter*>& params, int64_t worker_id) {
+  const int n = num_ps();
+  std::vector<protocol::PushGradientsRequest> requests(n);
+  for (int i = 0; i < n; ++i) {
+    requests[i].worker_id = worker_id;
+    requests[i].version = versions_[i];
+  }
+  for (nn::Parameter* p : params) {
+    if (p == nullptr) continue;
+    if (!p->trainable) {
+      if (!IsEmbeddingTable(p->name)) {
+        requests[PsOfParameter(p->name, n)].state.push_back({p->name, p->value});
+      }
+      continue;
+    }
+    const bool dense = p->grad.defined();
+    const bool sparse = p->sparse_grad.has_value() && p->sparse_grad->ids.defined() &&
+                        p->sparse_grad->ids.numel() > 0;
+    if (!dense && !sparse) continue;
+    if (!IsEmbeddingTable(p->name)) {
+      Tensor grad = dense ? p->grad : Tensor::Zeros(p->value.shape());
+      if (sparse) {
+        grad = grad.Clone();
+        tensor::ScatterAdd(grad, *p->sparse_grad);
+      }
+      requests[PsOfParameter(p->name, n)].dense.push_back({p->name, grad});
+      continue;
+    }
+    // An embedding table: send coalesced rows to the rows' PS.
+    const int64_t dim = p->value.dim(1);
+    std::vector<int64_t> ids;
+    std::vector<float> values;
+    if (sparse) {
+      const tensor::SparseRows& s = *p->sparse_grad;
+      ids.assign(s.ids.i64(), s.ids.i64() + s.ids.numel());
+      values.assign(s.values.f32(), s.values.f32() + s.values.numel());
+    }
+    if (dense) {
+      const float* g = p->grad.f32();
+      for (int64_t row = 0; row < p->value.dim(0); ++row) {
+        const float* r = g + row * dim;
+        if (std::any_of(r, r + dim, [](float x) { return x != 0.f; })) {
+          ids.push_back(row);
+          values.insert(values.end(), r, r + dim);
+        }
+      }
+    }
+    const int64_t m = static_cast<int64_t>(ids.size());
+    if (m == 0) continue;
+    tensor::SparseRows rows{Tensor::FromInts({m}, ids),
+                            Tensor::FromVector({m, dim}, values), p->value.dim(0)};
+    tensor::SparseRows merged = tensor::Coalesce(rows);
+    const int64_t u = merged.ids.numel();
+    std::vector<std::vector<int64_t>> positions(n);
+    for (int64_t k = 0; k < u; ++k) {
+      positions[PsOfId(merged.ids.i64()[k], n)].push_back(k);
+    }
+    for (int i = 0; i < n; ++i) {
+      if (positions[i].empty()) continue;
+      const int64_t c = static_cast<int64_t>(positions[i].size());
+      protocol::SparseGradient g{p->name, Tensor::Empty({c}, DType::kInt64),
+                                 Tensor::Empty({c, dim})};
+      for (int64_t k = 0; k < c; ++k) {
+        g.ids.i64()[k] = merged.ids.i64()[positions[i][k]];
+        std::memcpy(g.values.f32() + k * dim,
+                    merged.values.f32() + positions[i][k] * dim,
+                    dim * sizeof(float));
+      }
+      requests[i].sparse.push_back(std::move(g));
+    }
+  }
+  PushResult result;
+  result.accepted_by.assign(n, false);
+  result.versions.assign(n, 0);
+  std::vector<protocol::PushGradientsResponse> responses(n);
+  EDL_RETURN_IF_ERROR(ForEachPs(n, [&](int i) -> Status {
+    auto r = services_[i]->PushGradients(requests[i]);
+    if (!r.ok()) return r.status();
+    responses[i] = *r;
+    return Status::Ok();
+  }));
+  for (int i = 0; i < n; ++i) {
+    result.accepted_by[i] = responses[i].accepted;
+    result.versions[i] = responses[i].version;
+    result.accepted = result.accepted && responses[i].accepted;
+  }
+  return result;
+}
+
+}  // namespace edl::roles::ps

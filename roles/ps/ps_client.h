@@ -1,0 +1,77 @@
+// PsClient: a worker's view of the parameter servers. It routes by the
+// shared partitioning (roles/ps/partition.h): dense parameters to
+// PsOfParameter(name), embedding rows to PsOfId(id). The worker keeps its
+// full model locally as a cache — dense parameters and whole embedding
+// tables — and PsClient writes pulled values into it.
+//
+// Calls to different PS run in parallel (one thread per PS, joined before
+// returning). Errors carry the PS index ("PS 1: ..."). Not thread-safe: one
+// worker thread uses it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/status.h"
+#include "nn/autograd.h"
+#include "roles/protocol/services.h"
+#include "tensor/tensor.h"
+
+namespace edl::roles::ps {
+
+class PsClient {
+ public:
+  // services[i] is PS i. REQUIRES: non-empty, no nulls; the services outlive
+  // the client.
+  explicit PsClient(std::vector<protocol::PsService*> services);
+
+  int num_ps() const { return static_cast<int>(services_.size()); }
+
+  // Pulls every dense parameter from its PS into `params` (by name; tables
+  // included, so workers share batch norm moving statistics), skipping a PS whose
+  // version is the one last pulled. Errors: a PS failing, a pulled name
+  // not in params, a shape mismatch.
+  Status PullDense(const std::vector<nn::Parameter*>& params);
+
+  // Pulls the rows `ids` (int64 or float, any shape, repeats allowed) of
+  // `table` from their PS and writes them into table.value's rows.
+  // Errors: an id outside [0, table rows), a PS failing.
+  Status PullRows(nn::Parameter& table, const tensor::Tensor& ids);
+
+  // The same rows gathered: unique ids (ascending, int64 [u]), their values
+  // [u, dim], and for each position of `ids` the index of its row (int64,
+  // ids' shape).
+  struct Rows {
+    tensor::Tensor unique_ids;
+    tensor::Tensor values;
+    tensor::Tensor inverse;
+  };
+  Result<Rows> GatherRows(const std::string& table, const tensor::Tensor& ids);
+
+  // Pushes the gradients of `params` (trainable ones with a grad and/or a
+  // sparse_grad) and the values of non-trainable ones (state the worker
+  // updates itself, e.g. moving statistics, which replace the PS's):
+  // dense grads to their PS, embedding-table grads as rows
+  // (repeated ids summed; a dense grad of a table is sent as its non-zero
+  // rows) to the rows' PS. Every PS gets one request, possibly empty, with
+  // the version last pulled from it.
+  struct PushResult {
+    bool accepted = true;            // every PS accepted
+    std::vector<bool> accepted_by;   // per PS
+    std::vector<int64_t> versions;   // per PS, after the push
+  };
+  Result<PushResult> PushGradients(const std::vector<nn::Parameter*>& params,
+                                   int64_t worker_id = 0);
+
+  // The dense version last pulled from each PS (-1 before the first pull).
+  const std::vector<int64_t>& versions() const { return versions_; }
+  // Forgets the versions so that the next PullDense fetches everything
+  // (after a PS restarted).
+  void ForgetVersions();
+
+ private:
+  std::vector<protocol::PsService*> services_;
+  std::vector<int64_t> versions_;
+};
+
+}  // namespace edl::roles::ps

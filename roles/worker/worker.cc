@@ -1,0 +1,250 @@
+#include "roles/worker/worker.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "base/logging.h"
+#include "data/batcher.h"
+#include "nn/autograd.h"
+#include "nn/functional.h"
+#include "roles/evaluation.h"
+#include "tensor/ops.h"
+
+namespace edl::roles::worker {
+namespace {
+
+using protocol::Dataset;
+using protocol::Task;
+using protocol::TaskType;
+
+const char* DatasetName(Dataset d) {
+  switch (d) {
+    case Dataset::kTraining: return "training data";
+    case Dataset::kValidation: return "validation data";
+    case Dataset::kPrediction: return "prediction data";
+  }
+  return "data";
+}
+
+std::string RangeName(const Task& t) {
+  return std::string(DatasetName(t.dataset)) + " records [" + std::to_string(t.begin) +
+         ", " + std::to_string(t.end) + ")";
+}
+
+// Status of a call, whether the call returns Status or Result<T>.
+const Status& StatusOf(const Status& s) { return s; }
+template <typename T>
+const Status& StatusOf(const Result<T>& r) {
+  return r.status();
+}
+template <typename T>
+bool Ok(const Result<T>& r) {
+  return r.ok();
+}
+bool Ok(const Status& s) { return s.ok(); }
+
+}  // namespace
+
+Worker::Worker(WorkerOptions options, CompiledModel& model, WorkerData data,
+               protocol::MasterService& master, ps::PsClient& ps, const Clock& clock)
+    : options_(std::move(options)), cm_(model), data_(data), master_(master), ps_(ps),
+      clock_(clock) {}
+
+Worker::~Worker() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    heartbeat_done_ = true;
+  }
+  cv_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+}
+
+void Worker::RequestStop() {
+  stop_ = true;
+  cv_.notify_all();
+}
+
+void Worker::Pause(std::chrono::milliseconds d) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, d, [&] { return stop_.load() || heartbeat_done_; });
+}
+
+template <typename F>
+auto Worker::Retry(const char* what, F f) -> decltype(f()) {
+  const double deadline = clock_.NowSeconds() + options_.retry_timeout.count() / 1000.0;
+  auto backoff = std::chrono::milliseconds(50);
+  while (true) {
+    auto r = f();
+    if (Ok(r) || StatusOf(r).code() != StatusCode::kUnavailable ||
+        clock_.NowSeconds() >= deadline || stop_) {
+      return r;
+    }
+    EDL_LOG(WARNING) << options_.name << ": cannot " << what << " ("
+                     << StatusOf(r).message() << "); retrying";
+    Pause(backoff);
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+  }
+}
+
+void Worker::HeartbeatLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!heartbeat_done_) {
+    lock.unlock();
+    auto r = master_.Heartbeat({worker_id_});
+    if (r.ok() && r->stop && !stop_) {
+      EDL_LOG(INFO) << options_.name << ": the master asks this worker to stop";
+      RequestStop();
+    }
+    lock.lock();
+    cv_.wait_for(lock, options_.heartbeat_interval, [&] { return heartbeat_done_; });
+  }
+}
+
+Status Worker::Run() {
+  auto reg = Retry("register with the master", [&] {
+    return master_.RegisterWorker({options_.name, static_cast<int64_t>(::getpid())});
+  });
+  if (!reg.ok()) return reg.status().WithPrefix("registering with the master");
+  worker_id_ = reg->worker_id;
+  EDL_LOG(INFO) << options_.name << ": registered as worker " << worker_id_;
+  heartbeat_ = std::thread(&Worker::HeartbeatLoop, this);
+
+  Status result;
+  while (!stop_) {
+    auto task = Retry("get a task", [&] { return master_.GetTask({worker_id_}); });
+    if (!task.ok()) {
+      result = task.status().WithPrefix("getting a task");
+      break;
+    }
+    if (task->type == TaskType::kDone) break;
+    if (task->type == TaskType::kWait) {
+      Pause(options_.wait_interval);
+      continue;
+    }
+    protocol::ReportTaskRequest report;
+    report.worker_id = worker_id_;
+    report.task_id = task->id;
+    Status s = RunTask(*task, &report);
+    if (interrupted_) {
+      // Stopping mid-task: not reporting hands the task back as soon as the
+      // master learns this worker is gone (process exit or heartbeats).
+      EDL_LOG(INFO) << options_.name << ": stopping; handing back " << RangeName(*task);
+      break;
+    }
+    if (!s.ok()) {
+      report.ok = false;
+      report.error = s.message();
+      EDL_LOG(WARNING) << options_.name << ": task " << task->id << " failed: " << s.message();
+    }
+    report.model_version = model_version_;
+    auto r = Retry("report a task", [&] { return master_.ReportTask(report); });
+    if (!r.ok()) {
+      result = r.status().WithPrefix("reporting a task");
+      break;
+    }
+    ++tasks_done_;
+    if (!s.ok() && s.code() == StatusCode::kUnavailable) {
+      result = s;  // a PS stayed unreachable: this worker cannot go on
+      break;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    heartbeat_done_ = true;
+  }
+  cv_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+  return result;
+}
+
+Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
+  const data::Source* source = task.dataset == Dataset::kTraining     ? data_.training
+                               : task.dataset == Dataset::kValidation ? data_.validation
+                                                                      : data_.prediction;
+  if (source == nullptr) {
+    return FailedPrecondition("this worker was given no " +
+                              std::string(DatasetName(task.dataset)));
+  }
+  if (task.begin < 0 || task.end > source->num_records() || task.begin > task.end) {
+    return InvalidArgument(RangeName(task) + ": outside the " +
+                           std::to_string(source->num_records()) + " records of " +
+                           source->name());
+  }
+  data::BatchOptions bo;
+  bo.batch_size = options_.minibatch_size;
+  bo.shuffle = task.type == TaskType::kTraining;
+  bo.seed = task.seed;
+  data::Batcher batcher(*source, task.begin, task.end, bo);
+  const bool training = task.type == TaskType::kTraining;
+  auto metrics = cm_.MakeMetrics();
+  if (!metrics.ok()) return metrics.status();
+  std::vector<tensor::Tensor> predictions;
+  if (!training) {
+    Status s = Retry("pull parameters", [&] { return ps_.PullDense(cm_.model->parameters()); });
+    if (!s.ok()) return s;
+  }
+  for (int64_t b = 0; b < batcher.num_batches(); ++b) {
+    if (stop_) {
+      interrupted_ = true;
+      return Status::Ok();
+    }
+    auto batch = batcher.Batch(b);
+    if (!batch.ok()) return batch.status().WithPrefix(RangeName(task));
+    std::vector<tensor::Tensor> inputs = ModelInputs(*batch, cm_);
+    const bool dense = training && steps_ % std::max(1, options_.get_model_steps) == 0;
+    Status pulled = Retry("pull parameters", [&] {
+      Status s = PullFor(inputs, dense);
+      if (s.code() == StatusCode::kUnavailable) ps_.ForgetVersions();
+      return s;
+    });
+    if (!pulled.ok()) return pulled;
+
+    std::unique_ptr<nn::NoGradGuard> no_grad;
+    if (!training) no_grad = std::make_unique<nn::NoGradGuard>();
+    std::vector<nn::Var> out = cm_.model->Forward(inputs, training);
+    if (task.type == TaskType::kPrediction) {
+      const tensor::Tensor& y = out[0].value();
+      predictions.push_back(y.Reshape({y.dim(0), y.dim(0) ? y.numel() / y.dim(0) : 0}));
+      report->samples += batch->size();
+      continue;
+    }
+    Status fits = CheckBatch(batch->labels, out[0].value(), cm_, *metrics, RangeName(task));
+    if (!fits.ok()) return fits;
+    nn::Var loss = cm_.loss->Compute(out[0], batch->labels);
+    if (training) {
+      nn::Var reg = cm_.model->RegularizationLoss();
+      nn::Backward(reg.requires_grad() ? nn::fn::Add(loss, reg) : loss);
+      auto params = cm_.model->parameters();
+      auto pushed = Retry("push gradients", [&] {
+        auto r = ps_.PushGradients(params, worker_id_);
+        if (!r.ok() && r.status().code() == StatusCode::kUnavailable) ps_.ForgetVersions();
+        return r;
+      });
+      for (auto* p : params) p->ZeroGrad();
+      if (!pushed.ok()) return pushed.status();
+      for (int64_t v : pushed->versions) model_version_ = std::max(model_version_, v);
+      ++steps_;
+    }
+    report->loss_sum += static_cast<double>(loss.value().item()) *
+                        static_cast<double>(batch->size());
+    report->samples += batch->size();
+    if (!metrics->empty()) {
+      tensor::Tensor pred = cm_.ForMetrics(out[0].value());
+      for (auto& m : *metrics) m->Update(batch->labels, pred);
+    }
+  }
+  for (auto& m : *metrics) report->metrics.push_back({m->name(), m->State()});
+  if (!predictions.empty()) report->predictions = tensor::Concat(predictions, 0);
+  return Status::Ok();
+}
+
+Status Worker::PullFor(const std::vector<tensor::Tensor>& inputs, bool dense) {
+  if (dense) EDL_RETURN_IF_ERROR(ps_.PullDense(cm_.model->parameters()));
+  for (const auto& e : cm_.model->EmbeddingInputs()) {
+    EDL_RETURN_IF_ERROR(ps_.PullRows(*e.table, inputs[e.input_index]));
+  }
+  return Status::Ok();
+}
+
+}  // namespace edl::roles::worker

@@ -1,0 +1,99 @@
+// Worker: the training loop of one worker process (DESIGN §4): register with
+// the master, then get a task, read exactly its records, train on them (pull
+// dense parameters and the embedding rows the batch needs, forward, backward,
+// push gradients), report, repeat; evaluation and prediction tasks likewise.
+// A heartbeat thread keeps the master informed; a stop request (SIGTERM, or
+// the master scaling down) ends the loop after the current minibatch without
+// reporting the task, so the master hands it to someone else at once.
+//
+// Written against MasterService& and PsClient, so it runs the same with the
+// master and PS in-process (tests) or remote. Run() on one thread;
+// RequestStop() from any thread or a signal-watching thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "base/clock.h"
+#include "base/status.h"
+#include "data/source.h"
+#include "roles/compiled_model.h"
+#include "roles/protocol/services.h"
+#include "roles/ps/ps_client.h"
+
+namespace edl::roles::worker {
+
+struct WorkerOptions {
+  std::string name = "worker-0";
+  int64_t minibatch_size = 64;
+  // Pull dense parameters every N minibatches (1: before every step).
+  int get_model_steps = 1;
+  std::chrono::milliseconds heartbeat_interval{500};
+  // How long to wait between GetTask calls answered kWait.
+  std::chrono::milliseconds wait_interval{100};
+  // How long to keep retrying an unreachable master or PS before giving up.
+  std::chrono::milliseconds retry_timeout{60000};
+};
+
+// The data a worker may be asked to read (any may be null if the job has none).
+struct WorkerData {
+  const data::Source* training = nullptr;
+  const data::Source* validation = nullptr;
+  const data::Source* prediction = nullptr;
+};
+
+class Worker {
+ public:
+  Worker(WorkerOptions options, CompiledModel& model, WorkerData data,
+         protocol::MasterService& master, ps::PsClient& ps, const Clock& clock);
+  ~Worker();
+
+  // Runs until the master says the job is done (OK), a stop is requested
+  // (OK), or an unrecoverable error (the master or a PS unreachable past the
+  // retry timeout).
+  Status Run();
+  void RequestStop();
+  bool stop_requested() const { return stop_.load(); }
+
+  int64_t worker_id() const { return worker_id_; }
+  int64_t tasks_done() const { return tasks_done_; }
+
+ private:
+  // Trains or infers on the task's records, filling the report. Sets
+  // interrupted_ (and returns OK) when a stop arrives between minibatches.
+  Status RunTask(const protocol::Task& task, protocol::ReportTaskRequest* report);
+  // Pulls dense parameters and the rows the batch's ids need.
+  Status PullFor(const std::vector<tensor::Tensor>& inputs, bool dense);
+  // Calls f until it succeeds, is not Unavailable, or the retry timeout
+  // passes (a restarting PS or master); returns the last status.
+  template <typename F>
+  auto Retry(const char* what, F f) -> decltype(f());
+  void HeartbeatLoop();
+  // Waits up to `d` or until a stop is requested.
+  void Pause(std::chrono::milliseconds d);
+
+  WorkerOptions options_;
+  CompiledModel& cm_;
+  WorkerData data_;
+  protocol::MasterService& master_;
+  ps::PsClient& ps_;
+  const Clock& clock_;
+  int64_t worker_id_ = -1;
+  int64_t tasks_done_ = 0;
+  int64_t model_version_ = 0;
+  int64_t steps_ = 0;
+
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> interrupted_{false};  // a task was left unfinished by a stop
+  bool heartbeat_done_ = false;           // guarded by mu_
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread heartbeat_;
+};
+
+}  // namespace edl::roles::worker

@@ -1,0 +1,255 @@
+// RpcServer + RpcChannel over real loopback sockets: calls that succeed,
+// errors that travel back with their code and message, and authentication.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "net/rpc.h"
+#include "tests/net/net_test_util.h"
+
+namespace edl::net {
+namespace {
+
+using std::chrono::seconds;
+using testing::kSecret;
+
+constexpr Millis kDeadline{10000};
+
+// A started server with an echo RPC that counts its calls.
+class RpcCallTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.secret = kSecret;
+    options.num_threads = 2;
+    server_ = std::make_unique<RpcServer>(options);
+    server_->HandleRpc("/test.Echo/Echo", [this](std::string_view body) {
+      ++echo_calls_;
+      return Result<std::string>(std::string(body));
+    });
+    ASSERT_TRUE(server_->Start().ok());
+  }
+
+  std::unique_ptr<RpcChannel> Channel(std::string secret = kSecret) {
+    return std::make_unique<RpcChannel>("127.0.0.1", server_->port(), secret);
+  }
+
+  std::unique_ptr<RpcServer> server_;
+  std::atomic<int> echo_calls_{0};
+};
+
+TEST_F(RpcCallTest, EchoesTheRequestBody) {
+  auto channel = Channel();
+  Result<std::string> reply =
+      channel->Call("/test.Echo/Echo", "hello", kDeadline);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(*reply, "hello");
+  EXPECT_EQ(echo_calls_.load(), 1);
+}
+
+TEST_F(RpcCallTest, EchoesAnEmptyBodyAndBinaryBytes) {
+  auto channel = Channel();
+  Result<std::string> empty = channel->Call("/test.Echo/Echo", "", kDeadline);
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  EXPECT_EQ(*empty, "");
+  std::string binary("\0\r\n\r\n\xff\x01", 7);
+  Result<std::string> reply =
+      channel->Call("/test.Echo/Echo", binary, kDeadline);
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_EQ(*reply, binary);
+}
+
+TEST_F(RpcCallTest, CarriesA64MegabyteBodyBothWays) {
+  std::string body(size_t{64} << 20, '\0');
+  for (size_t i = 0; i < body.size(); i += 4093) body[i] = static_cast<char>(i);
+  auto channel = Channel();
+  Result<std::string> reply =
+      channel->Call("/test.Echo/Echo", body, Millis(60000));
+  ASSERT_TRUE(reply.ok()) << reply.status().message();
+  EXPECT_TRUE(*reply == body);
+}
+
+TEST_F(RpcCallTest, SequentialCallsReuseOneConnection) {
+  auto channel = Channel();
+  for (int i = 0; i < 200; ++i) {
+    std::string body = "call " + std::to_string(i);
+    Result<std::string> reply =
+        channel->Call("/test.Echo/Echo", body, kDeadline);
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+    ASSERT_EQ(*reply, body);
+  }
+  EXPECT_EQ(server_->connections_accepted(), 1u);
+}
+
+TEST_F(RpcCallTest, ConcurrentCallersOnOneChannelEachGetTheirOwnAnswer) {
+  auto channel = Channel();
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        std::string body = std::to_string(t) + "/" + std::to_string(i);
+        Result<std::string> reply =
+            channel->Call("/test.Echo/Echo", body, kDeadline);
+        if (!reply.ok() || *reply != body) ++wrong;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(echo_calls_.load(), 200);
+  EXPECT_EQ(server_->connections_accepted(), 1u);
+}
+
+TEST_F(RpcCallTest, ChannelsInManyThreadsAreServedConcurrently) {
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      auto channel = Channel();
+      for (int i = 0; i < 30; ++i) {
+        std::string body(1000 + t * 100 + i, static_cast<char>('a' + t));
+        Result<std::string> reply =
+            channel->Call("/test.Echo/Echo", body, kDeadline);
+        if (!reply.ok() || *reply != body) ++wrong;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(server_->connections_accepted(), 6u);
+}
+
+TEST_F(RpcCallTest, AWrongSecretIsUnauthenticatedAndNeverReachesTheHandler) {
+  auto channel = Channel("not-the-secret");
+  Result<std::string> reply = channel->Call("/test.Echo/Echo", "x", kDeadline);
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.status().code(), StatusCode::kUnauthenticated);
+  EXPECT_EQ(echo_calls_.load(), 0);
+}
+
+TEST_F(RpcCallTest, AMissingSecretIsAnswered401AndNeverReachesTheHandler) {
+  testing::RawConnection raw(server_->port());
+  ASSERT_TRUE(raw.connected());
+  ASSERT_TRUE(raw.Send(
+      "POST /test.Echo/Echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+      "Connection: close\r\n\r\nhi"));
+  std::string response = raw.ReadUntilClosed();
+  EXPECT_EQ(response.rfind("HTTP/1.1 401", 0), 0u) << response;
+  EXPECT_NE(response.find("Edl-Status: Unauthenticated"), std::string::npos);
+  EXPECT_EQ(echo_calls_.load(), 0);
+}
+
+TEST_F(RpcCallTest, AnUnknownPathIsNotFound) {
+  auto channel = Channel();
+  Result<std::string> reply = channel->Call("/test.Echo/Nope", "x", kDeadline);
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(reply.status().message().find("/test.Echo/Nope"),
+            std::string::npos);
+}
+
+TEST_F(RpcCallTest, AGetOfAnRpcPathIsMethodNotAllowed) {
+  testing::RawConnection raw(server_->port());
+  ASSERT_TRUE(raw.Send(std::string("GET /test.Echo/Echo HTTP/1.1\r\nHost: x\r\n"
+                                   "Authorization: Bearer ") +
+                       kSecret + "\r\nConnection: close\r\n\r\n"));
+  std::string response = raw.ReadUntilClosed();
+  EXPECT_EQ(response.rfind("HTTP/1.1 405", 0), 0u) << response;
+  auto channel = Channel();
+  Result<std::string> reply = channel->Get("/test.Echo/Echo", kDeadline);
+  EXPECT_EQ(reply.status().code(), StatusCode::kUnimplemented);
+}
+
+TEST(RpcErrors, EveryHandlerStatusArrivesWithItsCodeAndMessage) {
+  ServerOptions options;
+  options.secret = kSecret;
+  RpcServer server(options);
+  server.HandleRpc("/test.Fail/Fail", [](std::string_view body) {
+    int code = std::stoi(std::string(body));
+    auto status_code = static_cast<StatusCode>(code);
+    return Result<std::string>(
+        Status(status_code,
+               std::string("failed with ") + StatusCodeName(status_code)));
+  });
+  ASSERT_TRUE(server.Start().ok());
+  RpcChannel channel("127.0.0.1", server.port(), kSecret);
+  for (int code = 1; code <= static_cast<int>(StatusCode::kFailedPrecondition);
+       ++code) {
+    auto expected = static_cast<StatusCode>(code);
+    Result<std::string> reply =
+        channel.Call("/test.Fail/Fail", std::to_string(code), kDeadline);
+    ASSERT_FALSE(reply.ok());
+    EXPECT_EQ(reply.status().code(), expected) << StatusCodeName(expected);
+    EXPECT_EQ(reply.status().message(),
+              std::string("failed with ") + StatusCodeName(expected));
+  }
+  EXPECT_EQ(server.connections_accepted(), 1u);
+}
+
+TEST(RpcErrors, AHandlerThatThrowsIsAnInternalErrorAndTheServerLivesOn) {
+  ServerOptions options;
+  options.secret = kSecret;
+  RpcServer server(options);
+  server.HandleRpc("/test.Throw/Throw",
+                   [](std::string_view) -> Result<std::string> {
+                     throw std::runtime_error("boom");
+                   });
+  server.HandleRpc("/test.Ok/Ok",
+                   [](std::string_view) { return Result<std::string>("ok"); });
+  ASSERT_TRUE(server.Start().ok());
+  RpcChannel channel("127.0.0.1", server.port(), kSecret);
+  Result<std::string> thrown = channel.Call("/test.Throw/Throw", "", kDeadline);
+  EXPECT_EQ(thrown.status().code(), StatusCode::kInternal);
+  EXPECT_NE(thrown.status().message().find("boom"), std::string::npos);
+  Result<std::string> ok = channel.Call("/test.Ok/Ok", "", kDeadline);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+}
+
+TEST(RpcGet, ServesGetHandlersWithTheSecretAndPublicOnesWithout) {
+  ServerOptions options;
+  options.secret = kSecret;
+  RpcServer server(options);
+  server.HandleGet("/status", [] {
+    return HttpResponse{200, "application/json", "{\"epoch\":3}"};
+  });
+  server.HandleGet(
+      "/metrics",
+      [] {
+        return HttpResponse{200, "text/plain", "edl_up 1\n"};
+      },
+      /*public_access=*/true);
+  server.HandleGet("/broken", [] {
+    return HttpResponse{503, "text/plain", "master is starting"};
+  });
+  ASSERT_TRUE(server.Start().ok());
+
+  RpcChannel good("127.0.0.1", server.port(), kSecret);
+  Result<std::string> status = good.Get("/status", kDeadline);
+  ASSERT_TRUE(status.ok()) << status.status().message();
+  EXPECT_EQ(*status, "{\"epoch\":3}");
+  Result<std::string> status_with_query = good.Get("/status?x=1", kDeadline);
+  ASSERT_TRUE(status_with_query.ok());
+  Result<std::string> broken = good.Get("/broken", kDeadline);
+  EXPECT_EQ(broken.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(broken.status().message(), "master is starting");
+
+  RpcChannel bad("127.0.0.1", server.port(), "wrong");
+  EXPECT_EQ(bad.Get("/status", kDeadline).status().code(),
+            StatusCode::kUnauthenticated);
+  Result<std::string> metrics = bad.Get("/metrics", kDeadline);
+  ASSERT_TRUE(metrics.ok()) << metrics.status().message();
+  EXPECT_EQ(*metrics, "edl_up 1\n");
+
+  testing::RawConnection raw(server.port());
+  ASSERT_TRUE(raw.Send(
+      "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  std::string response = raw.ReadUntilClosed();
+  EXPECT_EQ(response.rfind("HTTP/1.1 200", 0), 0u) << response;
+  EXPECT_NE(response.find("Content-Type: text/plain"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace edl::net

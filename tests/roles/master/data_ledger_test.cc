@@ -1,0 +1,65 @@
+#include "roles/master/data_ledger.h"
+
+#include <gtest/gtest.h>
+
+namespace edl::roles::master {
+namespace {
+
+TEST(DataLedger, StartsWithEveryRecordMissing) {
+  DataLedger ledger(1000, 128, 2);
+  auto s = ledger.Summary();
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[1].epoch, 2);
+  EXPECT_EQ(s[1].records, 1000);
+  EXPECT_EQ(s[1].missing, 1000);
+  EXPECT_EQ(s[1].trained, 0);
+  EXPECT_EQ(ledger.records_trained_total(), 0);
+}
+
+TEST(DataLedger, CountsEachTaskRangeAndRepeats) {
+  DataLedger ledger(1000, 128, 1);
+  ledger.RecordTrained(1, 0, 128);
+  ledger.RecordTrained(1, 896, 1000);  // the short last task
+  ledger.RecordTrained(1, 896, 1000);
+  ledger.RecordTrained(1, 896, 1000);
+  EXPECT_EQ(ledger.TimesTrained(1, 0), 1);
+  EXPECT_EQ(ledger.TimesTrained(1, 127), 1);
+  EXPECT_EQ(ledger.TimesTrained(1, 128), 0);
+  EXPECT_EQ(ledger.TimesTrained(1, 999), 3);
+  EpochLedger s = ledger.Summary()[0];
+  EXPECT_EQ(s.trained, 128 + 104);
+  EXPECT_EQ(s.missing, 1000 - 232);
+  EXPECT_EQ(s.trained_more_than_once, 104);
+  EXPECT_EQ(s.record_trainings, 128 + 3 * 104);
+  EXPECT_EQ(ledger.records_trained_total(), 128 + 3 * 104);
+}
+
+TEST(DataLedger, PrintsOneLinePerEpoch) {
+  DataLedger ledger(256, 128, 2);
+  ledger.RecordTrained(1, 0, 128);
+  ledger.RecordTrained(1, 128, 256);
+  ledger.RecordTrained(1, 128, 256);
+  ledger.RecordTrained(2, 0, 128);
+  EXPECT_EQ(
+      ledger.ToString(),
+      "epoch 1: 256/256 records trained, 0 missing, 128 trained twice or more\n"
+      "epoch 2: 128/256 records trained, 128 missing, 0 trained twice or "
+      "more\n");
+}
+
+TEST(DataLedger, WritesJson) {
+  DataLedger ledger(256, 128, 1);
+  ledger.RecordTrained(1, 0, 128);
+  EXPECT_EQ(ledger.ToJson(),
+            R"([{"epoch":1,"missing":128,"record_trainings":128,"records":256,)"
+            R"("trained":128,"trained_more_than_once":0}])");
+}
+
+TEST(DataLedgerDeathTest, RejectsARangeThatIsNotATask) {
+  DataLedger ledger(256, 128, 1);
+  EXPECT_DEATH(ledger.RecordTrained(1, 0, 100), "not a task");
+  EXPECT_DEATH(ledger.RecordTrained(2, 0, 128), "epoch 2");
+}
+
+}  // namespace
+}  // namespace edl::roles::master

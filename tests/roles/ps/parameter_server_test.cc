@@ -1,0 +1,340 @@
+#include "roles/ps/parameter_server.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "nn/optim/optimizer_from_json.h"
+#include "ps_test_util.h"
+
+namespace edl::roles::ps {
+namespace {
+
+using protocol::PullDenseRequest;
+using protocol::PullRowsRequest;
+using protocol::PushGradientsRequest;
+using protocol::SparseGradient;
+using tensor::DType;
+using tensor::Tensor;
+using testing::Find;
+using testing::MakeModel;
+using testing::MakePs;
+using testing::Shard;
+
+constexpr char kSgd1[] = R"({"class_name": "SGD", "config": {"learning_rate": 1.0}})";
+constexpr char kAdam[] = R"({"class_name": "Adam", "config": {"learning_rate": 0.01}})";
+
+std::map<std::string, Tensor> Pull(ParameterServer& ps) {
+  auto r = ps.PullDense(PullDenseRequest{});
+  EDL_CHECK(r.ok()) << r.status().message();
+  std::map<std::string, Tensor> out;
+  for (auto& t : r->params) out[t.name] = t.value;
+  return out;
+}
+
+Tensor Rows(ParameterServer& ps, const std::string& table,
+            const std::vector<int64_t>& ids) {
+  PullRowsRequest r{table, Tensor::FromInts({int64_t(ids.size())}, ids)};
+  auto out = ps.PullRows(r);
+  EDL_CHECK(out.ok()) << out.status().message();
+  return out->values;
+}
+
+Tensor Ramp(const tensor::Shape& shape, float start, float step) {
+  Tensor t = Tensor::Empty(shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.f32()[i] = start + step * i;
+  return t;
+}
+
+TEST(ParameterServer, KeepsOnlyItsPartitionOfTheDenseParameters) {
+  auto ps0 = MakePs(Shard(0, 2), kSgd1);
+  auto ps1 = MakePs(Shard(1, 2), kSgd1);
+  EXPECT_EQ(ps0->DenseNames(), (std::vector<std::string>{"dense/kernel", "dense/bias"}));
+  EXPECT_EQ(ps1->DenseNames(), (std::vector<std::string>{"hidden/kernel", "hidden/bias"}));
+  EXPECT_EQ(ps0->NumRows("emb/embeddings"), 0);
+  EXPECT_EQ(ps0->NumRows("dense/kernel"), -1);
+}
+
+TEST(ParameterServer, DenseUpdatesEqualTheLocalOptimizersMath) {
+  for (const char* optimizer : {kSgd1, kAdam}) {
+    auto ps = MakePs({}, optimizer, 7);
+    CompiledModel local = MakeModel(optimizer, 7);
+    auto pulled = Pull(*ps);
+    ASSERT_EQ(pulled.size(), 4u);
+    for (auto& [name, value] : pulled) {
+      EXPECT_EQ(value.ToVector(), Find(*local.model, name)->value.ToVector()) << name;
+    }
+    for (int step = 0; step < 3; ++step) {
+      PushGradientsRequest push;
+      push.version = ps->version();
+      std::vector<nn::Parameter*> params;
+      for (const char* name : {"hidden/kernel", "dense/bias"}) {
+        nn::Parameter* p = Find(*local.model, name);
+        p->grad = Ramp(p->value.shape(), 0.1f * (step + 1), -0.03f);
+        push.dense.push_back({name, p->grad});
+        params.push_back(p);
+      }
+      local.optimizer->Apply(params);
+      auto r = ps->PushGradients(push);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      EXPECT_TRUE(r->accepted);
+      EXPECT_EQ(r->version, step + 1);
+    }
+    for (auto& [name, value] : Pull(*ps)) {
+      EXPECT_EQ(value.ToVector(), Find(*local.model, name)->value.ToVector())
+          << optimizer << " " << name;
+    }
+  }
+}
+
+TEST(ParameterServer, AnswersAPullAtTheKnownVersionWithoutParameters) {
+  auto ps = MakePs({}, kSgd1);
+  auto first = ps->PullDense({-1});
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->version, 0);
+  EXPECT_EQ(first->params.size(), 4u);
+  auto again = ps->PullDense({0});
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->params.empty());
+}
+
+TEST(ParameterServer, CreatesEmbeddingRowsDeterministicallyWhateverTheAccessOrder) {
+  auto a = MakePs({}, kSgd1);
+  auto b = MakePs({}, kSgd1);
+  Tensor forward = Rows(*a, "emb/embeddings", {3, 7, 10});
+  Tensor backward = Rows(*b, "emb/embeddings", {10, 7, 3});
+  EXPECT_EQ(a->NumRows("emb/embeddings"), 3);
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_EQ(forward.f32()[j], backward.f32()[8 + j]);
+    EXPECT_EQ(forward.f32()[8 + j], backward.f32()[j]);
+  }
+  // Keras' default: uniform in [-0.05, 0.05], rows differ.
+  for (float x : forward.ToVector()) EXPECT_LE(std::abs(x), 0.05f);
+  EXPECT_NE(forward.f32()[0], forward.f32()[4]);
+  // On the PS that owns it in a 2-PS job, row 7 is the same.
+  auto ps1 = MakePs(Shard(1, 2), kSgd1);
+  Tensor row7 = Rows(*ps1, "emb/embeddings", {7});
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(row7.f32()[j], forward.f32()[4 + j]);
+  // A different job seed gives different rows.
+  ParameterServerOptions other;
+  other.seed = 99;
+  auto c = MakePs(other, kSgd1);
+  EXPECT_NE(Rows(*c, "emb/embeddings", {3}).f32()[0], forward.f32()[0]);
+}
+
+TEST(ParameterServer, InitializesRowsWithTheLayersInitializerOverTheWholeTablesFans) {
+  ParameterServerOptions options;
+  auto ones = ParameterServer::Create(options, MakeModel(kSgd1, 1, "\"ones\""));
+  ASSERT_TRUE(ones.ok());
+  EXPECT_EQ(Rows(**ones, "emb/embeddings", {5}).ToVector(),
+            (std::vector<float>{1, 1, 1, 1}));
+  // glorot_uniform over [50, 4]: limit sqrt(6 / 54) = 0.333.
+  auto glorot =
+      ParameterServer::Create(options, MakeModel(kSgd1, 1, "\"glorot_uniform\""));
+  ASSERT_TRUE(glorot.ok());
+  std::vector<int64_t> ids;
+  for (int64_t i = 0; i < 50; ++i) ids.push_back(i);
+  float max_abs = 0;
+  for (float x : Rows(**glorot, "emb/embeddings", ids).ToVector()) {
+    max_abs = std::max(max_abs, std::abs(x));
+  }
+  EXPECT_LE(max_abs, 0.3334f);
+  EXPECT_GT(max_abs, 0.25f);
+}
+
+TEST(ParameterServer, CanStartItsRowsFromTheModelsTable) {
+  CompiledModel local = MakeModel(kSgd1);
+  ParameterServerOptions options = Shard(1, 2);
+  options.tables_from_model = true;
+  auto ps = ParameterServer::Create(options, MakeModel(kSgd1));
+  ASSERT_TRUE(ps.ok()) << ps.status().message();
+  EXPECT_EQ((*ps)->NumRows("emb/embeddings"), 25);
+  const Tensor& table = Find(*local.model, "emb/embeddings")->value;
+  const Tensor row = Rows(**ps, "emb/embeddings", {7});
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(row.f32()[j], table.f32()[7 * 4 + j]);
+}
+
+TEST(ParameterServer, SumsRepeatedIdsOfASparsePush) {
+  auto ps = MakePs({}, kSgd1);
+  Tensor before = Rows(*ps, "emb/embeddings", {4, 6});
+  PushGradientsRequest push;
+  push.sparse.push_back(
+      {"emb/embeddings", Tensor::FromInts({3}, {4, 6, 4}),
+       Tensor::FromVector({3, 4}, {1, 2, 3, 4, 10, 10, 10, 10, 0.5f, 0.5f, 0.5f, 0.5f})});
+  ASSERT_TRUE(ps->PushGradients(push).ok());
+  Tensor after = Rows(*ps, "emb/embeddings", {4, 6});
+  const float want4[] = {1.5f, 2.5f, 3.5f, 4.5f};
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_FLOAT_EQ(after.f32()[j], before.f32()[j] - want4[j]);
+    EXPECT_FLOAT_EQ(after.f32()[4 + j], before.f32()[4 + j] - 10);
+  }
+}
+
+// ElasticDL's PS gave lazily created rows wrongly initialized slots; here a
+// new row's update equals the dense optimizer's first step on that row,
+// also across the row store growing between updates.
+TEST(ParameterServer, UpdatesNewRowsLikeTheDenseOptimizerWithFreshSlots) {
+  const std::string adagrad =
+      R"({"class_name": "Adagrad", "config": {"learning_rate": 0.1, "initial_accumulator_value": 0.5}})";
+  for (const std::string& optimizer : {adagrad, std::string(kAdam)}) {
+    auto ps = MakePs({}, optimizer);
+    auto local = nn::optim::OptimizerFromJson(optimizer, "test");
+    ASSERT_TRUE(local.ok());
+    Tensor row = Rows(*ps, "emb/embeddings", {9});
+    for (int step = 0; step < 3; ++step) {
+      // Touch many other rows so the shard's store grows between steps.
+      std::vector<int64_t> ids{9};
+      for (int64_t i = 10; i < 10 + 13 * (step + 1); ++i) ids.push_back(i);
+      const int64_t n = static_cast<int64_t>(ids.size());
+      Tensor grad = Ramp({n, 4}, 0.2f + step, 0.01f);
+      PushGradientsRequest push;
+      push.sparse.push_back({"emb/embeddings", Tensor::FromInts({n}, ids), grad});
+      ASSERT_TRUE(ps->PushGradients(push).ok());
+      (*local)->ApplyDense("row", row, grad.Slice(0, 1));
+      (*local)->FinishStep();
+    }
+    EXPECT_EQ(Rows(*ps, "emb/embeddings", {9}).ToVector(), row.ToVector())
+        << optimizer;
+  }
+}
+
+TEST(ParameterServer, SyncModeAveragesGradsToWaitPushesAndRejectsStaleOnes) {
+  ParameterServerOptions options;
+  options.use_async = false;
+  options.grads_to_wait = 2;
+  auto ps = MakePs(options, kSgd1);
+  const Tensor before = Pull(*ps)["dense/bias"];
+  const Tensor row_before = Rows(*ps, "emb/embeddings", {1});
+  PushGradientsRequest a, b;
+  a.dense.push_back({"dense/bias", Tensor::FromVector({2}, {1, 2})});
+  a.sparse.push_back({"emb/embeddings", Tensor::FromInts({1}, {1}), Tensor::Full({1, 4}, 4)});
+  b.dense.push_back({"dense/bias", Tensor::FromVector({2}, {3, 6})});
+  auto ra = ps->PushGradients(a);
+  ASSERT_TRUE(ra.ok());
+  EXPECT_TRUE(ra->accepted);
+  EXPECT_EQ(ra->version, 0);
+  EXPECT_EQ(Pull(*ps)["dense/bias"].ToVector(), before.ToVector());
+  auto rb = ps->PushGradients(b);
+  ASSERT_TRUE(rb.ok());
+  EXPECT_EQ(rb->version, 1);
+  const Tensor after = Pull(*ps)["dense/bias"];
+  EXPECT_FLOAT_EQ(after.f32()[0], before.f32()[0] - 2);
+  EXPECT_FLOAT_EQ(after.f32()[1], before.f32()[1] - 4);
+  EXPECT_FLOAT_EQ(Rows(*ps, "emb/embeddings", {1}).f32()[0], row_before.f32()[0] - 2);
+  // Computed on version 0, now 1, tolerance 0: rejected, nothing changes.
+  auto stale = ps->PushGradients(a);
+  ASSERT_TRUE(stale.ok());
+  EXPECT_FALSE(stale->accepted);
+  EXPECT_EQ(stale->version, 1);
+  PushGradientsRequest fresh = b;
+  fresh.version = 1;
+  ASSERT_TRUE(ps->PushGradients(fresh)->accepted);
+  EXPECT_EQ(Pull(*ps)["dense/bias"].ToVector(), after.ToVector());
+}
+
+TEST(ParameterServer, SyncModeAcceptsPushesWithinTheTolerance) {
+  ParameterServerOptions options;
+  options.use_async = false;
+  options.grads_to_wait = 1;
+  options.sync_version_tolerance = 1;
+  auto ps = MakePs(options, kSgd1);
+  PushGradientsRequest push;
+  ASSERT_TRUE(ps->PushGradients(push)->accepted);  // version 0 -> 1
+  EXPECT_TRUE(ps->PushGradients(push)->accepted);  // 0 >= 1 - 1
+  EXPECT_FALSE(ps->PushGradients(push)->accepted);  // 0 < 2 - 1
+}
+
+TEST(ParameterServer, AsyncStalenessModulationScalesTheStep) {
+  ParameterServerOptions options;
+  options.lr_staleness_modulation = true;
+  auto ps = MakePs(options, kSgd1);
+  PushGradientsRequest empty;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(ps->PushGradients(empty).ok());
+  ASSERT_EQ(ps->version(), 3);
+  const Tensor before = Pull(*ps)["dense/bias"];
+  PushGradientsRequest push;
+  push.version = 1;  // two versions stale: half the step
+  push.dense.push_back({"dense/bias", Tensor::FromVector({2}, {1, 2})});
+  ASSERT_TRUE(ps->PushGradients(push).ok());
+  Tensor after = Pull(*ps)["dense/bias"];
+  EXPECT_FLOAT_EQ(after.f32()[0], before.f32()[0] - 0.5f);
+  EXPECT_FLOAT_EQ(after.f32()[1], before.f32()[1] - 1.0f);
+  push.version = 4;  // fresh: the full step
+  ASSERT_TRUE(ps->PushGradients(push).ok());
+  EXPECT_FLOAT_EQ(Pull(*ps)["dense/bias"].f32()[0], after.f32()[0] - 1);
+}
+
+TEST(ParameterServer, LosesNoUpdateUnderConcurrentPushes) {
+  auto ps = MakePs({}, kSgd1);
+  const Tensor before = Pull(*ps)["dense/kernel"];
+  const Tensor row_before = Rows(*ps, "emb/embeddings", {2, 5});
+  constexpr int kThreads = 4, kPushes = 50;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kPushes; ++i) {
+        PushGradientsRequest push;
+        push.dense.push_back({"dense/kernel", Tensor::Full(before.shape(), 1)});
+        push.sparse.push_back({"emb/embeddings", Tensor::FromInts({3}, {2, 5, 2}),
+                               Tensor::Full({3, 4}, 1)});
+        EXPECT_TRUE(ps->PushGradients(push).ok());
+        EXPECT_TRUE(ps->PullDense({}).ok());
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ps->version(), kThreads * kPushes);
+  const Tensor after = Pull(*ps)["dense/kernel"];
+  for (int64_t i = 0; i < after.numel(); ++i) {
+    EXPECT_FLOAT_EQ(after.f32()[i], before.f32()[i] - kThreads * kPushes);
+  }
+  const Tensor rows = Rows(*ps, "emb/embeddings", {2, 5});
+  EXPECT_FLOAT_EQ(rows.f32()[0], row_before.f32()[0] - 2 * kThreads * kPushes);
+  EXPECT_FLOAT_EQ(rows.f32()[4], row_before.f32()[4] - kThreads * kPushes);
+}
+
+TEST(ParameterServer, RejectsGradientsItDoesNotHoldAndAppliesNothing) {
+  auto ps = MakePs(Shard(0, 2), kSgd1);
+  const Tensor before = Pull(*ps)["dense/bias"];
+  PushGradientsRequest push;
+  push.dense.push_back({"dense/bias", Tensor::FromVector({2}, {1, 1})});
+  push.dense.push_back({"hidden/bias", Tensor::Zeros({3})});
+  auto r = ps->PushGradients(push);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("PS 0 of 2: gradient for \"hidden/bias\""),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_EQ(Pull(*ps)["dense/bias"].ToVector(), before.ToVector());
+  EXPECT_EQ(ps->version(), 0);
+
+  PushGradientsRequest bad_shape;
+  bad_shape.dense.push_back({"dense/bias", Tensor::Zeros({3})});
+  EXPECT_FALSE(ps->PushGradients(bad_shape).ok());
+  PushGradientsRequest foreign_row;
+  foreign_row.sparse.push_back({"emb/embeddings", Tensor::FromInts({1}, {3}), Tensor::Zeros({1, 4})});
+  auto fr = ps->PushGradients(foreign_row);
+  ASSERT_FALSE(fr.ok());
+  EXPECT_NE(fr.status().message().find("row 3"), std::string::npos);
+  PushGradientsRequest unknown;
+  unknown.sparse.push_back({"nope/embeddings", Tensor::FromInts({1}, {2}), Tensor::Zeros({1, 4})});
+  EXPECT_FALSE(ps->PushGradients(unknown).ok());
+}
+
+TEST(ParameterServer, RejectsRowRequestsForIdsItDoesNotOwn) {
+  auto ps = MakePs(Shard(1, 2), kSgd1);
+  EXPECT_FALSE(ps->PullRows({"emb/embeddings", Tensor::FromInts({1}, {4})}).ok());
+  EXPECT_FALSE(ps->PullRows({"emb/embeddings", Tensor::FromInts({1}, {51})}).ok());
+  EXPECT_FALSE(ps->PullRows({"emb/embeddings", Tensor::FromVector({1}, {1})}).ok());
+  auto missing = ps->PullRows({"other/embeddings", Tensor::FromInts({1}, {1})});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("other/embeddings"), std::string::npos);
+}
+
+TEST(ParameterServer, RejectsAnIndexOutsideThePsCount) {
+  auto ps = ParameterServer::Create(Shard(2, 2), MakeModel(kSgd1));
+  ASSERT_FALSE(ps.ok());
+  EXPECT_NE(ps.status().message().find("index 2 of 2"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace edl::roles::ps

@@ -1,0 +1,252 @@
+#include "roles/ps/ps_checkpoint.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "roles/compiled_model.h"
+#include "roles/ps/merged_checkpoint.h"
+#include "roles/ps/parameter_server.h"
+#include "roles/ps/partition.h"
+#include "ps_test_util.h"
+
+namespace edl::roles::ps {
+namespace {
+namespace fs = std::filesystem;
+
+using protocol::PullDenseRequest;
+using protocol::PushGradientsRequest;
+using tensor::Tensor;
+using testing::MakeModel;
+using testing::MakePs;
+using testing::ScratchDir;
+
+constexpr char kAdam[] = R"({"class_name": "Adam", "config": {"learning_rate": 0.01}})";
+
+using PsSet = std::vector<std::unique_ptr<ParameterServer>>;
+
+PushGradientsRequest MakePush(int k) {
+  PushGradientsRequest push;
+  Tensor kernel = Tensor::Empty({3, 2});
+  for (int64_t i = 0; i < 6; ++i) kernel.f32()[i] = 0.1f * k - 0.05f * i;
+  push.dense.push_back({"dense/kernel", kernel});
+  push.dense.push_back({"hidden/bias", Tensor::FromVector({3}, {0.3f, -0.2f * k, 1})});
+  push.sparse.push_back({"emb/embeddings", Tensor::FromInts({3}, {1, 6, 6 + k}),
+                         Tensor::Full({3, 4}, 0.25f * k)});
+  return push;
+}
+
+// `full` split by owner, as PsClient does.
+std::vector<PushGradientsRequest> Route(const PushGradientsRequest& full, int n,
+                                        int64_t version) {
+  std::vector<PushGradientsRequest> out(n);
+  for (auto& r : out) r.version = version;
+  for (const auto& d : full.dense) out[PsOfParameter(d.name, n)].dense.push_back(d);
+  for (const auto& s : full.sparse) {
+    for (int64_t i = 0; i < s.ids.numel(); ++i) {
+      const int64_t id = s.ids.i64()[i];
+      out[PsOfId(id, n)].sparse.push_back(
+          {s.table, Tensor::FromInts({1}, {id}), s.values.Slice(i, i + 1).Clone()});
+    }
+  }
+  return out;
+}
+
+void PushAll(PsSet& set, const PushGradientsRequest& full) {
+  const int n = static_cast<int>(set.size());
+  auto parts = Route(full, n, set[0]->version());
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(set[i]->PushGradients(parts[i]).ok());
+}
+
+// Every dense parameter and every table row (0..49) of a PS set.
+std::map<std::string, std::vector<float>> State(PsSet& set) {
+  std::map<std::string, std::vector<float>> out;
+  const int n = static_cast<int>(set.size());
+  for (auto& ps : set) {
+    auto pulled = ps->PullDense(PullDenseRequest{});
+    EDL_CHECK(pulled.ok());
+    for (auto& t : pulled->params) out[t.name] = t.value.ToVector();
+  }
+  for (int64_t id = 0; id < 50; ++id) {
+    auto rows = set[PsOfId(id, n)]->PullRows(
+        {"emb/embeddings", Tensor::FromInts({1}, {id})});
+    EDL_CHECK(rows.ok()) << rows.status().message();
+    out["row " + std::to_string(id)] = rows->values.ToVector();
+  }
+  return out;
+}
+
+PsSet MakeSet(int n, ParameterServerOptions options) {
+  PsSet set;
+  for (int i = 0; i < n; ++i) {
+    options.ps_index = i;
+    options.num_ps = n;
+    set.push_back(MakePs(options, kAdam));
+  }
+  return set;
+}
+
+TEST(PsCheckpoint, RestoresAPsThatThenContinuesExactlyAsIfNeverStopped) {
+  ScratchDir dir;
+  ParameterServerOptions options;
+  options.checkpoint_dir = dir.path();
+  options.checkpoint_steps = 2;
+  PsSet original = MakeSet(1, options);
+  PushAll(original, MakePush(1));
+  PushAll(original, MakePush(2));
+  ASSERT_TRUE(fs::exists(PartitionPath(dir.path(), 2, 0, 1) + "/manifest.json"));
+  EXPECT_EQ(ListCompleteVersions(dir.path()), (std::vector<int64_t>{2}));
+
+  // Relaunched with the same identity and checkpoint_dir.
+  PsSet relaunched = MakeSet(1, options);
+  EXPECT_EQ(relaunched[0]->version(), 2);
+  for (int k = 3; k <= 4; ++k) {
+    PushAll(original, MakePush(k));
+    PushAll(relaunched, MakePush(k));
+  }
+  EXPECT_EQ(State(relaunched), State(original));
+  EXPECT_EQ(relaunched[0]->version(), 4);
+}
+
+TEST(PsCheckpoint, ACheckpointOfTwoPsRestoresIntoThreeOrOneWithTheSameValues) {
+  ScratchDir dir;
+  ParameterServerOptions options;
+  options.checkpoint_dir = dir.path();
+  PsSet two = MakeSet(2, options);
+  for (int k = 1; k <= 3; ++k) PushAll(two, MakePush(k));
+  for (auto& ps : two) ASSERT_TRUE(ps->SaveCheckpoint().ok());
+  EXPECT_EQ(ListCompleteVersions(dir.path()), (std::vector<int64_t>{3}));
+
+  ParameterServerOptions init;
+  init.checkpoint_dir_for_init = dir.path();
+  PsSet three = MakeSet(3, init);
+  PsSet one = MakeSet(1, init);
+  for (auto& ps : three) EXPECT_EQ(ps->version(), 3);
+  const auto want = State(two);
+  EXPECT_EQ(State(three), want);
+  EXPECT_EQ(State(one), want);
+  // The optimizer slots moved too: one more Adam step agrees everywhere.
+  PushAll(two, MakePush(4));
+  PushAll(three, MakePush(4));
+  PushAll(one, MakePush(4));
+  const auto after = State(two);
+  EXPECT_NE(after, want);
+  EXPECT_EQ(State(three), after);
+  EXPECT_EQ(State(one), after);
+}
+
+TEST(PsCheckpoint, MergesIntoAWholeModelCheckpointWithEveryTableRow) {
+  ScratchDir dir;
+  ParameterServerOptions options;
+  options.checkpoint_dir = dir.path();
+  PsSet two = MakeSet(2, options);
+  for (int k = 1; k <= 2; ++k) PushAll(two, MakePush(k));
+  for (auto& ps : two) ASSERT_TRUE(ps->SaveCheckpoint().ok());
+  CompiledModel local = MakeModel(kAdam);
+  auto merged = ReadMergedCheckpoint(dir.path(), *local.model, options.seed);
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  EXPECT_EQ(merged->version, 2);
+  ASSERT_TRUE(RestoreCheckpoint(*merged, local, /*with_optimizer_state=*/true).ok());
+  const auto want = State(two);  // creates the untouched rows on the PS
+  for (nn::Parameter* p : local.model->parameters()) {
+    if (p->name != "emb/embeddings") {
+      EXPECT_EQ(p->value.ToVector(), want.at(p->name)) << p->name;
+      continue;
+    }
+    for (int64_t id = 0; id < 50; ++id) {
+      std::vector<float> row(p->value.f32() + id * 4, p->value.f32() + id * 4 + 4);
+      EXPECT_EQ(row, want.at("row " + std::to_string(id))) << id;
+    }
+  }
+}
+
+TEST(PsCheckpoint, KeepsTheNewestCompleteVersionsAndNeverTheJustWrittenOne) {
+  {
+    ScratchDir dir;
+    ParameterServerOptions options;
+    options.checkpoint_dir = dir.path();
+    options.checkpoint_steps = 1;
+    options.keep_checkpoint_max = 2;
+    PsSet set = MakeSet(1, options);
+    for (int k = 1; k <= 5; ++k) PushAll(set, MakePush(k));
+    EXPECT_EQ(ListCompleteVersions(dir.path()), (std::vector<int64_t>{4, 5}));
+  }
+  {
+    ScratchDir dir;
+    ParameterServerOptions options;
+    options.checkpoint_dir = dir.path();
+    options.checkpoint_steps = 1;
+    options.keep_checkpoint_max = 0;  // keep all
+    PsSet set = MakeSet(1, options);
+    for (int k = 1; k <= 3; ++k) PushAll(set, MakePush(k));
+    EXPECT_EQ(ListCompleteVersions(dir.path()), (std::vector<int64_t>{1, 2, 3}));
+  }
+  {
+    // keep 1 with two PS, PS 1 lagging: nothing is deleted until a newer
+    // version is complete; versions PS 0 alone wrote stay.
+    ScratchDir dir;
+    ParameterServerOptions options;
+    options.checkpoint_dir = dir.path();
+    options.checkpoint_steps = 1;
+    options.keep_checkpoint_max = 1;
+    PsSet set = MakeSet(2, options);
+    for (int k = 1; k <= 3; ++k) {
+      ASSERT_TRUE(set[0]->PushGradients(Route(MakePush(k), 2, k - 1)[0]).ok());
+    }
+    EXPECT_TRUE(ListCompleteVersions(dir.path()).empty());
+    ASSERT_TRUE(set[1]->PushGradients(Route(MakePush(1), 2, 0)[1]).ok());
+    EXPECT_EQ(ListCompleteVersions(dir.path()), (std::vector<int64_t>{1}));
+    ASSERT_TRUE(set[1]->PushGradients(Route(MakePush(2), 2, 1)[1]).ok());
+    EXPECT_EQ(ListCompleteVersions(dir.path()), (std::vector<int64_t>{2}));
+    EXPECT_TRUE(fs::exists(PartitionPath(dir.path(), 3, 0, 2)));
+    EXPECT_FALSE(fs::exists(PartitionPath(dir.path(), 1, 1, 2)));
+  }
+}
+
+TEST(PsCheckpoint, ACorruptPartitionFailsTheRestoreNamingTheFile) {
+  ScratchDir dir;
+  ParameterServerOptions options;
+  options.checkpoint_dir = dir.path();
+  PsSet set = MakeSet(1, options);
+  PushAll(set, MakePush(1));
+  ASSERT_TRUE(set[0]->SaveCheckpoint().ok());
+  const std::string data = PartitionPath(dir.path(), 1, 0, 1) + "/tensors.bin";
+  fs::resize_file(data, fs::file_size(data) - 8);
+  auto ps = ParameterServer::Create(options, MakeModel(kAdam));
+  ASSERT_FALSE(ps.ok());
+  EXPECT_NE(ps.status().message().find("tensors.bin"), std::string::npos)
+      << ps.status().message();
+}
+
+TEST(PsCheckpoint, ACheckpointOfAnotherModelIsRejectedNamingTheWeight) {
+  ScratchDir dir;
+  Checkpoint c;
+  c.version = 4;
+  c.model.push_back({"dense/kernel", Tensor::Zeros({5, 5})});
+  ASSERT_TRUE(WritePartition(dir.path(), 0, 1, c).ok());
+  ParameterServerOptions options;
+  options.checkpoint_dir = dir.path();
+  auto ps = ParameterServer::Create(options, MakeModel(kAdam));
+  ASSERT_FALSE(ps.ok());
+  EXPECT_NE(ps.status().message().find("\"dense/kernel\" has shape [5, 5]"),
+            std::string::npos)
+      << ps.status().message();
+}
+
+TEST(PsCheckpoint, AVersionMissingAPartitionIsNotComplete) {
+  ScratchDir dir;
+  Checkpoint c;
+  c.version = 7;
+  ASSERT_TRUE(WritePartition(dir.path(), 1, 2, c).ok());
+  EXPECT_TRUE(ListCompleteVersions(dir.path()).empty());
+  EXPECT_FALSE(ReadPartitions(dir.path(), 7).ok());
+  ASSERT_TRUE(WritePartition(dir.path(), 0, 2, c).ok());
+  EXPECT_EQ(ListCompleteVersions(dir.path()), (std::vector<int64_t>{7}));
+  auto parts = ReadPartitions(dir.path(), 7);
+  ASSERT_TRUE(parts.ok());
+  EXPECT_EQ(parts->size(), 2u);
+}
+
+}  // namespace
+}  // namespace edl::roles::ps

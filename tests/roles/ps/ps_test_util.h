@@ -1,0 +1,42 @@
+// Helpers for the parameter-server tests: a small model with an embedding
+// table, parameter servers built from it, and scratch directories.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "roles/compiled_model.h"
+#include "roles/ps/parameter_server.h"
+
+namespace edl::roles::ps::testing {
+
+// ids [3] -> Embedding "emb" (50 x 4, embeddings_initializer as given) ->
+// Flatten -> Dense "hidden" (3) -> Dense "dense" (2). Dense parameters
+// split over 2 PS as {dense/*} on PS 0 and {hidden/*} on PS 1.
+CompiledModel MakeModel(const std::string& optimizer_json, uint64_t seed = 1,
+                        const std::string& initializer_json = "");
+
+// Options of PS `index` of `num_ps`, everything else default.
+ParameterServerOptions Shard(int index, int num_ps);
+
+// A parameter server over MakeModel(optimizer_json, seed).
+std::unique_ptr<ParameterServer> MakePs(const ParameterServerOptions& options,
+                                        const std::string& optimizer_json,
+                                        uint64_t seed = 1);
+
+// A fresh directory under the temp dir, removed by the destructor.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+nn::Parameter* Find(nn::keras::Model& model, const std::string& name);
+
+}  // namespace edl::roles::ps::testing
