@@ -90,6 +90,8 @@ Runner AddMasterCommand(CLI::App& parent) {
                   "Evaluate every N model versions (0: every epoch)")->capture_default_str();
   app->add_option("--get_model_steps", o.get_model_steps,
                   "Workers pull dense parameters every N steps")->capture_default_str();
+  app->add_option("--shuffle", o.shuffle, "Shuffle tasks and the records inside them")
+      ->capture_default_str();
   app->add_option("--use_async", o.use_async, "Asynchronous SGD")->capture_default_str();
   app->add_option("--grads_to_wait", o.grads_to_wait, "Sync SGD: pushes per update")
       ->capture_default_str();
@@ -176,6 +178,8 @@ Runner AddWorkerCommand(CLI::App& parent) {
   app->add_option("--minibatch_size", o.minibatch_size, "Records per step")->capture_default_str();
   app->add_option("--get_model_steps", o.get_model_steps,
                   "Pull dense parameters every N steps")->capture_default_str();
+  app->add_option("--shuffle", o.shuffle, "Shuffle the records inside training tasks")
+      ->capture_default_str();
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
     s->o.ps_addrs = SplitComma(s->ps_addrs);

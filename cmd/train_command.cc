@@ -182,6 +182,7 @@ Runner AddTrainCommand(CLI::App& parent) {
       m.checkpoint_steps = o.checkpoint_steps;
       m.keep_checkpoint_max = o.keep_checkpoint_max;
       m.output = o.output;
+      m.shuffle = o.shuffle;
       m.grace_period = std::chrono::milliseconds(static_cast<int64_t>(s->grace_s * 1000));
       return ExecMaster(m);
     }

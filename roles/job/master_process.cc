@@ -107,6 +107,7 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   mopt.evaluation_steps = o.evaluation_steps;
   mopt.heartbeat_timeout_s = o.heartbeat_timeout_s;
   mopt.seed = o.model.seed;
+  mopt.shuffle = o.shuffle;
   mopt.target_workers = 0;
   mopt.make_metrics = [&cm] { return cm.MakeMetrics(); };
   EDL_ASSIGN_OR_RETURN(auto core, master::MasterCore::Create(mopt, SystemClock()));
@@ -228,6 +229,7 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
     w.prediction_data = o.prediction_data;
     w.minibatch_size = o.minibatch_size;
     w.get_model_steps = o.get_model_steps;
+    w.shuffle = o.shuffle;
     return cluster::ProcessSpec{WorkerName(i), ToArgs(w), {}};
   };
   cluster::RelaunchPolicy worker_policy;

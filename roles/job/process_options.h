@@ -44,6 +44,7 @@ struct WorkerProcessOptions {
   std::string training_data, validation_data, prediction_data;
   int64_t minibatch_size = 64;
   int get_model_steps = 1;
+  bool shuffle = true;  // shuffle the records inside a training task
   std::chrono::milliseconds rpc_deadline{60000};
 };
 
@@ -62,6 +63,7 @@ struct MasterProcessOptions {
   int64_t num_minibatches_per_task = 8;
   int64_t evaluation_steps = 0;
   int get_model_steps = 1;
+  bool shuffle = true;  // task order and record order inside tasks
   bool use_async = true;
   int grads_to_wait = 1;
   int64_t sync_version_tolerance = 0;

@@ -77,6 +77,7 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   wo.name = o.worker_name;
   wo.minibatch_size = o.minibatch_size;
   wo.get_model_steps = o.get_model_steps;
+  wo.shuffle = o.shuffle;
   worker::WorkerData data{training.get(), validation.get(), prediction.get()};
   worker::Worker w(wo, cm, data, master, ps, SystemClock());
   running = &w;

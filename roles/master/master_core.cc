@@ -28,6 +28,7 @@ DispatcherOptions DispatcherOptionsOf(const MasterOptions& o) {
   d.max_task_failures = o.max_task_failures;
   d.max_task_losses = o.max_task_losses;
   d.seed = o.seed;
+  d.shuffle = o.shuffle;
   return d;
 }
 

@@ -51,6 +51,8 @@ struct MasterOptions {
   // Seeds the epoch's task order (epoch e from seed + e) and each task's
   // record order.
   uint64_t seed = 0;
+  // false: training tasks in record order (see DispatcherOptions::shuffle).
+  bool shuffle = true;
   // Workers wanted (scale); 0 = every worker that registers.
   int target_workers = 0;
   // Builds evaluation metrics; unset: evaluation reports only the loss.

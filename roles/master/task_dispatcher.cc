@@ -121,7 +121,7 @@ void TaskDispatcher::CreateEpoch(int epoch) {
   // Fisher-Yates with a fully specified generator, so the order is the same
   // on every platform (std::shuffle's algorithm is unspecified).
   std::mt19937_64 rng(options_.seed + static_cast<uint64_t>(epoch));
-  for (int64_t i = n - 1; i > 0; --i) {
+  for (int64_t i = n - 1; i > 0 && options_.shuffle; --i) {
     std::swap(order[i], order[rng() % static_cast<uint64_t>(i + 1)]);
   }
   epoch_ = epoch;

@@ -46,6 +46,10 @@ struct DispatcherOptions {
   int max_task_failures = 3;  // >= 1
   int max_task_losses = 5;    // 0 = unlimited
   uint64_t seed = 0;
+  // false: an epoch's tasks are handed out in record order (and workers keep
+  // the records of a task in order), for runs that must match local training
+  // with --shuffle=false step for step.
+  bool shuffle = true;
 };
 
 // How a worker ended its lease.

@@ -173,7 +173,7 @@ Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
   }
   data::BatchOptions bo;
   bo.batch_size = options_.minibatch_size;
-  bo.shuffle = task.type == TaskType::kTraining;
+  bo.shuffle = options_.shuffle && task.type == TaskType::kTraining;
   bo.seed = task.seed;
   data::Batcher batcher(*source, task.begin, task.end, bo);
   const bool training = task.type == TaskType::kTraining;

@@ -33,6 +33,7 @@ struct WorkerOptions {
   int64_t minibatch_size = 64;
   // Pull dense parameters every N minibatches (1: before every step).
   int get_model_steps = 1;
+  bool shuffle = true;  // records inside a training task, seeded by the task
   std::chrono::milliseconds heartbeat_interval{500};
   // How long to wait between GetTask calls answered kWait.
   std::chrono::milliseconds wait_interval{100};

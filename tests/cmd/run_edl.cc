@@ -4,7 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <signal.h>
+
+#include <cctype>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -38,6 +43,78 @@ RunResult RunEdl(const std::vector<std::string>& args) {
   r.out = ReadText(out);
   r.err = ReadText(err);
   return r;
+}
+
+EdlProcess::EdlProcess(const std::vector<std::string>& args) {
+  char tmpl[] = "/tmp/edl_proc_XXXXXX";
+  dir_ = ::mkdtemp(tmpl);
+  const std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::setpgid(0, 0);
+    int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    int null = ::open("/dev/null", O_RDONLY);
+    ::dup2(null, 0);
+    std::vector<char*> argv;
+    std::string bin = EDL_BINARY_PATH;
+    argv.push_back(bin.data());
+    std::vector<std::string> copy = args;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(bin.c_str(), argv.data());
+    ::_exit(127);
+  }
+}
+
+EdlProcess::~EdlProcess() {
+  if (!reaped_ && pid_ > 0) {
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+    int status;
+    ::waitpid(pid_, &status, 0);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+RunResult EdlProcess::Wait() {
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  reaped_ = true;
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = ReadText(dir_ + "/stdout");
+  r.err = ReadText(dir_ + "/stderr");
+  return r;
+}
+
+std::string EdlProcess::Err() const { return ReadText(dir_ + "/stderr"); }
+
+std::vector<int> FindPids(const std::vector<std::string>& parts) {
+  std::vector<int> pids;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    std::string cmdline = ReadText(e.path().string() + "/cmdline");
+    for (char& c : cmdline) c = c == '\0' ? ' ' : c;
+    bool all = !cmdline.empty();
+    for (const auto& p : parts) all = all && cmdline.find(p) != std::string::npos;
+    if (all) pids.push_back(std::stoi(name));
+  }
+  return pids;
+}
+
+bool WaitFor(const std::function<bool()>& condition, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return condition();
 }
 
 TempDir::TempDir() {

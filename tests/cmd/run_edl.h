@@ -2,6 +2,7 @@
 // code, stdout and stderr, for tests of the command line as users see it.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,30 @@ struct RunResult {
 
 // Runs EDL_BINARY_PATH with `args` (no shell), waiting for it to exit.
 RunResult RunEdl(const std::vector<std::string>& args);
+
+// An edl process running in the background; the destructor kills it (and
+// its process group) if it is still running.
+class EdlProcess {
+ public:
+  explicit EdlProcess(const std::vector<std::string>& args);
+  ~EdlProcess();
+  int pid() const { return pid_; }
+  // Waits for the exit and returns code and output.
+  RunResult Wait();
+  // Output so far.
+  std::string Err() const;
+
+ private:
+  int pid_ = -1;
+  bool reaped_ = false;
+  std::string dir_;
+};
+
+// Pids of processes whose command line contains every one of `parts`.
+std::vector<int> FindPids(const std::vector<std::string>& parts);
+
+// Polls `condition` every 100 ms until it is true or `seconds` pass.
+bool WaitFor(const std::function<bool()>& condition, double seconds);
 
 // A fresh temporary directory removed by the destructor.
 class TempDir {

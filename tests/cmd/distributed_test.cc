@@ -1,0 +1,207 @@
+// Distributed training on the local cluster, end to end with real processes:
+// a master, PS and workers of the real binary, with workers and PS killed,
+// scaled and stopped on purpose while the job runs.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "data/planted_model.h"
+#include "net/rpc.h"
+#include "tests/cmd/run_edl.h"
+
+namespace edl::testing {
+namespace {
+
+const std::string kData = EDL_FASHION_MNIST;
+const std::string kTrain = kData + "/train-images-idx3-ubyte.gz";
+const std::string kTest = kData + "/t10k-images-idx3-ubyte.gz";
+
+double Metric(const std::string& text, const std::string& name) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex("(^|[ :])" + name + " ([0-9.eE+-]+)"))) return -1;
+  return std::stod(m[2]);
+}
+
+// The job's status JSON (null while the master is not reachable).
+nlohmann::json Status(const std::string& jobs_dir, const std::string& job) {
+  RunResult r = RunEdl({"status", job, "--jobs_dir=" + jobs_dir});
+  if (r.exit_code != 0) return nullptr;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+int64_t Version(const nlohmann::json& s) {
+  return s.is_object() ? s.value("model_version", int64_t{-1}) : -1;
+}
+
+// Every epoch line of the final report says nothing was missed, and
+// returns how many were printed.
+int EpochsWithNothingMissing(const std::string& out) {
+  std::regex re("epoch [0-9]+: ([0-9]+)/([0-9]+) records trained, 0 missing");
+  int n = 0;
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), re); it != std::sregex_iterator();
+       ++it) {
+    if ((*it)[1] == (*it)[2]) ++n;
+  }
+  return n;
+}
+
+std::vector<std::string> Job(const std::string& jobs_dir, const std::string& name,
+                             std::vector<std::string> extra) {
+  std::vector<std::string> args = {"train", "--distribution_strategy=ParameterServerStrategy",
+                                   "--job_name=" + name, "--jobs_dir=" + jobs_dir,
+                                   "--grace_period=5"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TEST(Distributed, TwoPsAndTwoWorkersTrainEveryRecordExactlyOnce) {
+  TempDir dir;
+  RunResult r = RunEdl(Job(dir.path(), "exact",
+                           {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                            "--validation_data=" + kTest, "--num_epochs=2", "--num_workers=2",
+                            "--num_ps_pods=2", "--output=" + dir.File("model")}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(EpochsWithNothingMissing(r.out), 2) << r.out;
+  EXPECT_NE(r.out.find("0 trained twice"), std::string::npos) << r.out;
+  const double accuracy = Metric(r.out, "accuracy");
+  EXPECT_GE(accuracy, 0.85) << r.out;
+  // The export holds the PS's final model: evaluating it gives the same figure.
+  RunResult e = RunEdl({"evaluate", "--checkpoint_dir_for_init=" + dir.File("model"),
+                        "--validation_data=" + kTest});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_NEAR(Metric(e.out, "accuracy"), accuracy, 1e-4) << e.out << r.out;
+}
+
+TEST(Distributed, AWorkerKilledMidEpochIsReplacedAndNoRecordIsLost) {
+  TempDir dir;
+  EdlProcess job(Job(dir.path(), "kill9",
+                     {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                      "--validation_data=" + kTest, "--num_epochs=3", "--num_workers=2",
+                      "--num_ps_pods=1"}));
+  nlohmann::json s;
+  ASSERT_TRUE(WaitFor([&] { s = Status(dir.path(), "kill9"); return Version(s) >= 300; }, 60))
+      << job.Err();
+  int victim = -1;
+  for (const auto& w : s["workers"]) {
+    if (w.value("name", "") == "worker-0") victim = w.value("pid", -1);
+  }
+  ASSERT_GT(victim, 0) << s.dump();
+  ASSERT_EQ(::kill(victim, SIGKILL), 0);
+
+  // A request without the job's secret is refused while the job runs.
+  const std::string addr = ReadText(dir.path() + "/kill9/master.json");
+  const int port = nlohmann::json::parse(addr).value("port", 0);
+  net::RpcChannel wrong("127.0.0.1", port, "not-the-secret");
+  auto refused = wrong.Call("/edl.Master/GetTask", "x", net::Millis(5000));
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnauthenticated) << refused.status().message();
+  // A malformed message with the right secret is refused too.
+  net::RpcChannel right("127.0.0.1", port, ReadText(dir.path() + "/kill9/secret"));
+  auto malformed = right.Call("/edl.Master/GetTask", "garbage", net::Millis(5000));
+  EXPECT_EQ(malformed.status().code(), StatusCode::kInvalidArgument)
+      << malformed.status().message();
+
+  RunResult r = job.Wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("worker-0 (incarnation 1) killed by signal 9; relaunching"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(EpochsWithNothingMissing(r.out), 3) << r.out;
+  EXPECT_GE(Metric(r.out, "accuracy"), 0.84) << r.out;
+}
+
+TEST(Distributed, AKilledPsRestartsFromItsCheckpoint) {
+  TempDir dir;
+  EdlProcess job(Job(dir.path(), "killps",
+                     {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                      "--validation_data=" + kTest, "--num_epochs=3", "--num_workers=2",
+                      "--num_ps_pods=2", "--checkpoint_dir=" + dir.File("ckpt"),
+                      "--checkpoint_steps=100"}));
+  ASSERT_TRUE(WaitFor([&] { return Version(Status(dir.path(), "killps")) >= 400; }, 60))
+      << job.Err();
+  std::vector<int> ps = FindPids({" ps ", "--job_name=killps", "--ps_index=1"});
+  ASSERT_EQ(ps.size(), 1u);
+  ASSERT_EQ(::kill(ps[0], SIGKILL), 0);
+  RunResult r = job.Wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("ps-1 (incarnation 1) killed by signal 9; relaunching"),
+            std::string::npos) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("\\[ps-1\\].*serving on .* at version ([0-9]+)")))
+      << r.err;
+  EXPECT_EQ(EpochsWithNothingMissing(r.out), 3) << r.out;
+  EXPECT_GE(Metric(r.out, "accuracy"), 0.84) << r.out;
+}
+
+TEST(Distributed, ScalesOneToThreeToTwoWorkersAndSigtermHandsTheTaskBack) {
+  TempDir dir;
+  EdlProcess job(Job(dir.path(), "scale",
+                     {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                      "--num_epochs=4", "--num_workers=1", "--num_ps_pods=1"}));
+  auto registered = [&](size_t n) {
+    nlohmann::json s = Status(dir.path(), "scale");
+    if (!s.is_object()) return false;
+    size_t alive = 0;
+    for (const auto& w : s["workers"]) alive += w.value("stopping", false) ? 0 : 1;
+    return alive == n;
+  };
+  ASSERT_TRUE(WaitFor([&] { return registered(1); }, 60)) << job.Err();
+  ASSERT_EQ(RunEdl({"scale", "scale", "--num_workers=3", "--jobs_dir=" + dir.path()}).exit_code, 0);
+  ASSERT_TRUE(WaitFor([&] { return registered(3); }, 60)) << job.Err();
+  ASSERT_EQ(RunEdl({"scale", "scale", "--num_workers=2", "--jobs_dir=" + dir.path()}).exit_code, 0);
+  ASSERT_TRUE(WaitFor([&] { return registered(2); }, 60)) << job.Err();
+  // A graceful stop (preemption notice) of one of the two.
+  std::vector<int> w = FindPids({" worker ", "--job_name=scale", "--worker_name=worker-0"});
+  ASSERT_EQ(w.size(), 1u);
+  ASSERT_EQ(::kill(w[0], SIGTERM), 0);
+  RunResult r = job.Wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("scaling down: worker-2 leaves"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("worker-0: stopping; handing back"), std::string::npos) << r.err;
+  EXPECT_EQ(EpochsWithNothingMissing(r.out), 4) << r.out;
+}
+
+TEST(Distributed, SyncSgdWithOneWorkerMatchesLocalTrainingStepForStep) {
+  TempDir dir;
+  const std::vector<std::string> common = {
+      "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+      "--validation_data=" + kTest, "--num_epochs=1", "--shuffle=false", "--seed=5"};
+  std::vector<std::string> local = {"train", "--num_threads=1"};
+  local.insert(local.end(), common.begin(), common.end());
+  RunResult l = RunEdl(local);
+  std::vector<std::string> sync = {"--num_workers=1", "--num_ps_pods=1", "--use_async=false",
+                                   "--grads_to_wait=1"};
+  sync.insert(sync.end(), common.begin(), common.end());
+  RunResult d = RunEdl(Job(dir.path(), "sync", sync));
+  ASSERT_EQ(l.exit_code, 0) << l.err;
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const double local_loss = Metric(l.out, "val_loss");
+  const double dist_loss = Metric(d.out, "loss");
+  EXPECT_GT(local_loss, 0);
+  EXPECT_NEAR(dist_loss, local_loss, 1e-4) << l.out << d.out;
+  EXPECT_NEAR(Metric(d.out, "accuracy"), Metric(l.out, "val_accuracy"), 1e-4);
+}
+
+TEST(Distributed, TabularDeepFmTrainsThroughThePsToItsAucBar) {
+  TempDir dir;
+  data::PlantedOptions o;
+  o.num_rows = 100000;
+  o.interaction_std = 0.5;
+  o.row_seed = 1;
+  ASSERT_TRUE(data::WritePlantedCsv(dir.File("train.csv"), o).ok());
+  o.num_rows = 10000;
+  o.row_seed = 2;
+  auto valid = data::WritePlantedCsv(dir.File("valid.csv"), o);
+  ASSERT_TRUE(valid.ok());
+  RunResult r = RunEdl(Job(dir.path(), "deepfm",
+                           {"--model_def=zoo:planted_deepfm", "--training_data=" + dir.File("train.csv"),
+                            "--validation_data=" + dir.File("valid.csv"), "--num_epochs=3",
+                            "--minibatch_size=128", "--num_workers=2", "--num_ps_pods=2"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(Metric(r.out, "auc"), valid->planted_auc - 0.03)
+      << "planted " << valid->planted_auc << "\n" << r.out;
+  EXPECT_EQ(EpochsWithNothingMissing(r.out), 3) << r.out;
+}
+
+}  // namespace
+}  // namespace edl::testing
