@@ -60,7 +60,7 @@ Runner AddTrainCommand(CLI::App& parent) {
   struct State {
     roles::TrainOptions o;
     CommonFlags common;
-    std::string strategy = "Local";
+    std::string strategy = "ParameterServerStrategy";
     std::string job_name;
     std::string cluster = "local";
     std::string jobs_dir = JobsRootFlagDefault();
@@ -117,8 +117,9 @@ Runner AddTrainCommand(CLI::App& parent) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app->add_option("--distribution_strategy", s->strategy,
-                  "Local trains in this process (distributed strategies come with "
-                  "the master/worker roles)")
+                  "ParameterServerStrategy: a job of a master, --num_ps_pods parameter "
+                  "servers and --num_workers workers on --cluster; Local: train in "
+                  "this process")
       ->capture_default_str();
   app->add_option("--job_name", s->job_name,
                   "A name for the job: logs, and `edl status/stop/scale JOB` (default edl-<pid>)");

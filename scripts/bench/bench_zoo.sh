@@ -37,7 +37,7 @@ for model in mlp cnn; do
   # edl: train `steps` steps (the whole loop: batching, forward, backward,
   # Adam, metrics), then inference (evaluate: forward, loss, metrics) over
   # the 60,000 training images.
-  peak $EDL train --model_def=zoo:fashion_mnist_$model --training_data=$D/train-images-idx3-ubyte.gz \
+  peak $EDL train --distribution_strategy=Local --model_def=zoo:fashion_mnist_$model --training_data=$D/train-images-idx3-ubyte.gz \
     --minibatch_size=64 --max_step=$steps --num_threads=$THREADS --output=$OUT/$model \
     --log_level=WARNING > $OUT/edl_train.txt 2>/dev/null
   edl_rss=$(cat $OUT/rss)

@@ -24,7 +24,11 @@ TEST(Cli, HelpExplainsEveryTrainFlag) {
                            "--minibatch_size", "--evaluation_steps", "--checkpoint_steps",
                            "--checkpoint_dir", "--keep_checkpoint_max", "--output",
                            "--distribution_strategy", "--seed", "--num_threads", "--loss",
-                           "--optimizer", "--metrics", "--checkpoint_dir_for_init"}) {
+                           "--optimizer", "--metrics", "--checkpoint_dir_for_init", "--cluster",
+                           "--num_workers", "--num_ps_pods", "--num_minibatches_per_task",
+                           "--use_async", "--grads_to_wait", "--sync_version_tolerance",
+                           "--lr_staleness_modulation", "--get_model_steps",
+                           "--relaunch_on_worker_failure", "--grace_period", "--job_name"}) {
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
   }
 }
@@ -32,7 +36,8 @@ TEST(Cli, HelpExplainsEveryTrainFlag) {
 TEST(Cli, TopLevelHelpListsTheCommands) {
   RunResult r = RunEdl({"--help"});
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* cmd : {"train", "evaluate", "predict", "zoo", "version"}) {
+  for (const char* cmd : {"train", "evaluate", "predict", "zoo", "version", "master", "ps",
+                          "worker", "status", "stop", "scale"}) {
     EXPECT_NE(r.out.find(cmd), std::string::npos) << cmd;
   }
 }
@@ -79,44 +84,57 @@ TEST_P(CliRejects, WithOneClearLineAndNonZeroExit) {
 INSTANTIATE_TEST_SUITE_P(
     Flags, CliRejects,
     ::testing::Values(
-        BadCase{{"train", "--model_def=zoo:fashion_mnist_mlp"}, 2, "--training_data is required"},
-        BadCase{{"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp"}, 2, "--training_data is required"},
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                  "--num_epochs=0"},
                 2, "--num_epochs"},
-        BadCase{{"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                  "--minibatch_size=abc"},
                 2, "--minibatch_size"},
-        BadCase{{"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                  "--no_such_flag=1"},
                 2, "--no_such_flag"},
-        BadCase{{"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                  "--log_level=LOUD"},
                 2, "--log_level"},
-        BadCase{{"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                  "--distribution_strategy=Magic"},
                 2, "--distribution_strategy"},
         BadCase{{"frobnicate"}, 2, "frobnicate"},
+        // The default strategy runs a job: its master checks the same inputs.
+        BadCase{{"train", "--model_def=/nonexistent/model.json", "--training_data=" + kTrain,
+                 "--jobs_dir=/tmp/edl-cli-test"},
+                1, "/nonexistent/model.json"},
+        BadCase{{"train", "--model_def=zoo:fashion_mnist_mlp",
+                 "--training_data=/nonexistent/train-images-idx3-ubyte.gz",
+                 "--jobs_dir=/tmp/edl-cli-test"},
+                1, "--training_data"},
         BadCase{{"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                 "--distribution_strategy=AllreduceStrategy"},
+                2, "AllreduceStrategy"},
+        BadCase{{"status", "no_such_job", "--jobs_dir=/tmp/edl-cli-test"}, 1, "no_such_job"},
+        BadCase{{"scale", "x", "--num_workers=0"}, 2, "--num_workers"},
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                  "--checkpoint_steps=10"},
                 1, "--checkpoint_steps needs --checkpoint_dir"},
-        BadCase{{"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                  "--evaluation_steps=10"},
                 1, "--evaluation_steps needs --validation_data"},
-        BadCase{{"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                  "--optimizer={\"class_name\": \"SGD\", \"config\": []}",
                  "--learning_rate=0.1"},
                 1, "\"config\" must be an object"},
-        BadCase{{"train", "--model_def=/nonexistent/model.json", "--training_data=" + kTrain},
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=/nonexistent/model.json", "--training_data=" + kTrain},
                 1, "/nonexistent/model.json"},
-        BadCase{{"train", "--model_def=zoo:no_such_model", "--training_data=" + kTrain},
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:no_such_model", "--training_data=" + kTrain},
                 1, "no_such_model"},
-        BadCase{{"train", "--model_def=zoo:fashion_mnist_mlp",
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
                  "--training_data=/nonexistent/train-images-idx3-ubyte.gz"},
                 1, "--training_data"},
-        BadCase{{"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                  "--optimizer=adamw_turbo"},
                 1, "--optimizer"},
-        BadCase{{"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                  "--loss=hinge_of_doom"},
                 1, "--loss"},
         BadCase{{"evaluate", "--model_def=zoo:fashion_mnist_mlp", "--validation_data=" + kTest,

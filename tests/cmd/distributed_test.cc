@@ -166,7 +166,7 @@ TEST(Distributed, SyncSgdWithOneWorkerMatchesLocalTrainingStepForStep) {
   const std::vector<std::string> common = {
       "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
       "--validation_data=" + kTest, "--num_epochs=1", "--shuffle=false", "--seed=5"};
-  std::vector<std::string> local = {"train", "--num_threads=1"};
+  std::vector<std::string> local = {"train", "--distribution_strategy=Local", "--num_threads=1"};
   local.insert(local.end(), common.begin(), common.end());
   RunResult l = RunEdl(local);
   std::vector<std::string> sync = {"--num_workers=1", "--num_ps_pods=1", "--use_async=false",

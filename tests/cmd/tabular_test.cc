@@ -31,7 +31,7 @@ TEST(Tabular, DeepFmLearnsClosetoThePlantedModelsAuc) {
   auto valid = data::WritePlantedCsv(dir.File("valid.csv"), o);
   ASSERT_TRUE(valid.ok()) << valid.status().message();
 
-  RunResult r = RunEdl({"train", "--model_def=zoo:planted_deepfm",
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:planted_deepfm",
                         "--training_data=" + dir.File("train.csv"),
                         "--validation_data=" + dir.File("valid.csv"), "--num_epochs=3",
                         "--minibatch_size=128", "--num_threads=2"});
@@ -56,7 +56,7 @@ TEST(Tabular, KerasMlpLearnsIrisFromSklearnCsv) {
     "input": {"format": "csv", "skip_rows": 1, "header": false}
   })");
   const std::string iris = std::string(EDL_SKLEARN_DATA) + "/iris.csv";
-  RunResult r = RunEdl({"train", "--model_def=" + dir.File("iris.json"), "--training_data=" + iris,
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=" + dir.File("iris.json"), "--training_data=" + iris,
                         "--validation_data=" + iris, "--num_epochs=60", "--minibatch_size=16"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GE(Metric(r.out, "val_accuracy"), 0.9) << r.out;
@@ -70,14 +70,14 @@ TEST(Tabular, MalformedModelSpecNamesTheFileAndLayer) {
       {"class_name": "Dense", "config": {"name": "hidden", "units": "many"}}]}},
     "loss": "mse"})");
   const std::string iris = std::string(EDL_SKLEARN_DATA) + "/iris.csv";
-  RunResult r = RunEdl({"train", "--model_def=" + dir.File("bad.json"), "--training_data=" + iris});
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=" + dir.File("bad.json"), "--training_data=" + iris});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("hidden"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("units"), std::string::npos) << r.err;
 
   WriteText(dir.File("broken.json"), "{\"model\": [1, 2,");
-  RunResult b = RunEdl({"train", "--model_def=" + dir.File("broken.json"), "--training_data=" + iris});
+  RunResult b = RunEdl({"train", "--distribution_strategy=Local", "--model_def=" + dir.File("broken.json"), "--training_data=" + iris});
   EXPECT_EQ(b.exit_code, 1);
   EXPECT_NE(b.err.find("broken.json"), std::string::npos) << b.err;
   EXPECT_NE(b.err.find("line 1"), std::string::npos) << b.err;
@@ -96,7 +96,7 @@ TEST(Tabular, IdsBeyondAnEmbeddingTableAreRejectedBeforeTraining) {
   ASSERT_NE(spec.find(from), std::string::npos) << spec;
   spec.replace(spec.find(from), from.size(), "\"hash_buckets\": 4096");
   WriteText(dir.File("spec.json"), spec);
-  RunResult r = RunEdl({"train", "--model_def=" + dir.File("spec.json"),
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=" + dir.File("spec.json"),
                         "--training_data=" + dir.File("train.csv")});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("has ids up to 4383 but Embedding"), std::string::npos) << r.err;
@@ -114,7 +114,7 @@ TEST(Tabular, LabelsOutsideTheModelsClassesAreAClearError) {
     "input": {"format": "csv", "skip_rows": 1, "header": false}
   })");
   const std::string iris = std::string(EDL_SKLEARN_DATA) + "/iris.csv";
-  RunResult r = RunEdl({"train", "--model_def=" + dir.File("two.json"), "--training_data=" + iris,
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=" + dir.File("two.json"), "--training_data=" + iris,
                         "--minibatch_size=150"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("iris.csv: label 2 is not a class id of the model's 2 outputs"), std::string::npos) << r.err;

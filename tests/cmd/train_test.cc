@@ -26,7 +26,7 @@ double Metric(const std::string& text, const std::string& name) {
 }
 
 TEST(Train, MlpReachesEightyPercentOnFashionMnistInOneEpoch) {
-  RunResult r = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                         "--validation_data=" + kTest, "--num_epochs=1", "--num_threads=2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   double acc = Metric(r.out, "val_accuracy");
@@ -42,7 +42,7 @@ TEST(Train, MlpReachesEightyPercentOnFashionMnistInOneEpoch) {
 TEST(Train, CheckpointsPruneResumeAndEvaluateFromTheCheckpointAlone) {
   TempDir dir;
   const std::string ckpt = dir.File("ckpt");
-  RunResult r = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                         "--max_step=50", "--checkpoint_dir=" + ckpt, "--checkpoint_steps=20",
                         "--keep_checkpoint_max=2", "--num_threads=2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -58,7 +58,7 @@ TEST(Train, CheckpointsPruneResumeAndEvaluateFromTheCheckpointAlone) {
 
   // Resuming continues from the checkpoint's version; --max_step counts the
   // model's steps, so the same command after a crash finishes the job.
-  RunResult resumed = RunEdl({"train", "--checkpoint_dir_for_init=" + ckpt,
+  RunResult resumed = RunEdl({"train", "--distribution_strategy=Local", "--checkpoint_dir_for_init=" + ckpt,
                               "--training_data=" + kTrain, "--max_step=60",
                               "--checkpoint_dir=" + ckpt, "--num_threads=2"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
@@ -73,7 +73,7 @@ TEST(Train, ResumingFromAMidEpochCheckpointMatchesAnUninterruptedRun) {
       "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
       "--validation_data=" + kTest, "--num_threads=1", "--seed=3", "--num_epochs=2"};
   auto with = [&](std::vector<std::string> extra) {
-    std::vector<std::string> args = {"train"};
+    std::vector<std::string> args = {"train", "--distribution_strategy=Local"};
     args.insert(args.end(), common.begin(), common.end());
     args.insert(args.end(), extra.begin(), extra.end());
     return RunEdl(args);
@@ -93,7 +93,7 @@ TEST(Train, ResumingFromAMidEpochCheckpointMatchesAnUninterruptedRun) {
 TEST(Train, EvaluatingAfterTrainingWithAnotherOptimizerNeedsNoSlots) {
   TempDir dir;
   const std::string out = dir.File("sgd");
-  ASSERT_EQ(RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+  ASSERT_EQ(RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
                     "--max_step=20", "--output=" + out,
                     "--optimizer={\"class_name\": \"SGD\", \"config\": {\"momentum\": 0.9}}"})
                 .exit_code,
@@ -103,7 +103,7 @@ TEST(Train, EvaluatingAfterTrainingWithAnotherOptimizerNeedsNoSlots) {
                         "--checkpoint_dir_for_init=" + out, "--validation_data=" + kTest});
   EXPECT_EQ(e.exit_code, 0) << e.err;
   // Fine-tuning with Adam from the SGD checkpoint starts Adam's state afresh.
-  RunResult t = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp",
+  RunResult t = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
                         "--checkpoint_dir_for_init=" + out, "--training_data=" + kTest,
                         "--max_step=30"});
   EXPECT_EQ(t.exit_code, 0) << t.err;
@@ -113,7 +113,7 @@ TEST(Train, EvaluatingAfterTrainingWithAnotherOptimizerNeedsNoSlots) {
 TEST(Train, OutputRefusesToReplaceSomethingThatIsNotAnExport) {
   TempDir dir;
   WriteText(dir.File("precious.txt"), "keep me");
-  RunResult r = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
                         "--max_step=2", "--output=" + dir.path()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("is not an edl export"), std::string::npos) << r.err;
@@ -121,7 +121,7 @@ TEST(Train, OutputRefusesToReplaceSomethingThatIsNotAnExport) {
   // An existing export is replaced.
   const std::string out = dir.File("model");
   for (int i = 0; i < 2; ++i) {
-    RunResult ok = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+    RunResult ok = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
                            "--max_step=2", "--output=" + out});
     EXPECT_EQ(ok.exit_code, 0) << ok.err;
   }
@@ -130,7 +130,7 @@ TEST(Train, OutputRefusesToReplaceSomethingThatIsNotAnExport) {
 TEST(Train, ExportedModelEvaluatesAndPredictsConsistently) {
   TempDir dir;
   const std::string out = dir.File("model");
-  RunResult r = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                         "--validation_data=" + kTest, "--max_step=200", "--output=" + out,
                         "--num_threads=2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -164,7 +164,7 @@ TEST(Train, ExportedModelEvaluatesAndPredictsConsistently) {
 TEST(Predict, AcceptsACsvOfFlattenedInputs) {
   TempDir dir;
   const std::string out = dir.File("model");
-  ASSERT_EQ(RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+  ASSERT_EQ(RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                     "--max_step=5", "--output=" + out})
                 .exit_code,
             0);
@@ -196,7 +196,7 @@ TEST(Predict, AcceptsACsvOfFlattenedInputs) {
 
 TEST(Train, SameSeedGivesTheSameRun) {
   auto run = [] {
-    return RunEdl({"train", "--model_def=zoo:fashion_mnist_cnn", "--training_data=" + kTest,
+    return RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_cnn", "--training_data=" + kTest,
                    "--max_step=8", "--seed=7", "--num_threads=1"});
   };
   RunResult a = run(), b = run();
@@ -211,7 +211,7 @@ TEST(Train, LossesAndMetricsThatDoNotFitTheLabelsAreClearErrors) {
            {"--metrics=auc", "metric auc needs one prediction per label value"},
            {"--loss=mse", "loss mean_squared_error needs one label value per prediction"},
            {"--loss=categorical_crossentropy", "class ids need sparse_categorical_crossentropy"}}) {
-    RunResult r = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+    RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
                           "--max_step=2", flag});
     EXPECT_EQ(r.exit_code, 1) << flag;
     EXPECT_NE(r.err.find(message), std::string::npos) << flag << ": " << r.err;
@@ -231,7 +231,7 @@ TEST(Train, RejectsATruncatedIdxFileNamingIt) {
   const std::string images = dir.File("t10k-images-idx3-ubyte");
   WriteText(images, bytes);
   fs::copy_file(kData + "/t10k-labels-idx1-ubyte.gz", dir.File("t10k-labels-idx1-ubyte.gz"));
-  RunResult r = RunEdl({"train", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + images});
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + images});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("t10k-images-idx3-ubyte"), std::string::npos) << r.err;
 }
