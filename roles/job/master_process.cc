@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "base/clock.h"
@@ -25,6 +26,7 @@
 #include "roles/job_dir.h"
 #include "roles/master/master_core.h"
 #include "roles/model_export.h"
+#include "roles/progress.h"
 #include "roles/protocol/remote_services.h"
 #include "roles/ps/ps_client.h"
 #include "tensor/ops.h"
@@ -156,10 +158,8 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   cluster::LocalCluster local(o.binary);
   cluster::Supervisor supervisor(local, SystemClock(), o.grace_period);
   std::map<std::string, bool> is_ps;
-  supervisor.OnExit([&](const cluster::ProcessExit& e, bool will_relaunch) {
-    if (e.signaled || e.code != 0) {
-      EDL_LOG(WARNING) << e.ToString() << (will_relaunch ? "; relaunching" : "");
-    }
+  // The supervisor logs every exit and relaunch itself.
+  supervisor.OnExit([&](const cluster::ProcessExit& e, bool) {
     if (!is_ps.count(e.name)) core->OnWorkerExit(e.name);
   });
   supervisor.OnGaveUp([&](const std::string& name, const std::string& reason) {
@@ -238,8 +238,35 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   int launched = 0;  // workers wanted right now (names 0..next_worker-1 minus retired)
   std::vector<std::string> active;
 
+  // A progress line every 10 s: records trained, rate, ETA, workers.
+  const double total_records =
+      static_cast<double>(mopt.records.training) * static_cast<double>(o.num_epochs);
+  double last_report = SystemClock().NowSeconds();
+  int64_t last_records = 0;
+  auto report_progress = [&] {
+    const double now = SystemClock().NowSeconds();
+    if (now - last_report < 10) return;
+    nlohmann::json st = nlohmann::json::parse(core->StatusJson(), nullptr, false);
+    if (!st.is_object()) return;
+    const int64_t records = st.value("records_trained_total", int64_t{0});
+    const double rate = static_cast<double>(records - last_records) / (now - last_report);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "progress: epoch %d/%d, %lld/%.0f records (%.0f%%), model version %lld, "
+                  "%.0f samples/s, %zu workers, ETA %s",
+                  st.value("epoch", 0), o.num_epochs, static_cast<long long>(records),
+                  total_records, total_records > 0 ? 100.0 * records / total_records : 0.0,
+                  static_cast<long long>(core->model_version()), rate,
+                  st.contains("workers") ? st["workers"].size() : size_t{0},
+                  rate > 0 ? FormatDuration((total_records - records) / rate).c_str() : "?");
+    EDL_LOG(INFO) << line;
+    last_report = now;
+    last_records = records;
+  };
+
   // The job loop.
   while (core->state() == master::JobState::kRunning && !stop_requested) {
+    report_progress();
     const int want = wanted_workers.load();
     while (static_cast<int>(active.size()) < want) {
       const int i = next_worker++;
