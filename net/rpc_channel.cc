@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <random>
 #include <thread>
 
+#include "net/http_beast_impl.h"
 #include "net/rpc.h"
 #include "net/status_mapping.h"
 
@@ -203,8 +205,22 @@ Result<std::string> RpcChannel::Impl::Exchange(http::verb verb,
   http::response_parser<http::string_body> parser;
   parser.body_limit(std::numeric_limits<std::uint64_t>::max());
   ec = Run([&](auto handler) {
-    http::async_read(*stream, buffer, parser, handler);
+    http::async_read_header(*stream, buffer, parser, handler);
   });
+  if (!ec) {
+    // A sized body is read straight into its final string.
+    if (auto body = internal::StartKnownLengthBody(parser, buffer)) {
+      while (!ec && !body->done()) {
+        ec = Run([&](auto handler) {
+          asio::async_read(*stream, body->Next(), handler);
+        });
+      }
+    } else if (!parser.is_done()) {
+      ec = Run([&](auto handler) {
+        http::async_read(*stream, buffer, parser, handler);
+      });
+    }
+  }
   if (ec) return Broken(ec, path, timeout);
   http::response<http::string_body> response = parser.release();
   if (!response.keep_alive()) {

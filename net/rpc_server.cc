@@ -6,6 +6,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -114,9 +115,24 @@ asio::awaitable<void> RpcServer::Impl::Serve(tcp::socket socket) {
   for (;;) {
     http::request_parser<http::string_body> parser;
     parser.body_limit(options.max_body_bytes);
+    // One deadline for the whole request: header, then the body read
+    // straight into its final string when its length is known.
     stream.expires_after(options.idle_timeout);
-    co_await http::async_read(stream, buffer, parser,
-                              asio::redirect_error(asio::use_awaitable, ec));
+    co_await http::async_read_header(
+        stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+    if (!ec) {
+      if (auto body = internal::StartKnownLengthBody(parser, buffer)) {
+        while (!ec && !body->done()) {
+          co_await asio::async_read(
+              stream, body->Next(),
+              asio::redirect_error(asio::use_awaitable, ec));
+        }
+      } else if (!parser.is_done()) {
+        co_await http::async_read(
+            stream, buffer, parser,
+            asio::redirect_error(asio::use_awaitable, ec));
+      }
+    }
     HttpReply reply;
     unsigned version = 11;
     bool keep_alive = false;

@@ -161,6 +161,22 @@ TEST(Distributed, ScalesOneToThreeToTwoWorkersAndSigtermHandsTheTaskBack) {
   EXPECT_EQ(EpochsWithNothingMissing(r.out), 4) << r.out;
 }
 
+TEST(Distributed, StopEndsARunningJobWithAClearReason) {
+  TempDir dir;
+  EdlProcess job(Job(dir.path(), "stopme",
+                     {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                      "--num_epochs=50", "--num_workers=1", "--num_ps_pods=1"}));
+  ASSERT_TRUE(WaitFor([&] { return Version(Status(dir.path(), "stopme")) >= 10; }, 60))
+      << job.Err();
+  RunResult stop = RunEdl({"stop", "stopme", "--jobs_dir=" + dir.path()});
+  EXPECT_EQ(stop.exit_code, 0) << stop.err;
+  RunResult r = job.Wait();
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("stopped by `edl stop`"), std::string::npos) << r.err;
+  // Every process of the job is gone.
+  EXPECT_TRUE(FindPids({"--job_name=stopme"}).empty());
+}
+
 TEST(Distributed, SyncSgdWithOneWorkerMatchesLocalTrainingStepForStep) {
   TempDir dir;
   const std::vector<std::string> common = {
