@@ -139,7 +139,9 @@ TEST(Distributed, ScalesOneToThreeToTwoWorkersAndSigtermHandsTheTaskBack) {
   TempDir dir;
   EdlProcess job(Job(dir.path(), "scale",
                      {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
-                      "--num_epochs=20", "--num_workers=1", "--num_ps_pods=1"}));
+                      "--num_epochs=20", "--num_workers=1", "--num_ps_pods=1",
+                      // Long tasks: a SIGTERM almost always lands inside one.
+                      "--num_minibatches_per_task=64"}));
   auto registered = [&](size_t n) {
     nlohmann::json s = Status(dir.path(), "scale");
     if (!s.is_object()) return false;
@@ -159,7 +161,17 @@ TEST(Distributed, ScalesOneToThreeToTwoWorkersAndSigtermHandsTheTaskBack) {
   RunResult r = job.Wait();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("scaling down: worker-2 leaves"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("worker-0: stopping; handing back"), std::string::npos) << r.err;
+  // The stopped worker leaves cleanly (exit 0, not relaunched); a task it
+  // held goes back to the queue at once.
+  EXPECT_NE(r.err.find("worker-0: signal 15, stopping"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("supervisor: worker-0 (incarnation 1) exited with code 0"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("relaunched worker-0"), std::string::npos) << r.err;
+  if (r.err.find("worker-0: stopping; handing back") != std::string::npos) {
+    EXPECT_TRUE(std::regex_search(r.err, std::regex("worker worker-0 \\(id [0-9]+\\) exited; "
+                                                    "[1-9][0-9]* task\\(s\\) put back")))
+        << r.err;
+  }
   EXPECT_EQ(EpochsWithNothingMissing(r.out), 20) << r.out;
 }
 
