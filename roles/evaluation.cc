@@ -59,6 +59,18 @@ Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
   return Status::Ok();
 }
 
+Result<std::unique_ptr<data::Source>> OpenSourceForModel(const std::string& flag,
+                                                         const std::string& path,
+                                                         const CompiledModel& cm,
+                                                         bool need_labels) {
+  auto source = data::OpenSource(path, cm.input,
+                                 need_labels ? data::LabelPolicy::kRequired
+                                             : data::LabelPolicy::kIfPresent);
+  if (!source.ok()) return source.status().WithPrefix(flag);
+  EDL_RETURN_IF_ERROR(CheckSourceFitsModel(**source, cm, flag, need_labels));
+  return source;
+}
+
 std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
                                         const CompiledModel& cm) {
   std::vector<tensor::Tensor> inputs;

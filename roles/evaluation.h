@@ -3,6 +3,7 @@
 // batch norm on its moving statistics).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,13 @@ struct EvaluationResult {
 // name `flag` (e.g. "--validation_data").
 Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
                             const std::string& flag, bool need_labels);
+
+// Opens `path` with the model's input spec and checks it fits the model
+// (CheckSourceFitsModel); errors name `flag`.
+Result<std::unique_ptr<data::Source>> OpenSourceForModel(const std::string& flag,
+                                                         const std::string& path,
+                                                         const CompiledModel& cm,
+                                                         bool need_labels);
 
 // The batch's inputs reshaped to the model's declared input shapes (a CSV
 // row of 784 numbers feeds a [28, 28] input).

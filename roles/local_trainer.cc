@@ -18,10 +18,8 @@ namespace {
 Result<std::unique_ptr<data::Source>> OpenFor(const std::string& flag,
                                               const std::string& path,
                                               const CompiledModel& cm) {
-  auto source = data::OpenSource(path, cm.input, data::LabelPolicy::kRequired);
-  if (!source.ok()) return source.status().WithPrefix(flag);
-  EDL_RETURN_IF_ERROR(CheckSourceFitsModel(**source, cm, flag, true));
-  if ((*source)->num_records() == 0) {
+  EDL_ASSIGN_OR_RETURN(auto source, OpenSourceForModel(flag, path, cm, true));
+  if (source->num_records() == 0) {
     return InvalidArgument(flag + " " + path + ": holds no records");
   }
   return source;

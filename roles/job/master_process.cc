@@ -59,12 +59,8 @@ Result<int> PickFreePort(const std::string& host) {
 Result<int64_t> CountRecords(const std::string& flag, const std::string& path,
                              const CompiledModel& cm, bool labels) {
   if (path.empty()) return int64_t{0};
-  auto source = data::OpenSource(path, cm.input,
-                                 labels ? data::LabelPolicy::kRequired
-                                        : data::LabelPolicy::kIfPresent);
-  if (!source.ok()) return source.status().WithPrefix(flag);
-  EDL_RETURN_IF_ERROR(CheckSourceFitsModel(**source, cm, flag, labels));
-  return (*source)->num_records();
+  EDL_ASSIGN_OR_RETURN(auto source, OpenSourceForModel(flag, path, cm, labels));
+  return source->num_records();
 }
 
 std::string PsName(int i) { return "ps-" + std::to_string(i); }

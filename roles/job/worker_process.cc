@@ -18,20 +18,6 @@
 #include "tensor/ops.h"
 
 namespace edl::roles::job {
-namespace {
-
-Result<std::unique_ptr<data::Source>> Open(const std::string& flag, const std::string& path,
-                                           const CompiledModel& cm, bool labels) {
-  auto source = data::OpenSource(path, cm.input,
-                                 labels ? data::LabelPolicy::kRequired
-                                        : data::LabelPolicy::kIfPresent);
-  if (!source.ok()) return source.status().WithPrefix(flag);
-  EDL_RETURN_IF_ERROR(CheckSourceFitsModel(**source, cm, flag, labels));
-  return source;
-}
-
-}  // namespace
-
 Status RunWorkerProcess(const WorkerProcessOptions& o) {
   // Installed first so every thread started below inherits the blocked
   // signals; the worker is created later, so the callback goes through a
@@ -49,13 +35,13 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(o.model));
   std::unique_ptr<data::Source> training, validation, prediction;
   if (!o.training_data.empty()) {
-    EDL_ASSIGN_OR_RETURN(training, Open("--training_data", o.training_data, cm, true));
+    EDL_ASSIGN_OR_RETURN(training, OpenSourceForModel("--training_data", o.training_data, cm, true));
   }
   if (!o.validation_data.empty()) {
-    EDL_ASSIGN_OR_RETURN(validation, Open("--validation_data", o.validation_data, cm, true));
+    EDL_ASSIGN_OR_RETURN(validation, OpenSourceForModel("--validation_data", o.validation_data, cm, true));
   }
   if (!o.prediction_data.empty()) {
-    EDL_ASSIGN_OR_RETURN(prediction, Open("--prediction_data", o.prediction_data, cm, false));
+    EDL_ASSIGN_OR_RETURN(prediction, OpenSourceForModel("--prediction_data", o.prediction_data, cm, false));
   }
 
   std::string host;
