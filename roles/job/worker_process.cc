@@ -32,7 +32,11 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
 
   EDL_ASSIGN_OR_RETURN(std::string secret, LoadSecret(o.job));
   if (o.model.num_threads > 0) tensor::SetNumThreads(o.model.num_threads);
-  EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(o.model));
+  // Weights come from the PS (which restore --checkpoint_dir_for_init
+  // themselves, in their own layout); the worker only needs the model.
+  ModelOptions mo = o.model;
+  mo.checkpoint_dir_for_init.clear();
+  EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
   std::unique_ptr<data::Source> training, validation, prediction;
   if (!o.training_data.empty()) {
     EDL_ASSIGN_OR_RETURN(training, OpenSourceForModel("--training_data", o.training_data, cm, true));

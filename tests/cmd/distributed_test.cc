@@ -135,6 +135,25 @@ TEST(Distributed, AKilledPsRestartsFromItsCheckpoint) {
   EXPECT_GE(Metric(r.out, "accuracy"), 0.84) << r.out;
 }
 
+TEST(Distributed, AJobStartsFromAnotherJobsPsCheckpoints) {
+  TempDir dir;
+  RunResult first = RunEdl(Job(dir.path(), "first",
+                               {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+                                "--num_epochs=1", "--num_workers=1", "--num_ps_pods=2",
+                                "--checkpoint_dir=" + dir.File("ckpt")}));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  // Into 1 PS instead of 2: each PS keeps what it owns of every partition.
+  RunResult second = RunEdl(Job(dir.path(), "second",
+                                {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+                                 "--validation_data=" + kTest, "--num_epochs=1",
+                                 "--num_workers=1", "--num_ps_pods=1",
+                                 "--checkpoint_dir_for_init=" + dir.File("ckpt")}));
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_TRUE(std::regex_search(second.err,
+                                std::regex("\\[ps-0\\].*serving on .* at version ([1-9][0-9]*)")))
+      << second.err;
+}
+
 TEST(Distributed, ScalesOneToThreeToTwoWorkersAndSigtermHandsTheTaskBack) {
   TempDir dir;
   EdlProcess job(Job(dir.path(), "scale",
