@@ -247,10 +247,26 @@ Runner AddPredictCommand(CLI::App& parent) {
   struct State {
     roles::PredictOptions o;
     CommonFlags common;
+    std::string strategy = "Local";
+    std::string job_name;
+    std::string jobs_dir = JobsRootFlagDefault();
+    int num_workers = 2;
+    int num_ps = 1;
   };
   auto s = std::make_shared<State>();
   AddModelFlags(*app, s->o.model);
   AddCommonFlags(*app, s->common);
+  app->add_option("--distribution_strategy", s->strategy,
+                  "Local predicts in this process; ParameterServerStrategy runs a job of a "
+                  "master, --num_ps_pods PS and --num_workers workers on the local cluster")
+      ->capture_default_str();
+  app->add_option("--num_workers", s->num_workers, "Workers of a prediction job")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--num_ps_pods", s->num_ps, "Parameter servers of a prediction job")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--job_name", s->job_name, "The job's name (default edl-<pid>)");
+  app->add_option("--jobs_dir", s->jobs_dir, "Where local jobs keep their directory")
+      ->capture_default_str();
   app->add_option("--prediction_data", s->o.prediction_data,
                   "Records to predict: IDX images, the model's CSV format, or a CSV "
                   "with a header whose rows are the flattened model input")
@@ -261,6 +277,21 @@ Runner AddPredictCommand(CLI::App& parent) {
       ->capture_default_str();
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
+    if (!CheckStrategy(s->strategy)) return 2;
+    if (s->strategy == "ParameterServerStrategy") {
+      roles::job::MasterProcessOptions m;
+      m.job.job_name = s->job_name.empty() ? "edl-" + std::to_string(::getpid()) : s->job_name;
+      auto dir = roles::CreateJobDirectory(s->jobs_dir, m.job.job_name);
+      if (!dir.ok()) return Fail(dir.status().message());
+      m.job.job_dir = dir->path;
+      m.model = s->o.model;
+      m.prediction_data = s->o.prediction_data;
+      m.prediction_output = s->o.output;
+      m.minibatch_size = s->o.minibatch_size;
+      m.num_workers = s->num_workers;
+      m.num_ps = s->num_ps;
+      return ExecMaster(m);
+    }
     auto r = roles::RunPrediction(s->o);
     if (!r.ok()) return Fail(r.status().message());
     EDL_LOG(INFO) << "predicted " << r->records << " records in " << r->seconds << " s ("

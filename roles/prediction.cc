@@ -125,4 +125,32 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
   return summary;
 }
 
+std::string PredictionCsv(const CompiledModel& cm, const tensor::Tensor& output) {
+  const int64_t rows = output.rank() ? output.dim(0) : 0;
+  const int64_t cols = rows ? output.numel() / rows : 0;
+  const auto names = cm.model->output_names();
+  const std::string name = names.empty() ? "output0" : names[0];
+  const bool with_class =
+      cols > 1 && (!cm.loss || cm.loss->name().find("categorical") != std::string::npos);
+  std::string csv;
+  for (int64_t j = 0; j < cols; ++j) csv += (j ? "," : "") + name + "_" + std::to_string(j);
+  if (with_class) csv += ",class";
+  csv += '\n';
+  const float* v = output.f32();
+  for (int64_t i = 0; i < rows; ++i) {
+    const float* row = v + i * cols;
+    for (int64_t j = 0; j < cols; ++j) {
+      if (j) csv += ',';
+      AppendNumber(&csv, row[j]);
+    }
+    if (with_class) {
+      int64_t best = 0;
+      for (int64_t j = 1; j < cols; ++j) best = row[j] > row[best] ? j : best;
+      csv += ',' + std::to_string(best);
+    }
+    csv += '\n';
+  }
+  return csv;
+}
+
 }  // namespace edl::roles

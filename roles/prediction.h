@@ -22,4 +22,8 @@ struct PredictionSummary {
 // record.
 Result<PredictionSummary> RunPrediction(const PredictOptions& options);
 
+// The same CSV for the first output only, [records, columns] (what a
+// distributed prediction job collects).
+std::string PredictionCsv(const CompiledModel& cm, const tensor::Tensor& output);
+
 }  // namespace edl::roles

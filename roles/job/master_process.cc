@@ -26,6 +26,7 @@
 #include "roles/job_dir.h"
 #include "roles/master/master_core.h"
 #include "roles/model_export.h"
+#include "roles/prediction.h"
 #include "roles/progress.h"
 #include "roles/protocol/remote_services.h"
 #include "roles/ps/ps_client.h"
@@ -88,7 +89,10 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   EDL_ASSIGN_OR_RETURN(std::string secret, LoadSecret(o.job));
   if (o.model.num_threads > 0) tensor::SetNumThreads(o.model.num_threads);
   ModelOptions mo = o.model;
-  mo.checkpoint_dir_for_init.clear();  // the PS restore their partitions
+  // A single-process checkpoint carries the spec (and weights, harmless
+  // here); the PS layout is the PS's business.
+  if (!IsSingleProcessCheckpoint(mo.checkpoint_dir_for_init)) mo.checkpoint_dir_for_init.clear();
+  mo.for_inference = o.training_data.empty();
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
 
   master::MasterOptions mopt;
@@ -313,20 +317,7 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
         if (!predictions.ok()) {
           result = predictions.status();
         } else {
-          std::string csv;
-          const tensor::Tensor& p = *predictions;
-          const int64_t rows = p.dim(0), cols = rows ? p.numel() / rows : 0;
-          for (int64_t j = 0; j < cols; ++j) csv += (j ? ",output_" : "output_") + std::to_string(j);
-          csv += "\n";
-          const float* v = p.f32();
-          char buf[32];
-          for (int64_t r = 0; r < rows; ++r) {
-            for (int64_t j = 0; j < cols; ++j) {
-              std::snprintf(buf, sizeof buf, "%s%.7g", j ? "," : "", v[r * cols + j]);
-              csv += buf;
-            }
-            csv += "\n";
-          }
+          const std::string csv = PredictionCsv(cm, *predictions);
           result = WriteFileAtomically(o.prediction_output, csv);
         }
       }

@@ -7,6 +7,7 @@
 #include "base/logging.h"
 #include "base/signal_watcher.h"
 #include "net/rpc.h"
+#include "roles/checkpoint.h"
 #include "roles/compiled_model.h"
 #include "roles/job_dir.h"
 #include "roles/protocol/remote_services.h"
@@ -24,6 +25,10 @@ Result<std::string> LoadSecret(const JobAccess& job) {
   }
   if (job.job_dir.empty()) return InvalidArgument("--job_dir or --secret_file is required");
   return ReadSecret(JobDirectory{job.job_dir});
+}
+
+bool IsSingleProcessCheckpoint(const std::string& path) {
+  return !path.empty() && ReadCheckpoint(path).ok();
 }
 
 Status RunPsProcess(const PsProcessOptions& o) {
@@ -50,9 +55,18 @@ Status RunPsProcess(const PsProcessOptions& o) {
   po.checkpoint_dir = o.checkpoint_dir;
   po.checkpoint_steps = o.checkpoint_steps;
   po.keep_checkpoint_max = o.keep_checkpoint_max;
-  po.checkpoint_dir_for_init = mo.checkpoint_dir_for_init;
   po.seed = mo.seed;
-  mo.checkpoint_dir_for_init.clear();  // the PS restores its own partition
+  // The PS needs no loss; it applies the optimizer to pushed gradients.
+  mo.for_inference = true;
+  if (IsSingleProcessCheckpoint(mo.checkpoint_dir_for_init)) {
+    // A single-process checkpoint (local training, an --output export): the
+    // model restores it and the PS takes its partition, tables included.
+    po.tables_from_model = true;
+  } else {
+    // The PS checkpoint layout (another job's --checkpoint_dir).
+    po.checkpoint_dir_for_init = mo.checkpoint_dir_for_init;
+    mo.checkpoint_dir_for_init.clear();
+  }
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
   EDL_ASSIGN_OR_RETURN(auto server_ps, ps::ParameterServer::Create(po, std::move(cm)));
 

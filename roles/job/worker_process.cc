@@ -35,7 +35,10 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   // Weights come from the PS (which restore --checkpoint_dir_for_init
   // themselves, in their own layout); the worker only needs the model.
   ModelOptions mo = o.model;
-  mo.checkpoint_dir_for_init.clear();
+  // A single-process checkpoint carries the spec (and weights, harmless
+  // here); the PS layout is the PS's business.
+  if (!IsSingleProcessCheckpoint(mo.checkpoint_dir_for_init)) mo.checkpoint_dir_for_init.clear();
+  mo.for_inference = o.training_data.empty();
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
   std::unique_ptr<data::Source> training, validation, prediction;
   if (!o.training_data.empty()) {

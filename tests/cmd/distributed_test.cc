@@ -154,6 +154,26 @@ TEST(Distributed, AJobStartsFromAnotherJobsPsCheckpoints) {
       << second.err;
 }
 
+TEST(Distributed, PredictionOnTheClusterWritesWhatLocalPredictionWrites) {
+  TempDir dir;
+  ASSERT_EQ(RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
+                    "--training_data=" + kTest, "--max_step=50", "--output=" + dir.File("model")})
+                .exit_code,
+            0);
+  RunResult local = RunEdl({"predict", "--checkpoint_dir_for_init=" + dir.File("model"),
+                            "--prediction_data=" + kTest, "--output=" + dir.File("local.csv")});
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  RunResult job = RunEdl({"predict", "--distribution_strategy=ParameterServerStrategy",
+                          "--job_name=predict", "--jobs_dir=" + dir.path(),
+                          "--checkpoint_dir_for_init=" + dir.File("model"),
+                          "--prediction_data=" + kTest, "--output=" + dir.File("job.csv"),
+                          "--num_workers=2", "--num_ps_pods=2"});
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  const std::string expected = ReadText(dir.File("local.csv"));
+  EXPECT_GT(expected.size(), 10000u);
+  EXPECT_EQ(ReadText(dir.File("job.csv")), expected);
+}
+
 TEST(Distributed, ScalesOneToThreeToTwoWorkersAndSigtermHandsTheTaskBack) {
   TempDir dir;
   EdlProcess job(Job(dir.path(), "scale",
