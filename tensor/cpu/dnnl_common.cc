@@ -62,6 +62,15 @@ std::shared_ptr<void> PrimitiveCache::GetOrCreate(
 }
 
 void RunDnnl(const char* op, const std::function<void()>& f) {
+  // Debian's oneDNN 2.6 (OpenMP runtime) is built without
+  // DNNL_ENABLE_CONCURRENT_EXEC: every primitive shares one global scratchpad,
+  // so primitives executing at once from different threads corrupt each
+  // other's results (Conv2D.RunsConcurrentlyFromSeveralThreads caught it).
+  // oneDNN work from several user threads therefore runs one call at a time;
+  // each call still uses all of NumThreads() cores. Per-execution user
+  // scratchpads (scratchpad_mode::user) would lift this.
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
   SyncThreads();
   try {
     f();
