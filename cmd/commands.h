@@ -26,6 +26,8 @@ Runner AddWorkerCommand(CLI::App& parent);
 Runner AddControlCommands(CLI::App& parent);
 // $XDG_RUNTIME_DIR/edl, else /tmp/edl-<uid>.
 std::string JobsRootFlagDefault();
+// The path of this edl binary (/proc/self/exe); "" if it cannot be read.
+std::string SelfBinary();
 
 // Prints "edl: <message>" on stderr and returns the exit code for a failed
 // command (1).

@@ -61,6 +61,12 @@ Result<std::unique_ptr<net::RpcChannel>> ConnectToJob(const std::string& root,
 
 std::string JobsRootFlagDefault() { return DefaultJobsRoot(); }
 
+std::string SelfBinary() {
+  char self[4096];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  return n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string();
+}
+
 Runner AddMasterCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "master", "Run the master of a distributed job (started by `edl train`)");
@@ -111,11 +117,8 @@ Runner AddMasterCommand(CLI::App& parent) {
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
     s->o.grace_period = std::chrono::milliseconds(static_cast<int64_t>(s->grace_s * 1000));
-    char self[4096];
-    ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) return Fail("cannot find the edl binary (/proc/self/exe)");
-    self[n] = '\0';
-    s->o.binary = self;
+    s->o.binary = SelfBinary();
+    if (s->o.binary.empty()) return Fail("cannot find the edl binary (/proc/self/exe)");
     Status st = roles::job::RunMasterProcess(s->o);
     if (!st.ok()) return Fail("job " + s->o.job.job_name + " failed: " + st.message());
     return 0;

@@ -39,17 +39,15 @@ bool CheckStrategy(const std::string& s) {
 // output is the master's, and its exit code the job's outcome.
 int ExecMaster(const roles::job::MasterProcessOptions& m) {
   std::vector<std::string> args = roles::job::ToArgs(m);
-  char self[4096];
-  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return Fail("cannot find the edl binary (/proc/self/exe)");
-  self[n] = '\0';
+  std::string self = SelfBinary();
+  if (self.empty()) return Fail("cannot find the edl binary (/proc/self/exe)");
   std::vector<char*> argv;
-  argv.push_back(self);
+  argv.push_back(self.data());
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::fflush(stdout);
   std::fflush(stderr);
-  ::execv(self, argv.data());
+  ::execv(self.c_str(), argv.data());
   return Fail(std::string("cannot start the master: ") + std::strerror(errno));
 }
 

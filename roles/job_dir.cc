@@ -89,11 +89,15 @@ Result<JobDirectory> FindJobDirectory(const std::string& root, const std::string
   return dir;
 }
 
-Result<std::string> ReadSecret(const JobDirectory& dir) {
-  EDL_ASSIGN_OR_RETURN(std::string secret, ReadFile(dir.SecretPath()));
+Result<std::string> ReadSecretFile(const std::string& path) {
+  EDL_ASSIGN_OR_RETURN(std::string secret, ReadFile(path));
   while (!secret.empty() && (secret.back() == '\n' || secret.back() == ' ')) secret.pop_back();
-  if (secret.empty()) return InvalidArgument(dir.SecretPath() + ": empty secret");
+  if (secret.empty()) return InvalidArgument(path + ": empty secret");
   return secret;
+}
+
+Result<std::string> ReadSecret(const JobDirectory& dir) {
+  return ReadSecretFile(dir.SecretPath());
 }
 
 Status WriteMasterAddress(const JobDirectory& dir, const MasterAddress& a) {

@@ -8,7 +8,7 @@
 
 #include <atomic>
 #include <cstdio>
-#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -37,9 +37,9 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// A port nobody listens on right now (bound, read, released: a later bind by
-// the PS may in rare cases lose a race, and then the PS fails and is
-// relaunched on... the same port, so pick ports once and keep them).
+// A port nobody listens on right now: bound, read and released. The PS binds
+// it moments later (a rare race with another process is possible); the port
+// stays the PS's for the whole job, so a relaunched PS is found again.
 Result<int> PickFreePort(const std::string& host) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return Unavailable("cannot open a socket to pick a port");
@@ -157,13 +157,13 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
 
   cluster::LocalCluster local(o.binary);
   cluster::Supervisor supervisor(local, SystemClock(), o.grace_period);
-  std::map<std::string, bool> is_ps;
+  std::set<std::string> ps_names;
   // The supervisor logs every exit and relaunch itself.
   supervisor.OnExit([&](const cluster::ProcessExit& e, bool) {
-    if (!is_ps.count(e.name)) core->OnWorkerExit(e.name);
+    if (!ps_names.count(e.name)) core->OnWorkerExit(e.name);
   });
   supervisor.OnGaveUp([&](const std::string& name, const std::string& reason) {
-    if (is_ps.count(name)) core->Fail(name + " failed for good: " + reason);
+    if (ps_names.count(name)) core->Fail(name + " failed for good: " + reason);
     else EDL_LOG(ERROR) << name << ": not relaunched again: " << reason;
   });
 
@@ -189,7 +189,7 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
     p.keep_checkpoint_max = o.keep_checkpoint_max;
     cluster::RelaunchPolicy policy;
     policy.max_failure_relaunches = 3;
-    is_ps[PsName(i)] = true;
+    ps_names.insert(PsName(i));
     EDL_RETURN_IF_ERROR(supervisor.Add({PsName(i), ToArgs(p), {}}, policy));
   }
   std::vector<std::unique_ptr<protocol::RemotePs>> remotes;
@@ -235,7 +235,6 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   cluster::RelaunchPolicy worker_policy;
   worker_policy.max_failure_relaunches = o.relaunch_on_worker_failure;
   int next_worker = 0;
-  int launched = 0;  // workers wanted right now (names 0..next_worker-1 minus retired)
   std::vector<std::string> active;
 
   // A progress line every 10 s: records trained, rate, ETA, workers.
@@ -272,7 +271,6 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
       const int i = next_worker++;
       EDL_RETURN_IF_ERROR(supervisor.Add(worker_spec(i), worker_policy));
       active.push_back(WorkerName(i));
-      ++launched;
     }
     if (static_cast<int>(active.size()) > want) {
       // Scale down: the newest workers finish their minibatch and leave.
@@ -336,7 +334,6 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   server.Stop();
   std::printf("%s\n", core->FinalReport().c_str());
   std::fflush(stdout);
-  (void)launched;
   return result;
 }
 

@@ -18,10 +18,9 @@ namespace edl::roles::job {
 
 Result<std::string> LoadSecret(const JobAccess& job) {
   if (!job.secret_file.empty()) {
-    EDL_ASSIGN_OR_RETURN(std::string s, ReadFile(job.secret_file));
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-    if (s.empty()) return InvalidArgument("--secret_file " + job.secret_file + ": empty");
-    return s;
+    auto secret = ReadSecretFile(job.secret_file);
+    if (!secret.ok()) return secret.status().WithPrefix("--secret_file");
+    return secret;
   }
   if (job.job_dir.empty()) return InvalidArgument("--job_dir or --secret_file is required");
   return ReadSecret(JobDirectory{job.job_dir});

@@ -16,34 +16,7 @@
 
 namespace edl::testing {
 
-RunResult RunEdl(const std::vector<std::string>& args) {
-  TempDir tmp;
-  const std::string out = tmp.File("stdout"), err = tmp.File("stderr");
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(o, 1);
-    ::dup2(e, 2);
-    int null = ::open("/dev/null", O_RDONLY);
-    ::dup2(null, 0);
-    std::vector<char*> argv;
-    std::string bin = EDL_BINARY_PATH;
-    argv.push_back(bin.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(bin.c_str(), argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  RunResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = ReadText(out);
-  r.err = ReadText(err);
-  return r;
-}
+RunResult RunEdl(const std::vector<std::string>& args) { return EdlProcess(args).Wait(); }
 
 EdlProcess::EdlProcess(const std::vector<std::string>& args) {
   char tmpl[] = "/tmp/edl_proc_XXXXXX";
