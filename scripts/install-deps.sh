@@ -11,12 +11,19 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libdnnl-dev libboost1.81-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libgtest-dev libgmock-dev
+  libssl-dev libyaml-cpp-dev
   dataset-fashion-mnist
+  buildah gnuplot-nox
   nodejs
 )
 # nodejs from some sources bundles npm; Debian's separate npm package is only
 # needed where it does not.
 command -v npm >/dev/null 2>&1 || packages+=(npm)
+# The fake Kubernetes API server is checked against kubectl; the Google
+# Cloud SDK's kubectl 1.32 is used where present, Debian's otherwise.
+if [[ ! -x /usr/lib/google-cloud-sdk/bin/kubectl.1.32 ]] && ! command -v kubectl >/dev/null 2>&1; then
+  packages+=(kubernetes-client)
+fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(python3-torch libopenblas0-openmp python3-numpy)
 fi
