@@ -15,6 +15,9 @@ const char* StatusCodeName(StatusCode code) {
     case StatusCode::kInternal: return "Internal";
     case StatusCode::kUnauthenticated: return "Unauthenticated";
     case StatusCode::kFailedPrecondition: return "FailedPrecondition";
+    case StatusCode::kPermissionDenied: return "PermissionDenied";
+    case StatusCode::kResourceExhausted: return "ResourceExhausted";
+    case StatusCode::kAborted: return "Aborted";
   }
   return "Unknown";
 }

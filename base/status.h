@@ -27,6 +27,9 @@ enum class StatusCode {
   kInternal,
   kUnauthenticated,     // a request without the job's secret
   kFailedPrecondition,  // the system is not in a state to do this (yet)
+  kPermissionDenied,    // authenticated, but not allowed (Kubernetes 403)
+  kResourceExhausted,   // a quota or rate limit (Kubernetes 429)
+  kAborted,             // a conflicting concurrent change (Kubernetes 409 Conflict)
 };
 
 // "InvalidArgument", ... (for logs and the wire).
@@ -84,6 +87,18 @@ inline Status Unauthenticated(std::string m) {
 }
 inline Status FailedPrecondition(std::string m) {
   return Status(StatusCode::kFailedPrecondition, std::move(m));
+}
+inline Status AlreadyExists(std::string m) {
+  return Status(StatusCode::kAlreadyExists, std::move(m));
+}
+inline Status PermissionDenied(std::string m) {
+  return Status(StatusCode::kPermissionDenied, std::move(m));
+}
+inline Status ResourceExhausted(std::string m) {
+  return Status(StatusCode::kResourceExhausted, std::move(m));
+}
+inline Status Aborted(std::string m) {
+  return Status(StatusCode::kAborted, std::move(m));
 }
 
 // Result<T> holds either a T or a non-OK Status.

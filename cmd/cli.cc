@@ -46,7 +46,9 @@ int Main(int argc, char** argv) {
     Runner control = AddControlCommands(app);
     for (CLI::App* sub : app.get_subcommands({})) {
       const std::string& n = sub->get_name();
-      if (n == "status" || n == "stop" || n == "scale") runners[sub] = control;
+      if (n == "status" || n == "stop" || n == "scale" || n == "logs" || n == "list") {
+        runners[sub] = control;
+      }
     }
   }
   // CLI11 reports a mistyped command only as "A subcommand is required".

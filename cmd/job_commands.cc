@@ -11,8 +11,10 @@
 
 #include "base/logging.h"
 #include "cmd/commands.h"
+#include "cmd/kube_flags.h"
 #include "cmd/model_flags.h"
 #include "net/rpc.h"
+#include "roles/job/kube_job.h"
 #include "roles/job/master_process.h"
 #include "roles/job/ps_process.h"
 #include "roles/job/worker_process.h"
@@ -74,10 +76,16 @@ Runner AddMasterCommand(CLI::App& parent) {
     roles::job::MasterProcessOptions o;
     CommonFlags common;
     double grace_s = 25;
+    std::string cluster = "local";
   };
   auto s = std::make_shared<State>();
   auto& o = s->o;
   AddJobAccessFlags(*app, o.job);
+  app->add_option("--cluster", s->cluster,
+                  "Where the PS and workers run: local (child processes) or kube (pods)")
+      ->check(CLI::IsMember({"local", "kube"}))
+      ->capture_default_str();
+  AddKubeJobFlags(*app, o.kube, /*for_master=*/true);
   AddModelFlags(*app, o.model);
   AddCommonFlags(*app, s->common);
   app->add_option("--host", o.host, "Address to listen on")->capture_default_str();
@@ -117,6 +125,7 @@ Runner AddMasterCommand(CLI::App& parent) {
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
     s->o.grace_period = std::chrono::milliseconds(static_cast<int64_t>(s->grace_s * 1000));
+    s->o.kube.enabled = s->cluster == "kube";
     s->o.binary = SelfBinary();
     if (s->o.binary.empty()) return Fail("cannot find the edl binary (/proc/self/exe)");
     Status st = roles::job::RunMasterProcess(s->o);
@@ -197,20 +206,48 @@ Runner AddControlCommands(CLI::App& parent) {
     std::string job;
     std::string root = DefaultJobsRoot();
     int num_workers = 0;
+    std::string cluster = "local";
+    roles::job::KubeJobOptions kube;
+    std::string process;
+    bool follow = false;
   };
   auto s = std::make_shared<State>();
-  CLI::App* status = parent.add_subcommand("status", "Show a running local job's status");
-  CLI::App* stop = parent.add_subcommand("stop", "Stop a running local job");
+  CLI::App* status = parent.add_subcommand("status", "Show a running job's status");
+  CLI::App* stop = parent.add_subcommand("stop", "Stop a running job");
   CLI::App* scale = parent.add_subcommand("scale", "Change a running local job's worker count");
-  for (CLI::App* app : {status, stop, scale}) {
-    app->add_option("JOB", s->job, "The job's --job_name")->required();
+  CLI::App* logs = parent.add_subcommand("logs", "Print the log of a job on Kubernetes (its "
+                                                 "master's, or one process's)");
+  CLI::App* list = parent.add_subcommand("list", "List the edl jobs of a Kubernetes namespace");
+  for (CLI::App* app : {status, stop, scale, logs, list}) {
+    if (app != list) app->add_option("JOB", s->job, "The job's --job_name")->required();
     app->add_option("--jobs_dir", s->root, "Where local jobs keep their directories")
         ->capture_default_str();
+    app->add_option("--cluster", s->cluster, "Where the job runs: local or kube")
+        ->check(CLI::IsMember({"local", "kube"}))
+        ->capture_default_str();
+    AddKubeAccessFlags(*app, s->kube);
   }
   scale->add_option("--num_workers", s->num_workers, "The new number of workers")
       ->required()
       ->check(CLI::Range(1, 1000));
-  return [s, status, stop, scale]() {
+  logs->add_option("--process", s->process,
+                   "Whose log: master (default), ps-N or worker-N (its newest pod)");
+  logs->add_flag("-f,--follow", s->follow, "Keep streaming until the pod ends");
+  return [s, status, stop, scale, logs, list]() {
+    if (s->cluster == "kube") {
+      Status st;
+      if (status->parsed()) st = roles::job::KubeJobStatus(s->kube, s->job, stdout);
+      else if (stop->parsed()) st = roles::job::KubeStopJob(s->kube, s->job, stdout);
+      else if (logs->parsed()) st = roles::job::KubeJobLogs(s->kube, s->job, s->process, s->follow, stdout);
+      else if (list->parsed()) st = roles::job::KubeListJobs(s->kube, stdout);
+      else return Fail("edl scale: not available with --cluster=kube yet; stop and resubmit the job");
+      if (!st.ok()) return Fail(st.message());
+      return 0;
+    }
+    if (logs->parsed() || list->parsed()) {
+      return Fail(std::string("edl ") + (logs->parsed() ? "logs" : "list") +
+                  " works with --cluster=kube; a local job logs to the terminal that started it");
+    }
     auto channel = ConnectToJob(s->root, s->job);
     if (!channel.ok()) return Fail(channel.status().message());
     const net::Millis deadline(10000);

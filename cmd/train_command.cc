@@ -11,10 +11,12 @@
 #include "base/file.h"
 #include "base/logging.h"
 #include "cmd/commands.h"
+#include "cmd/kube_flags.h"
 #include "cmd/model_flags.h"
 #include "roles/evaluation.h"
 #include "roles/local_trainer.h"
 #include "roles/prediction.h"
+#include "roles/job/kube_job.h"
 #include "roles/job/process_options.h"
 #include "roles/job_dir.h"
 #include "tensor/ops.h"
@@ -51,6 +53,38 @@ int ExecMaster(const roles::job::MasterProcessOptions& m) {
   return Fail(std::string("cannot start the master: ") + std::strerror(errno));
 }
 
+// --cluster, --detach and --yaml of a job that may run on Kubernetes.
+struct ClusterFlags {
+  std::string cluster = "local";
+  bool detach = false;
+  std::string yaml;
+};
+
+void AddClusterFlags(CLI::App& app, ClusterFlags& c, roles::job::KubeJobOptions& k) {
+  app.add_option("--cluster", c.cluster,
+                 "Where a distributed job runs: local (processes on this machine) or kube "
+                 "(pods on the Kubernetes cluster of --kubeconfig; see docs/kubernetes.md)")
+      ->check(CLI::IsMember({"local", "kube"}))
+      ->capture_default_str();
+  app.add_flag("--detach", c.detach,
+               "--cluster=kube: return once the job is submitted instead of following its log");
+  app.add_option("--yaml", c.yaml,
+                 "--cluster=kube: write the job's Kubernetes objects to this YAML file instead "
+                 "of submitting them");
+  AddKubeJobFlags(app, k, /*for_master=*/false);
+}
+
+// Submits a job to Kubernetes and returns the client's exit code.
+int RunOnKube(roles::job::MasterProcessOptions m, const ClusterFlags& c) {
+  m.kube.enabled = true;
+  roles::job::KubeSubmitOptions so;
+  so.detach = c.detach;
+  so.yaml_path = c.yaml;
+  Status st = roles::job::SubmitKubeJob(m, so);
+  if (!st.ok()) return Fail(st.message());
+  return 0;
+}
+
 }  // namespace
 
 Runner AddTrainCommand(CLI::App& parent) {
@@ -60,7 +94,7 @@ Runner AddTrainCommand(CLI::App& parent) {
     CommonFlags common;
     std::string strategy = "ParameterServerStrategy";
     std::string job_name;
-    std::string cluster = "local";
+    ClusterFlags cluster;
     std::string jobs_dir = JobsRootFlagDefault();
     roles::job::MasterProcessOptions dist;
     double grace_s = 25;
@@ -123,9 +157,7 @@ Runner AddTrainCommand(CLI::App& parent) {
                   "A name for the job: logs, and `edl status/stop/scale JOB` (default edl-<pid>)");
   // Distributed training (--distribution_strategy=ParameterServerStrategy).
   auto& d = s->dist;
-  app->add_option("--cluster", s->cluster,
-                  "Where a distributed job runs: local (processes on this machine)")
-      ->capture_default_str();
+  AddClusterFlags(*app, s->cluster, d.kube);
   app->add_option("--jobs_dir", s->jobs_dir,
                   "Where local jobs keep their directory (secret, master address)")
       ->capture_default_str();
@@ -161,16 +193,16 @@ Runner AddTrainCommand(CLI::App& parent) {
     if (!ApplyCommonFlags(s->common)) return 2;
     if (!CheckStrategy(s->strategy)) return 2;
     if (s->strategy == "ParameterServerStrategy") {
-      if (s->cluster != "local") {
-        return Fail("--cluster=" + s->cluster + ": only local is available in this build");
-      }
       const roles::TrainOptions& o = s->o;
       if (o.max_steps > 0) return Fail("--max_step is not supported with ParameterServerStrategy");
       roles::job::MasterProcessOptions m = s->dist;
+      const bool kube = s->cluster.cluster == "kube";
       m.job.job_name = s->job_name.empty() ? "edl-" + std::to_string(::getpid()) : s->job_name;
-      auto dir = roles::CreateJobDirectory(s->jobs_dir, m.job.job_name);
-      if (!dir.ok()) return Fail(dir.status().message());
-      m.job.job_dir = dir->path;
+      if (!kube) {
+        auto dir = roles::CreateJobDirectory(s->jobs_dir, m.job.job_name);
+        if (!dir.ok()) return Fail(dir.status().message());
+        m.job.job_dir = dir->path;
+      }
       m.model = o.model;
       m.training_data = o.training_data;
       m.validation_data = o.validation_data;
@@ -183,7 +215,11 @@ Runner AddTrainCommand(CLI::App& parent) {
       m.output = o.output;
       m.shuffle = o.shuffle;
       m.grace_period = std::chrono::milliseconds(static_cast<int64_t>(s->grace_s * 1000));
+      if (kube) return RunOnKube(m, s->cluster);
       return ExecMaster(m);
+    }
+    if (s->cluster.cluster == "kube") {
+      return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy");
     }
     if (!s->job_name.empty()) EDL_LOG(INFO) << "job " << s->job_name;
     const bool terminal = IsTerminal(STDERR_FILENO);
@@ -250,14 +286,17 @@ Runner AddPredictCommand(CLI::App& parent) {
     std::string jobs_dir = JobsRootFlagDefault();
     int num_workers = 2;
     int num_ps = 1;
+    ClusterFlags cluster;
+    roles::job::KubeJobOptions kube;
   };
   auto s = std::make_shared<State>();
   AddModelFlags(*app, s->o.model);
   AddCommonFlags(*app, s->common);
   app->add_option("--distribution_strategy", s->strategy,
                   "Local predicts in this process; ParameterServerStrategy runs a job of a "
-                  "master, --num_ps_pods PS and --num_workers workers on the local cluster")
+                  "master, --num_ps_pods PS and --num_workers workers on --cluster")
       ->capture_default_str();
+  AddClusterFlags(*app, s->cluster, s->kube);
   app->add_option("--num_workers", s->num_workers, "Workers of a prediction job")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app->add_option("--num_ps_pods", s->num_ps, "Parameter servers of a prediction job")
@@ -278,16 +317,21 @@ Runner AddPredictCommand(CLI::App& parent) {
     if (!CheckStrategy(s->strategy)) return 2;
     if (s->strategy == "ParameterServerStrategy") {
       roles::job::MasterProcessOptions m;
+      const bool kube = s->cluster.cluster == "kube";
       m.job.job_name = s->job_name.empty() ? "edl-" + std::to_string(::getpid()) : s->job_name;
-      auto dir = roles::CreateJobDirectory(s->jobs_dir, m.job.job_name);
-      if (!dir.ok()) return Fail(dir.status().message());
-      m.job.job_dir = dir->path;
+      if (!kube) {
+        auto dir = roles::CreateJobDirectory(s->jobs_dir, m.job.job_name);
+        if (!dir.ok()) return Fail(dir.status().message());
+        m.job.job_dir = dir->path;
+      }
       m.model = s->o.model;
       m.prediction_data = s->o.prediction_data;
       m.prediction_output = s->o.output;
       m.minibatch_size = s->o.minibatch_size;
       m.num_workers = s->num_workers;
       m.num_ps = s->num_ps;
+      m.kube = s->kube;
+      if (kube) return RunOnKube(m, s->cluster);
       return ExecMaster(m);
     }
     auto r = roles::RunPrediction(s->o);

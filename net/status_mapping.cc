@@ -14,6 +14,13 @@ int HttpStatusForCode(StatusCode code) {
       return 404;
     case StatusCode::kFailedPrecondition:
       return 412;
+    case StatusCode::kPermissionDenied:
+      return 403;
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kAborted:
+      return 409;
+    case StatusCode::kResourceExhausted:
+      return 429;
     case StatusCode::kUnavailable:
       return 503;
     case StatusCode::kDeadlineExceeded:
@@ -60,6 +67,9 @@ std::optional<StatusCode> ParseStatusCodeName(std::string_view name) {
       StatusCode::kInternal,
       StatusCode::kUnauthenticated,
       StatusCode::kFailedPrecondition,
+      StatusCode::kPermissionDenied,
+      StatusCode::kResourceExhausted,
+      StatusCode::kAborted,
   };
   for (StatusCode code : kAll) {
     if (name == StatusCodeName(code)) return code;

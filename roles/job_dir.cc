@@ -26,6 +26,8 @@ bool ValidJobName(const std::string& job) {
   return true;
 }
 
+}  // namespace
+
 Result<std::string> RandomHex(size_t bytes) {
   int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return IoError(std::string("/dev/urandom: ") + std::strerror(errno));
@@ -48,8 +50,6 @@ Result<std::string> RandomHex(size_t bytes) {
   }
   return hex;
 }
-
-}  // namespace
 
 Result<JobDirectory> CreateJobDirectory(const std::string& root, const std::string& job) {
   if (!ValidJobName(job)) {

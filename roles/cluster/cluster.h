@@ -26,6 +26,12 @@ struct ProcessExit {
   int64_t incarnation = 0;       // 1 for the first launch of `name`, 2 after a relaunch, ...
   bool signaled = false;         // killed by a signal (preemption, kill -9, OOM killer)
   int code = 0;                  // exit code, or the signal number when signaled
+  // Clusters that know why (Kubernetes): taken away by the cluster
+  // (preempted, evicted, node shut down, deleted by someone else) whatever
+  // the exit code; or killed for exceeding its memory limit.
+  bool disrupted = false;
+  bool oom_killed = false;
+  std::string detail;            // the cluster's words: "preempted (PreemptionByScheduler)"
   std::string ToString() const;  // "worker-1 (incarnation 2) killed by signal 9"
 };
 

@@ -136,7 +136,15 @@ void Supervisor::HandleExit(const ProcessExit& exit, std::vector<Event>& events)
   if (it == desired_.end() || !it->second.running) return report(false);
   Entry& entry = it->second;
   entry.running = false;
-  if (exit.signaled) {
+  if (exit.oom_killed) {
+    // Relaunching with the same memory limit would only be killed again.
+    report(false);
+    return GiveUp(exit.name,
+                  exit.ToString() + "; not relaunched: raise its memory limit "
+                  "(--worker_resource_limit / --ps_resource_limit memory=...)",
+                  events);
+  }
+  if (exit.signaled || exit.disrupted) {
     EDL_LOG(WARNING) << "supervisor: " << exit.ToString() << "; relaunching";
     report(true);
     return Relaunch(entry, events);

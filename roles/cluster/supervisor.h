@@ -3,7 +3,11 @@
 // the only reader of the cluster's WaitExit().
 //
 // When a desired process exits:
-//   * killed by a signal (preempted, kill -9, OOM killer): relaunched, always;
+//   * killed by a signal (preempted, kill -9, OOM killer), or disrupted by
+//     the cluster (ProcessExit::disrupted: preempted, evicted): relaunched,
+//     always;
+//   * OOMKilled by its cluster's memory limit: not relaunched (it would be
+//     killed again), given up and reported;
 //   * exit code != 0 (a failure): relaunched at most
 //     RelaunchPolicy::max_failure_relaunches times in its life (ElasticDL's
 //     --relaunch_on_worker_failure), then given up and reported;

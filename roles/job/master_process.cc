@@ -18,6 +18,10 @@
 #include "base/signal_watcher.h"
 #include "data/source.h"
 #include "net/rpc.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "roles/cluster/kube_cluster.h"
+#include "roles/cluster/kube_resources.h"
 #include "roles/cluster/local_cluster.h"
 #include "roles/cluster/supervisor.h"
 #include "roles/compiled_model.h"
@@ -66,6 +70,58 @@ Result<int64_t> CountRecords(const std::string& flag, const std::string& path,
 
 std::string PsName(int i) { return "ps-" + std::to_string(i); }
 std::string WorkerName(int i) { return "worker-" + std::to_string(i); }
+
+std::string Getenv(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+// The pods of a job on Kubernetes: the master's pod is their owner (from
+// the downward API's POD_NAME/POD_UID), so deleting it removes the job.
+Result<std::unique_ptr<cluster::KubeCluster>> MakeKubeCluster(const MasterProcessOptions& o,
+                                                             kube::Client& client) {
+  const KubeJobOptions& k = o.kube;
+  cluster::KubeClusterOptions ko;
+  ko.job_name = o.job.job_name;
+  ko.namespace_name = k.namespace_name;
+  ko.image = k.image;
+  ko.image_pull_policy = k.image_pull_policy;
+  ko.owner_pod_name = Getenv("POD_NAME");
+  ko.owner_pod_uid = Getenv("POD_UID");
+  if (ko.owner_pod_uid.empty()) {
+    EDL_LOG(WARNING) << "POD_UID is not set (not running in a pod?): the job's pods get no "
+                        "owner and outlive this master";
+  }
+  ko.config_map = k.config_map;
+  ko.secret_name = k.secret_name;
+  EDL_ASSIGN_OR_RETURN(ko.volumes, cluster::ParseVolumes("--volume", k.volume));
+  EDL_ASSIGN_OR_RETURN(ko.env, cluster::ParseEnvs("--envs", k.envs));
+  ko.termination_grace_period_s = k.termination_grace_period_s;
+  cluster::PodOptions ps, worker;
+  EDL_ASSIGN_OR_RETURN(ps.requests, cluster::ParseResources("--ps_resource_request", k.ps_resource_request));
+  EDL_ASSIGN_OR_RETURN(ps.limits, cluster::ParseResources("--ps_resource_limit", k.ps_resource_limit));
+  if (k.ps_resource_limit.empty()) ps.limits = ps.requests;
+  ps.priority_class = k.ps_pod_priority;
+  EDL_ASSIGN_OR_RETURN(worker.requests,
+                       cluster::ParseResources("--worker_resource_request", k.worker_resource_request));
+  EDL_ASSIGN_OR_RETURN(worker.limits,
+                       cluster::ParseResources("--worker_resource_limit", k.worker_resource_limit));
+  if (k.worker_resource_limit.empty()) worker.limits = worker.requests;
+  EDL_ASSIGN_OR_RETURN(std::vector<std::string> priorities,
+                       cluster::WorkerPriorities("--worker_pod_priority", k.worker_pod_priority,
+                                                 o.num_workers));
+  ko.pod_options = [ps, worker, priorities](const std::string& name) {
+    if (name.rfind("ps-", 0) == 0) return ps;
+    cluster::PodOptions w = worker;
+    const int index = std::atoi(name.substr(name.rfind('-') + 1).c_str());
+    if (!priorities.empty()) {
+      w.priority_class = priorities[std::min<size_t>(static_cast<size_t>(std::max(index, 0)),
+                                                     priorities.size() - 1)];
+    }
+    return w;
+  };
+  return cluster::KubeCluster::Create(client, std::move(ko));
+}
 
 }  // namespace
 
@@ -122,9 +178,12 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   so.secret = secret;
   net::RpcServer server(so);
   protocol::ServeMaster(*core, server);
+  // On Kubernetes the client reads /status through the API server's
+  // service proxy, which carries no job secret; Kubernetes RBAC on
+  // services/proxy guards it there.
   server.HandleGet("/status", [&] {
     return net::HttpResponse{200, "application/json", core->StatusJson()};
-  });
+  }, /*public_access=*/o.kube.enabled);
   server.HandleGet("/metrics", [&] {
     return net::HttpResponse{200, "text/plain; version=0.0.4", core->PrometheusText()};
   }, /*public_access=*/true);
@@ -155,8 +214,27 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
                 << " validation records; " << o.num_ps << " PS, " << o.num_workers
                 << " workers";
 
-  cluster::LocalCluster local(o.binary);
-  cluster::Supervisor supervisor(local, SystemClock(), o.grace_period);
+  // Where the PS and workers run: child processes, or pods.
+  std::unique_ptr<kube::Client> kube_client;
+  std::unique_ptr<cluster::KubeCluster> kube_cluster;
+  std::unique_ptr<cluster::Cluster> local_cluster;
+  cluster::Cluster* processes = nullptr;
+  JobAccess child_job = o.job;
+  if (o.kube.enabled) {
+    EDL_ASSIGN_OR_RETURN(kube::ClusterConfig config,
+                         kube::LoadConfig(o.kube.kubeconfig, o.kube.context));
+    EDL_ASSIGN_OR_RETURN(kube_client, kube::Client::Create(config));
+    EDL_ASSIGN_OR_RETURN(kube_cluster, MakeKubeCluster(o, *kube_client));
+    processes = kube_cluster.get();
+    child_job.job_dir.clear();
+    child_job.secret_file = std::string(cluster::kJobSecretDir) + "/secret";
+    EDL_LOG(INFO) << "job " << o.job.job_name << " runs on Kubernetes (" << config.description
+                  << "), image " << o.kube.image;
+  } else {
+    local_cluster = std::make_unique<cluster::LocalCluster>(o.binary);
+    processes = local_cluster.get();
+  }
+  cluster::Supervisor supervisor(*processes, SystemClock(), o.grace_period);
   std::set<std::string> ps_names;
   // The supervisor logs every exit and relaunch itself.
   supervisor.OnExit([&](const cluster::ProcessExit& e, bool) {
@@ -170,16 +248,25 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   // PS first, on ports fixed for the job so a relaunched PS is found again.
   std::vector<std::string> ps_addrs;
   for (int i = 0; i < o.num_ps; ++i) {
-    EDL_ASSIGN_OR_RETURN(int port, PickFreePort(o.host));
-    ps_addrs.push_back(o.host + ":" + std::to_string(port));
     PsProcessOptions p;
-    p.job = o.job;
+    if (kube_cluster) {
+      // Each PS pod listens on its own pod IP; a Service gives it an
+      // address that survives relaunches.
+      p.host = "$(POD_IP)";
+      p.port = o.kube.ps_port;
+      EDL_ASSIGN_OR_RETURN(std::string address, kube_cluster->Expose(PsName(i), p.port));
+      ps_addrs.push_back(address);
+    } else {
+      EDL_ASSIGN_OR_RETURN(int port, PickFreePort(o.host));
+      ps_addrs.push_back(o.host + ":" + std::to_string(port));
+      p.host = o.host;
+      p.port = port;
+    }
+    p.job = child_job;
     p.model = o.model;
     p.model.num_threads = 1;
     p.ps_index = i;
     p.num_ps = o.num_ps;
-    p.host = o.host;
-    p.port = port;
     p.use_async = o.use_async;
     p.grads_to_wait = o.grads_to_wait;
     p.sync_version_tolerance = o.sync_version_tolerance;
@@ -201,8 +288,10 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
     remotes.push_back(std::make_unique<protocol::RemotePs>(host, port, secret, milliseconds(60000)));
     services.push_back(remotes.back().get());
   }
-  // Wait until every PS answers (it builds the model and restores first).
-  const double ps_deadline = SystemClock().NowSeconds() + 120;
+  // Wait until every PS answers (it builds the model and restores first;
+  // a PS pod may first wait for capacity).
+  const double ps_wait_s = kube_cluster ? 900 : 120;
+  const double ps_deadline = SystemClock().NowSeconds() + ps_wait_s;
   for (size_t i = 0; i < services.size() && !stop_requested; ++i) {
     while (true) {
       supervisor.Step(milliseconds(50));
@@ -210,7 +299,8 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
       auto r = services[i]->PullDense({-2});
       if (r.ok()) break;
       if (SystemClock().NowSeconds() > ps_deadline) {
-        return Unavailable(PsName(static_cast<int>(i)) + " did not come up within 120 s: " +
+        return Unavailable(PsName(static_cast<int>(i)) + " did not come up within " +
+                           std::to_string(static_cast<int>(ps_wait_s)) + " s: " +
                            r.status().message());
       }
     }
@@ -218,7 +308,7 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
 
   auto worker_spec = [&](int i) {
     WorkerProcessOptions w;
-    w.job = o.job;
+    w.job = child_job;
     w.model = o.model;
     w.model.num_threads = 1;
     w.worker_name = WorkerName(i);
@@ -328,9 +418,10 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   // Stop every process; workers have mostly left by themselves already.
   supervisor.RemoveAll(SIGTERM);
   const double stop_deadline = SystemClock().NowSeconds() + o.grace_period.count() / 1000.0 + 5;
-  while (!local.Running().empty() && SystemClock().NowSeconds() < stop_deadline) {
+  while (!processes->Running().empty() && SystemClock().NowSeconds() < stop_deadline) {
     supervisor.Step(milliseconds(100));
   }
+  if (kube_cluster) kube_cluster->DeleteServices();
   server.Stop();
   std::printf("%s\n", core->FinalReport().c_str());
   std::fflush(stdout);

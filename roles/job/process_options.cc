@@ -45,6 +45,34 @@ std::vector<std::string> JobArgs(const JobAccess& j) {
   return args;
 }
 
+std::vector<std::string> KubeArgs(const KubeJobOptions& k) {
+  std::vector<std::string> args;
+  if (!k.enabled) return args;
+  args.push_back("--cluster=kube");
+  Add(&args, "kubeconfig", k.kubeconfig);
+  Add(&args, "context", k.context);
+  Add(&args, "namespace", k.namespace_name);
+  Add(&args, "image_name", k.image);
+  Add(&args, "image_pull_policy", k.image_pull_policy);
+  Add(&args, "master_resource_request", k.master_resource_request);
+  Add(&args, "master_resource_limit", k.master_resource_limit);
+  Add(&args, "worker_resource_request", k.worker_resource_request);
+  Add(&args, "worker_resource_limit", k.worker_resource_limit);
+  Add(&args, "ps_resource_request", k.ps_resource_request);
+  Add(&args, "ps_resource_limit", k.ps_resource_limit);
+  Add(&args, "master_pod_priority", k.master_pod_priority);
+  Add(&args, "worker_pod_priority", k.worker_pod_priority);
+  Add(&args, "ps_pod_priority", k.ps_pod_priority);
+  Add(&args, "volume", k.volume);
+  Add(&args, "envs", k.envs);
+  Add(&args, "service_account", k.service_account);
+  Add(&args, "job_config_map", k.config_map);
+  Add(&args, "job_secret", k.secret_name);
+  Add(&args, "termination_grace_period", Str(k.termination_grace_period_s));
+  Add(&args, "ps_port", Str(k.ps_port));
+  return args;
+}
+
 std::vector<std::string> ToArgs(const PsProcessOptions& o) {
   std::vector<std::string> args = {"ps"};
   for (auto& a : JobArgs(o.job)) args.push_back(a);
@@ -107,6 +135,7 @@ std::vector<std::string> ToArgs(const MasterProcessOptions& o) {
   Add(&args, "output", o.output);
   Add(&args, "relaunch_on_worker_failure", Str(o.relaunch_on_worker_failure));
   Add(&args, "grace_period", Str(o.grace_period.count() / 1000.0));
+  for (auto& a : KubeArgs(o.kube)) args.push_back(a);
   return args;
 }
 

@@ -48,6 +48,32 @@ struct WorkerProcessOptions {
   std::chrono::milliseconds rpc_deadline{60000};
 };
 
+// A job on Kubernetes (--cluster=kube): where and how its pods run. The
+// strings use ElasticDL's syntax and are checked by
+// roles/cluster/kube_resources.h before anything is created.
+struct KubeJobOptions {
+  bool enabled = false;
+  std::string kubeconfig;      // "" = $KUBECONFIG, in-cluster, ~/.kube/config
+  std::string context;         // "" = the kubeconfig's current-context
+  std::string namespace_name;  // "" = the context's (in a pod: the pod's)
+  std::string image = "edl:latest";
+  std::string image_pull_policy = "IfNotPresent";
+  std::string master_resource_request = "cpu=0.1,memory=1024Mi";
+  std::string master_resource_limit;  // "" = the request
+  std::string worker_resource_request = "cpu=1,memory=4096Mi";
+  std::string worker_resource_limit;
+  std::string ps_resource_request = "cpu=1,memory=4096Mi";
+  std::string ps_resource_limit;
+  std::string master_pod_priority, worker_pod_priority, ps_pod_priority;
+  std::string volume;  // "claim_name=c,mount_path=/p;host_path=/h,mount_path=/q"
+  std::string envs;    // "K=V,K2=V2", for every pod of the job
+  std::string service_account = "edl-master";  // the master pod's (workers: the default)
+  std::string config_map;   // the job's ConfigMap (set by the client)
+  std::string secret_name;  // the job's Secret (set by the client)
+  int termination_grace_period_s = 30;
+  int ps_port = 2222;
+};
+
 struct MasterProcessOptions {
   JobAccess job;
   ModelOptions model;
@@ -75,6 +101,7 @@ struct MasterProcessOptions {
   int relaunch_on_worker_failure = 1;
   double heartbeat_timeout_s = 2;
   std::chrono::milliseconds grace_period{25000};
+  KubeJobOptions kube;
 };
 
 // The arguments (after the binary name) that make `edl ps` / `edl worker`
@@ -85,5 +112,7 @@ std::vector<std::string> ToArgs(const MasterProcessOptions& o);
 // The model flags shared by every process of the job.
 std::vector<std::string> ModelArgs(const ModelOptions& o);
 std::vector<std::string> JobArgs(const JobAccess& j);
+// --cluster=kube and the Kubernetes flags (nothing when !k.enabled).
+std::vector<std::string> KubeArgs(const KubeJobOptions& k);
 
 }  // namespace edl::roles::job

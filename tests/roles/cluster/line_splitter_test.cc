@@ -34,9 +34,9 @@ TEST(LineSplitter, CutsALineLongerThanTheLimit) {
 }
 
 TEST(ProcessExit, DescribesExitCodesAndSignals) {
-  ProcessExit killed{"worker-1", 2, true, 9};
+  ProcessExit killed{"worker-1", 2, true, 9, false, false, {}};
   EXPECT_EQ(killed.ToString(), "worker-1 (incarnation 2) killed by signal 9");
-  ProcessExit failed{"ps-0", 1, false, 3};
+  ProcessExit failed{"ps-0", 1, false, 3, false, false, {}};
   EXPECT_EQ(failed.ToString(), "ps-0 (incarnation 1) exited with code 3");
 }
 

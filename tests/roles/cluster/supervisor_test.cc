@@ -240,7 +240,7 @@ TEST(Supervisor, GivesUpWhenARelaunchFails) {
       [&](const std::string&, const std::string& reason) { reasons.push_back(reason); });
   ASSERT_TRUE(supervisor.Add(ProcessSpec{"ps-0", {}, {}}).ok());
   cluster.launch_status = Unavailable("no more processes");
-  cluster.exits.push_back(ProcessExit{"ps-0", 1, true, SIGKILL});
+  cluster.exits.push_back(ProcessExit{"ps-0", 1, true, SIGKILL, false, false, {}});
   EXPECT_EQ(supervisor.Step(milliseconds(0)), 1);
   ASSERT_EQ(reasons.size(), 1u);
   EXPECT_NE(reasons[0].find("no more processes"), std::string::npos) << reasons[0];
@@ -253,7 +253,7 @@ TEST(Supervisor, ReportsExitsOfProcessesItDidNotStart) {
   Supervisor supervisor(cluster, clock);
   std::vector<bool> relaunch;
   supervisor.OnExit([&](const ProcessExit&, bool r) { relaunch.push_back(r); });
-  cluster.exits.push_back(ProcessExit{"stranger", 1, true, SIGKILL});
+  cluster.exits.push_back(ProcessExit{"stranger", 1, true, SIGKILL, false, false, {}});
   EXPECT_EQ(supervisor.Step(milliseconds(0)), 1);
   EXPECT_EQ(relaunch, std::vector<bool>{false});
   EXPECT_TRUE(supervisor.Desired().empty());
@@ -269,9 +269,42 @@ TEST(Supervisor, CallbacksMayCallBackIntoTheSupervisor) {
     EXPECT_TRUE(s.ok()) << s.ToString();
   });
   ASSERT_TRUE(supervisor.Add(ProcessSpec{"worker-1", {}, {}}).ok());
-  cluster.exits.push_back(ProcessExit{"worker-1", 1, false, 0});
+  cluster.exits.push_back(ProcessExit{"worker-1", 1, false, 0, false, false, {}});
   EXPECT_EQ(supervisor.Step(milliseconds(0)), 1);
   EXPECT_EQ(supervisor.Desired(), std::vector<std::string>{"worker-1-next"});
+}
+
+TEST(Supervisor, RelaunchesAProcessTheClusterTookAwayEvenIfItExitedCleanly) {
+  ScriptedCluster cluster;
+  FakeClock clock;
+  Supervisor supervisor(cluster, clock);
+  RelaunchPolicy policy;
+  policy.max_failure_relaunches = 0;
+  ASSERT_TRUE(supervisor.Add(ProcessSpec{"worker-0", {}, {}}, policy).ok());
+  for (int i = 0; i < 3; ++i) {
+    // A preempted worker hands its task back and exits 0.
+    cluster.exits.push_back(ProcessExit{"worker-0", i + 1, false, 0, true, false, "preempted"});
+    EXPECT_EQ(supervisor.Step(milliseconds(0)), 1);
+    EXPECT_EQ(supervisor.Desired(), std::vector<std::string>{"worker-0"});
+    EXPECT_EQ(cluster.running.count("worker-0"), 1u);
+  }
+  EXPECT_EQ(supervisor.Relaunches("worker-0"), 3);
+}
+
+TEST(Supervisor, DoesNotRelaunchAnOomKilledProcess) {
+  ScriptedCluster cluster;
+  FakeClock clock;
+  Supervisor supervisor(cluster, clock);
+  std::vector<std::string> reasons;
+  supervisor.OnGaveUp(
+      [&](const std::string&, const std::string& reason) { reasons.push_back(reason); });
+  ASSERT_TRUE(supervisor.Add(ProcessSpec{"worker-0", {}, {}}).ok());
+  cluster.exits.push_back(ProcessExit{"worker-0", 1, true, SIGKILL, false, true, "OOMKilled"});
+  EXPECT_EQ(supervisor.Step(milliseconds(0)), 1);
+  EXPECT_TRUE(supervisor.Desired().empty());
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_NE(reasons[0].find("OOMKilled"), std::string::npos) << reasons[0];
+  EXPECT_NE(reasons[0].find("memory"), std::string::npos) << reasons[0];
 }
 
 }  // namespace

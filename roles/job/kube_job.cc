@@ -1,0 +1,574 @@
+#include "roles/job/kube_job.h"
+
+#include <sys/stat.h>
+#include <time.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
+
+#include "base/file.h"
+#include "base/logging.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "kube/pod_status.h"
+#include "kube/yaml.h"
+#include "roles/cluster/kube_cluster.h"
+#include "roles/cluster/kube_resources.h"
+#include "roles/compiled_model.h"
+#include "roles/evaluation.h"
+#include "roles/job/ps_process.h"
+#include "roles/job_dir.h"
+
+namespace edl::roles::job {
+namespace {
+
+using Json = nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string Base64(const std::string& in) {
+  static const char kTable[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
+    out += kTable[v >> 18];
+    out += kTable[(v >> 12) & 63];
+    out += kTable[(v >> 6) & 63];
+    out += kTable[v & 63];
+  }
+  if (i + 1 == in.size()) {
+    const uint32_t v = uint8_t(in[i]) << 16;
+    out += kTable[v >> 18];
+    out += kTable[(v >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == in.size()) {
+    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
+    out += kTable[v >> 18];
+    out += kTable[(v >> 12) & 63];
+    out += kTable[(v >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+std::string Str(const Json& j, std::initializer_list<const char*> path) {
+  const Json* at = &j;
+  for (const char* key : path) {
+    if (!at->is_object() || !at->contains(key)) return "";
+    at = &(*at)[key];
+  }
+  return at->is_string() ? at->get<std::string>() : "";
+}
+
+std::string MasterPodName(const std::string& job) { return job + "-master"; }
+std::string ConfigMapName(const std::string& job) { return job + "-config"; }
+std::string SecretName(const std::string& job) { return job + "-secret"; }
+
+Json Labels(const std::string& job, const std::string& role) {
+  return {{"app.kubernetes.io/name", "edl"},
+          {"app.kubernetes.io/instance", job},
+          {"app.kubernetes.io/component", role},
+          {"app.kubernetes.io/managed-by", "edl"},
+          {"edl-job", job},
+          {"edl-role", role}};
+}
+
+Json FieldEnv(const char* name, const char* path) {
+  return {{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", path}}}}}};
+}
+
+bool IsLocalFile(const std::string& path) {
+  struct stat st;
+  return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Whether `path` lies under one of the job's volume mounts.
+bool OnVolume(const std::string& path, const std::vector<cluster::VolumeSpec>& volumes) {
+  for (const auto& v : volumes) {
+    const std::string& m = v.mount_path;
+    if (path == m || (path.size() > m.size() && path.compare(0, m.size(), m) == 0 &&
+                      (m.back() == '/' || path[m.size()] == '/'))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+struct Connection {
+  std::unique_ptr<kube::Client> client;
+  std::string ns;
+  std::string description;
+};
+
+Result<Connection> Connect(const KubeJobOptions& k) {
+  EDL_ASSIGN_OR_RETURN(kube::ClusterConfig config, kube::LoadConfig(k.kubeconfig, k.context));
+  Connection c;
+  c.description = config.description;
+  EDL_ASSIGN_OR_RETURN(c.client, kube::Client::Create(config));
+  c.ns = k.namespace_name.empty() ? c.client->default_namespace() : k.namespace_name;
+  return c;
+}
+
+// "2026-11-21T05:17:31Z" -> seconds since the epoch (0 if malformed).
+int64_t ParseTimestamp(const std::string& t) {
+  std::tm tm{};
+  if (!strptime(t.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm)) return 0;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+std::string Age(const std::string& created) {
+  const int64_t t = ParseTimestamp(created);
+  if (t == 0) return "?";
+  const int64_t s = std::max<int64_t>(0, std::time(nullptr) - t);
+  if (s < 120) return std::to_string(s) + "s";
+  if (s < 7200) return std::to_string(s / 60) + "m";
+  if (s < 172800) return std::to_string(s / 3600) + "h";
+  return std::to_string(s / 86400) + "d";
+}
+
+// Checks what can be checked before anything is created: names, flags,
+// the model spec, the data.
+Status Validate(const MasterProcessOptions& m, std::string* model_spec_text) {
+  EDL_RETURN_IF_ERROR(cluster::CheckDnsLabel("--job_name", m.job.job_name, 40));
+  const KubeJobOptions& k = m.kube;
+  if (!k.namespace_name.empty()) EDL_RETURN_IF_ERROR(cluster::CheckDnsLabel("--namespace", k.namespace_name));
+  if (k.image.empty()) return InvalidArgument("--image_name is required with --cluster=kube");
+  const std::pair<const char*, const std::string*> resources[] = {
+      {"--master_resource_request", &k.master_resource_request},
+      {"--master_resource_limit", &k.master_resource_limit},
+      {"--worker_resource_request", &k.worker_resource_request},
+      {"--worker_resource_limit", &k.worker_resource_limit},
+      {"--ps_resource_request", &k.ps_resource_request},
+      {"--ps_resource_limit", &k.ps_resource_limit}};
+  for (const auto& [flag, text] : resources) {
+    EDL_RETURN_IF_ERROR(cluster::ParseResources(flag, *text).status());
+  }
+  EDL_ASSIGN_OR_RETURN(auto volumes, cluster::ParseVolumes("--volume", k.volume));
+  EDL_RETURN_IF_ERROR(cluster::ParseEnvs("--envs", k.envs).status());
+  EDL_RETURN_IF_ERROR(
+      cluster::WorkerPriorities("--worker_pod_priority", k.worker_pod_priority, m.num_workers).status());
+  if (!k.master_pod_priority.empty()) {
+    EDL_RETURN_IF_ERROR(cluster::CheckDnsLabel("--master_pod_priority", k.master_pod_priority, 253));
+  }
+  if (!k.ps_pod_priority.empty()) {
+    EDL_RETURN_IF_ERROR(cluster::CheckDnsLabel("--ps_pod_priority", k.ps_pod_priority, 253));
+  }
+  // The model: compiled here so a bad spec fails now, not in a pod.
+  ModelOptions mo = m.model;
+  mo.for_inference = m.training_data.empty();
+  if (!IsSingleProcessCheckpoint(mo.checkpoint_dir_for_init)) mo.checkpoint_dir_for_init.clear();
+  const bool spec_is_file = IsLocalFile(m.model.model_def);
+  if (spec_is_file) {
+    EDL_ASSIGN_OR_RETURN(*model_spec_text, ReadFile(m.model.model_def));
+    if (model_spec_text->size() > 900 * 1024) {
+      return InvalidArgument("--model_def " + m.model.model_def +
+                             ": too large for a ConfigMap (1 MiB); put it on a --volume");
+    }
+    // A TF.js model.json needs its weight files beside it.
+    Json j = Json::parse(*model_spec_text, nullptr, false);
+    if (j.is_object() && j.contains("weightsManifest") && !OnVolume(m.model.model_def, volumes)) {
+      return InvalidArgument("--model_def " + m.model.model_def +
+                             ": a TF.js model with weight files must be on a --volume the pods mount");
+    }
+  } else if (m.model.model_def.rfind("zoo:", 0) != 0 && !OnVolume(m.model.model_def, volumes)) {
+    return InvalidArgument("--model_def " + m.model.model_def +
+                           ": not a file here and not under any --volume mount_path");
+  }
+  std::optional<CompiledModel> cm;
+  if (spec_is_file || m.model.model_def.rfind("zoo:", 0) == 0) {
+    auto compiled = CompileModel(mo);
+    if (!compiled.ok()) return compiled.status();
+    cm.emplace(std::move(*compiled));
+  }
+  const std::pair<const char*, const std::string*> data[] = {
+      {"--training_data", &m.training_data},
+      {"--validation_data", &m.validation_data},
+      {"--prediction_data", &m.prediction_data}};
+  for (const auto& [flag, path] : data) {
+    if (path->empty()) continue;
+    if (fs::exists(*path)) {
+      if (cm) {
+        EDL_RETURN_IF_ERROR(
+            OpenSourceForModel(flag, *path, *cm, std::string(flag) != "--prediction_data").status());
+      }
+    } else if (!OnVolume(*path, volumes)) {
+      return InvalidArgument(std::string(flag) + " " + *path +
+                             ": not found here and not under any --volume mount_path the pods see");
+    }
+  }
+  for (const std::string* out : {&m.output, &m.checkpoint_dir, &m.prediction_output}) {
+    if (!out->empty() && !OnVolume(*out, volumes) && !volumes.empty()) {
+      EDL_LOG(WARNING) << *out << " is not under any --volume: it is written inside the pod";
+    }
+  }
+  return Status::Ok();
+}
+
+// The master pod's view of the job: paths inside the pod, its own IP.
+MasterProcessOptions MasterInPod(const MasterProcessOptions& m, bool spec_in_config_map) {
+  MasterProcessOptions p = m;
+  p.host = "$(POD_IP)";
+  p.port = kKubeMasterPort;
+  p.job.job_dir.clear();
+  p.job.secret_file = std::string(cluster::kJobSecretDir) + "/secret";
+  if (spec_in_config_map) p.model.model_def = std::string(cluster::kJobConfigDir) + "/model.json";
+  p.kube.enabled = true;
+  p.kube.kubeconfig.clear();  // in the pod: the service account
+  p.kube.context.clear();
+  p.kube.config_map = ConfigMapName(m.job.job_name);
+  p.kube.secret_name = SecretName(m.job.job_name);
+  return p;
+}
+
+Result<std::vector<Json>> Manifests(const MasterProcessOptions& m, const std::string& secret,
+                                    const std::string& model_spec_text) {
+  const std::string& job = m.job.job_name;
+  const KubeJobOptions& k = m.kube;
+  const MasterProcessOptions in_pod = MasterInPod(m, !model_spec_text.empty());
+  std::vector<Json> out;
+
+  out.push_back({{"apiVersion", "v1"},
+                 {"kind", "Secret"},
+                 {"metadata", {{"name", SecretName(job)}, {"labels", Labels(job, "secret")}}},
+                 {"type", "Opaque"},
+                 {"data", {{"secret", Base64(secret)}}}});
+
+  std::vector<std::string> args = ToArgs(in_pod);
+  Json job_spec = {{"job_name", job}, {"master_args", args}};
+  Json config_data = {{"job.json", job_spec.dump(2)}};
+  if (!model_spec_text.empty()) config_data["model.json"] = model_spec_text;
+  out.push_back({{"apiVersion", "v1"},
+                 {"kind", "ConfigMap"},
+                 {"metadata", {{"name", ConfigMapName(job)}, {"labels", Labels(job, "config")}}},
+                 {"data", config_data}});
+
+  EDL_ASSIGN_OR_RETURN(auto requests,
+                       cluster::ParseResources("--master_resource_request", k.master_resource_request));
+  EDL_ASSIGN_OR_RETURN(auto limits,
+                       cluster::ParseResources("--master_resource_limit", k.master_resource_limit));
+  if (k.master_resource_limit.empty()) limits = requests;
+  EDL_ASSIGN_OR_RETURN(auto volumes, cluster::ParseVolumes("--volume", k.volume));
+  EDL_ASSIGN_OR_RETURN(auto envs, cluster::ParseEnvs("--envs", k.envs));
+
+  Json env = Json::array({FieldEnv("POD_NAME", "metadata.name"),
+                          FieldEnv("POD_NAMESPACE", "metadata.namespace"),
+                          FieldEnv("POD_UID", "metadata.uid"), FieldEnv("POD_IP", "status.podIP")});
+  env.push_back({{"name", "EDL_JOB"}, {"value", job}});
+  for (const auto& [name, value] : envs) env.push_back({{"name", name}, {"value", value}});
+  Json mounts = Json::array({{{"name", "job-config"}, {"mountPath", cluster::kJobConfigDir}, {"readOnly", true}},
+                             {{"name", "job-secret"}, {"mountPath", cluster::kJobSecretDir}, {"readOnly", true}}});
+  Json pod_volumes = Json::array({{{"name", "job-config"}, {"configMap", {{"name", ConfigMapName(job)}}}},
+                                  {{"name", "job-secret"}, {"secret", {{"secretName", SecretName(job)}}}}});
+  for (const auto& v : volumes) {
+    Json vol = {{"name", v.name}};
+    if (!v.claim_name.empty()) {
+      vol["persistentVolumeClaim"] = {{"claimName", v.claim_name}};
+    } else {
+      vol["hostPath"] = {{"path", v.host_path}};
+      if (!v.host_path_type.empty()) vol["hostPath"]["type"] = v.host_path_type;
+    }
+    pod_volumes.push_back(vol);
+    Json mount = {{"name", v.name}, {"mountPath", v.mount_path}};
+    if (!v.sub_path.empty()) mount["subPath"] = v.sub_path;
+    mounts.push_back(mount);
+  }
+  Json resources = Json::object();
+  if (!requests.empty()) resources["requests"] = requests;
+  if (!limits.empty()) resources["limits"] = limits;
+  Json container = {{"name", "main"},
+                    {"image", k.image},
+                    {"imagePullPolicy", k.image_pull_policy},
+                    {"command", Json::array({"edl"})},
+                    {"args", args},
+                    {"env", env},
+                    {"ports", Json::array({{{"name", "rpc"}, {"containerPort", kKubeMasterPort}, {"protocol", "TCP"}}})},
+                    {"resources", resources},
+                    {"volumeMounts", mounts}};
+  Json spec = {{"restartPolicy", "Never"},
+               {"terminationGracePeriodSeconds", k.termination_grace_period_s + 30},
+               {"containers", Json::array({container})},
+               {"volumes", pod_volumes}};
+  if (!k.service_account.empty()) spec["serviceAccountName"] = k.service_account;
+  if (!k.master_pod_priority.empty()) spec["priorityClassName"] = k.master_pod_priority;
+  out.push_back({{"apiVersion", "v1"},
+                 {"kind", "Pod"},
+                 {"metadata", {{"name", MasterPodName(job)}, {"labels", Labels(job, "master")}}},
+                 {"spec", spec}});
+
+  out.push_back({{"apiVersion", "v1"},
+                 {"kind", "Service"},
+                 {"metadata", {{"name", MasterPodName(job)}, {"labels", Labels(job, "master")}}},
+                 {"spec",
+                  {{"selector", {{"edl-job", job}, {"edl-role", "master"}}},
+                   {"ports", Json::array({{{"name", "rpc"},
+                                           {"port", kKubeMasterPort},
+                                           {"targetPort", kKubeMasterPort},
+                                           {"protocol", "TCP"}}})}}}});
+  return out;
+}
+
+Json OwnerReference(const Json& master_pod) {
+  return Json::array({{{"apiVersion", "v1"},
+                       {"kind", "Pod"},
+                       {"name", Str(master_pod, {"metadata", "name"})},
+                       {"uid", Str(master_pod, {"metadata", "uid"})},
+                       {"controller", true}}});
+}
+
+int ExitCode(const Json& pod) {
+  const Json* statuses = nullptr;
+  if (pod.contains("status") && pod["status"].contains("containerStatuses")) {
+    statuses = &pod["status"]["containerStatuses"];
+  }
+  if (!statuses || !statuses->is_array() || statuses->empty()) return -1;
+  const Json& st = (*statuses)[0];
+  if (st.contains("state") && st["state"].contains("terminated")) {
+    return st["state"]["terminated"].value("exitCode", -1);
+  }
+  return -1;
+}
+
+// Follows the master pod: waits for it to start, streams its log, and
+// returns its outcome.
+Status Follow(kube::Client& client, const std::string& ns, const std::string& job, FILE* out) {
+  const std::string pod_name = MasterPodName(job);
+  std::string last_phase, last_message;
+  const auto poll = std::chrono::milliseconds(500);
+  Json pod;
+  while (true) {
+    auto got = client.Get(kube::Pods(), ns, pod_name);
+    if (!got.ok()) {
+      if (got.status().code() == StatusCode::kNotFound) {
+        return Internal("job " + job + ": master pod " + pod_name + " was deleted");
+      }
+      return got.status();
+    }
+    pod = *got;
+    const std::string phase = Str(pod, {"status", "phase"});
+    std::string message = kube::UnschedulableMessage(pod);
+    if (phase != last_phase || message != last_message) {
+      std::fprintf(out, "edl: master pod %s: %s%s\n", pod_name.c_str(), phase.c_str(),
+                   message.empty() ? "" : (" (" + message + ")").c_str());
+      std::fflush(out);
+      last_phase = phase;
+      last_message = message;
+    }
+    if (phase == "Running" || phase == "Succeeded" || phase == "Failed") break;
+    std::this_thread::sleep_for(poll);  // polling the API server, not waiting for a fixed time
+  }
+  const std::string log_path = "/api/v1/namespaces/" + ns + "/pods/" + pod_name +
+                               "/log?container=main&follow=true";
+  Status streamed = client.Stream(log_path, [out](std::string_view bytes) {
+    std::fwrite(bytes.data(), 1, bytes.size(), out);
+    std::fflush(out);
+    return true;
+  });
+  if (!streamed.ok()) {
+    std::fprintf(out, "edl: the master's log stream ended: %s\n", streamed.message().c_str());
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto got = client.Get(kube::Pods(), ns, pod_name);
+    if (!got.ok()) {
+      if (got.status().code() == StatusCode::kNotFound) {
+        return Internal("job " + job + ": master pod " + pod_name + " was deleted");
+      }
+      return got.status();
+    }
+    const std::string phase = Str(*got, {"status", "phase"});
+    if (phase == "Succeeded") return Status::Ok();
+    if (phase == "Failed") {
+      const kube::PodFate fate = kube::ClassifyPod(*got, false, false);
+      return Internal("job " + job + " failed: master pod " + pod_name + " " +
+                      (fate.detail.empty() ? "exited with code " + std::to_string(ExitCode(*got))
+                                           : fate.detail) +
+                      " (see `edl logs " + job + " --cluster=kube`)");
+    }
+    if (!streamed.ok()) {
+      // The stream broke while the master runs: pick it up again.
+      streamed = client.Stream(log_path + "&sinceSeconds=5", [out](std::string_view bytes) {
+        std::fwrite(bytes.data(), 1, bytes.size(), out);
+        std::fflush(out);
+        return true;
+      });
+      continue;
+    }
+    std::this_thread::sleep_for(poll);
+  }
+  return DeadlineExceeded("job " + job + ": the master's log ended but its pod did not finish");
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> BuildKubeJobManifests(const MasterProcessOptions& m,
+                                                        const std::string& secret) {
+  std::string spec_text;
+  if (IsLocalFile(m.model.model_def)) {
+    EDL_ASSIGN_OR_RETURN(spec_text, ReadFile(m.model.model_def));
+  }
+  EDL_ASSIGN_OR_RETURN(std::vector<Json> objects, Manifests(m, secret, spec_text));
+  std::vector<std::string> out;
+  for (const Json& o : objects) out.push_back(o.dump());
+  return out;
+}
+
+Status SubmitKubeJob(const MasterProcessOptions& m, const KubeSubmitOptions& s) {
+  std::string spec_text;
+  EDL_RETURN_IF_ERROR(Validate(m, &spec_text));
+  EDL_ASSIGN_OR_RETURN(std::string secret, RandomHex(32));
+  EDL_ASSIGN_OR_RETURN(std::vector<Json> objects, Manifests(m, secret, spec_text));
+  const std::string& job = m.job.job_name;
+  if (!s.yaml_path.empty()) {
+    if (!m.kube.namespace_name.empty()) {
+      for (Json& o : objects) o["metadata"]["namespace"] = m.kube.namespace_name;
+    }
+    EDL_RETURN_IF_ERROR(WriteFileAtomically(s.yaml_path, kube::ToYaml(objects)));
+    std::fprintf(s.out, "edl: wrote the %zu objects of job %s to %s (kubectl apply -f %s)\n",
+                 objects.size(), job.c_str(), s.yaml_path.c_str(), s.yaml_path.c_str());
+    return Status::Ok();
+  }
+  EDL_ASSIGN_OR_RETURN(Connection c, Connect(m.kube));
+  kube::Client& client = *c.client;
+  // Secret and ConfigMap first (the master pod mounts them), then the pod;
+  // then they are handed to the pod as owner so deleting it removes them.
+  const kube::Resource kinds[] = {kube::Secrets(), kube::ConfigMaps()};
+  for (size_t i = 0; i < 2; ++i) {
+    auto r = client.Create(kinds[i], c.ns, objects[i]);
+    if (!r.ok()) {
+      if (r.status().code() == StatusCode::kAlreadyExists) {
+        return AlreadyExists("job " + job + " already exists in namespace " + c.ns +
+                             " (`edl stop " + job + " --cluster=kube`, or another --job_name): " +
+                             r.status().message());
+      }
+      return r.status();
+    }
+  }
+  auto master = client.Create(kube::Pods(), c.ns, objects[2]);
+  if (!master.ok()) {
+    for (size_t i = 0; i < 2; ++i) {
+      (void)client.Delete(kinds[i], c.ns, Str(objects[i], {"metadata", "name"}), {});
+    }
+    return master.status().WithPrefix("creating the master pod of job " + job);
+  }
+  const Json owner = OwnerReference(*master);
+  for (size_t i = 0; i < 2; ++i) {
+    auto r = client.Patch(kinds[i], c.ns, Str(objects[i], {"metadata", "name"}),
+                          Json{{"metadata", {{"ownerReferences", owner}}}});
+    if (!r.ok()) EDL_LOG(WARNING) << "cannot make the master own " << Str(objects[i], {"metadata", "name"}) << ": " << r.status().message();
+  }
+  objects[3]["metadata"]["ownerReferences"] = owner;
+  auto service = client.Create(kube::Services(), c.ns, objects[3]);
+  if (!service.ok()) EDL_LOG(WARNING) << "cannot create the master's service: " << service.status().message();
+  std::fprintf(s.out, "edl: job %s submitted to %s, namespace %s: master pod %s\n", job.c_str(),
+               c.description.c_str(), c.ns.c_str(), MasterPodName(job).c_str());
+  std::fflush(s.out);
+  if (s.detach) {
+    std::fprintf(s.out, "edl: follow it with `edl logs %s --cluster=kube -f`, stop it with "
+                        "`edl stop %s --cluster=kube`\n", job.c_str(), job.c_str());
+    return Status::Ok();
+  }
+  return Follow(client, c.ns, job, s.out);
+}
+
+Status KubeJobStatus(const KubeJobOptions& access, const std::string& job, FILE* out) {
+  EDL_ASSIGN_OR_RETURN(Connection c, Connect(access));
+  auto master = c.client->Get(kube::Pods(), c.ns, MasterPodName(job));
+  if (!master.ok()) {
+    if (master.status().code() == StatusCode::kNotFound) {
+      return NotFound("job " + job + ": no master pod " + MasterPodName(job) + " in namespace " + c.ns);
+    }
+    return master.status();
+  }
+  const std::string phase = Str(*master, {"status", "phase"});
+  if (phase == "Running") {
+    auto status = c.client->GetRaw("/api/v1/namespaces/" + c.ns + "/services/" + MasterPodName(job) +
+                                   ":" + std::to_string(kKubeMasterPort) + "/proxy/status");
+    if (status.ok()) {
+      Json j = Json::parse(*status, nullptr, false);
+      std::fprintf(out, "%s\n", j.is_discarded() ? status->c_str() : j.dump(2).c_str());
+      return Status::Ok();
+    }
+    EDL_LOG(WARNING) << "the master's status API is not reachable through the API server: "
+                     << status.status().message();
+  }
+  // The pods of the job, as Kubernetes sees them.
+  auto pods = c.client->List(kube::Pods(), c.ns, kube::ListOptions{"edl-job=" + job, "", "", 500});
+  if (!pods.ok()) return pods.status();
+  std::fprintf(out, "%-40s %-10s %-8s %s\n", "POD", "PHASE", "AGE", "DETAIL");
+  for (const Json& p : (*pods)["items"]) {
+    const kube::PodFate fate = kube::ClassifyPod(p, false, false);
+    std::fprintf(out, "%-40s %-10s %-8s %s\n", Str(p, {"metadata", "name"}).c_str(),
+                 Str(p, {"status", "phase"}).c_str(),
+                 Age(Str(p, {"metadata", "creationTimestamp"})).c_str(),
+                 fate.kind == kube::PodFate::Kind::kAlive ? kube::UnschedulableMessage(p).c_str()
+                                                          : fate.detail.c_str());
+  }
+  return Status::Ok();
+}
+
+Status KubeJobLogs(const KubeJobOptions& access, const std::string& job, const std::string& process,
+                   bool follow, FILE* out) {
+  EDL_ASSIGN_OR_RETURN(Connection c, Connect(access));
+  std::string pod_name = MasterPodName(job);
+  if (!process.empty() && process != "master") {
+    auto pods = c.client->List(kube::Pods(), c.ns,
+                               kube::ListOptions{"edl-job=" + job + ",edl-process=" + process, "", "", 500});
+    if (!pods.ok()) return pods.status();
+    int64_t newest = -1;
+    pod_name.clear();
+    for (const Json& p : (*pods)["items"]) {
+      const int64_t incarnation =
+          std::atoll(Str(p, {"metadata", "annotations", "edl/incarnation"}).c_str());
+      if (incarnation > newest) {
+        newest = incarnation;
+        pod_name = Str(p, {"metadata", "name"});
+      }
+    }
+    if (pod_name.empty()) return NotFound("job " + job + ": no pod of " + process + " in namespace " + c.ns);
+  }
+  const std::string path = "/api/v1/namespaces/" + c.ns + "/pods/" + pod_name + "/log?container=main" +
+                           (follow ? "&follow=true" : "");
+  return c.client->Stream(path, [out](std::string_view bytes) {
+    std::fwrite(bytes.data(), 1, bytes.size(), out);
+    std::fflush(out);
+    return true;
+  });
+}
+
+Status KubeStopJob(const KubeJobOptions& access, const std::string& job, FILE* out) {
+  EDL_ASSIGN_OR_RETURN(Connection c, Connect(access));
+  auto r = c.client->Delete(kube::Pods(), c.ns, MasterPodName(job), {});
+  if (!r.ok()) {
+    if (r.status().code() == StatusCode::kNotFound) {
+      return NotFound("job " + job + ": no master pod " + MasterPodName(job) + " in namespace " + c.ns);
+    }
+    return r.status();
+  }
+  std::fprintf(out, "job %s: stopping (deleted pod %s; its pods, services, config map and secret "
+                    "are removed with it)\n", job.c_str(), MasterPodName(job).c_str());
+  return Status::Ok();
+}
+
+Status KubeListJobs(const KubeJobOptions& access, FILE* out) {
+  EDL_ASSIGN_OR_RETURN(Connection c, Connect(access));
+  auto pods = c.client->List(kube::Pods(), c.ns, kube::ListOptions{"edl-role=master", "", "", 500});
+  if (!pods.ok()) return pods.status();
+  if ((*pods)["items"].empty()) {
+    std::fprintf(out, "no edl jobs in namespace %s\n", c.ns.c_str());
+    return Status::Ok();
+  }
+  std::fprintf(out, "%-30s %-10s %-8s %s\n", "JOB", "PHASE", "AGE", "MASTER POD");
+  for (const Json& p : (*pods)["items"]) {
+    std::fprintf(out, "%-30s %-10s %-8s %s\n", Str(p, {"metadata", "labels", "edl-job"}).c_str(),
+                 Str(p, {"status", "phase"}).c_str(),
+                 Age(Str(p, {"metadata", "creationTimestamp"})).c_str(),
+                 Str(p, {"metadata", "name"}).c_str());
+  }
+  return Status::Ok();
+}
+
+}  // namespace edl::roles::job
