@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Checks scripts/k8s/*.yaml offline: every document parses (PyYAML
+# safe_load_all) and has the kinds, names, verbs and values the master and
+# docs/kubernetes.md rely on. `kubectl create --dry-run=client` cannot be used
+# here: even a client-side dry run asks a server for API discovery.
+# Exit status: 0 pass, 1 fail, 77 skipped (python3 with PyYAML not available).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+readonly ROOT
+
+if ! python3 -c 'import yaml' >/dev/null 2>&1; then
+  echo "SKIP: python3 with PyYAML (Debian: python3-yaml) is not available"
+  exit 77
+fi
+
+python3 - "$ROOT/scripts/k8s" <<'EOF'
+import sys, yaml
+
+k8s = sys.argv[1]
+
+def load(name):
+    with open(f"{k8s}/{name}") as f:
+        docs = [d for d in yaml.safe_load_all(f) if d is not None]
+    for d in docs:
+        for key in ("apiVersion", "kind", "metadata"):
+            assert key in d, f"{name}: a document has no {key}: {d}"
+        assert d["metadata"].get("name"), f"{name}: {d['kind']} without metadata.name"
+    return {(d["kind"], d["metadata"]["name"]): d for d in docs}
+
+rbac = load("rbac.yaml")
+assert set(rbac) == {("ServiceAccount", "edl-master"), ("Role", "edl-master"),
+                     ("RoleBinding", "edl-master")}, f"rbac.yaml holds {sorted(rbac)}"
+namespaces = {d["metadata"].get("namespace") for d in rbac.values()}
+assert namespaces == {"edl"}, f"rbac.yaml: objects in namespaces {namespaces}, want all in edl"
+assert rbac[("ServiceAccount", "edl-master")]["apiVersion"] == "v1"
+
+role = rbac[("Role", "edl-master")]
+assert role["apiVersion"] == "rbac.authorization.k8s.io/v1", role["apiVersion"]
+granted = {}
+for rule in role["rules"]:
+    assert rule["apiGroups"] == [""], f"Role rule outside the core group: {rule}"
+    assert "resourceNames" not in rule, f"unexpected resourceNames: {rule}"
+    for resource in rule["resources"]:
+        granted.setdefault(resource, set()).update(rule["verbs"])
+want = {
+    "pods": {"get", "list", "watch", "create", "delete", "patch"},
+    "pods/log": {"get"},
+    "services": {"get", "list", "watch", "create", "delete"},
+    "configmaps": {"get", "list", "watch", "create", "delete"},
+    "secrets": {"get"},
+}
+assert granted == want, f"Role grants {granted}, want exactly {want}"
+
+binding = rbac[("RoleBinding", "edl-master")]
+assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                              "name": "edl-master"}, binding["roleRef"]
+assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "edl-master",
+                                "namespace": "edl"}], binding["subjects"]
+print("ok: rbac.yaml: ServiceAccount, Role (exactly the master's verbs), RoleBinding in namespace edl")
+
+classes = load("priority-classes.yaml")
+assert set(classes) == {("PriorityClass", "high"), ("PriorityClass", "low")}, sorted(classes)
+for (kind, name), value in ((("PriorityClass", "high"), 100000),
+                            (("PriorityClass", "low"), 1000)):
+    c = classes[(kind, name)]
+    assert c["apiVersion"] == "scheduling.k8s.io/v1", c["apiVersion"]
+    assert "namespace" not in c["metadata"], f"{name}: PriorityClass is cluster-scoped"
+    assert type(c["value"]) is int and c["value"] == value, f"{name}: value {c['value']!r}, want {value}"
+    assert c["globalDefault"] is False, f"{name}: globalDefault {c['globalDefault']!r}"
+    assert c["preemptionPolicy"] == "PreemptLowerPriority", c["preemptionPolicy"]
+    assert isinstance(c.get("description"), str) and c["description"], f"{name}: no description"
+print("ok: priority-classes.yaml: high 100000, low 1000, PreemptLowerPriority")
+EOF
+echo "PASS"
