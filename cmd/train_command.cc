@@ -237,10 +237,29 @@ Runner AddEvaluateCommand(CLI::App& parent) {
   struct State {
     roles::EvaluateOptions o;
     CommonFlags common;
+    std::string strategy = "Local";
+    std::string job_name;
+    std::string jobs_dir = JobsRootFlagDefault();
+    int num_workers = 2;
+    int num_ps = 1;
+    ClusterFlags cluster;
+    roles::job::KubeJobOptions kube;
   };
   auto s = std::make_shared<State>();
   AddModelFlags(*app, s->o.model);
   AddCommonFlags(*app, s->common);
+  app->add_option("--distribution_strategy", s->strategy,
+                  "Local evaluates in this process; ParameterServerStrategy runs a job of a "
+                  "master, --num_ps_pods PS and --num_workers workers on --cluster")
+      ->capture_default_str();
+  app->add_option("--num_workers", s->num_workers, "Workers of an evaluation job")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--num_ps_pods", s->num_ps, "Parameter servers of an evaluation job")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--job_name", s->job_name, "The job's name (default edl-<pid>)");
+  app->add_option("--jobs_dir", s->jobs_dir, "Where local jobs keep their directory")
+      ->capture_default_str();
+  AddClusterFlags(*app, s->cluster, s->kube);
   app->add_option("--validation_data", s->o.validation_data,
                   "Labeled data to evaluate on (IDX or CSV)")
       ->required();
@@ -249,6 +268,28 @@ Runner AddEvaluateCommand(CLI::App& parent) {
       ->capture_default_str();
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
+    if (!CheckStrategy(s->strategy)) return 2;
+    if (s->strategy == "ParameterServerStrategy") {
+      roles::job::MasterProcessOptions m;
+      const bool kube = s->cluster.cluster == "kube";
+      m.job.job_name = s->job_name.empty() ? "edl-" + std::to_string(::getpid()) : s->job_name;
+      if (!kube) {
+        auto dir = roles::CreateJobDirectory(s->jobs_dir, m.job.job_name);
+        if (!dir.ok()) return Fail(dir.status().message());
+        m.job.job_dir = dir->path;
+      }
+      m.model = s->o.model;
+      m.validation_data = s->o.validation_data;
+      m.minibatch_size = s->o.minibatch_size;
+      m.num_workers = s->num_workers;
+      m.num_ps = s->num_ps;
+      m.kube = s->kube;
+      if (kube) return RunOnKube(m, s->cluster);
+      return ExecMaster(m);
+    }
+    if (s->cluster.cluster == "kube") {
+      return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy");
+    }
     roles::ModelOptions mo = s->o.model;
     mo.for_inference = true;
     if (mo.num_threads > 0) tensor::SetNumThreads(mo.num_threads);
@@ -315,6 +356,9 @@ Runner AddPredictCommand(CLI::App& parent) {
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
     if (!CheckStrategy(s->strategy)) return 2;
+    if (s->strategy != "ParameterServerStrategy" && s->cluster.cluster == "kube") {
+      return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy");
+    }
     if (s->strategy == "ParameterServerStrategy") {
       roles::job::MasterProcessOptions m;
       const bool kube = s->cluster.cluster == "kube";

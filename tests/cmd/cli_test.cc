@@ -2,7 +2,7 @@
 // plus a non-zero exit for every kind of bad input.
 #include <gtest/gtest.h>
 
-#include "tests/cmd/run_edl.h"
+#include "tests/testing/run_edl.h"
 
 namespace edl::testing {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "data/planted_model.h"
 #include "net/rpc.h"
-#include "tests/cmd/run_edl.h"
+#include "tests/testing/run_edl.h"
 
 namespace edl::testing {
 namespace {

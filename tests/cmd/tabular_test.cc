@@ -7,7 +7,7 @@
 #include <regex>
 
 #include "data/planted_model.h"
-#include "tests/cmd/run_edl.h"
+#include "tests/testing/run_edl.h"
 
 namespace edl::testing {
 namespace {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <regex>
 
-#include "tests/cmd/run_edl.h"
+#include "tests/testing/run_edl.h"
 
 namespace edl::testing {
 namespace {

@@ -1,4 +1,4 @@
-#include "tests/cmd/run_edl.h"
+#include "tests/testing/run_edl.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -18,7 +18,9 @@ namespace edl::testing {
 
 RunResult RunEdl(const std::vector<std::string>& args) { return EdlProcess(args).Wait(); }
 
-EdlProcess::EdlProcess(const std::vector<std::string>& args) {
+EdlProcess::EdlProcess(const std::vector<std::string>& args) : EdlProcess(EDL_BINARY_PATH, args) {}
+
+EdlProcess::EdlProcess(const std::string& binary, const std::vector<std::string>& args) {
   char tmpl[] = "/tmp/edl_proc_XXXXXX";
   dir_ = ::mkdtemp(tmpl);
   const std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
@@ -32,7 +34,7 @@ EdlProcess::EdlProcess(const std::vector<std::string>& args) {
     int null = ::open("/dev/null", O_RDONLY);
     ::dup2(null, 0);
     std::vector<char*> argv;
-    std::string bin = EDL_BINARY_PATH;
+    std::string bin = binary;
     argv.push_back(bin.data());
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());
@@ -65,6 +67,24 @@ RunResult EdlProcess::Wait() {
 }
 
 std::string EdlProcess::Err() const { return ReadText(dir_ + "/stderr"); }
+std::string EdlProcess::Out() const { return ReadText(dir_ + "/stdout"); }
+
+bool EdlProcess::Exited(RunResult* result) {
+  if (reaped_) return true;
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) != pid_) return false;
+  reaped_ = true;
+  if (result) {
+    result->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    result->out = ReadText(dir_ + "/stdout");
+    result->err = ReadText(dir_ + "/stderr");
+  }
+  return true;
+}
+
+void EdlProcess::Signal(int signo) {
+  if (!reaped_ && pid_ > 0) ::kill(pid_, signo);
+}
 
 std::vector<int> FindPids(const std::vector<std::string>& parts) {
   std::vector<int> pids;

@@ -22,12 +22,19 @@ RunResult RunEdl(const std::vector<std::string>& args);
 class EdlProcess {
  public:
   explicit EdlProcess(const std::vector<std::string>& args);
+  // Another binary (the fake API server), same handling.
+  EdlProcess(const std::string& binary, const std::vector<std::string>& args);
   ~EdlProcess();
   int pid() const { return pid_; }
   // Waits for the exit and returns code and output.
   RunResult Wait();
   // Output so far.
   std::string Err() const;
+  std::string Out() const;
+  // Whether it has exited (reaping it; `result` gets code and output).
+  bool Exited(RunResult* result);
+  // Sends `signo` to the process (not its group).
+  void Signal(int signo);
 
  private:
   int pid_ = -1;

@@ -1,0 +1,278 @@
+// edl on Kubernetes, end to end: `edl-fake-kube` (an HTTPS API server, a
+// scheduler with capacity and priority preemption, a kubelet that runs each
+// pod as a local process, a kube-proxy) and `edl train --cluster=kube`,
+// with the disruptions a real cluster brings done through the API: a worker
+// pod deleted, a worker preempted by a high-priority pod, a PS process
+// killed, the master pod deleted.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "kube/client.h"
+#include "kube/config.h"
+#include "tests/testing/run_edl.h"
+
+namespace edl::testing {
+namespace {
+
+using Json = nlohmann::json;
+
+const std::string kData = EDL_FASHION_MNIST;
+const std::string kTrain = kData + "/train-images-idx3-ubyte.gz";
+const std::string kTest = kData + "/t10k-images-idx3-ubyte.gz";
+
+double Metric(const std::string& text, const std::string& name) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex("(^|[ :])" + name + " ([0-9.eE+-]+)"))) return -1;
+  return std::stod(m[2]);
+}
+
+int EpochsWithNothingMissing(const std::string& out) {
+  std::regex re("epoch [0-9]+: ([0-9]+)/([0-9]+) records trained, 0 missing");
+  int n = 0;
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), re); it != std::sregex_iterator();
+       ++it) {
+    if ((*it)[1] == (*it)[2]) ++n;
+  }
+  return n;
+}
+
+// A fake cluster of one node, for one test.
+class FakeCluster {
+ public:
+  explicit FakeCluster(const std::string& node)
+      : process_(EDL_FAKE_KUBE_PATH,
+                 {"--dir", dir_.path(), "--nodes", node,
+                  "--image", "edl:dev=" + std::filesystem::path(EDL_BINARY_PATH).parent_path().string(),
+                  "--image", "busybox=/bin", "--priority_class", "high=100000",
+                  "--priority_class", "low=1000"}) {
+    ready_ = WaitFor([&] { return std::filesystem::exists(dir_.File("kubeconfig")); }, 30);
+    if (!ready_) return;
+    auto config = kube::LoadKubeconfig(kubeconfig(), "");
+    if (!config.ok()) {
+      ADD_FAILURE() << config.status().message();
+      return;
+    }
+    auto client = kube::Client::Create(*config);
+    if (!client.ok()) {
+      ADD_FAILURE() << client.status().message();
+      return;
+    }
+    client_ = std::move(*client);
+  }
+  ~FakeCluster() {
+    process_.Signal(SIGTERM);
+    RunResult r;
+    WaitFor([&] { return process_.Exited(&r); }, 30);
+  }
+  bool ready() const { return ready_ && client_ != nullptr; }
+  std::string kubeconfig() const { return dir_.File("kubeconfig"); }
+  kube::Client& client() { return *client_; }
+  std::string Log() const { return process_.Err(); }
+
+  // Pods of `job` (label selector `extra` added), as the API lists them.
+  std::vector<Json> Pods(const std::string& selector) {
+    auto list = client_->List(kube::Pods(), "default", kube::ListOptions{selector, "", "", 500});
+    if (!list.ok()) return {};
+    return (*list)["items"].get<std::vector<Json>>();
+  }
+  int Count(const std::string& selector, const std::string& phase) {
+    int n = 0;
+    for (const Json& p : Pods(selector)) n += p["status"].value("phase", "") == phase;
+    return n;
+  }
+  // The job's model version from the master's /status, through the API
+  // server's service proxy; -1 while unreachable.
+  int64_t ModelVersion(const std::string& job) {
+    auto r = client_->GetRaw("/api/v1/namespaces/default/services/" + job + "-master:50001/proxy/status");
+    if (!r.ok()) return -1;
+    Json j = Json::parse(*r, nullptr, false);
+    return j.is_object() ? j.value("model_version", int64_t{-1}) : -1;
+  }
+
+ private:
+  TempDir dir_;
+  EdlProcess process_;
+  bool ready_ = false;
+  std::unique_ptr<kube::Client> client_;
+};
+
+std::vector<std::string> KubeJob(const FakeCluster& cluster, const std::string& name,
+                                 std::vector<std::string> extra) {
+  std::vector<std::string> args = {
+      "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig(), "--image_name=edl:dev",
+      "--job_name=" + name, "--master_resource_request=cpu=0.5,memory=1Gi",
+      "--ps_resource_request=cpu=1,memory=2Gi", "--worker_resource_request=cpu=1,memory=2Gi",
+      "--master_pod_priority=high", "--ps_pod_priority=high", "--worker_pod_priority=low",
+      "--termination_grace_period=10"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+std::string Name(const Json& pod) { return pod["metadata"].value("name", ""); }
+
+TEST(EdlOnKube, TrainsTheCnnThroughAPodDeletionAPreemptionAndAKilledPs) {
+  // 6 CPUs: master 0.5 + 2 PS + 2 workers = 4.5, leaving 1.5.
+  FakeCluster cluster("node-a:cpu=6,memory=64Gi");
+  ASSERT_TRUE(cluster.ready()) << cluster.Log();
+  TempDir dir;
+  std::vector<std::string> args = {"train"};
+  for (auto& a : KubeJob(cluster, "cnn",
+                         {"--model_def=zoo:fashion_mnist_cnn", "--training_data=" + kTrain,
+                          "--validation_data=" + kTest, "--num_epochs=1", "--num_ps_pods=2",
+                          "--num_workers=2", "--checkpoint_dir=" + dir.File("ckpt"),
+                          "--checkpoint_steps=50"})) {
+    args.push_back(a);
+  }
+  EdlProcess client(args);
+  const std::string workers = "edl-job=cnn,edl-role=worker";
+  auto progressed = [&](int64_t past) {
+    return WaitFor([&] { return cluster.ModelVersion("cnn") > past; }, 300);
+  };
+  ASSERT_TRUE(WaitFor([&] { return cluster.Count(workers, "Running") == 2; }, 120))
+      << client.Out() << client.Err() << cluster.Log();
+  ASSERT_TRUE(progressed(20)) << client.Out() << cluster.Log();
+
+  // 1. A worker pod deleted (kubectl delete pod): replaced by a new pod.
+  std::string victim;
+  for (const Json& p : cluster.Pods(workers + ",edl-process=worker-0")) victim = Name(p);
+  ASSERT_FALSE(victim.empty());
+  ASSERT_TRUE(cluster.client().Delete(kube::Pods(), "default", victim, {}).ok());
+  ASSERT_TRUE(WaitFor([&] {
+    for (const Json& p : cluster.Pods(workers + ",edl-process=worker-0")) {
+      if (Name(p) != victim && p["status"].value("phase", "") == "Running") return true;
+    }
+    return false;
+  }, 120)) << client.Out() << cluster.Log();
+  int64_t version = cluster.ModelVersion("cnn");
+  ASSERT_TRUE(progressed(version)) << client.Out();
+
+  // 2. A high-priority pod that only fits if a worker goes: the scheduler
+  // preempts one; the master's replacement waits for capacity and runs
+  // once the hog is gone.
+  Json hog = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", "hog"}}},
+              {"spec", {{"priorityClassName", "high"}, {"restartPolicy", "Never"},
+                        {"containers", Json::array({{{"name", "main"}, {"image", "busybox"},
+                                                     {"command", Json::array({"sleep", "600"})},
+                                                     {"resources", {{"requests", {{"cpu", "2"}}}}}}})}}}};
+  ASSERT_TRUE(cluster.client().Create(kube::Pods(), "default", hog).ok());
+  ASSERT_TRUE(WaitFor([&] {
+    auto h = cluster.client().Get(kube::Pods(), "default", "hog");
+    return h.ok() && (*h)["status"].value("phase", "") == "Running";
+  }, 120)) << cluster.Log();
+  EXPECT_EQ(cluster.Count(workers, "Running"), 1);
+  EXPECT_GE(cluster.Count(workers, "Pending"), 1);
+  ASSERT_TRUE(cluster.client().Delete(kube::Pods(), "default", "hog", kube::DeleteOptions{0, "Background", ""}).ok());
+  ASSERT_TRUE(WaitFor([&] { return cluster.Count(workers, "Running") == 2; }, 120))
+      << client.Out() << cluster.Log();
+
+  // 3. A PS process killed (kill -9 inside its pod): a new PS pod behind
+  // the same Service restores the latest checkpoint.
+  std::vector<int> ps = FindPids({"--ps_index=1", "--job_name=cnn"});
+  ASSERT_EQ(ps.size(), 1u);
+  ::kill(ps[0], SIGKILL);
+  ASSERT_TRUE(WaitFor([&] {
+    std::vector<int> now = FindPids({"--ps_index=1", "--job_name=cnn"});
+    return now.size() == 1 && now[0] != ps[0];
+  }, 120)) << client.Out() << cluster.Log();
+
+  RunResult r;
+  ASSERT_TRUE(WaitFor([&] { return client.Exited(&r); }, 900)) << client.Out() << cluster.Log();
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err << cluster.Log();
+  EXPECT_EQ(EpochsWithNothingMissing(r.out), 1) << r.out;
+  EXPECT_GE(Metric(r.out, "accuracy"), 0.80) << r.out;
+  EXPECT_NE(r.out.find("taken away by the cluster"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PreemptionByScheduler"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("killed by signal 9"), std::string::npos) << r.out;
+  // The job's pods and PS services are gone; the master pod stays Succeeded.
+  EXPECT_TRUE(WaitFor([&] { return cluster.Pods("edl-job=cnn,edl-role!=master").empty(); }, 60));
+  EXPECT_EQ(cluster.Count("edl-job=cnn,edl-role=master", "Succeeded"), 1);
+}
+
+TEST(EdlOnKube, DeletingTheMasterPodRemovesEveryPodOfTheJob) {
+  FakeCluster cluster("node-a:cpu=8,memory=64Gi");
+  ASSERT_TRUE(cluster.ready()) << cluster.Log();
+  std::vector<std::string> args = {"train"};
+  for (auto& a : KubeJob(cluster, "gc",
+                         {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                          "--num_epochs=50", "--num_ps_pods=1", "--num_workers=2", "--detach"})) {
+    args.push_back(a);
+  }
+  RunResult submitted = RunEdl(args);
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  EXPECT_NE(submitted.out.find("submitted"), std::string::npos) << submitted.out;
+  ASSERT_TRUE(WaitFor([&] { return cluster.Count("edl-job=gc", "Running") == 4; }, 120))
+      << cluster.Log();
+
+  // The job-control commands see it.
+  RunResult list = RunEdl({"list", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("gc-master"), std::string::npos) << list.out;
+  ASSERT_TRUE(WaitFor([&] { return cluster.ModelVersion("gc") > 0; }, 120));
+  RunResult status = RunEdl({"status", "gc", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find("model_version"), std::string::npos) << status.out;
+  RunResult logs = RunEdl({"logs", "gc", "--process=worker-1", "--cluster=kube",
+                           "--kubeconfig=" + cluster.kubeconfig()});
+  ASSERT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_NE(logs.out.find("worker-1"), std::string::npos) << logs.out;
+
+  // kubectl delete pod gc-master: the garbage collector removes the rest.
+  ASSERT_TRUE(cluster.client().Delete(kube::Pods(), "default", "gc-master", {}).ok());
+  EXPECT_TRUE(WaitFor([&] { return cluster.Pods("edl-job=gc").empty(); }, 120)) << cluster.Log();
+  auto services = cluster.client().List(kube::Services(), "default", kube::ListOptions{"edl-job=gc", "", "", 500});
+  ASSERT_TRUE(services.ok());
+  EXPECT_TRUE((*services)["items"].empty()) << services->dump();
+  EXPECT_EQ(cluster.client().Get(kube::ConfigMaps(), "default", "gc-config").status().code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(cluster.client().Get(kube::Secrets(), "default", "gc-secret").status().code(),
+            StatusCode::kNotFound);
+}
+
+TEST(EdlOnKube, YamlWritesTheJobsObjectsAndKubectlCanCreateThem) {
+  TempDir dir;
+  FakeCluster cluster("node-a:cpu=8,memory=64Gi");
+  ASSERT_TRUE(cluster.ready()) << cluster.Log();
+  std::vector<std::string> args = {"train"};
+  for (auto& a : KubeJob(cluster, "yamljob",
+                         {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                          "--yaml=" + dir.File("job.yaml")})) {
+    args.push_back(a);
+  }
+  RunResult r = RunEdl(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string yaml = ReadText(dir.File("job.yaml"));
+  for (const char* kind : {"kind: \"Secret\"", "kind: \"ConfigMap\"", "kind: \"Pod\"", "kind: \"Service\""}) {
+    EXPECT_NE(yaml.find(kind), std::string::npos) << kind << "\n" << yaml;
+  }
+  // Nothing was submitted.
+  EXPECT_TRUE(cluster.Pods("edl-job=yamljob").empty());
+}
+
+TEST(EdlOnKube, ABadFlagFailsBeforeAnythingIsCreated) {
+  FakeCluster cluster("node-a:cpu=8,memory=64Gi");
+  ASSERT_TRUE(cluster.ready()) << cluster.Log();
+  for (const std::string& bad : {std::string("--worker_resource_request=cpu=lots"),
+                                 std::string("--volume=mount_path=/data"),
+                                 std::string("--job_name=Bad_Name")}) {
+    const bool bad_name = bad.rfind("--job_name=", 0) == 0;
+    std::vector<std::string> extra = {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain};
+    if (!bad_name) extra.push_back(bad);
+    std::vector<std::string> args = {"train"};
+    for (auto& a : KubeJob(cluster, bad_name ? "Bad_Name" : "bad", extra)) args.push_back(a);
+    RunResult r = RunEdl(args);
+    EXPECT_NE(r.exit_code, 0) << bad;
+    const std::string flag = bad.substr(0, bad.find('='));
+    EXPECT_NE(r.err.find(flag), std::string::npos) << bad << ": " << r.err;
+  }
+  auto maps = cluster.client().List(kube::ConfigMaps(), "default", {});
+  ASSERT_TRUE(maps.ok());
+  EXPECT_TRUE((*maps)["items"].empty()) << maps->dump();
+  EXPECT_TRUE(cluster.Pods("").empty());
+}
+
+}  // namespace
+}  // namespace edl::testing
