@@ -167,6 +167,16 @@ Status KubeCluster::Launch(const ProcessSpec& spec) {
   const std::string pod_name = options_.job_name + "-" + spec.name + "-" + std::to_string(incarnation);
   Json pod = Json::parse(PodJson(spec, incarnation, pod_name));
   auto created = client_.Create(kube::Pods(), namespace_, pod);
+  if (!created.ok() && created.status().code() == StatusCode::kAlreadyExists) {
+    // A create re-sent on a fresh connection after the first one landed:
+    // the pod is ours if it carries this incarnation.
+    auto existing = client_.Get(kube::Pods(), namespace_, pod_name);
+    if (existing.ok() &&
+        Str(*existing, {"metadata", "annotations", "edl/incarnation"}) == std::to_string(incarnation) &&
+        Str(*existing, {"metadata", "labels", "edl-process"}) == spec.name) {
+      created = existing;
+    }
+  }
   if (!created.ok()) {
     --incarnations_[spec.name];
     return created.status().WithPrefix("creating pod " + pod_name + " for " + spec.name);

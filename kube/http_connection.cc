@@ -1,0 +1,437 @@
+// HttpConnection over Boost.Beast: each blocking step runs the connection's
+// own io_context until the step's async operation completes, and
+// beast::tcp_stream's expiry bounds every step by its deadline (the pattern of
+// net/rpc_channel.cc).
+#include "kube/http_connection.h"
+
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <poll.h>
+#include <strings.h>
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <optional>
+
+namespace edl::kube::internal {
+
+namespace asio = boost::asio;
+namespace ssl = asio::ssl;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+class TlsContext {
+ public:
+  ssl::context ctx{ssl::context::tls_client};
+};
+
+namespace {
+
+bool IsIpLiteral(const std::string& host) {
+  beast::error_code ec;
+  asio::ip::make_address(host, ec);
+  return !ec;
+}
+
+std::string OpenSslError() {
+  unsigned long e = ERR_get_error();
+  if (e == 0) return "unknown OpenSSL error";
+  char buf[256];
+  ERR_error_string_n(e, buf, sizeof(buf));
+  ERR_clear_error();
+  return buf;
+}
+
+}  // namespace
+
+std::string HttpHead::Header(const std::string& name) const {
+  for (const auto& [n, v] : headers) {
+    if (strcasecmp(n.c_str(), name.c_str()) == 0) return v;
+  }
+  return "";
+}
+
+Result<Endpoint> ParseServer(const std::string& server,
+                             const std::string& tls_server_name) {
+  Endpoint e;
+  std::string rest;
+  if (server.rfind("https://", 0) == 0) {
+    e.tls = true;
+    rest = server.substr(8);
+  } else if (server.rfind("http://", 0) == 0) {
+    e.tls = false;
+    rest = server.substr(7);
+  } else {
+    return InvalidArgument("kube: server \"" + server +
+                           "\" must start with https:// or http://");
+  }
+  size_t slash = rest.find('/');
+  std::string authority = rest.substr(0, slash);
+  if (slash != std::string::npos) {
+    e.path_prefix = rest.substr(slash);
+    while (!e.path_prefix.empty() && e.path_prefix.back() == '/') {
+      e.path_prefix.pop_back();
+    }
+  }
+  if (authority.empty()) {
+    return InvalidArgument("kube: server \"" + server + "\" has no host");
+  }
+  e.host_header = authority;
+  std::string port_text;
+  if (authority[0] == '[') {
+    size_t close = authority.find(']');
+    if (close == std::string::npos) {
+      return InvalidArgument("kube: server \"" + server +
+                             "\": unterminated IPv6 address");
+    }
+    e.host = authority.substr(1, close - 1);
+    std::string after = authority.substr(close + 1);
+    if (!after.empty()) {
+      if (after[0] != ':') {
+        return InvalidArgument("kube: server \"" + server +
+                               "\": junk after the IPv6 address");
+      }
+      port_text = after.substr(1);
+    }
+  } else {
+    size_t colon = authority.rfind(':');
+    if (colon != std::string::npos &&
+        authority.find(':') != colon) {  // bare IPv6
+      return InvalidArgument("kube: server \"" + server +
+                             "\": write an IPv6 host in brackets");
+    }
+    e.host = authority.substr(0, colon);
+    if (colon != std::string::npos) port_text = authority.substr(colon + 1);
+  }
+  if (port_text.empty()) port_text = e.tls ? "443" : "80";
+  if (port_text.find_first_not_of("0123456789") != std::string::npos ||
+      port_text.size() > 5 || std::stoi(port_text) > 65535 || e.host.empty()) {
+    return InvalidArgument("kube: server \"" + server + "\": bad host or port");
+  }
+  e.port = port_text;
+  e.verify_name = tls_server_name.empty() ? e.host : tls_server_name;
+  e.send_sni = !IsIpLiteral(e.verify_name);
+  return e;
+}
+
+Result<std::shared_ptr<TlsContext>> MakeTlsContext(const std::string& ca_pem,
+                                                   bool insecure,
+                                                   const std::string& cert_pem,
+                                                   const std::string& key_pem) {
+  auto t = std::make_shared<TlsContext>();
+  beast::error_code ec;
+  t->ctx.set_options(ssl::context::default_workarounds |
+                         ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                         ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1,
+                     ec);
+  if (insecure) {
+    t->ctx.set_verify_mode(ssl::verify_none, ec);
+  } else {
+    t->ctx.set_verify_mode(ssl::verify_peer, ec);
+    if (ca_pem.empty()) {
+      t->ctx.set_default_verify_paths(ec);
+      if (ec)
+        return Internal("kube: cannot load system CA roots: " + ec.message());
+    } else {
+      if (ca_pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+        return InvalidArgument("kube: the CA bundle holds no PEM certificate");
+      }
+      t->ctx.add_certificate_authority(asio::buffer(ca_pem), ec);
+      if (ec) {
+        return InvalidArgument("kube: the CA bundle is not valid PEM: " +
+                               ec.message());
+      }
+    }
+  }
+  if (!cert_pem.empty()) {
+    t->ctx.use_certificate_chain(asio::buffer(cert_pem), ec);
+    if (ec) {
+      return InvalidArgument("kube: the client certificate is not valid PEM: " +
+                             ec.message());
+    }
+    t->ctx.use_private_key(asio::buffer(key_pem), ssl::context::pem, ec);
+    if (ec) {
+      return InvalidArgument("kube: the client key is not valid PEM: " +
+                             ec.message());
+    }
+  }
+  static const unsigned char kAlpn[] = "\x08http/1.1";
+  if (SSL_CTX_set_alpn_protos(t->ctx.native_handle(), kAlpn,
+                              sizeof(kAlpn) - 1) != 0) {
+    return Internal("kube: cannot set ALPN: " + OpenSslError());
+  }
+  return t;
+}
+
+struct HttpConnection::Impl {
+  Impl(std::shared_ptr<TlsContext> c, std::string p)
+      : context(std::move(c)), peer(std::move(p)) {}
+
+  beast::tcp_stream& lowest() {
+    return tls ? beast::get_lowest_layer(*tls) : *plain;
+  }
+
+  // Starts `op(stream, handler)` and runs the io_context until it completes.
+  template <typename Op>
+  beast::error_code Run(Op&& op) {
+    beast::error_code result;
+    bool done = false;
+    auto handler = [&](beast::error_code ec, auto&&...) {
+      result = ec;
+      done = true;
+    };
+    if (tls) {
+      op(*tls, handler);
+    } else {
+      op(*plain, handler);
+    }
+    ioc.restart();
+    ioc.run();
+    EDL_CHECK(done) << "kube connection operation did not complete";
+    return result;
+  }
+
+  void Expire(TimePoint deadline) {
+    if (deadline == kNoDeadline) {
+      lowest().expires_never();
+    } else {
+      lowest().expires_at(deadline);
+    }
+  }
+
+  Status Failed(const std::string& what, const beast::error_code& ec) {
+    broken = true;
+    if (cancelled.load())
+      return Unavailable(peer + ": " + what + ": cancelled");
+    if (ec == beast::error::timeout) {
+      return DeadlineExceeded(peer + ": " + what + ": deadline exceeded");
+    }
+    return Unavailable(peer + ": " + what + ": " + ec.message());
+  }
+
+  std::shared_ptr<TlsContext> context;
+  const std::string peer;
+  asio::io_context ioc{1};
+  std::optional<beast::tcp_stream> plain;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> tls;
+  beast::flat_buffer buffer;
+  std::optional<http::response_parser<http::buffer_body>> parser;
+  std::atomic<bool> cancelled{false};
+  bool broken = false;
+};
+
+HttpConnection::HttpConnection(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+
+HttpConnection::~HttpConnection() = default;
+
+Result<std::unique_ptr<HttpConnection>> HttpConnection::Connect(
+    const Endpoint& endpoint, std::shared_ptr<TlsContext> tls,
+    TimePoint deadline) {
+  EDL_CHECK(!endpoint.tls || tls != nullptr) << "TLS endpoint without context";
+  auto impl = std::make_unique<Impl>(endpoint.tls ? std::move(tls) : nullptr,
+                                     endpoint.host_header);
+  Impl& c = *impl;
+  tcp::resolver resolver(c.ioc);
+  beast::error_code ec;
+  tcp::resolver::results_type endpoints;
+  bool resolved = false;
+  resolver.async_resolve(
+      endpoint.host, endpoint.port,
+      [&](beast::error_code e, tcp::resolver::results_type r) {
+        ec = e;
+        endpoints = std::move(r);
+        resolved = true;
+      });
+  c.ioc.restart();
+  if (deadline == kNoDeadline) {
+    c.ioc.run();
+  } else {
+    c.ioc.run_until(deadline);
+  }
+  if (!resolved) {
+    resolver.cancel();
+    c.ioc.restart();
+    c.ioc.run();
+    return DeadlineExceeded(c.peer + ": resolving the host: deadline exceeded");
+  }
+  if (ec) return Unavailable(c.peer + ": cannot resolve host: " + ec.message());
+
+  if (endpoint.tls) {
+    c.tls.emplace(c.ioc, c.context->ctx);
+  } else {
+    c.plain.emplace(c.ioc);
+  }
+  c.Expire(deadline);
+  ec = c.Run([&](auto&, auto handler) {
+    c.lowest().async_connect(endpoints, handler);
+  });
+  if (ec) return c.Failed("cannot connect", ec);
+  c.lowest().socket().set_option(tcp::no_delay(true), ec);
+  c.lowest().socket().set_option(asio::socket_base::keep_alive(true), ec);
+  if (endpoint.tls) {
+    if (endpoint.send_sni &&
+        !SSL_set_tlsext_host_name(c.tls->native_handle(),
+                                  endpoint.verify_name.c_str())) {
+      return Internal(c.peer + ": cannot set TLS SNI: " + OpenSslError());
+    }
+    c.tls->set_verify_callback(
+        ssl::host_name_verification(endpoint.verify_name), ec);
+    ec = c.Run([&](auto& stream, auto handler) {
+      using Stream = std::decay_t<decltype(stream)>;
+      if constexpr (std::is_same_v<Stream,
+                                   beast::ssl_stream<beast::tcp_stream>>) {
+        stream.async_handshake(ssl::stream_base::client, handler);
+      }
+    });
+    if (ec) {
+      std::string what = "TLS handshake failed";
+      long verify = SSL_get_verify_result(c.tls->native_handle());
+      if (verify != X509_V_OK) {
+        what += " (" + std::string(X509_verify_cert_error_string(verify)) +
+                "; is certificate-authority right for " + endpoint.verify_name +
+                "?)";
+      }
+      return c.Failed(what, ec);
+    }
+  }
+  return std::unique_ptr<HttpConnection>(new HttpConnection(std::move(impl)));
+}
+
+Status HttpConnection::Send(
+    const std::string& method, const std::string& target,
+    const std::vector<std::pair<std::string, std::string>>& headers,
+    const std::string& body, TimePoint deadline) {
+  Impl& c = *impl_;
+  if (c.cancelled.load() || c.broken)
+    return Unavailable(c.peer + ": connection closed");
+  http::request<http::string_body> request;
+  request.method_string(method);
+  request.target(target);
+  request.version(11);
+  request.set(http::field::host, c.peer);
+  request.set(http::field::user_agent, "edl-kube/0.1");
+  for (const auto& [name, value] : headers) request.set(name, value);
+  request.body() = body;
+  if (!body.empty() || method == "POST" || method == "PUT" ||
+      method == "PATCH") {
+    request.prepare_payload();
+  }
+  c.Expire(deadline);
+  beast::error_code ec = c.Run([&](auto& stream, auto handler) {
+    http::async_write(stream, request, handler);
+  });
+  if (ec) return c.Failed("sending the request", ec);
+  c.parser.emplace();
+  c.parser->header_limit(64 * 1024);
+  c.parser->body_limit(boost::none);
+  return Status::Ok();
+}
+
+Result<HttpHead> HttpConnection::ReadHead(TimePoint deadline) {
+  Impl& c = *impl_;
+  EDL_CHECK(c.parser.has_value()) << "ReadHead before Send";
+  c.Expire(deadline);
+  beast::error_code ec = c.Run([&](auto& stream, auto handler) {
+    http::async_read_header(stream, c.buffer, *c.parser, handler);
+  });
+  if (ec) return c.Failed("reading the response", ec);
+  const auto& message = c.parser->get();
+  HttpHead head;
+  head.status = static_cast<int>(message.result_int());
+  head.keep_alive = message.keep_alive();
+  for (const auto& field : message) {
+    head.headers.emplace_back(std::string(field.name_string()),
+                              std::string(field.value()));
+  }
+  return head;
+}
+
+Result<size_t> HttpConnection::ReadBody(char* buf, size_t size,
+                                        TimePoint deadline) {
+  Impl& c = *impl_;
+  EDL_CHECK(c.parser.has_value() && c.parser->is_header_done())
+      << "ReadBody before ReadHead";
+  EDL_CHECK(size > 0);
+  while (!c.parser->is_done()) {
+    if (c.cancelled.load()) {
+      c.broken = true;
+      return Unavailable(c.peer + ": reading the response: cancelled");
+    }
+    auto& body = c.parser->get().body();
+    body.data = buf;
+    body.size = size;
+    body.more = true;
+    c.Expire(deadline);
+    // read_some: returns as soon as some body bytes arrived (read would
+    // wait for the whole buffer, stalling a watch).
+    beast::error_code ec = c.Run([&](auto& stream, auto handler) {
+      http::async_read_some(stream, c.buffer, *c.parser, handler);
+    });
+    if (ec == http::error::need_buffer) ec = {};
+    if (ec == ssl::error::stream_truncated && !c.parser->chunked() &&
+        !c.parser->content_length()) {
+      // A TLS peer that ends a close-delimited body without close_notify.
+      beast::error_code eof;
+      c.parser->put_eof(eof);
+      ec = eof;
+      c.broken = true;
+    }
+    if (ec) return c.Failed("reading the response body", ec);
+    size_t got = size - c.parser->get().body().size;
+    if (got > 0) return got;
+  }
+  return size_t{0};
+}
+
+Result<std::string> HttpConnection::ReadWholeBody(size_t limit,
+                                                  TimePoint deadline) {
+  std::string out;
+  char buf[64 * 1024];
+  while (true) {
+    EDL_ASSIGN_OR_RETURN(size_t n, ReadBody(buf, sizeof(buf), deadline));
+    if (n == 0) return out;
+    if (out.size() + n > limit) {
+      impl_->broken = true;
+      return ResourceExhausted(impl_->peer + ": response body larger than " +
+                               std::to_string(limit) + " bytes");
+    }
+    out.append(buf, n);
+  }
+}
+
+bool HttpConnection::body_done() const {
+  return impl_->parser.has_value() && impl_->parser->is_done();
+}
+
+bool HttpConnection::LooksClosed() const {
+  Impl& c = *impl_;
+  if (c.broken || c.cancelled.load() || c.buffer.size() > 0) return true;
+  pollfd p{c.lowest().socket().native_handle(), POLLIN, 0};
+  return ::poll(&p, 1, 0) != 0;
+}
+
+void HttpConnection::Cancel() {
+  Impl* c = impl_.get();
+  c->cancelled.store(true);
+  asio::post(c->ioc, [c] {
+    beast::error_code ec;
+    c->lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+    c->lowest().socket().close(ec);
+  });
+}
+
+const TlsContext* HttpConnection::tls() const { return impl_->context.get(); }
+
+const std::string& HttpConnection::peer() const { return impl_->peer; }
+
+}  // namespace edl::kube::internal
