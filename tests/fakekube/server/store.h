@@ -17,8 +17,13 @@
 // watches from a resource version; older ones are answered with 410
 // Expired.
 //
-// Thread-safe. Watch callbacks run on the writer's thread, after the write
-// is committed and outside the store's lock; they must not block.
+// Thread-safe. Watch callbacks run on a writer's thread (one thread at a
+// time, in resource-version order), after the write is committed and
+// outside the store's lock; they must not block, and may write to the
+// store (that event is then delivered after the current callback returns).
+// Garbage collection (gc.h) runs synchronously after the writes that may
+// need it, so a DELETE of an owner returns after its dependents were
+// deleted (pods: marked for graceful deletion).
 #pragma once
 
 #include <cstdint>
@@ -61,6 +66,9 @@ struct WatchEvent {
   std::string resource;
   Json object;       // with kind and apiVersion
   uint64_t resource_version = 0;
+  // MODIFIED: the object before the change (watch selectors turn a change
+  // into or out of the selection into ADDED/DELETED); null otherwise.
+  Json previous;
 };
 
 struct DeleteRequest {
@@ -88,8 +96,8 @@ class Store {
   // Always, terminationGracePeriodSeconds 30, dnsPolicy, schedulerName,
   // status.phase Pending, priority from spec.priorityClassName through the
   // priorityclasses resource: 403 `no PriorityClass with name X was found`),
-  // service defaults (type ClusterIP, clusterIP allocated unless "None",
-  // targetPort = port).
+  // service defaults (type ClusterIP, clusterIP allocated from the fake's
+  // loopback service range 127.96.0.0/16 unless "None", targetPort = port).
   ApiResult<Json> Create(const std::string& resource, const std::string& ns, Json object);
   ApiResult<Json> Get(const std::string& resource, const std::string& ns,
                       const std::string& name) const;
@@ -108,8 +116,11 @@ class Store {
 
   // Read-modify-write: `mutate` edits the stored object (a copy); the
   // result is stored with a new resourceVersion and watchers see MODIFIED.
-  // metadata.name/namespace/uid/creationTimestamp cannot be changed by it.
-  // 404 if absent.
+  // metadata.name/namespace/uid/creationTimestamp cannot be changed by it
+  // (nor resourceVersion, deletionTimestamp, deletionGracePeriodSeconds).
+  // A mutation that changes nothing writes nothing (no version, no event);
+  // one that drops the last finalizer of an object marked for deletion
+  // (pods: once their grace is 0) removes it (DELETED). 404 if absent.
   ApiResult<Json> Update(const std::string& resource, const std::string& ns,
                          const std::string& name, const std::function<void(Json&)>& mutate);
 

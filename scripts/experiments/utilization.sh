@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Elastic versus gang scheduling on a cluster of fixed capacity (the idea edl
+# descends from: ElasticDL's "a shared cluster runs near full utilization
+# instead of jobs waiting for a full gang").
+#
+# On a fake cluster (edl-fake-kube) of one node with 8 CPUs:
+#   t=0   job "low"  (priority low workers): master 0.5 + 1 PS + 6 workers x 1 CPU = 7.5 CPUs
+#   t=20s job "high" (priority high):         master 0.5 + 1 PS + 3 workers x 1 CPU = 4.5 CPUs
+# elastic: both are edl jobs as they are: "high" preempts 4 of low's workers,
+#          low goes on with 2, and grows back to 6 when "high" is done.
+# gang:    the same jobs behind an all-or-nothing admission queue (as a gang
+#          scheduler such as Volcano or kube-batch does without preemption):
+#          a job is submitted only once all its pods fit, and is never shrunk.
+# The fake records the allocated share of the CPUs every 0.5 s. Writes, under
+# --out (default build/experiments/utilization):
+#   utilization.csv   time_s,elastic,gang           (allocated CPU / capacity)
+#   jobs.csv          scenario,job,arrival_s,start_s,pending_s,end_s,completion_s,exit_code
+#   summary.txt       mean utilization of each scenario over its makespan, per-job times
+#   utilization.png   the two timelines (gnuplot)
+# and each scenario's raw data and logs in elastic/ and gang/.
+#
+# The fake's CPUs are a number the scheduler counts, not real cores: every pod
+# runs on this machine's cores, so the jobs' wall times depend on the
+# machine; the allocation (what the experiment is about) does not.
+#
+# Usage: scripts/experiments/utilization.sh [--build DIR] [--out DIR] [--epochs_low N] [--epochs_high N]
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD_DIR:-$root/build}
+out=""
+epochs_low=6
+epochs_high=3
+arrival_high=20
+while (($#)); do
+  case $1 in
+    --build) build=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --epochs_low) epochs_low=$2; shift 2 ;;
+    --epochs_high) epochs_high=$2; shift 2 ;;
+    --arrival) arrival_high=$2; shift 2 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    *) echo "utilization.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+out=${out:-$build/experiments/utilization}
+edl=$build/edl
+fake=$build/edl-fake-kube
+for f in "$edl" "$fake"; do
+  [[ -x $f ]] || { echo "utilization.sh: $f not built (scripts/build.sh edl edl-fake-kube)" >&2; exit 1; }
+done
+command -v gnuplot >/dev/null || { echo "utilization.sh: gnuplot missing (scripts/install-deps.sh)" >&2; exit 1; }
+data=${EDL_FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
+train=$data/train-images-idx3-ubyte.gz
+[[ -f $train ]] || { echo "utilization.sh: $train missing (apt-get install dataset-fashion-mnist)" >&2; exit 1; }
+
+rm -rf "$out"
+mkdir -p "$out"
+capacity_cpu=8
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+# job NAME WORKERS EPOCHS PRIORITY KUBECONFIG LOG -> runs the client in the foreground
+job() {
+  local name=$1 workers=$2 epochs=$3 priority=$4 kubeconfig=$5 log=$6
+  "$edl" train --cluster=kube --kubeconfig="$kubeconfig" --image_name=edl:dev \
+    --job_name="$name" --model_def=zoo:fashion_mnist_mlp --training_data="$train" \
+    --num_epochs="$epochs" --num_ps_pods=1 --num_workers="$workers" \
+    --master_resource_request=cpu=0.5,memory=1Gi --ps_resource_request=cpu=1,memory=2Gi \
+    --worker_resource_request=cpu=1,memory=2Gi --master_pod_priority=high \
+    --ps_pod_priority=high --worker_pod_priority="$priority" --termination_grace_period=10 \
+    > "$log" 2>&1
+}
+
+# Free CPUs now, from the fake's last utilization sample.
+free_cpu() {
+  tail -n 1 "$1" | awk -F, -v cap=$capacity_cpu 'NR == 1 && $1 != "time_s" { printf "%.3f", cap - $3; exit } { print cap }'
+}
+
+scenario() {
+  local mode=$1 dir=$out/$1
+  mkdir -p "$dir"
+  "$fake" --dir "$dir/cluster" --nodes "node-0:cpu=$capacity_cpu,memory=64Gi" \
+    --image "edl:dev=$(dirname "$edl")" --priority_class high=100000 --priority_class low=1000 \
+    --utilization_csv "$dir/utilization.csv" 2> "$dir/fake-kube.log" &
+  local fake_pid=$!
+  for _ in $(seq 1 300); do [[ -f $dir/cluster/kubeconfig ]] && break; sleep 0.1; done
+  [[ -f $dir/cluster/kubeconfig ]] || { echo "utilization.sh: the fake cluster did not start" >&2; exit 1; }
+  local kc=$dir/cluster/kubeconfig t0
+  t0=$(now)
+  echo "[$mode] t=0: job low arrives (6 workers, $epochs_low epochs)"
+  ( job low 6 "$epochs_low" low "$kc" "$dir/low.log"; echo $? > "$dir/low.rc"; now > "$dir/low.end" ) &
+  echo "0 0" > "$dir/low.times"
+  sleep "$arrival_high"   # the scenario's arrival time, not a wait for a condition
+  local arrival start
+  arrival=$(elapsed "$t0" "$(now)")
+  echo "[$mode] t=$arrival: job high arrives (3 workers, $epochs_high epochs)"
+  if [[ $mode == gang ]]; then
+    # All or nothing: wait until the whole job (4.5 CPUs) fits.
+    while awk -v f="$(free_cpu "$dir/utilization.csv")" 'BEGIN { exit !(f < 4.5) }'; do sleep 0.5; done
+  fi
+  start=$(elapsed "$t0" "$(now)")
+  echo "[$mode] t=$start: job high submitted"
+  echo "$arrival $start" > "$dir/high.times"
+  ( job high 3 "$epochs_high" high "$kc" "$dir/high.log"; echo $? > "$dir/high.rc"; now > "$dir/high.end" ) &
+  wait
+  for j in low high; do
+    read -r arrival start < "$dir/$j.times"
+    local end
+    end=$(elapsed "$t0" "$(cat "$dir/$j.end")")
+    # pending: from arrival until the job's first worker pod runs (from the fake's record)
+    local first
+    first=$(awk -F, -v j=$j '$2 == j && $4 >= 3 { print $1; exit }' "$dir/utilization.jobs.csv")
+    first=${first:-$end}
+    echo "$mode,$j,$arrival,$start,$(awk -v a="$arrival" -v f="$first" 'BEGIN { printf "%.1f", f - a }'),$end,$(awk -v a="$arrival" -v e="$end" 'BEGIN { printf "%.1f", e - a }'),$(cat "$dir/$j.rc")" >> "$out/jobs.csv"
+    echo "[$mode] job $j: exit $(cat "$dir/$j.rc"), done at t=$end"
+  done
+  kill -TERM "$fake_pid"
+  wait "$fake_pid" || true
+}
+
+echo "scenario,job,arrival_s,start_s,pending_s,end_s,completion_s,exit_code" > "$out/jobs.csv"
+scenario elastic
+scenario gang
+
+# Mean utilization over each scenario's makespan (until its last job ends).
+{
+  for mode in elastic gang; do
+    makespan=$(awk -F, -v m=$mode '$1 == m { if ($6 > x) x = $6 } END { print x }' "$out/jobs.csv")
+    awk -F, -v m=$mode -v end="$makespan" 'NR > 1 && $1 <= end { s += $4; n++ }
+      END { printf "%s: mean CPU utilization %.1f%% over %.0f s (%d samples)\n", m, 100 * s / n, end, n }' \
+      "$out/$mode/utilization.csv"
+  done
+  echo
+  column -s, -t < "$out/jobs.csv"
+} | tee "$out/summary.txt"
+
+# One CSV with both timelines (sampled at the same 0.5 s period).
+paste -d, <(cut -d, -f1,4 "$out/elastic/utilization.csv") <(cut -d, -f4 "$out/gang/utilization.csv") |
+  awk -F, 'NR == 1 { print "time_s,elastic,gang"; next } NF == 3 && $3 != "" { print }' > "$out/utilization.csv"
+for mode in elastic gang; do
+  for j in low high; do
+    awk -F, -v j=$j 'NR > 1 && $2 == j { print $1, $3 }' "$out/$mode/utilization.jobs.csv" > "$out/$mode/$j.dat"
+  done
+done
+gnuplot <<PLOT
+set terminal pngcairo size 1100,700 font ",10" noenhanced
+set output "$out/utilization.png"
+set multiplot layout 2,1 title "edl on a fixed 8-CPU cluster: job low (6 workers) at t=0, job high (3 workers, higher priority) at t=${arrival_high}s"
+set datafile separator whitespace
+set xlabel "time (s)"
+set ylabel "allocated CPUs"
+set yrange [0:$capacity_cpu.5]
+set key outside right
+set style fill transparent solid 0.35
+set title "elastic: high preempts workers of low; low shrinks and grows back"
+plot "$out/elastic/low.dat" using 1:2 with filledcurves x1 title "low", \
+     "$out/elastic/high.dat" using 1:2 with filledcurves x1 title "high", \
+     $capacity_cpu with lines dt 2 lc rgb "black" title "capacity"
+set title "gang: high waits until all its pods fit"
+plot "$out/gang/low.dat" using 1:2 with filledcurves x1 title "low", \
+     "$out/gang/high.dat" using 1:2 with filledcurves x1 title "high", \
+     $capacity_cpu with lines dt 2 lc rgb "black" title "capacity"
+unset multiplot
+PLOT
+echo "utilization.sh: wrote $out/{utilization.csv,jobs.csv,summary.txt,utilization.png}"

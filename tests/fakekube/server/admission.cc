@@ -1,0 +1,307 @@
+// Create-time admission, validation and defaults (see admission.h).
+#include "tests/fakekube/server/admission.h"
+
+#include <regex>
+#include <set>
+
+#include "tests/fakekube/server/base64.h"
+
+namespace edl::fakekube {
+namespace {
+
+const char kSubdomainDetail[] =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+    "characters, '-' or '.', and must start and end with an alphanumeric character "
+    "(e.g. 'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const char kLabelDetail[] =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
+    "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
+    "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const char kDns1035Detail[] =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
+    "with an alphabetic character, and end with an alphanumeric character (e.g. "
+    "'my-name',  or 'abc-123', regex used for validation is "
+    "'[a-z]([-a-z0-9]*[a-z0-9])?')";
+
+bool IsSubdomain(const std::string& s) {
+  static const std::regex re("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  return s.size() <= 253 && std::regex_match(s, re);
+}
+bool IsLabel(const std::string& s) {
+  static const std::regex re("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  return s.size() <= 63 && std::regex_match(s, re);
+}
+bool IsDns1035(const std::string& s) {
+  static const std::regex re("[a-z]([-a-z0-9]*[a-z0-9])?");
+  return s.size() <= 63 && std::regex_match(s, re);
+}
+
+std::string StringAt(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// object[key] if it is an object, else {}.
+Json ObjectAt(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_object() ? *it : Json::object();
+}
+
+void ValidateName(const ResourceInfo& resource, const Json& meta,
+                  std::vector<FieldError>& errors) {
+  std::string name = StringAt(meta, "name");
+  if (name.empty()) {
+    errors.push_back(
+        RequiredField("metadata.name", "name or generateName is required"));
+    return;
+  }
+  if (resource.name == "services") {
+    if (!IsDns1035(name)) {
+      errors.push_back(InvalidField("metadata.name", Json(name).dump(), kDns1035Detail));
+    }
+  } else if (resource.name == "namespaces") {
+    if (!IsLabel(name)) {
+      errors.push_back(InvalidField("metadata.name", Json(name).dump(), kLabelDetail));
+    }
+  } else if (!IsSubdomain(name)) {
+    errors.push_back(InvalidField("metadata.name", Json(name).dump(), kSubdomainDetail));
+  }
+}
+
+void ValidatePod(const Json& pod, std::vector<FieldError>& errors) {
+  const Json spec = ObjectAt(pod, "spec");
+  const Json containers = spec.contains("containers") ? spec["containers"] : Json();
+  if (!containers.is_array() || containers.empty()) {
+    errors.push_back(RequiredField("spec.containers"));
+  } else {
+    std::set<std::string> names;
+    for (size_t i = 0; i < containers.size(); ++i) {
+      const std::string path = "spec.containers[" + std::to_string(i) + "]";
+      const Json& c = containers[i];
+      std::string name = c.is_object() ? StringAt(c, "name") : "";
+      if (name.empty()) {
+        errors.push_back(RequiredField(path + ".name"));
+      } else if (!names.insert(name).second) {
+        errors.push_back(FieldError{"FieldValueDuplicate", path + ".name", "",
+                                    Json(name).dump()});
+      }
+      if (!c.is_object() || StringAt(c, "image").empty()) {
+        errors.push_back(RequiredField(path + ".image"));
+      }
+    }
+  }
+  std::string policy = StringAt(spec, "restartPolicy");
+  if (!policy.empty() && policy != "Always" && policy != "OnFailure" &&
+      policy != "Never") {
+    errors.push_back(FieldError{"FieldValueNotSupported", "spec.restartPolicy",
+                                "supported values: \"Always\", \"OnFailure\", \"Never\"",
+                                Json(policy).dump()});
+  }
+}
+
+void ValidateService(const Json& service, std::vector<FieldError>& errors) {
+  const Json spec = ObjectAt(service, "spec");
+  const Json ports = spec.contains("ports") ? spec["ports"] : Json::array();
+  bool headless = StringAt(spec, "clusterIP") == "None";
+  if ((!ports.is_array() || ports.empty()) && !headless) {
+    errors.push_back(RequiredField("spec.ports"));
+  }
+  if (ports.is_array()) {
+    for (size_t i = 0; i < ports.size(); ++i) {
+      const Json& p = ports[i];
+      const std::string path = "spec.ports[" + std::to_string(i) + "].port";
+      if (!p.is_object() || !p.contains("port") || !p["port"].is_number_integer()) {
+        errors.push_back(RequiredField(path));
+      } else if (int port = p["port"].get<int>(); port < 1 || port > 65535) {
+        errors.push_back(InvalidField(path, std::to_string(port),
+                                      "must be between 1 and 65535, inclusive"));
+      }
+    }
+  }
+}
+
+// Burstable, Guaranteed or BestEffort (pkg/apis/core/helper/qos).
+std::string QosClass(const Json& spec) {
+  bool any = false;
+  bool guaranteed = true;
+  for (const Json& c : spec["containers"]) {
+    Json resources = ObjectAt(c, "resources");
+    Json requests = ObjectAt(resources, "requests");
+    Json limits = ObjectAt(resources, "limits");
+    if (!requests.empty() || !limits.empty()) any = true;
+    for (const char* r : {"cpu", "memory"}) {
+      if (!limits.contains(r)) {
+        guaranteed = false;
+      } else if (requests.contains(r) && requests[r] != limits[r]) {
+        guaranteed = false;
+      }
+    }
+  }
+  if (!any) return "BestEffort";
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+void DefaultPod(Json& pod) {
+  Json& spec = pod["spec"];
+  if (!spec.contains("restartPolicy")) spec["restartPolicy"] = "Always";
+  if (!spec.contains("terminationGracePeriodSeconds")) {
+    spec["terminationGracePeriodSeconds"] = 30;
+  }
+  if (!spec.contains("dnsPolicy")) spec["dnsPolicy"] = "ClusterFirst";
+  if (!spec.contains("schedulerName")) spec["schedulerName"] = "default-scheduler";
+  if (!spec.contains("serviceAccountName")) spec["serviceAccountName"] = "default";
+  spec["serviceAccount"] = spec["serviceAccountName"];
+  if (!spec.contains("securityContext")) spec["securityContext"] = Json::object();
+  if (!spec.contains("enableServiceLinks")) spec["enableServiceLinks"] = true;
+  for (Json& c : spec["containers"]) {
+    if (!c.contains("terminationMessagePath")) {
+      c["terminationMessagePath"] = "/dev/termination-log";
+    }
+    if (!c.contains("terminationMessagePolicy")) c["terminationMessagePolicy"] = "File";
+    if (!c.contains("resources")) c["resources"] = Json::object();
+    if (!c.contains("imagePullPolicy")) {
+      std::string image = c["image"].get<std::string>();
+      size_t slash = image.rfind('/');
+      std::string last = image.substr(slash == std::string::npos ? 0 : slash + 1);
+      size_t colon = last.find(':');
+      bool latest = image.find('@') == std::string::npos &&
+                    (colon == std::string::npos || last.substr(colon + 1) == "latest");
+      c["imagePullPolicy"] = latest ? "Always" : "IfNotPresent";
+    }
+    if (c.contains("ports")) {
+      for (Json& p : c["ports"]) {
+        if (!p.contains("protocol")) p["protocol"] = "TCP";
+      }
+    }
+  }
+  // DefaultTolerationSeconds admission.
+  Json tolerations = spec.value("tolerations", Json::array());
+  for (const char* key : {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
+    bool present = false;
+    for (const Json& t : tolerations) present |= t.value("key", "") == key;
+    if (!present) {
+      tolerations.push_back({{"key", key},
+                             {"operator", "Exists"},
+                             {"effect", "NoExecute"},
+                             {"tolerationSeconds", 300}});
+    }
+  }
+  spec["tolerations"] = tolerations;
+  // PrepareForCreate: the status is the server's, whatever the client sent.
+  pod["status"] = {{"phase", "Pending"}, {"qosClass", QosClass(spec)}};
+}
+
+void DefaultService(Json& service, const AdmissionContext& context) {
+  Json& spec = service["spec"];
+  if (!spec.contains("type")) spec["type"] = "ClusterIP";
+  if (!spec.contains("sessionAffinity")) spec["sessionAffinity"] = "None";
+  std::string ip = StringAt(spec, "clusterIP");
+  if (ip.empty()) ip = context.allocate_cluster_ip();
+  spec["clusterIP"] = ip;
+  spec["clusterIPs"] = Json::array({ip});
+  if (ip != "None" || !spec.contains("ipFamilies")) spec["ipFamilies"] = {"IPv4"};
+  if (!spec.contains("ipFamilyPolicy")) spec["ipFamilyPolicy"] = "SingleStack";
+  if (!spec.contains("internalTrafficPolicy")) spec["internalTrafficPolicy"] = "Cluster";
+  if (spec.contains("ports")) {
+    for (Json& p : spec["ports"]) {
+      if (!p.contains("protocol")) p["protocol"] = "TCP";
+      if (!p.contains("targetPort")) p["targetPort"] = p["port"];
+    }
+  }
+  service["status"] = {{"loadBalancer", Json::object()}};
+}
+
+}  // namespace
+
+std::optional<ApiError> Admit(const ResourceInfo& resource, Json& object,
+                              const AdmissionContext& context) {
+  if (resource.name != "pods") return std::nullopt;
+  if (!object.contains("spec") || !object["spec"].is_object()) {
+    return std::nullopt;  // validation reports it
+  }
+  Json& spec = object["spec"];
+  const std::string name = StringAt(object["metadata"], "name");
+  std::string class_name = StringAt(spec, "priorityClassName");
+  int64_t priority = 0;
+  std::string policy = "PreemptLowerPriority";
+  const Json* pc = nullptr;
+  if (!class_name.empty()) {
+    pc = context.find_priority_class(class_name);
+    if (!pc) {
+      return ForbiddenError("pods", name,
+                            "no PriorityClass with name " + class_name + " was found");
+    }
+  } else if ((pc = context.default_priority_class())) {
+    spec["priorityClassName"] = (*pc)["metadata"]["name"];
+  }
+  if (pc) {
+    priority = pc->value("value", int64_t{0});
+    policy = pc->value("preemptionPolicy", std::string("PreemptLowerPriority"));
+  }
+  if (spec.contains("priority") && spec["priority"].is_number_integer() &&
+      spec["priority"].get<int64_t>() != priority) {
+    return ForbiddenError(
+        "pods", name,
+        "the integer value of priority (" + std::to_string(spec["priority"].get<int64_t>()) +
+            ") must not be provided in pod spec; priority admission controller computed " +
+            std::to_string(priority) + " from the given PriorityClass name");
+  }
+  if (spec.contains("preemptionPolicy") && spec["preemptionPolicy"] != policy) {
+    return ForbiddenError(
+        "pods", name,
+        "the string value of PreemptionPolicy (" + StringAt(spec, "preemptionPolicy") +
+            ") must not be provided in pod spec; priority admission controller computed " +
+            policy + " from the given PriorityClass name");
+  }
+  spec["priority"] = priority;
+  spec["preemptionPolicy"] = policy;
+  return std::nullopt;
+}
+
+std::optional<ApiError> ValidateCreate(const ResourceInfo& resource, const Json& object) {
+  std::vector<FieldError> errors;
+  const Json meta = ObjectAt(object, "metadata");
+  ValidateName(resource, meta, errors);
+  if (resource.name == "pods") ValidatePod(object, errors);
+  if (resource.name == "services") ValidateService(object, errors);
+  if (resource.name == "priorityclasses") {
+    if (!object.contains("value") || !object["value"].is_number_integer()) {
+      errors.push_back(RequiredField("value"));
+    } else if (object["value"].get<int64_t>() > 1000000000 &&
+               StringAt(meta, "name").rfind("system-", 0) != 0) {
+      errors.push_back(ForbiddenField(
+          "value", "maximum allowed value of a user defined priority is 1000000000"));
+    }
+  }
+  if (errors.empty()) return std::nullopt;
+  return InvalidError(resource.kind, StringAt(meta, "name"), errors);
+}
+
+void ApplyCreateDefaults(const ResourceInfo& resource, Json& object,
+                         const AdmissionContext& context) {
+  if (resource.name == "pods") DefaultPod(object);
+  if (resource.name == "services") DefaultService(object, context);
+  if (resource.name == "secrets") {
+    if (!object.contains("type")) object["type"] = "Opaque";
+    if (object.contains("stringData") && object["stringData"].is_object()) {
+      for (auto& [key, value] : object["stringData"].items()) {
+        if (value.is_string()) {
+          object["data"][key] = Base64Encode(value.get<std::string>());
+        }
+      }
+      object.erase("stringData");
+    }
+  }
+  if (resource.name == "namespaces") {
+    object["metadata"]["labels"]["kubernetes.io/metadata.name"] =
+        object["metadata"]["name"];
+    object["spec"] = {{"finalizers", {"kubernetes"}}};
+    object["status"] = {{"phase", "Active"}};
+  }
+  if (resource.name == "priorityclasses" && !object.contains("preemptionPolicy")) {
+    object["preemptionPolicy"] = "PreemptLowerPriority";
+  }
+}
+
+}  // namespace edl::fakekube

@@ -1,0 +1,42 @@
+// What kube-apiserver does to an object between the request and etcd on
+// create: the Priority admission plugin, the registry strategies'
+// PrepareForCreate and defaulting, and validation (reference §2.1, §2.5,
+// §4.1). Pure functions of the object and a view of the cluster; the store
+// calls them under its lock.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/fakekube/server/api_errors.h"
+#include "tests/fakekube/server/resources.h"
+
+namespace edl::fakekube {
+
+struct AdmissionContext {
+  // The stored PriorityClass named `name`, or nullptr.
+  std::function<const Json*(const std::string& name)> find_priority_class;
+  // The globalDefault PriorityClass, or nullptr.
+  std::function<const Json*()> default_priority_class;
+  // A free ClusterIP for a new Service.
+  std::function<std::string()> allocate_cluster_ip;
+};
+
+// Mutating admission (priority): may fill spec.priority etc.; 403 when the
+// PriorityClass is unknown or spec.priority contradicts it. Runs before the
+// name is generated, like the real plugin.
+std::optional<ApiError> Admit(const ResourceInfo& resource, Json& object,
+                              const AdmissionContext& context);
+
+// Validation of a new object (metadata.name already set): 422 Invalid with
+// every field error found.
+std::optional<ApiError> ValidateCreate(const ResourceInfo& resource, const Json& object);
+
+// The registry's defaults and PrepareForCreate (status reset, pod and
+// service defaults). REQUIRES: ValidateCreate passed.
+void ApplyCreateDefaults(const ResourceInfo& resource, Json& object,
+                         const AdmissionContext& context);
+
+}  // namespace edl::fakekube

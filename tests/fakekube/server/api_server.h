@@ -1,0 +1,72 @@
+// ApiServer: the fake kube-apiserver's HTTPS front end over a Store. Serves
+// what kubectl 1.32 and client-go need (reference §3.5): /version,
+// discovery, OpenAPI v3, CRUD with selectors, watch (chunked, bookmarks,
+// 410 as an in-band ERROR), pods/log (with follow) and the service/pod
+// proxy, all behind a bearer token.
+//
+// HTTP/1.1 with keep-alive on Boost.Beast; one coroutine per connection on
+// its own strand, a few threads on one io_context. Thread-safe. The Store
+// must outlive the server.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "tests/fakekube/server/store.h"
+
+namespace edl::fakekube {
+
+class ApiServer {
+ public:
+  struct Options {
+    std::string host = "127.0.0.1";
+    int port = 0;        // 0: an ephemeral port, see port()
+    std::string token;   // "" accepts every request
+    std::string cert_dir;  // if set, ca.crt/server.crt/server.key are written there
+    bool tls = true;
+    std::chrono::seconds default_watch_timeout{1800};
+    std::chrono::seconds bookmark_interval{60};
+  };
+
+  ApiServer(Store& store, Options options);
+  ~ApiServer();  // Stop()s
+  ApiServer(const ApiServer&) = delete;
+  ApiServer& operator=(const ApiServer&) = delete;
+
+  // Generates the certificates (TLS), binds and starts serving.
+  // Unavailable naming host:port if it cannot bind.
+  Status Start();
+  int port() const;
+  // Stops accepting, ends every connection and watch, joins the threads.
+  // Idempotent.
+  void Stop();
+
+  // A kubeconfig (YAML) for this server: server https://127.0.0.1:PORT,
+  // certificate-authority-data, the token, namespace default.
+  // REQUIRES: Start() succeeded.
+  std::string Kubeconfig() const;
+  // The CA certificate (PEM) that signed the server's certificate; "" if
+  // !tls. REQUIRES: Start() succeeded.
+  std::string CaCertificatePem() const;
+
+  // For services/NAME[:PORT]/proxy/PATH and pods/NAME[:PORT]/proxy/PATH:
+  // given the Service or Pod and the port, returns "ip:port" to forward the
+  // GET to, or nullopt (503). Without a target every proxy request is 503.
+  // Watches being served now (for tests that must wait until a client
+  // watches).
+  size_t open_watches() const;
+
+  using ProxyTarget = std::function<std::optional<std::string>(const Json& pod_or_service,
+                                                               int port)>;
+  void SetProxyTarget(ProxyTarget target);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace edl::fakekube
