@@ -4,8 +4,10 @@
 # instead of jobs waiting for a full gang").
 #
 # On a fake cluster (edl-fake-kube) of one node with 8 CPUs:
-#   t=0   job "low"  (priority low workers): master 0.5 + 1 PS + 6 workers x 1 CPU = 7.5 CPUs
-#   t=20s job "high" (priority high):         master 0.5 + 1 PS + 3 workers x 1 CPU = 4.5 CPUs
+#   t=0   job "low"  (priority low workers): master 0.5 + 1 PS + 6 workers x 1 CPU = 7.5 CPUs,
+#         the zoo CNN on Fashion-MNIST for --epochs_low (3) epochs
+#   t=20s job "high" (priority high):         master 0.5 + 1 PS + 3 workers x 1 CPU = 4.5 CPUs,
+#         the same model for --epochs_high (1) epoch
 # elastic: both are edl jobs as they are: "high" preempts 4 of low's workers,
 #          low goes on with 2, and grows back to 6 when "high" is done.
 # gang:    the same jobs behind an all-or-nothing admission queue (as a gang
@@ -29,8 +31,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$root/build}
 out=""
-epochs_low=6
-epochs_high=3
+epochs_low=3
+epochs_high=1
 arrival_high=20
 while (($#)); do
   case $1 in
@@ -64,7 +66,7 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 job() {
   local name=$1 workers=$2 epochs=$3 priority=$4 kubeconfig=$5 log=$6
   "$edl" train --cluster=kube --kubeconfig="$kubeconfig" --image_name=edl:dev \
-    --job_name="$name" --model_def=zoo:fashion_mnist_mlp --training_data="$train" \
+    --job_name="$name" --model_def=zoo:fashion_mnist_cnn --training_data="$train" \
     --num_epochs="$epochs" --num_ps_pods=1 --num_workers="$workers" \
     --master_resource_request=cpu=0.5,memory=1Gi --ps_resource_request=cpu=1,memory=2Gi \
     --worker_resource_request=cpu=1,memory=2Gi --master_pod_priority=high \
@@ -90,6 +92,7 @@ scenario() {
   t0=$(now)
   echo "[$mode] t=0: job low arrives (6 workers, $epochs_low epochs)"
   ( job low 6 "$epochs_low" low "$kc" "$dir/low.log"; echo $? > "$dir/low.rc"; now > "$dir/low.end" ) &
+  local low_pid=$!
   echo "0 0" > "$dir/low.times"
   sleep "$arrival_high"   # the scenario's arrival time, not a wait for a condition
   local arrival start
@@ -103,7 +106,8 @@ scenario() {
   echo "[$mode] t=$start: job high submitted"
   echo "$arrival $start" > "$dir/high.times"
   ( job high 3 "$epochs_high" high "$kc" "$dir/high.log"; echo $? > "$dir/high.rc"; now > "$dir/high.end" ) &
-  wait
+  local high_pid=$!
+  wait "$low_pid" "$high_pid"
   for j in low high; do
     read -r arrival start < "$dir/$j.times"
     local end
@@ -138,28 +142,28 @@ scenario gang
 # One CSV with both timelines (sampled at the same 0.5 s period).
 paste -d, <(cut -d, -f1,4 "$out/elastic/utilization.csv") <(cut -d, -f4 "$out/gang/utilization.csv") |
   awk -F, 'NR == 1 { print "time_s,elastic,gang"; next } NF == 3 && $3 != "" { print }' > "$out/utilization.csv"
+# Per scenario: time, high's CPUs, high + low's CPUs (stacked areas).
 for mode in elastic gang; do
-  for j in low high; do
-    awk -F, -v j=$j 'NR > 1 && $2 == j { print $1, $3 }' "$out/$mode/utilization.jobs.csv" > "$out/$mode/$j.dat"
-  done
+  awk -F, 'NR > 1 { t[$1] = 1; c[$1, $2] = $3 }
+    END { for (x in t) print x, c[x, "high"] + 0, c[x, "high"] + c[x, "low"] }' \
+    "$out/$mode/utilization.jobs.csv" | sort -n > "$out/$mode/stacked.dat"
 done
 gnuplot <<PLOT
 set terminal pngcairo size 1100,700 font ",10" noenhanced
 set output "$out/utilization.png"
 set multiplot layout 2,1 title "edl on a fixed 8-CPU cluster: job low (6 workers) at t=0, job high (3 workers, higher priority) at t=${arrival_high}s"
-set datafile separator whitespace
 set xlabel "time (s)"
 set ylabel "allocated CPUs"
 set yrange [0:$capacity_cpu.5]
 set key outside right
-set style fill transparent solid 0.35
-set title "elastic: high preempts workers of low; low shrinks and grows back"
-plot "$out/elastic/low.dat" using 1:2 with filledcurves x1 title "low", \
-     "$out/elastic/high.dat" using 1:2 with filledcurves x1 title "high", \
+set style fill solid 0.5 noborder
+set title "elastic: $(sed -n 1p "$out/summary.txt" | cut -d: -f2-)"
+plot "$out/elastic/stacked.dat" using 1:2 with filledcurves x1 lc rgb "#d95f02" title "high", \
+     "" using 1:2:3 with filledcurves lc rgb "#7570b3" title "low", \
      $capacity_cpu with lines dt 2 lc rgb "black" title "capacity"
-set title "gang: high waits until all its pods fit"
-plot "$out/gang/low.dat" using 1:2 with filledcurves x1 title "low", \
-     "$out/gang/high.dat" using 1:2 with filledcurves x1 title "high", \
+set title "gang (all-or-nothing admission): $(sed -n 2p "$out/summary.txt" | cut -d: -f2-)"
+plot "$out/gang/stacked.dat" using 1:2 with filledcurves x1 lc rgb "#d95f02" title "high", \
+     "" using 1:2:3 with filledcurves lc rgb "#7570b3" title "low", \
      $capacity_cpu with lines dt 2 lc rgb "black" title "capacity"
 unset multiplot
 PLOT

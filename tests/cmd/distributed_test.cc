@@ -81,12 +81,21 @@ TEST(Distributed, AWorkerKilledMidEpochIsReplacedAndNoRecordIsLost) {
                       "--validation_data=" + kTest, "--num_epochs=8", "--num_workers=2",
                       "--num_ps_pods=1"}));
   nlohmann::json s;
-  ASSERT_TRUE(WaitFor([&] { s = Status(dir.path(), "kill9"); return Version(s) >= 300; }, 60))
-      << job.Err();
   int victim = -1;
-  for (const auto& w : s["workers"]) {
-    if (w.value("name", "") == "worker-0") victim = w.value("pid", -1);
-  }
+  auto worker0 = [&] {
+    victim = -1;
+    if (!s.is_object() || !s.contains("workers")) return -1;
+    for (const auto& w : s["workers"]) {
+      if (w.value("name", "") == "worker-0") victim = w.value("pid", -1);
+    }
+    return victim;
+  };
+  // Mid-epoch, with worker-0 registered (on a busy machine it may start
+  // after worker-1 has trained for a while).
+  ASSERT_TRUE(WaitFor([&] {
+    s = Status(dir.path(), "kill9");
+    return Version(s) >= 300 && worker0() > 0;
+  }, 60)) << job.Err();
   ASSERT_GT(victim, 0) << s.dump();
   ASSERT_EQ(::kill(victim, SIGKILL), 0);
 

@@ -215,10 +215,13 @@ TEST(EdlOnKube, DeletingTheMasterPodRemovesEveryPodOfTheJob) {
   RunResult status = RunEdl({"status", "gc", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
   ASSERT_EQ(status.exit_code, 0) << status.err;
   EXPECT_NE(status.out.find("model_version"), std::string::npos) << status.out;
-  RunResult logs = RunEdl({"logs", "gc", "--process=worker-1", "--cluster=kube",
-                           "--kubeconfig=" + cluster.kubeconfig()});
-  ASSERT_EQ(logs.exit_code, 0) << logs.err;
-  EXPECT_NE(logs.out.find("worker-1"), std::string::npos) << logs.out;
+  // worker-1's own log (its pod's), once it has registered.
+  RunResult logs;
+  EXPECT_TRUE(WaitFor([&] {
+    logs = RunEdl({"logs", "gc", "--process=worker-1", "--cluster=kube",
+                   "--kubeconfig=" + cluster.kubeconfig()});
+    return logs.exit_code == 0 && logs.out.find("worker-1: registered as worker") != std::string::npos;
+  }, 60)) << logs.out << logs.err;
 
   // kubectl delete pod gc-master: the garbage collector removes the rest.
   ASSERT_TRUE(cluster.client().Delete(kube::Pods(), "default", "gc-master", {}).ok());

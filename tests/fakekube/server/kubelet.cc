@@ -99,11 +99,11 @@ void Kubelet::Loop() {
 }
 
 std::string Kubelet::AllocatePodIp() {
-  // 127.10.0.1 .. 127.10.255.254, never .0 or .255 in the last byte.
+  // <block>0.1 .. <block>255.254, never .0 or .255 in the last byte.
   while ((next_ip_ & 0xff) == 0 || (next_ip_ & 0xff) == 0xff) ++next_ip_;
   EDL_CHECK(next_ip_ < 0x10000) << "the fake kubelet ran out of pod IPs";
   uint32_t n = next_ip_++;
-  return "127.10." + std::to_string(n >> 8) + "." + std::to_string(n & 0xff);
+  return pod_ips_.prefix() + std::to_string(n >> 8) + "." + std::to_string(n & 0xff);
 }
 
 void Kubelet::SyncOnce() {

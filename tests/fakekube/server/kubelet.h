@@ -1,5 +1,6 @@
 // Kubelet: the fake cluster's kubelet for one or more fake nodes. Every pod
-// bound to one of its nodes gets a fresh loopback pod IP (127.10.x.y; all of
+// bound to one of its nodes gets a fresh loopback pod IP (127.N.x.y from a
+// LoopbackBlock of its own; all of
 // 127/8 is on `lo`) and a PodWorker (pod_worker.h) that runs container[0]'s
 // command as a local process and reports its life through the Store exactly
 // as a real kubelet does: ContainerCreating, Running, terminated with an
@@ -20,6 +21,7 @@
 
 #include "base/status.h"
 #include "tests/fakekube/server/kubelet_options.h"
+#include "tests/fakekube/server/loopback_block.h"
 #include "tests/fakekube/server/store.h"
 
 namespace edl::fakekube {
@@ -63,6 +65,7 @@ class Kubelet {
   std::mutex sync_mu_;  // guards workers_, next_ip_; serializes syncs
   std::map<std::string, std::unique_ptr<PodWorker>> workers_;  // by pod uid
   uint32_t next_ip_ = 1;
+  LoopbackBlock pod_ips_;  // this kubelet's pod IPs: <prefix>x.y
 
   std::mutex mu_;  // guards dirty_, stop_, started_
   std::condition_variable cv_;

@@ -97,7 +97,7 @@ class Store {
   // status.phase Pending, priority from spec.priorityClassName through the
   // priorityclasses resource: 403 `no PriorityClass with name X was found`),
   // service defaults (type ClusterIP, clusterIP allocated from the fake's
-  // loopback service range 127.96.0.0/16 unless "None", targetPort = port).
+  // loopback service range (a LoopbackBlock) unless "None", targetPort = port).
   ApiResult<Json> Create(const std::string& resource, const std::string& ns, Json object);
   ApiResult<Json> Get(const std::string& resource, const std::string& ns,
                       const std::string& name) const;

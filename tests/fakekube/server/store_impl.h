@@ -2,6 +2,8 @@
 // Everything in Store::Impl below `mu` is guarded by it unless noted.
 #pragma once
 
+#include "tests/fakekube/server/loopback_block.h"
+
 #include <chrono>
 #include <deque>
 #include <map>
@@ -86,6 +88,7 @@ struct Store::Impl {
   bool gc_running = false;
   std::map<std::string, std::string> logs;  // pod uid -> bytes
   uint32_t next_cluster_ip = 10;
+  LoopbackBlock cluster_ips;  // Service cluster IPs: <prefix>x.y
   std::mt19937_64 random{std::random_device{}()};
 
   std::mutex subs_mu;  // guards subs, next_sub

@@ -63,9 +63,10 @@ ApiResult<Json> Store::Create(const std::string& resource, const std::string& ns
     };
     context.allocate_cluster_ip = [&] {
       uint32_t n = impl_->next_cluster_ip++;
-      // The fake's service CIDR is on loopback (127.96.0.0/16) so that its
+      // The fake's service CIDR is a loopback /16 of its own so that its
       // kube-proxy can listen on every clusterIP of this machine.
-      return "127.96." + std::to_string(n / 256 % 256) + "." + std::to_string(n % 256);
+      return impl_->cluster_ips.prefix() + std::to_string(n / 256 % 256) + "." +
+             std::to_string(n % 256);
     };
     if (auto error = Admit(*info, object, context)) return ApiResult<Json>::Err(*error);
     auto& table = impl_->objects[resource];
