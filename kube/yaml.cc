@@ -22,8 +22,10 @@ void Emit(YAML::Emitter& out, const nlohmann::json& j) {
       break;
     case nlohmann::json::value_t::string: {
       const std::string s = j.get<std::string>();
-      // Quote strings YAML would read as something else ("1", "true", "").
-      out << YAML::DoubleQuoted << s;
+      // Several lines read best as a literal block; other strings are
+      // quoted so YAML never reads them as something else ("1", "true", "").
+      if (s.find('\n') != std::string::npos) out << YAML::Literal << s;
+      else out << YAML::DoubleQuoted << s;
       break;
     }
     case nlohmann::json::value_t::boolean:

@@ -427,6 +427,8 @@ Status SubmitKubeJob(const MasterProcessOptions& m, const KubeSubmitOptions& s) 
       for (Json& o : objects) o["metadata"]["namespace"] = m.kube.namespace_name;
     }
     EDL_RETURN_IF_ERROR(WriteFileAtomically(s.yaml_path, kube::ToYaml(objects)));
+    // It holds the job's secret.
+    ::chmod(s.yaml_path.c_str(), 0600);
     std::fprintf(s.out, "edl: wrote the %zu objects of job %s to %s (kubectl apply -f %s)\n",
                  objects.size(), job.c_str(), s.yaml_path.c_str(), s.yaml_path.c_str());
     return Status::Ok();
