@@ -74,6 +74,20 @@ void AddClusterFlags(CLI::App& app, ClusterFlags& c, roles::job::KubeJobOptions&
   AddKubeJobFlags(app, k, /*for_master=*/false);
 }
 
+// A distributed job's master options, named `job_name` (edl-<pid> if
+// empty); a local job also gets its directory under `jobs_dir`.
+Result<roles::job::MasterProcessOptions> NewJob(const std::string& job_name,
+                                                const std::string& jobs_dir,
+                                                const ClusterFlags& c) {
+  roles::job::MasterProcessOptions m;
+  m.job.job_name = job_name.empty() ? "edl-" + std::to_string(::getpid()) : job_name;
+  if (c.cluster != "kube") {
+    EDL_ASSIGN_OR_RETURN(roles::JobDirectory dir, roles::CreateJobDirectory(jobs_dir, m.job.job_name));
+    m.job.job_dir = dir.path;
+  }
+  return m;
+}
+
 // Submits a job to Kubernetes and returns the client's exit code.
 int RunOnKube(roles::job::MasterProcessOptions m, const ClusterFlags& c) {
   m.kube.enabled = true;
@@ -83,6 +97,11 @@ int RunOnKube(roles::job::MasterProcessOptions m, const ClusterFlags& c) {
   Status st = roles::job::SubmitKubeJob(m, so);
   if (!st.ok()) return Fail(st.message());
   return 0;
+}
+
+// Runs the job: becomes its master on the local cluster, or submits it.
+int LaunchJob(const roles::job::MasterProcessOptions& m, const ClusterFlags& c) {
+  return c.cluster == "kube" ? RunOnKube(m, c) : ExecMaster(m);
 }
 
 }  // namespace
@@ -195,14 +214,10 @@ Runner AddTrainCommand(CLI::App& parent) {
     if (s->strategy == "ParameterServerStrategy") {
       const roles::TrainOptions& o = s->o;
       if (o.max_steps > 0) return Fail("--max_step is not supported with ParameterServerStrategy");
+      auto job = NewJob(s->job_name, s->jobs_dir, s->cluster);
+      if (!job.ok()) return Fail(job.status().message());
       roles::job::MasterProcessOptions m = s->dist;
-      const bool kube = s->cluster.cluster == "kube";
-      m.job.job_name = s->job_name.empty() ? "edl-" + std::to_string(::getpid()) : s->job_name;
-      if (!kube) {
-        auto dir = roles::CreateJobDirectory(s->jobs_dir, m.job.job_name);
-        if (!dir.ok()) return Fail(dir.status().message());
-        m.job.job_dir = dir->path;
-      }
+      m.job = job->job;
       m.model = o.model;
       m.training_data = o.training_data;
       m.validation_data = o.validation_data;
@@ -215,8 +230,7 @@ Runner AddTrainCommand(CLI::App& parent) {
       m.output = o.output;
       m.shuffle = o.shuffle;
       m.grace_period = std::chrono::milliseconds(static_cast<int64_t>(s->grace_s * 1000));
-      if (kube) return RunOnKube(m, s->cluster);
-      return ExecMaster(m);
+      return LaunchJob(m, s->cluster);
     }
     if (s->cluster.cluster == "kube") {
       return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy");
@@ -270,22 +284,16 @@ Runner AddEvaluateCommand(CLI::App& parent) {
     if (!ApplyCommonFlags(s->common)) return 2;
     if (!CheckStrategy(s->strategy)) return 2;
     if (s->strategy == "ParameterServerStrategy") {
-      roles::job::MasterProcessOptions m;
-      const bool kube = s->cluster.cluster == "kube";
-      m.job.job_name = s->job_name.empty() ? "edl-" + std::to_string(::getpid()) : s->job_name;
-      if (!kube) {
-        auto dir = roles::CreateJobDirectory(s->jobs_dir, m.job.job_name);
-        if (!dir.ok()) return Fail(dir.status().message());
-        m.job.job_dir = dir->path;
-      }
+      auto job = NewJob(s->job_name, s->jobs_dir, s->cluster);
+      if (!job.ok()) return Fail(job.status().message());
+      roles::job::MasterProcessOptions& m = *job;
       m.model = s->o.model;
       m.validation_data = s->o.validation_data;
       m.minibatch_size = s->o.minibatch_size;
       m.num_workers = s->num_workers;
       m.num_ps = s->num_ps;
       m.kube = s->kube;
-      if (kube) return RunOnKube(m, s->cluster);
-      return ExecMaster(m);
+      return LaunchJob(m, s->cluster);
     }
     if (s->cluster.cluster == "kube") {
       return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy");
@@ -360,14 +368,9 @@ Runner AddPredictCommand(CLI::App& parent) {
       return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy");
     }
     if (s->strategy == "ParameterServerStrategy") {
-      roles::job::MasterProcessOptions m;
-      const bool kube = s->cluster.cluster == "kube";
-      m.job.job_name = s->job_name.empty() ? "edl-" + std::to_string(::getpid()) : s->job_name;
-      if (!kube) {
-        auto dir = roles::CreateJobDirectory(s->jobs_dir, m.job.job_name);
-        if (!dir.ok()) return Fail(dir.status().message());
-        m.job.job_dir = dir->path;
-      }
+      auto job = NewJob(s->job_name, s->jobs_dir, s->cluster);
+      if (!job.ok()) return Fail(job.status().message());
+      roles::job::MasterProcessOptions& m = *job;
       m.model = s->o.model;
       m.prediction_data = s->o.prediction_data;
       m.prediction_output = s->o.output;
@@ -375,8 +378,7 @@ Runner AddPredictCommand(CLI::App& parent) {
       m.num_workers = s->num_workers;
       m.num_ps = s->num_ps;
       m.kube = s->kube;
-      if (kube) return RunOnKube(m, s->cluster);
-      return ExecMaster(m);
+      return LaunchJob(m, s->cluster);
     }
     auto r = roles::RunPrediction(s->o);
     if (!r.ok()) return Fail(r.status().message());

@@ -7,6 +7,7 @@
 #include "kube/client.h"
 #include "kube/pod_status.h"
 #include "kube/watch.h"
+#include "roles/cluster/kube_pod_parts.h"
 
 namespace edl::roles::cluster {
 namespace {
@@ -27,10 +28,6 @@ std::pair<std::string, std::string> RoleAndIndex(const std::string& name) {
   const size_t dash = name.rfind('-');
   if (dash == std::string::npos) return {name, ""};
   return {name.substr(0, dash), name.substr(dash + 1)};
-}
-
-Json FieldEnv(const char* name, const char* path) {
-  return {{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", path}}}}}};
 }
 
 }  // namespace
@@ -83,14 +80,9 @@ KubeCluster::~KubeCluster() {
 std::string KubeCluster::PodJson(const ProcessSpec& spec, int64_t incarnation,
                                  const std::string& pod_name) const {
   const auto [role, index] = RoleAndIndex(spec.name);
-  Json labels = {{"app.kubernetes.io/name", "edl"},
-                 {"app.kubernetes.io/instance", options_.job_name},
-                 {"app.kubernetes.io/component", role},
-                 {"app.kubernetes.io/managed-by", "edl-master"},
-                 {"edl-job", options_.job_name},
-                 {"edl-role", role},
-                 {"edl-index", index},
-                 {"edl-process", spec.name}};
+  Json labels = JobLabels(options_.job_name, role, "edl-master");
+  labels["edl-index"] = index;
+  labels["edl-process"] = spec.name;
   Json metadata = {{"name", pod_name},
                    {"labels", labels},
                    {"annotations", {{"edl/incarnation", std::to_string(incarnation)}}}};
@@ -102,41 +94,16 @@ std::string KubeCluster::PodJson(const ProcessSpec& spec, int64_t incarnation,
                                                 {"controller", true},
                                                 {"blockOwnerDeletion", false}}});
   }
-  Json env = Json::array({FieldEnv("POD_NAME", "metadata.name"),
-                          FieldEnv("POD_NAMESPACE", "metadata.namespace"),
-                          FieldEnv("POD_UID", "metadata.uid"), FieldEnv("POD_IP", "status.podIP")});
+  Json env = DownwardApiEnv();
   env.push_back({{"name", "EDL_JOB"}, {"value", options_.job_name}});
   env.push_back({{"name", "EDL_PROCESS"}, {"value", spec.name}});
   for (const auto& [k, v] : options_.env) env.push_back({{"name", k}, {"value", v}});
   for (const auto& [k, v] : spec.env) env.push_back({{"name", k}, {"value", v}});
 
   const PodOptions po = options_.pod_options ? options_.pod_options(spec.name) : PodOptions{};
-  Json resources = Json::object();
-  if (!po.requests.empty()) resources["requests"] = po.requests;
-  if (!po.limits.empty()) resources["limits"] = po.limits;
-
+  const Json resources = ResourcesJson(po.requests, po.limits);
   Json mounts = Json::array(), volumes = Json::array();
-  if (!options_.config_map.empty()) {
-    volumes.push_back({{"name", "job-config"}, {"configMap", {{"name", options_.config_map}}}});
-    mounts.push_back({{"name", "job-config"}, {"mountPath", kJobConfigDir}, {"readOnly", true}});
-  }
-  if (!options_.secret_name.empty()) {
-    volumes.push_back({{"name", "job-secret"}, {"secret", {{"secretName", options_.secret_name}}}});
-    mounts.push_back({{"name", "job-secret"}, {"mountPath", kJobSecretDir}, {"readOnly", true}});
-  }
-  for (const VolumeSpec& v : options_.volumes) {
-    Json vol = {{"name", v.name}};
-    if (!v.claim_name.empty()) {
-      vol["persistentVolumeClaim"] = {{"claimName", v.claim_name}};
-    } else {
-      vol["hostPath"] = {{"path", v.host_path}};
-      if (!v.host_path_type.empty()) vol["hostPath"]["type"] = v.host_path_type;
-    }
-    volumes.push_back(vol);
-    Json m = {{"name", v.name}, {"mountPath", v.mount_path}};
-    if (!v.sub_path.empty()) m["subPath"] = v.sub_path;
-    mounts.push_back(m);
-  }
+  AddJobVolumes(options_.config_map, options_.secret_name, options_.volumes, &volumes, &mounts);
   Json args = Json::array();
   std::vector<std::string> command = options_.command;
   for (const std::string& a : spec.args) args.push_back(a);

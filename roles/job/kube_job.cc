@@ -12,11 +12,13 @@
 
 #include "base/file.h"
 #include "base/logging.h"
+#include "kube/base64.h"
 #include "kube/client.h"
 #include "kube/config.h"
 #include "kube/pod_status.h"
 #include "kube/yaml.h"
 #include "roles/cluster/kube_cluster.h"
+#include "roles/cluster/kube_pod_parts.h"
 #include "roles/cluster/kube_resources.h"
 #include "roles/compiled_model.h"
 #include "roles/evaluation.h"
@@ -28,32 +30,6 @@ namespace {
 
 using Json = nlohmann::json;
 namespace fs = std::filesystem;
-
-std::string Base64(const std::string& in) {
-  static const char kTable[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    out += kTable[v >> 18];
-    out += kTable[(v >> 12) & 63];
-    out += kTable[(v >> 6) & 63];
-    out += kTable[v & 63];
-  }
-  if (i + 1 == in.size()) {
-    const uint32_t v = uint8_t(in[i]) << 16;
-    out += kTable[v >> 18];
-    out += kTable[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == in.size()) {
-    const uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += kTable[v >> 18];
-    out += kTable[(v >> 12) & 63];
-    out += kTable[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
 
 std::string Str(const Json& j, std::initializer_list<const char*> path) {
   const Json* at = &j;
@@ -69,16 +45,7 @@ std::string ConfigMapName(const std::string& job) { return job + "-config"; }
 std::string SecretName(const std::string& job) { return job + "-secret"; }
 
 Json Labels(const std::string& job, const std::string& role) {
-  return {{"app.kubernetes.io/name", "edl"},
-          {"app.kubernetes.io/instance", job},
-          {"app.kubernetes.io/component", role},
-          {"app.kubernetes.io/managed-by", "edl"},
-          {"edl-job", job},
-          {"edl-role", role}};
-}
-
-Json FieldEnv(const char* name, const char* path) {
-  return {{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", path}}}}}};
+  return cluster::JobLabels(job, role, "edl");
 }
 
 bool IsLocalFile(const std::string& path) {
@@ -235,7 +202,7 @@ Result<std::vector<Json>> Manifests(const MasterProcessOptions& m, const std::st
                  {"kind", "Secret"},
                  {"metadata", {{"name", SecretName(job)}, {"labels", Labels(job, "secret")}}},
                  {"type", "Opaque"},
-                 {"data", {{"secret", Base64(secret)}}}});
+                 {"data", {{"secret", kube::Base64Encode(secret)}}}});
 
   std::vector<std::string> args = ToArgs(in_pod);
   Json job_spec = {{"job_name", job}, {"master_args", args}};
@@ -254,31 +221,12 @@ Result<std::vector<Json>> Manifests(const MasterProcessOptions& m, const std::st
   EDL_ASSIGN_OR_RETURN(auto volumes, cluster::ParseVolumes("--volume", k.volume));
   EDL_ASSIGN_OR_RETURN(auto envs, cluster::ParseEnvs("--envs", k.envs));
 
-  Json env = Json::array({FieldEnv("POD_NAME", "metadata.name"),
-                          FieldEnv("POD_NAMESPACE", "metadata.namespace"),
-                          FieldEnv("POD_UID", "metadata.uid"), FieldEnv("POD_IP", "status.podIP")});
+  Json env = cluster::DownwardApiEnv();
   env.push_back({{"name", "EDL_JOB"}, {"value", job}});
   for (const auto& [name, value] : envs) env.push_back({{"name", name}, {"value", value}});
-  Json mounts = Json::array({{{"name", "job-config"}, {"mountPath", cluster::kJobConfigDir}, {"readOnly", true}},
-                             {{"name", "job-secret"}, {"mountPath", cluster::kJobSecretDir}, {"readOnly", true}}});
-  Json pod_volumes = Json::array({{{"name", "job-config"}, {"configMap", {{"name", ConfigMapName(job)}}}},
-                                  {{"name", "job-secret"}, {"secret", {{"secretName", SecretName(job)}}}}});
-  for (const auto& v : volumes) {
-    Json vol = {{"name", v.name}};
-    if (!v.claim_name.empty()) {
-      vol["persistentVolumeClaim"] = {{"claimName", v.claim_name}};
-    } else {
-      vol["hostPath"] = {{"path", v.host_path}};
-      if (!v.host_path_type.empty()) vol["hostPath"]["type"] = v.host_path_type;
-    }
-    pod_volumes.push_back(vol);
-    Json mount = {{"name", v.name}, {"mountPath", v.mount_path}};
-    if (!v.sub_path.empty()) mount["subPath"] = v.sub_path;
-    mounts.push_back(mount);
-  }
-  Json resources = Json::object();
-  if (!requests.empty()) resources["requests"] = requests;
-  if (!limits.empty()) resources["limits"] = limits;
+  Json mounts = Json::array(), pod_volumes = Json::array();
+  cluster::AddJobVolumes(ConfigMapName(job), SecretName(job), volumes, &pod_volumes, &mounts);
+  const Json resources = cluster::ResourcesJson(requests, limits);
   Json container = {{"name", "main"},
                     {"image", k.image},
                     {"imagePullPolicy", k.image_pull_policy},
