@@ -1,0 +1,232 @@
+// Ring formation (net/collective.h): listening, the handshake exchange
+// (net/collective_handshake.h) and refusing foreign or stale peers.
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include "base/logging.h"
+#include "net/collective.h"
+#include "net/collective_handshake.h"
+#include "net/collective_ring_impl.h"
+#include "net/rpc.h"
+
+namespace edl::net {
+
+namespace {
+
+std::string Describe(const RingSpec& spec, int rank) {
+  return "rank " + std::to_string(rank) + " (" + spec.peers[rank] + ")";
+}
+
+// Compares secrets in time independent of where they differ.
+bool SameSecret(const std::string& a, const std::string& b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) {
+    diff |= static_cast<unsigned char>(a[i] ^ (i < b.size() ? b[i] : 0));
+  }
+  return diff == 0;
+}
+
+// Why this rank refuses `hello`, or OK.
+Status Judge(const RingSpec& spec, const RingHello& hello, int predecessor) {
+  int world = static_cast<int>(spec.peers.size());
+  if (!SameSecret(hello.secret, spec.secret)) {
+    return Unauthenticated("wrong job secret");
+  }
+  if (hello.ring_version != spec.version) {
+    return FailedPrecondition(
+        "ring version " + std::to_string(hello.ring_version) +
+        " does not match this rank's version " + std::to_string(spec.version));
+  }
+  if (hello.world_size != static_cast<uint32_t>(world)) {
+    return FailedPrecondition("world size " + std::to_string(hello.world_size) +
+                              " does not match this rank's " +
+                              std::to_string(world));
+  }
+  if (hello.to_rank != static_cast<uint32_t>(spec.rank) ||
+      hello.from_rank != static_cast<uint32_t>(predecessor)) {
+    return FailedPrecondition(
+        "connection from rank " + std::to_string(hello.from_rank) +
+        " to rank " + std::to_string(hello.to_rank) + ", expected rank " +
+        std::to_string(predecessor) + " to rank " + std::to_string(spec.rank));
+  }
+  return Status::Ok();
+}
+
+Status ValidateSpec(const RingSpec& spec) {
+  if (spec.peers.empty()) {
+    return InvalidArgument("ring spec: peers is empty");
+  }
+  if (spec.rank < 0 || spec.rank >= static_cast<int>(spec.peers.size())) {
+    return InvalidArgument("ring spec: rank " + std::to_string(spec.rank) +
+                           " is not in [0, " +
+                           std::to_string(spec.peers.size()) + ")");
+  }
+  if (spec.piece_bytes < sizeof(float)) {
+    return InvalidArgument("ring spec: piece_bytes must be at least 4");
+  }
+  if (spec.deadline.count() <= 0) {
+    return InvalidArgument("ring spec: deadline must be positive");
+  }
+  return Status::Ok();
+}
+
+// Accepts one connection and judges its hello. Returns the connection when
+// it is this ring's predecessor; otherwise answers with the refusal (when
+// the hello parsed) and returns why.
+Result<Fd> AcceptOne(int listen_fd, const RingSpec& spec,
+                     RingClock::time_point deadline) {
+  int world = static_cast<int>(spec.peers.size());
+  int predecessor = (spec.rank - 1 + world) % world;
+  EDL_ASSIGN_OR_RETURN(
+      Fd fd, AcceptTcp(listen_fd, deadline, spec.socket_buffer_bytes));
+  std::string header(kRingHelloHeaderBytes, '\0');
+  RingHello hello;
+  EDL_RETURN_IF_ERROR(
+      ReadExact(fd.get(), header.data(), header.size(), deadline, "peer"));
+  EDL_ASSIGN_OR_RETURN(size_t secret_len, DecodeRingHelloHeader(header, hello));
+  hello.secret.resize(secret_len);
+  EDL_RETURN_IF_ERROR(
+      ReadExact(fd.get(), hello.secret.data(), secret_len, deadline, "peer"));
+  Status verdict = Judge(spec, hello, predecessor);
+  EDL_RETURN_IF_ERROR(
+      WriteAll(fd.get(), EncodeRingAnswer(verdict), deadline, "peer"));
+  if (!verdict.ok()) return verdict;
+  return fd;
+}
+
+// Reads the successor's answer to our hello.
+Status ReadAnswer(int fd, const RingSpec& spec, int successor,
+                  RingClock::time_point deadline) {
+  const std::string peer = Describe(spec, successor);
+  std::string header(kRingAnswerHeaderBytes, '\0');
+  EDL_RETURN_IF_ERROR(
+      ReadExact(fd, header.data(), header.size(), deadline, peer));
+  StatusCode code;
+  EDL_ASSIGN_OR_RETURN(size_t len, DecodeRingAnswerHeader(header, code));
+  std::string message(len, '\0');
+  EDL_RETURN_IF_ERROR(ReadExact(fd, message.data(), len, deadline, peer));
+  if (code == StatusCode::kOk) return Status::Ok();
+  return Status(code, peer + " refused ring version " +
+                          std::to_string(spec.version) + ": " + message);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RingListener>> RingListener::Listen(
+    const std::string& host, int port) {
+  EDL_ASSIGN_OR_RETURN(auto listening, ListenTcp(host, port));
+  int bound_port = listening.second;
+  return std::unique_ptr<RingListener>(
+      new RingListener(listening.first.Release(), host, bound_port));
+}
+
+RingListener::~RingListener() { ::close(fd_); }
+
+std::string RingListener::address() const {
+  std::string host =
+      host_.find(':') != std::string::npos ? "[" + host_ + "]" : host_;
+  return host + ":" + std::to_string(port_);
+}
+
+Ring::Ring(RingSpec spec, std::unique_ptr<Impl> impl)
+    : spec_(std::move(spec)), impl_(std::move(impl)) {}
+
+Ring::~Ring() = default;
+
+Result<std::unique_ptr<Ring>> Ring::Connect(RingListener& listener,
+                                            const RingSpec& spec) {
+  EDL_RETURN_IF_ERROR(ValidateSpec(spec));
+  auto impl = std::make_unique<Impl>();
+  impl->wake = Fd(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!impl->wake.valid()) {
+    return Internal(std::string("eventfd: ") + std::strerror(errno));
+  }
+  int world = static_cast<int>(spec.peers.size());
+  if (world > 1) {
+    std::lock_guard<std::mutex> lock(listener.connect_mu_);
+    auto deadline = RingClock::now() + spec.deadline;
+    int successor = (spec.rank + 1) % world;
+    int predecessor = (spec.rank - 1 + world) % world;
+    const std::string prefix = RingPrefix(spec);
+    std::string host;
+    int port = 0;
+    EDL_RETURN_IF_ERROR(ParseAddress(spec.peers[successor],
+                                     "ring peer " + std::to_string(successor),
+                                     &host, &port));
+
+    // 1. Connect and say hello (never waits for the peer to accept).
+    Result<Fd> out = ConnectTcp(host, port, deadline, spec.socket_buffer_bytes);
+    if (!out.ok()) {
+      return out.status().WithPrefix(prefix + ": successor " +
+                                     Describe(spec, successor));
+    }
+    RingHello hello{spec.version, static_cast<uint32_t>(spec.rank),
+                    static_cast<uint32_t>(successor),
+                    static_cast<uint32_t>(world), spec.secret};
+    EDL_RETURN_IF_ERROR(WriteAll(out->get(), EncodeRingHello(hello), deadline,
+                                 Describe(spec, successor))
+                            .WithPrefix(prefix));
+    // 2. Accept the predecessor (its step 1 needs nothing from us) while
+    //    watching for the successor's verdict on our hello, so a refusal
+    //    is reported at once.
+    Fd in;
+    bool answered = false;
+    std::string last_refusal;
+    while (!in.valid() || !answered) {
+      pollfd fds[2];
+      nfds_t count = 0;
+      if (!in.valid()) fds[count++] = {listener.fd_, POLLIN, 0};
+      if (!answered) fds[count++] = {out->get(), POLLIN, 0};
+      int ready = ::poll(fds, count, PollTimeoutMs(deadline));
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready <= 0) {
+        std::string missing =
+            (!in.valid() ? "predecessor " + Describe(spec, predecessor) +
+                               " did not connect"
+                         : "successor " + Describe(spec, successor) +
+                               " did not answer") +
+            " within " + std::to_string(spec.deadline.count()) + " ms";
+        if (!last_refusal.empty()) {
+          missing += " (refused a connection: " + last_refusal + ")";
+        }
+        return DeadlineExceeded(prefix + ": " + missing);
+      }
+      for (nfds_t i = 0; i < count; ++i) {
+        if (fds[i].revents == 0) continue;
+        if (fds[i].fd == listener.fd_) {
+          Result<Fd> accepted = AcceptOne(listener.fd_, spec, deadline);
+          if (accepted.ok()) {
+            in = std::move(accepted).value();
+          } else {
+            last_refusal = accepted.status().message();
+            EDL_LOG(WARNING)
+                << prefix << ": refused a ring connection: " << last_refusal;
+          }
+        } else {
+          EDL_RETURN_IF_ERROR(ReadAnswer(out->get(), spec, successor, deadline)
+                                  .WithPrefix(prefix));
+          answered = true;
+        }
+      }
+    }
+
+    impl->to_successor = std::move(out).value();
+    impl->from_predecessor = std::move(in);
+    impl->links.send_fd = impl->to_successor.get();
+    impl->links.recv_fd = impl->from_predecessor.get();
+    impl->links.successor = "successor " + Describe(spec, successor);
+    impl->links.predecessor = "predecessor " + Describe(spec, predecessor);
+  }
+  impl->links.wake_fd = impl->wake.get();
+  impl->links.aborted = &impl->aborted;
+  impl->links.deadline = spec.deadline;
+  impl->links.staging = &impl->staging;
+  return std::unique_ptr<Ring>(new Ring(spec, std::move(impl)));
+}
+
+}  // namespace edl::net

@@ -1,0 +1,59 @@
+// Ring::Impl (net/collective.h): the state one ring keeps between
+// collectives, shared by ring formation (net/collective_connect.cc) and the
+// collectives (net/collective.cc). Internal to net/.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "net/collective.h"
+#include "net/collective_pipeline.h"
+#include "net/collective_socket.h"
+
+namespace edl::net {
+
+struct Ring::Impl {
+  Fd to_successor;
+  Fd from_predecessor;
+  Fd wake;  // eventfd; Abort() writes it to wake a blocked poll
+  std::atomic<bool> aborted{false};
+  std::atomic<bool> running{false};
+  bool broken = false;  // only the collective's thread touches it
+  std::string broken_reason;
+  PipelineLinks links;
+  std::vector<char> staging;
+  std::vector<float> fusion;  // bucket buffer for fused allreduce
+  std::vector<SendPiece> sends;
+  std::vector<RecvPiece> recvs;
+
+  // OK when collectives may run; Aborted after Abort(), FailedPrecondition
+  // after a failure.
+  Status Usable(const std::string& prefix) const {
+    if (aborted.load()) return Aborted(prefix + ": ring aborted");
+    if (broken) {
+      return FailedPrecondition(prefix + ": ring is broken (" + broken_reason +
+                                "); form a new ring");
+    }
+    return Status::Ok();
+  }
+
+  // Marks the ring broken and shuts its connections down, so that the
+  // neighbours fail promptly instead of waiting for their deadline.
+  void Break(const Status& why) {
+    broken = true;
+    broken_reason = why.message();
+    if (to_successor.valid()) ::shutdown(to_successor.get(), SHUT_RDWR);
+    if (from_predecessor.valid()) ::shutdown(from_predecessor.get(), SHUT_RDWR);
+  }
+};
+
+// "ring v3 rank 1", the prefix of every error a ring returns.
+inline std::string RingPrefix(const RingSpec& spec) {
+  return "ring v" + std::to_string(spec.version) + " rank " +
+         std::to_string(spec.rank);
+}
+
+}  // namespace edl::net

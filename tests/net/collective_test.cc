@@ -1,0 +1,524 @@
+// Ring collectives (net/collective.h) over real loopback sockets, one thread
+// per rank: exact sums, fusion, broadcast, peer failure, abort, refusal of
+// foreign rings and re-forming a ring on the same listeners.
+#include "net/collective.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "net/collective_handshake.h"
+#include "tests/net/net_test_util.h"
+
+namespace edl::net {
+namespace {
+
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+// Runs fn(rank) on one thread per rank and returns their results in rank
+// order.
+template <typename T>
+std::vector<T> OnEveryRank(int n, const std::function<T(int)>& fn) {
+  std::vector<std::optional<T>> results(n);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] { results[r].emplace(fn(r)); });
+  }
+  for (auto& t : threads) t.join();
+  std::vector<T> out;
+  for (auto& r : results) out.push_back(std::move(*r));
+  return out;
+}
+
+struct Listeners {
+  explicit Listeners(int n) {
+    for (int r = 0; r < n; ++r) {
+      auto l = RingListener::Listen("127.0.0.1", 0);
+      EDL_CHECK(l.ok()) << l.status().message();
+      peers.push_back((*l)->address());
+      listeners.push_back(std::move(l).value());
+    }
+  }
+  RingSpec Spec(int rank, uint64_t version = 1,
+                milliseconds deadline = milliseconds(5000)) const {
+    RingSpec spec;
+    spec.rank = rank;
+    spec.peers = peers;
+    spec.version = version;
+    spec.secret = testing::kSecret;
+    spec.deadline = deadline;
+    return spec;
+  }
+  std::vector<std::unique_ptr<RingListener>> listeners;
+  std::vector<std::string> peers;
+};
+
+// Forms a ring of every listener from the specs; fails the test on error.
+std::vector<std::unique_ptr<Ring>> FormRing(
+    Listeners& listeners, const std::function<RingSpec(int)>& spec_of) {
+  int n = static_cast<int>(listeners.listeners.size());
+  auto rings = OnEveryRank<Result<std::unique_ptr<Ring>>>(n, [&](int r) {
+    return Ring::Connect(*listeners.listeners[r], spec_of(r));
+  });
+  std::vector<std::unique_ptr<Ring>> out;
+  for (auto& ring : rings) {
+    EXPECT_TRUE(ring.ok()) << ring.status().message();
+    out.push_back(ring.ok() ? std::move(ring).value() : nullptr);
+  }
+  return out;
+}
+
+// Rank r's element i; integers, so every sum is exact in float.
+float Value(int rank, size_t i) {
+  return static_cast<float>(i % 97) + 1000.0f * static_cast<float>(rank);
+}
+float Sum(int n, size_t i) {
+  return static_cast<float>(n) * static_cast<float>(i % 97) +
+         1000.0f * static_cast<float>(n * (n - 1) / 2);
+}
+
+void ExpectExactSums(int n, size_t piece_bytes) {
+  Listeners listeners(n);
+  auto rings = FormRing(listeners, [&](int r) {
+    RingSpec spec = listeners.Spec(r);
+    spec.piece_bytes = piece_bytes;
+    return spec;
+  });
+  ASSERT_EQ(rings.size(), static_cast<size_t>(n));
+  for (auto& ring : rings) ASSERT_NE(ring, nullptr);
+  for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t(n - 1),
+                       size_t{1000}, (size_t{1} << 20) + 3}) {
+    auto data = OnEveryRank<std::vector<float>>(n, [&](int r) {
+      std::vector<float> v(count);
+      for (size_t i = 0; i < count; ++i) v[i] = Value(r, i);
+      Status s = rings[r]->AllReduce(std::span<float>(v));
+      EXPECT_TRUE(s.ok()) << s.message();
+      return v;
+    });
+    for (int r = 0; r < n; ++r) {
+      size_t wrong = 0;
+      for (size_t i = 0; i < count; ++i) wrong += data[r][i] != Sum(n, i);
+      EXPECT_EQ(wrong, 0u) << "n=" << n << " rank " << r << " count " << count;
+    }
+  }
+}
+
+TEST(Ring, AllReduceSumsExactlyForOneToFiveRanks) {
+  for (int n = 1; n <= 5; ++n) ExpectExactSums(n, size_t{1} << 19);
+}
+
+TEST(Ring, AllReduceSumsExactlyWithTinyOddPieces) {
+  for (int n : {2, 3}) ExpectExactSums(n, 4100);  // pieces of 1025 floats
+}
+
+TEST(Ring, AllReduceAveragesAndEveryRankAgrees) {
+  const int n = 4;
+  Listeners listeners(n);
+  auto rings = FormRing(listeners, [&](int r) { return listeners.Spec(r); });
+  auto data = OnEveryRank<std::vector<float>>(n, [&](int r) {
+    std::vector<float> v(4099, static_cast<float>(r) * 0.1f + 1.0f);
+    EXPECT_TRUE(
+        rings[r]->AllReduce(std::span<float>(v), ReduceOp::kAverage).ok());
+    return v;
+  });
+  EXPECT_NEAR(data[0][0], 1.15f, 1e-6);
+  for (int r = 1; r < n; ++r) EXPECT_EQ(data[r], data[0]);  // bitwise
+}
+
+TEST(Ring, FusedAllReduceOfManyOddSizedTensorsSumsEachTensor) {
+  const int n = 3;
+  Listeners listeners(n);
+  auto rings = FormRing(listeners, [&](int r) { return listeners.Spec(r); });
+  std::vector<size_t> sizes;
+  for (size_t k = 0; k < 300; ++k) sizes.push_back((k * 37) % 101);
+  sizes.push_back(5000);  // bigger than a bucket: reduced on its own
+  sizes.push_back(1);
+  auto data = OnEveryRank<std::vector<std::vector<float>>>(n, [&](int r) {
+    std::vector<std::vector<float>> tensors;
+    std::vector<std::span<float>> spans;
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      tensors.emplace_back(sizes[k]);
+      for (size_t i = 0; i < sizes[k]; ++i) tensors[k][i] = Value(r, i + k);
+    }
+    for (auto& t : tensors) spans.emplace_back(t);
+    Status s = rings[r]->AllReduce(spans, /*bucket_bytes=*/4096);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return tensors;
+  });
+  for (int r = 0; r < n; ++r) {
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      for (size_t i = 0; i < sizes[k]; ++i) {
+        ASSERT_EQ(data[r][k][i], Sum(n, i + k)) << "tensor " << k;
+      }
+    }
+  }
+}
+
+TEST(Ring, BroadcastsFromEveryRoot) {
+  for (int n : {1, 2, 4}) {
+    Listeners listeners(n);
+    auto rings = FormRing(listeners, [&](int r) {
+      RingSpec spec = listeners.Spec(r);
+      spec.piece_bytes = 65536;
+      return spec;
+    });
+    for (int root = 0; root < n; ++root) {
+      const size_t bytes = (size_t{1} << 20) + 5;
+      auto data = OnEveryRank<std::vector<std::byte>>(n, [&](int r) {
+        std::vector<std::byte> v(bytes, std::byte{0});
+        if (r == root) {
+          for (size_t i = 0; i < bytes; ++i) v[i] = std::byte(i * 7 + root);
+        }
+        Status s = rings[r]->Broadcast(v, root);
+        EXPECT_TRUE(s.ok()) << s.message();
+        return v;
+      });
+      for (int r = 0; r < n; ++r) {
+        EXPECT_EQ(data[r], data[root])
+            << "n=" << n << " root " << root << " rank " << r;
+      }
+      EXPECT_EQ(data[root][bytes - 1], std::byte((bytes - 1) * 7 + root));
+    }
+  }
+}
+
+bool IsPeerFailure(const Status& s) {
+  return s.code() == StatusCode::kDeadlineExceeded ||
+         s.code() == StatusCode::kUnavailable;
+}
+
+TEST(Ring, RankThatClosesItsSocketsFailsTheOthers) {
+  const int n = 3;
+  const milliseconds deadline(3000);
+  Listeners listeners(n);
+  auto rings = FormRing(listeners,
+                        [&](int r) { return listeners.Spec(r, 1, deadline); });
+  auto start = Clock::now();
+  auto statuses = OnEveryRank<Status>(n, [&](int r) {
+    if (r == 2) {
+      rings[2].reset();  // closes both of its connections
+      return Status::Ok();
+    }
+    std::vector<float> v(size_t{1} << 22, 1.0f);
+    return rings[r]->AllReduce(std::span<float>(v));
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_TRUE(IsPeerFailure(statuses[r])) << statuses[r].message();
+    EXPECT_NE(statuses[r].message().find("rank "), std::string::npos);
+  }
+  EXPECT_LT(Clock::now() - start, 20 * deadline);  // returned at all
+  // The broken ring refuses further work instead of hanging.
+  std::vector<float> v(10);
+  EXPECT_EQ(rings[0]->AllReduce(std::span<float>(v)).code(),
+            StatusCode::kFailedPrecondition);
+}
+
+TEST(Ring, SilentRankMakesTheOthersMissTheirDeadline) {
+  const int n = 3;
+  const milliseconds deadline(1500);
+  Listeners listeners(n);
+  auto rings = FormRing(listeners,
+                        [&](int r) { return listeners.Spec(r, 1, deadline); });
+  auto start = Clock::now();
+  auto statuses = OnEveryRank<Status>(n, [&](int r) {
+    if (r == 2) return Status::Ok();  // alive but never joins the collective
+    std::vector<float> v(size_t{1} << 22, 1.0f);
+    return rings[r]->AllReduce(std::span<float>(v));
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_TRUE(IsPeerFailure(statuses[r])) << statuses[r].message();
+  }
+  // Rank 0 waits for its predecessor, the silent rank 2.
+  EXPECT_EQ(statuses[0].code(), StatusCode::kDeadlineExceeded)
+      << statuses[0].message();
+  EXPECT_NE(statuses[0].message().find("rank 2"), std::string::npos)
+      << statuses[0].message();
+  EXPECT_LT(Clock::now() - start, 20 * deadline);
+}
+
+TEST(Ring, AbortBeforeOrDuringACollectiveEndsIt) {
+  const int n = 2;
+  Listeners listeners(n);
+  auto rings = FormRing(listeners, [&](int r) {
+    return listeners.Spec(r, 1, milliseconds(60000));
+  });
+  Status status;
+  std::atomic<bool> done{false};
+  std::thread blocked([&] {
+    std::vector<float> v(size_t{1} << 22, 1.0f);  // rank 1 never joins
+    status = rings[0]->AllReduce(std::span<float>(v));
+    done = true;
+  });
+  rings[0]->Abort();
+  // Far below the 60 s transfer deadline: only Abort can end it this soon.
+  EXPECT_TRUE(
+      testing::WaitFor([&] { return done.load(); }, std::chrono::seconds(20)));
+  blocked.join();
+  EXPECT_EQ(status.code(), StatusCode::kAborted) << status.message();
+  std::vector<float> v(3);
+  EXPECT_FALSE(rings[0]->AllReduce(std::span<float>(v)).ok());
+}
+
+// Rank 1 of a two-rank ring played by hand: completes the handshake, then
+// only reads, so the test knows when rank 0 is inside a collective.
+class HandPlayedRank1 {
+ public:
+  HandPlayedRank1() {
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EDL_CHECK(::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr),
+                     sizeof(addr)) == 0);
+    EDL_CHECK(::listen(listen_fd_, 4) == 0);
+    socklen_t len = sizeof(addr);
+    ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~HandPlayedRank1() {
+    for (int fd : {listen_fd_, from_rank0_}) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+  // Accepts rank 0, answers its hello and says hello to rank 0's listener.
+  void Handshake(int rank0_port, uint64_t version) {
+    from_rank0_ = ::accept(listen_fd_, nullptr, nullptr);
+    timeval tv{20, 0};
+    ::setsockopt(from_rank0_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    std::string hello = EncodeRingHello({version, 0, 1, 2, testing::kSecret});
+    std::string got(hello.size(), '\0');
+    EDL_CHECK(::recv(from_rank0_, got.data(), got.size(), MSG_WAITALL) ==
+              static_cast<ssize_t>(got.size()));
+    std::string answer = EncodeRingAnswer(Status::Ok());
+    EDL_CHECK(::send(from_rank0_, answer.data(), answer.size(), 0) ==
+              static_cast<ssize_t>(answer.size()));
+    to_rank0_ = std::make_unique<testing::RawConnection>(rank0_port);
+    EDL_CHECK(
+        to_rank0_->Send(EncodeRingHello({version, 1, 0, 2, testing::kSecret})));
+  }
+  // Blocks until rank 0 has sent at least one byte of collective data.
+  bool ReceivedData() {
+    char byte;
+    return ::recv(from_rank0_, &byte, 1, 0) == 1;
+  }
+
+ private:
+  int listen_fd_ = -1;
+  int port_ = 0;
+  int from_rank0_ = -1;
+  std::unique_ptr<testing::RawConnection> to_rank0_;
+};
+
+TEST(Ring, AbortUnblocksACollectiveThatIsWaitingForAPeer) {
+  auto listener = RingListener::Listen("127.0.0.1", 0);
+  ASSERT_TRUE(listener.ok());
+  HandPlayedRank1 rank1;
+  RingSpec spec;
+  spec.rank = 0;
+  spec.peers = {(*listener)->address(), rank1.address()};
+  spec.version = 5;
+  spec.secret = testing::kSecret;
+  spec.deadline = milliseconds(60000);
+  std::thread peer([&] { rank1.Handshake((*listener)->port(), 5); });
+  auto ring = Ring::Connect(**listener, spec);
+  peer.join();
+  ASSERT_TRUE(ring.ok()) << ring.status().message();
+
+  Status status;
+  std::atomic<bool> done{false};
+  std::thread collective([&] {
+    std::vector<float> v(size_t{1} << 22, 1.0f);
+    status = (*ring)->AllReduce(std::span<float>(v));
+    done = true;
+  });
+  ASSERT_TRUE(rank1.ReceivedData());  // rank 0 is inside the allreduce
+  EXPECT_FALSE(done.load());          // and waits for rank 1's data
+  (*ring)->Abort();
+  // Far below the 60 s transfer deadline: only Abort can end it this soon.
+  EXPECT_TRUE(
+      testing::WaitFor([&] { return done.load(); }, std::chrono::seconds(20)));
+  collective.join();
+  EXPECT_EQ(status.code(), StatusCode::kAborted) << status.message();
+}
+
+TEST(Ring, RefusesAPeerWithTheWrongSecret) {
+  Listeners listeners(2);
+  auto results = OnEveryRank<Result<std::unique_ptr<Ring>>>(2, [&](int r) {
+    RingSpec spec = listeners.Spec(r, 1, milliseconds(3000));
+    if (r == 1) spec.secret = "not-the-job-secret";
+    return Ring::Connect(*listeners.listeners[r], spec);
+  });
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_FALSE(results[r].ok());
+    EXPECT_EQ(results[r].status().code(), StatusCode::kUnauthenticated)
+        << results[r].status().message();
+    EXPECT_NE(results[r].status().message().find("secret"), std::string::npos);
+  }
+}
+
+TEST(Ring, RefusesAPeerOfAnotherVersion) {
+  Listeners listeners(2);
+  auto results = OnEveryRank<Result<std::unique_ptr<Ring>>>(2, [&](int r) {
+    return Ring::Connect(*listeners.listeners[r],
+                         listeners.Spec(r, r == 0 ? 7 : 8, milliseconds(3000)));
+  });
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_FALSE(results[r].ok());
+    EXPECT_EQ(results[r].status().code(), StatusCode::kFailedPrecondition)
+        << results[r].status().message();
+    EXPECT_NE(results[r].status().message().find("version"), std::string::npos);
+  }
+}
+
+TEST(Ring, ConnectFailsWithinTheDeadlineWhenAPeerNeverComes) {
+  Listeners listeners(2);
+  auto ring = Ring::Connect(*listeners.listeners[0],
+                            listeners.Spec(0, 1, milliseconds(300)));
+  ASSERT_FALSE(ring.ok());
+  EXPECT_EQ(ring.status().code(), StatusCode::kDeadlineExceeded)
+      << ring.status().message();
+  EXPECT_NE(ring.status().message().find("rank 1"), std::string::npos);
+}
+
+TEST(Ring, IgnoresGarbageConnectionsWhileForming) {
+  Listeners listeners(2);
+  testing::RawConnection garbage(listeners.listeners[1]->port());
+  ASSERT_TRUE(garbage.connected());
+  ASSERT_TRUE(garbage.Send("GET / HTTP/1.1\r\nHost: x\r\n\r\n0123456789"));
+  auto rings = FormRing(listeners, [&](int r) { return listeners.Spec(r); });
+  std::vector<std::vector<float>> data =
+      OnEveryRank<std::vector<float>>(2, [&](int r) {
+        std::vector<float> v(5, static_cast<float>(r + 1));
+        EXPECT_TRUE(rings[r]->AllReduce(std::span<float>(v)).ok());
+        return v;
+      });
+  EXPECT_EQ(data[1], std::vector<float>(5, 3.0f));
+}
+
+TEST(Ring, RejectsAnInvalidSpec) {
+  Listeners listeners(1);
+  RingSpec spec = listeners.Spec(0);
+  spec.rank = 3;
+  EXPECT_EQ(Ring::Connect(*listeners.listeners[0], spec).status().code(),
+            StatusCode::kInvalidArgument);
+  spec = listeners.Spec(0);
+  spec.peers.clear();
+  EXPECT_EQ(Ring::Connect(*listeners.listeners[0], spec).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(Ring, SurvivorsReformWithAHigherVersionOnTheSameListeners) {
+  const int n = 3;
+  Listeners listeners(n);
+  auto rings = FormRing(listeners, [&](int r) {
+    return listeners.Spec(r, 1, milliseconds(3000));
+  });
+  // Rank 2 dies: its ring and listener go away mid-training.
+  auto failed = OnEveryRank<Status>(n, [&](int r) {
+    if (r == 2) {
+      rings[2].reset();
+      listeners.listeners[2].reset();
+      return Status::Ok();
+    }
+    std::vector<float> v(100000, 1.0f);
+    return rings[r]->AllReduce(std::span<float>(v));
+  });
+  EXPECT_FALSE(failed[0].ok());
+  EXPECT_FALSE(failed[1].ok());
+
+  std::vector<std::string> survivors = {listeners.peers[0], listeners.peers[1]};
+  auto reformed = OnEveryRank<Result<std::unique_ptr<Ring>>>(2, [&](int r) {
+    RingSpec spec = listeners.Spec(r, 2);
+    spec.peers = survivors;
+    return Ring::Connect(*listeners.listeners[r], spec);
+  });
+  for (auto& ring : reformed) ASSERT_TRUE(ring.ok()) << ring.status().message();
+  auto data = OnEveryRank<std::vector<float>>(2, [&](int r) {
+    std::vector<float> v(1000003);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = Value(r, i);
+    Status s = (*reformed[r])->AllReduce(std::span<float>(v));
+    EXPECT_TRUE(s.ok()) << s.message();
+    return v;
+  });
+  for (int r = 0; r < 2; ++r) {
+    for (size_t i = 0; i < data[r].size(); ++i) {
+      ASSERT_EQ(data[r][i], Sum(2, i));
+    }
+  }
+}
+
+// The handshake parser.
+
+TEST(RingHandshake, RoundTripsAHello) {
+  RingHello hello{42, 3, 4, 5, "secret"};
+  auto decoded = DecodeRingHello(EncodeRingHello(hello));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->ring_version, 42u);
+  EXPECT_EQ(decoded->from_rank, 3u);
+  EXPECT_EQ(decoded->to_rank, 4u);
+  EXPECT_EQ(decoded->world_size, 5u);
+  EXPECT_EQ(decoded->secret, "secret");
+}
+
+TEST(RingHandshake, RejectsMalformedHellos) {
+  std::string good = EncodeRingHello({1, 0, 1, 2, "abc"});
+  EXPECT_FALSE(DecodeRingHello("").ok());
+  EXPECT_FALSE(DecodeRingHello(good.substr(0, 31)).ok());  // truncated
+  EXPECT_FALSE(DecodeRingHello(good.substr(0, good.size() - 1)).ok());
+  EXPECT_FALSE(DecodeRingHello(good + "x").ok());  // trailing
+  std::string bad_magic = good;
+  bad_magic[0] = 'X';
+  EXPECT_FALSE(DecodeRingHello(bad_magic).ok());
+  std::string bad_wire = good;
+  bad_wire[4] = 9;
+  EXPECT_FALSE(DecodeRingHello(bad_wire).ok());
+  std::string huge_secret = good.substr(0, 32);
+  huge_secret[28] = huge_secret[29] = huge_secret[30] = huge_secret[31] =
+      '\xff';
+  auto decoded = DecodeRingHello(huge_secret);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(decoded.status().message().find("secret"), std::string::npos);
+}
+
+TEST(RingHandshake, RoundTripsAnswersAndRejectsMalformedOnes) {
+  auto ok = DecodeRingAnswer(EncodeRingAnswer(Status::Ok()));
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->code, StatusCode::kOk);
+  auto refused = DecodeRingAnswer(EncodeRingAnswer(Unauthenticated("no")));
+  ASSERT_TRUE(refused.ok());
+  EXPECT_EQ(refused->ToStatus().code(), StatusCode::kUnauthenticated);
+  EXPECT_EQ(refused->message, "no");
+
+  std::string good = EncodeRingAnswer(Unauthenticated("no"));
+  EXPECT_FALSE(DecodeRingAnswer(good.substr(0, 11)).ok());
+  EXPECT_FALSE(DecodeRingAnswer(good + "!").ok());
+  std::string bad_code = good;
+  bad_code[4] = 99;
+  EXPECT_FALSE(DecodeRingAnswer(bad_code).ok());
+  std::string bad_magic = good;
+  bad_magic[3] = 'Z';
+  EXPECT_FALSE(DecodeRingAnswer(bad_magic).ok());
+  std::string huge = good.substr(0, 12);
+  huge[10] = '\x7f';
+  EXPECT_FALSE(DecodeRingAnswer(huge).ok());
+}
+
+}  // namespace
+}  // namespace edl::net
