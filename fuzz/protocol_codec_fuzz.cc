@@ -56,5 +56,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check<PullRowsResponse>(bytes);
   Check<PushGradientsRequest>(bytes);
   Check<PushGradientsResponse>(bytes);
+  Check<JoinRingRequest>(bytes);
+  Check<RingViewRequest>(bytes);
+  Check<RingView>(bytes);
+  Check<RingSyncedRequest>(bytes);
+  Check<RingSyncedResponse>(bytes);
   return 0;
 }

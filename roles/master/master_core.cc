@@ -111,6 +111,7 @@ void MasterCore::AfterChangeLocked() {
 }
 
 void MasterCore::ReclaimLocked(const WorkerInfo& w, const std::string& why) {
+  LeaveRingLocked(w.name, w.id, why);
   const int n = dispatcher_.Reclaim(
       w.id, w.stopping ? ReclaimReason::kHandedBack : ReclaimReason::kLost);
   if (state_ == JobState::kRunning && (n > 0 || !w.stopping)) {
@@ -250,13 +251,91 @@ std::vector<std::string> MasterCore::SetTargetWorkers(int n) {
   for (const std::string& name : asked) {
     EDL_LOG(INFO) << "scaling to " << n << " workers: asking " << name
                   << " to leave";
+    if (auto it = ring_ids_.find(name); it != ring_ids_.end()) {
+      LeaveRingLocked(name, it->second, "was asked to leave");
+    }
   }
   return asked;
 }
 
 bool MasterCore::RequestStop(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
-  return membership_.RequestStop(name);
+  if (!membership_.RequestStop(name)) return false;
+  if (auto it = ring_ids_.find(name); it != ring_ids_.end()) {
+    LeaveRingLocked(name, it->second, "was asked to leave");
+  }
+  return true;
+}
+
+// ---- The allreduce ring ----------------------------------------------------
+
+void MasterCore::LeaveRingLocked(const std::string& name, int64_t id,
+                                 const std::string& why) {
+  auto it = ring_ids_.find(name);
+  if (it == ring_ids_.end() || it->second != id) return;
+  ring_ids_.erase(it);
+  const uint64_t version = ring_.Leave(name);
+  EDL_LOG(INFO) << "ring: " << name << " (id " << id << ") left (" << why
+                << "); version " << version << ", "
+                << ring_ids_.size() << " member(s)";
+}
+
+protocol::RingView MasterCore::RingViewLocked() const {
+  const RingView view = ring_.View();
+  protocol::RingView out;
+  out.version = view.version;
+  out.source_rank = view.source_rank;
+  out.members.reserve(view.members.size());
+  for (const RingMember& m : view.members) {
+    auto it = ring_ids_.find(m.worker);
+    EDL_CHECK(it != ring_ids_.end()) << "ring member " << m.worker
+                                     << " without an incarnation";
+    out.members.push_back(
+        {.worker_id = it->second, .name = m.worker, .address = m.address});
+  }
+  return out;
+}
+
+Result<protocol::RingView> MasterCore::JoinRing(
+    const protocol::JoinRingRequest& r) {
+  if (r.address.empty()) {
+    return InvalidArgument("JoinRing: worker id " + std::to_string(r.worker_id) +
+                           ": address is empty (want \"host:port\")");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
+  if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
+  if (standing != Standing::kAlive) {
+    return FailedPrecondition(
+        "JoinRing: worker id " + std::to_string(r.worker_id) +
+        (standing == Standing::kGone ? " was declared dead or exited"
+                                     : " was asked to leave") +
+        "; it may not join the ring");
+  }
+  const std::string& name = membership_.alive().at(r.worker_id).name;
+  ring_ids_[name] = r.worker_id;
+  const uint64_t version = ring_.Join(name, r.address);
+  EDL_LOG(INFO) << "ring: " << name << " (id " << r.worker_id << ") joined at "
+                << r.address << "; version " << version << ", "
+                << ring_ids_.size() << " member(s)";
+  return RingViewLocked();
+}
+
+Result<protocol::RingView> MasterCore::GetRingView(
+    const protocol::RingViewRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
+  if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
+  return RingViewLocked();
+}
+
+Result<protocol::RingSyncedResponse> MasterCore::RingSynced(
+    const protocol::RingSyncedRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
+  if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
+  ring_.MarkSynced(r.version);
+  return protocol::RingSyncedResponse{};
 }
 
 void MasterCore::Fail(const std::string& reason) {

@@ -13,6 +13,12 @@
 // counted as a failure for a worker asked to leave) and exit. Calls with a
 // worker id never issued fail with FailedPrecondition.
 //
+// The allreduce ring (issue 5): a live worker JoinRings with its ring
+// listener's address, polls GetRingView at step boundaries and, after taking
+// the source's state, reports RingSynced. A worker the membership loses
+// (declared dead, exited, replaced by a new process, asked to leave) leaves
+// the ring at once, which bumps the ring's version.
+//
 // Thread-safe: one mutex guards all state. GetTask, ReportTask and
 // Heartbeat cost O(log n) in the tasks in flight and the workers (no scan
 // over tasks); Tick and the status reports are O(workers + tasks shown).
@@ -21,6 +27,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -33,6 +40,7 @@
 #include "roles/master/master_options.h"
 #include "roles/master/membership.h"
 #include "roles/master/prediction_collector.h"
+#include "roles/master/rendezvous.h"
 #include "roles/master/task_dispatcher.h"
 #include "roles/protocol/services.h"
 
@@ -55,6 +63,17 @@ class MasterCore final : public protocol::MasterService {
   Result<protocol::Task> GetTask(const protocol::GetTaskRequest& r) override;
   Result<protocol::ReportTaskResponse> ReportTask(
       const protocol::ReportTaskRequest& r) override;
+  // FailedPrecondition for a worker id never issued, declared dead, or
+  // asked to leave.
+  Result<protocol::RingView> JoinRing(
+      const protocol::JoinRingRequest& r) override;
+  // The full current view (whatever known_version says); FailedPrecondition
+  // for a worker id never issued.
+  Result<protocol::RingView> GetRingView(
+      const protocol::RingViewRequest& r) override;
+  // Rendezvous::MarkSynced; FailedPrecondition for a worker id never issued.
+  Result<protocol::RingSyncedResponse> RingSynced(
+      const protocol::RingSyncedRequest& r) override;
 
   // Declares silent workers dead and reclaims their tasks; expires leases.
   void Tick();
@@ -87,7 +106,9 @@ class MasterCore final : public protocol::MasterService {
   //  "workers_target":..., "workers_registered":..., "workers_lost":...,
   //  "tasks":{"training":{"todo","doing","done"},"evaluation":{...},
   //  "prediction":{...}}, "evaluations":[{"model_version","epoch","final",
-  //  "samples","loss","metrics":{name:value}}], "ledger":[DataLedger JSON]}
+  //  "samples","loss","metrics":{name:value}}], "ledger":[DataLedger JSON],
+  //  "ring":{"version","size","source_rank","members":[{"id","name",
+  //  "address"}]}}; "ring" only once a worker has joined it.
   std::string StatusJson() const;
   // Prometheus text exposition format 0.0.4: edl_tasks{state,type},
   // edl_model_version, edl_epoch, edl_workers_alive, edl_workers_lost_total,
@@ -105,6 +126,10 @@ class MasterCore final : public protocol::MasterService {
   void ReclaimLocked(const WorkerInfo& worker, const std::string& why);
   void AfterChangeLocked();
   void HandleEvaluationLocked(const protocol::ReportTaskRequest& r);
+  // Removes the incarnation `id` of `name` from the ring if it is a member.
+  void LeaveRingLocked(const std::string& name, int64_t id,
+                       const std::string& why);
+  protocol::RingView RingViewLocked() const;
 
   const MasterOptions options_;
   const Clock& clock_;
@@ -120,6 +145,9 @@ class MasterCore final : public protocol::MasterService {
   JobState state_ = JobState::kRunning;
   std::string failure_;
   int64_t model_version_ = 0;
+  Rendezvous ring_;
+  // The incarnation of each ring member, by name.
+  std::map<std::string, int64_t> ring_ids_;
 };
 
 }  // namespace edl::roles::master

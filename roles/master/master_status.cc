@@ -110,6 +110,18 @@ std::string MasterCore::StatusJson() const {
   j["evaluations"] = evaluations;
   j["ledger"] = nlohmann::json::parse(ledger_.ToJson());
   j["records_trained_total"] = ledger_.records_trained_total();
+  if (ring_.version() > 0) {
+    const protocol::RingView view = RingViewLocked();
+    nlohmann::json members = nlohmann::json::array();
+    for (const protocol::RingMember& m : view.members) {
+      members.push_back(
+          {{"id", m.worker_id}, {"name", m.name}, {"address", m.address}});
+    }
+    j["ring"] = {{"version", view.version},
+                 {"size", view.members.size()},
+                 {"source_rank", view.source_rank},
+                 {"members", members}};
+  }
   return j.dump();
 }
 

@@ -10,6 +10,7 @@ namespace {
 constexpr size_t kMinNamedTensorBytes = 2;     // name length + tensor marker
 constexpr size_t kMinMetricStateBytes = 2;     // name length + state count
 constexpr size_t kMinSparseGradientBytes = 3;  // table length + 2 markers
+constexpr size_t kMinRingMemberBytes = 10;     // worker_id + 2 string lengths
 
 template <typename T>
 struct Traits;
@@ -33,6 +34,11 @@ EDL_PROTOCOL_MESSAGE(PullRowsRequest)
 EDL_PROTOCOL_MESSAGE(PullRowsResponse)
 EDL_PROTOCOL_MESSAGE(PushGradientsRequest)
 EDL_PROTOCOL_MESSAGE(PushGradientsResponse)
+EDL_PROTOCOL_MESSAGE(JoinRingRequest)
+EDL_PROTOCOL_MESSAGE(RingViewRequest)
+EDL_PROTOCOL_MESSAGE(RingView)
+EDL_PROTOCOL_MESSAGE(RingSyncedRequest)
+EDL_PROTOCOL_MESSAGE(RingSyncedResponse)
 #undef EDL_PROTOCOL_MESSAGE
 
 // ---- Field layouts: Put (any writer) and Get mirror each other -----------
@@ -79,6 +85,18 @@ void Get(Reader& r, SparseGradient* m) {
   m->table = r.String("table");
   m->ids = r.Tensor("ids");
   m->values = r.Tensor("values");
+}
+
+template <typename W>
+void Put(W& w, const RingMember& m) {
+  w.I64(m.worker_id);
+  w.String(m.name);
+  w.String(m.address);
+}
+void Get(Reader& r, RingMember* m) {
+  m->worker_id = r.I64("worker_id");
+  m->name = r.String("name");
+  m->address = r.String("address");
 }
 
 template <typename W, typename T>
@@ -240,6 +258,52 @@ void Get(Reader& r, PushGradientsResponse* m) {
   m->version = r.I64("version");
 }
 
+template <typename W>
+void Put(W& w, const JoinRingRequest& m) {
+  w.I64(m.worker_id);
+  w.String(m.address);
+}
+void Get(Reader& r, JoinRingRequest* m) {
+  m->worker_id = r.I64("worker_id");
+  m->address = r.String("address");
+}
+
+template <typename W>
+void Put(W& w, const RingViewRequest& m) {
+  w.I64(m.worker_id);
+  w.U64(m.known_version);
+}
+void Get(Reader& r, RingViewRequest* m) {
+  m->worker_id = r.I64("worker_id");
+  m->known_version = r.U64("known_version");
+}
+
+template <typename W>
+void Put(W& w, const RingView& m) {
+  w.U64(m.version);
+  PutVector(w, m.members);
+  w.I32(m.source_rank);
+}
+void Get(Reader& r, RingView* m) {
+  m->version = r.U64("version");
+  GetVector(r, "members", kMinRingMemberBytes, &m->members);
+  m->source_rank = r.I32("source_rank");
+}
+
+template <typename W>
+void Put(W& w, const RingSyncedRequest& m) {
+  w.I64(m.worker_id);
+  w.U64(m.version);
+}
+void Get(Reader& r, RingSyncedRequest* m) {
+  m->worker_id = r.I64("worker_id");
+  m->version = r.U64("version");
+}
+
+template <typename W>
+void Put(W&, const RingSyncedResponse&) {}
+void Get(Reader&, RingSyncedResponse*) {}
+
 // ---- Framing ---------------------------------------------------------------
 
 // Sizes the message first so the output is allocated once and every tensor
@@ -278,6 +342,11 @@ const char* MessageName(uint8_t tag) {
       Traits<PullRowsResponse>::kName,
       Traits<PushGradientsRequest>::kName,
       Traits<PushGradientsResponse>::kName,
+      Traits<JoinRingRequest>::kName,
+      Traits<RingViewRequest>::kName,
+      Traits<RingView>::kName,
+      Traits<RingSyncedRequest>::kName,
+      Traits<RingSyncedResponse>::kName,
   };
   static_assert(std::size(kNames) == kMaxMessageTag + 1);
   return tag <= kMaxMessageTag ? kNames[tag] : kNames[0];
@@ -326,6 +395,11 @@ EDL_PROTOCOL_CODEC(PullRowsRequest)
 EDL_PROTOCOL_CODEC(PullRowsResponse)
 EDL_PROTOCOL_CODEC(PushGradientsRequest)
 EDL_PROTOCOL_CODEC(PushGradientsResponse)
+EDL_PROTOCOL_CODEC(JoinRingRequest)
+EDL_PROTOCOL_CODEC(RingViewRequest)
+EDL_PROTOCOL_CODEC(RingView)
+EDL_PROTOCOL_CODEC(RingSyncedRequest)
+EDL_PROTOCOL_CODEC(RingSyncedResponse)
 #undef EDL_PROTOCOL_CODEC
 
 }  // namespace edl::roles::protocol

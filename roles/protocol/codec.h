@@ -39,8 +39,13 @@ enum class MessageTag : uint8_t {
   kPullRowsResponse = 12,
   kPushGradientsRequest = 13,
   kPushGradientsResponse = 14,
+  kJoinRingRequest = 15,
+  kRingViewRequest = 16,
+  kRingView = 17,
+  kRingSyncedRequest = 18,
+  kRingSyncedResponse = 19,
 };
-inline constexpr uint8_t kMaxMessageTag = 14;
+inline constexpr uint8_t kMaxMessageTag = 19;
 
 // "PullRowsRequest"; "unknown" for a tag that names no message.
 const char* MessageName(uint8_t tag);
@@ -61,6 +66,11 @@ std::string Encode(const PullRowsRequest& m);
 std::string Encode(const PullRowsResponse& m);
 std::string Encode(const PushGradientsRequest& m);
 std::string Encode(const PushGradientsResponse& m);
+std::string Encode(const JoinRingRequest& m);
+std::string Encode(const RingViewRequest& m);
+std::string Encode(const RingView& m);
+std::string Encode(const RingSyncedRequest& m);
+std::string Encode(const RingSyncedResponse& m);
 
 // Decode<PullRowsRequest>(bytes). Defined (codec.cc) for exactly the
 // messages Encode takes. Decoded tensors own their storage (copied out of

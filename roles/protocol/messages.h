@@ -76,6 +76,41 @@ struct ReportTaskRequest {
 };
 struct ReportTaskResponse {};
 
+// ---- Master: the allreduce ring (issue 5) -------------------------------
+
+// A worker registers the address of its ring listener (net/collective.h).
+struct JoinRingRequest {
+  int64_t worker_id = 0;
+  std::string address;  // "host:port"
+};
+
+// Asked at step boundaries; the full view is returned either way.
+struct RingViewRequest {
+  int64_t worker_id = 0;
+  uint64_t known_version = 0;  // the version the worker's ring was formed at
+};
+
+struct RingMember {
+  int64_t worker_id = 0;  // the incarnation that joined
+  std::string name;       // "worker-3"
+  std::string address;    // its ring listener, "host:port"
+};
+
+// The answer to JoinRing and GetRingView.
+struct RingView {
+  uint64_t version = 0;  // 0: nobody has joined yet
+  std::vector<RingMember> members;  // ring order; rank = index
+  // The rank whose state everyone takes before the next step; -1: none.
+  int32_t source_rank = -1;
+};
+
+// Every member of the ring of `version` has taken the source's state.
+struct RingSyncedRequest {
+  int64_t worker_id = 0;
+  uint64_t version = 0;
+};
+struct RingSyncedResponse {};
+
 // ---- Parameter server -------------------------------------------------
 
 // Dense parameters of this PS's partition, unless the caller already has

@@ -13,6 +13,9 @@ constexpr const char* kRegisterWorker = "/edl.Master/RegisterWorker";
 constexpr const char* kHeartbeat = "/edl.Master/Heartbeat";
 constexpr const char* kGetTask = "/edl.Master/GetTask";
 constexpr const char* kReportTask = "/edl.Master/ReportTask";
+constexpr const char* kJoinRing = "/edl.Master/JoinRing";
+constexpr const char* kGetRingView = "/edl.Master/GetRingView";
+constexpr const char* kRingSynced = "/edl.Master/RingSynced";
 constexpr const char* kPullDense = "/edl.Ps/PullDense";
 constexpr const char* kPullRows = "/edl.Ps/PullRows";
 constexpr const char* kPushGradients = "/edl.Ps/PushGradients";
@@ -85,6 +88,18 @@ Result<ReportTaskResponse> RemoteMaster::ReportTask(const ReportTaskRequest& r) 
   return CallRemote<ReportTaskResponse>(*channel_, kReportTask, r, deadline_);
 }
 
+Result<RingView> RemoteMaster::JoinRing(const JoinRingRequest& r) {
+  return CallRemote<RingView>(*channel_, kJoinRing, r, deadline_);
+}
+
+Result<RingView> RemoteMaster::GetRingView(const RingViewRequest& r) {
+  return CallRemote<RingView>(*channel_, kGetRingView, r, deadline_);
+}
+
+Result<RingSyncedResponse> RemoteMaster::RingSynced(const RingSyncedRequest& r) {
+  return CallRemote<RingSyncedResponse>(*channel_, kRingSynced, r, deadline_);
+}
+
 // ---- RemotePs --------------------------------------------------------------
 
 RemotePs::RemotePs(RemoteOptions options)
@@ -118,6 +133,13 @@ void ServeMaster(MasterService& service, net::RpcServer& server) {
                                  [s](const GetTaskRequest& r) { return s->GetTask(r); }));
   server.HandleRpc(kReportTask, Handler<ReportTaskRequest, ReportTaskResponse>(
                                     [s](const ReportTaskRequest& r) { return s->ReportTask(r); }));
+  server.HandleRpc(kJoinRing, Handler<JoinRingRequest, RingView>(
+                                  [s](const JoinRingRequest& r) { return s->JoinRing(r); }));
+  server.HandleRpc(kGetRingView, Handler<RingViewRequest, RingView>([s](const RingViewRequest& r) {
+                     return s->GetRingView(r);
+                   }));
+  server.HandleRpc(kRingSynced, Handler<RingSyncedRequest, RingSyncedResponse>(
+                                    [s](const RingSyncedRequest& r) { return s->RingSynced(r); }));
 }
 
 void ServePs(PsService& service, net::RpcServer& server) {

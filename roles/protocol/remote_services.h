@@ -3,7 +3,8 @@
 // over a net::RpcChannel and decode the answer; ServeMaster and ServePs
 // register the matching handlers on a net::RpcServer.
 //
-// Paths: /edl.Master/{RegisterWorker,Heartbeat,GetTask,ReportTask} and
+// Paths: /edl.Master/{RegisterWorker,Heartbeat,GetTask,ReportTask,JoinRing,
+// GetRingView,RingSynced} and
 // /edl.Ps/{PullDense,PullRows,PushGradients}.
 //
 // Errors: a client call returns the channel's Status (Unavailable,
@@ -42,6 +43,9 @@ class RemoteMaster : public MasterService {
   Result<HeartbeatResponse> Heartbeat(const HeartbeatRequest& r) override;
   Result<Task> GetTask(const GetTaskRequest& r) override;
   Result<ReportTaskResponse> ReportTask(const ReportTaskRequest& r) override;
+  Result<RingView> JoinRing(const JoinRingRequest& r) override;
+  Result<RingView> GetRingView(const RingViewRequest& r) override;
+  Result<RingSyncedResponse> RingSynced(const RingSyncedRequest& r) override;
 
  private:
   net::Millis deadline_;
@@ -62,7 +66,7 @@ class RemotePs : public PsService {
   std::unique_ptr<net::RpcChannel> channel_;
 };
 
-// Registers the four /edl.Master/* handlers. `service` must outlive `server`'s
+// Registers the seven /edl.Master/* handlers. `service` must outlive `server`'s
 // serving (Stop() it first). Call before server.Start().
 void ServeMaster(MasterService& service, net::RpcServer& server);
 // Registers the three /edl.Ps/* handlers; as ServeMaster.

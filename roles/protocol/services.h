@@ -16,6 +16,20 @@ class MasterService {
   virtual Result<HeartbeatResponse> Heartbeat(const HeartbeatRequest& r) = 0;
   virtual Result<Task> GetTask(const GetTaskRequest& r) = 0;
   virtual Result<ReportTaskResponse> ReportTask(const ReportTaskRequest& r) = 0;
+
+  // The allreduce ring (issue 5). A master that keeps no ring answers
+  // Unimplemented.
+  // Adds the worker to the ring (or moves it to the end with its new
+  // address); returns the view after the join.
+  virtual Result<RingView> JoinRing(const JoinRingRequest&) {
+    return Unimplemented("this master keeps no allreduce ring (JoinRing)");
+  }
+  virtual Result<RingView> GetRingView(const RingViewRequest&) {
+    return Unimplemented("this master keeps no allreduce ring (GetRingView)");
+  }
+  virtual Result<RingSyncedResponse> RingSynced(const RingSyncedRequest&) {
+    return Unimplemented("this master keeps no allreduce ring (RingSynced)");
+  }
 };
 
 class PsService {

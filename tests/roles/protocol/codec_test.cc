@@ -34,6 +34,11 @@ EDL_SAMPLE(PullRowsRequest)
 EDL_SAMPLE(PullRowsResponse)
 EDL_SAMPLE(PushGradientsRequest)
 EDL_SAMPLE(PushGradientsResponse)
+EDL_SAMPLE(JoinRingRequest)
+EDL_SAMPLE(RingViewRequest)
+EDL_SAMPLE(RingView)
+EDL_SAMPLE(RingSyncedRequest)
+EDL_SAMPLE(RingSyncedResponse)
 #undef EDL_SAMPLE
 
 template <typename T>
@@ -42,7 +47,8 @@ using AllMessages =
     ::testing::Types<Task, RegisterWorkerRequest, RegisterWorkerResponse, HeartbeatRequest,
                      HeartbeatResponse, GetTaskRequest, ReportTaskRequest, ReportTaskResponse,
                      PullDenseRequest, PullDenseResponse, PullRowsRequest, PullRowsResponse,
-                     PushGradientsRequest, PushGradientsResponse>;
+                     PushGradientsRequest, PushGradientsResponse, JoinRingRequest,
+                     RingViewRequest, RingView, RingSyncedRequest, RingSyncedResponse>;
 TYPED_TEST_SUITE(EveryMessage, AllMessages);
 
 // The status message starts with the message's name.
@@ -341,6 +347,61 @@ TEST(Codec, EncodesATensorViewAsOnlyItsOwnElements) {
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
   EXPECT_EQ(decoded->values.shape(), (tensor::Shape{2, 2}));
   EXPECT_EQ(decoded->values.ToVector(), (std::vector<float>{3, 4, 5, 6}));
+}
+
+TEST(Codec, NamesTheRingMemberFieldThatIsTruncated) {
+  std::string bytes = Raw(MessageTag::kRingView, [](Writer& w) {
+    w.U64(3);
+    w.Varint(2);  // members
+    w.I64(1);
+    w.String("worker-0");
+    w.String("10.0.0.1:7");
+    w.I64(2);
+    w.String("worker-1");
+    w.Varint(40);  // address: 40 bytes claimed, 3 present
+    w.Bytes("10.", 3);
+  });
+  Result<RingView> decoded = Decode<RingView>(bytes);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().message(),
+            "RingView.members[1].address: truncated: string needs 40 bytes, 3 left");
+}
+
+TEST(Codec, RefusesARingViewClaimingMoreMembersThanItsBytesHold) {
+  std::string bytes = Raw(MessageTag::kRingView, [](Writer& w) {
+    w.U64(3);
+    w.Varint(5);  // members: 5 claimed, 10 bytes each at least
+    w.Bytes("0123456789abcdefghij", 20);
+  });
+  Result<RingView> decoded = Decode<RingView>(bytes);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().message(),
+            "RingView.members: vector claims 5 items of at least 10 bytes, 20 bytes left");
+}
+
+TEST(Codec, RefusesARingViewWithoutItsSourceRank) {
+  std::string bytes = Raw(MessageTag::kRingView, [](Writer& w) {
+    w.U64(3);
+    w.Varint(0);
+    w.U8(0xFF);  // one of source_rank's four bytes
+  });
+  Result<RingView> decoded = Decode<RingView>(bytes);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().message().rfind("RingView.source_rank: ", 0), 0u)
+      << decoded.status().message();
+}
+
+TEST(Codec, RefusesGarbageAsEveryRingMessage) {
+  const std::string garbage("\x11\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 13);
+  EXPECT_FALSE(Decode<JoinRingRequest>(garbage).ok());
+  EXPECT_FALSE(Decode<RingViewRequest>(garbage).ok());
+  EXPECT_FALSE(Decode<RingView>(garbage).ok());
+  EXPECT_FALSE(Decode<RingSyncedRequest>(garbage).ok());
+  EXPECT_FALSE(Decode<RingSyncedResponse>(garbage).ok());
+  Result<RingView> view = Decode<RingView>(garbage);
+  ASSERT_FALSE(view.ok());
+  EXPECT_EQ(view.status().message().rfind("RingView.members: ", 0), 0u)
+      << view.status().message();
 }
 
 }  // namespace

@@ -37,6 +37,10 @@ std::map<std::string, std::string> Seeds() {
   seeds["PullRowsResponse.default"] = Encode(PullRowsResponse{});
   seeds["PushGradientsRequest.default"] = Encode(PushGradientsRequest{});
   seeds["PushGradientsResponse.default"] = Encode(PushGradientsResponse{});
+  seeds["JoinRingRequest.default"] = Encode(JoinRingRequest{});
+  seeds["RingViewRequest.default"] = Encode(RingViewRequest{});
+  seeds["RingView.default"] = Encode(RingView{});
+  seeds["RingSyncedRequest.default"] = Encode(RingSyncedRequest{});
   return seeds;
 }
 
@@ -67,7 +71,10 @@ int ReplayAll(const std::string& bytes, const std::string& file) {
          Replay<ReportTaskRequest>(bytes, file) + Replay<ReportTaskResponse>(bytes, file) +
          Replay<PullDenseRequest>(bytes, file) + Replay<PullDenseResponse>(bytes, file) +
          Replay<PullRowsRequest>(bytes, file) + Replay<PullRowsResponse>(bytes, file) +
-         Replay<PushGradientsRequest>(bytes, file) + Replay<PushGradientsResponse>(bytes, file);
+         Replay<PushGradientsRequest>(bytes, file) + Replay<PushGradientsResponse>(bytes, file) +
+         Replay<JoinRingRequest>(bytes, file) + Replay<RingViewRequest>(bytes, file) +
+         Replay<RingView>(bytes, file) + Replay<RingSyncedRequest>(bytes, file) +
+         Replay<RingSyncedResponse>(bytes, file);
 }
 
 TEST(ProtocolCorpus, EveryFileDecodesStablyOrIsRefusedWithAMessage) {

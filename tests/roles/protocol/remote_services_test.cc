@@ -129,6 +129,18 @@ TEST_F(RemoteServicesTest, MasterCallsCarryEveryFieldBothWays) {
   ExpectSame(master_.last_report, SampleReportTaskRequest());
 }
 
+TEST_F(RemoteServicesTest, AMasterWithoutARingAnswersTheRingCallsUnimplemented) {
+  RemoteMaster master("127.0.0.1", port(), kSecret, kDeadline);
+  Result<RingView> joined = master.JoinRing(SampleJoinRingRequest());
+  EXPECT_EQ(joined.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(joined.status().message().find("JoinRing"), std::string::npos)
+      << joined.status().message();
+  EXPECT_EQ(master.GetRingView(SampleRingViewRequest()).status().code(),
+            StatusCode::kUnimplemented);
+  EXPECT_EQ(master.RingSynced(SampleRingSyncedRequest()).status().code(),
+            StatusCode::kUnimplemented);
+}
+
 TEST_F(RemoteServicesTest, PsCallsCarryTensorsBothWays) {
   RemotePs ps("127.0.0.1", port(), kSecret, kDeadline);
 

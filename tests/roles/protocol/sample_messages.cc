@@ -93,6 +93,24 @@ PushGradientsRequest SamplePushGradientsRequest() {
 }
 PushGradientsResponse SamplePushGradientsResponse() { return {.accepted = false, .version = 31}; }
 
+JoinRingRequest SampleJoinRingRequest() {
+  return {.worker_id = 6, .address = "10.0.3.7:50052"};
+}
+RingViewRequest SampleRingViewRequest() {
+  return {.worker_id = -2, .known_version = std::numeric_limits<uint64_t>::max()};
+}
+RingView SampleRingView() {
+  RingView v;
+  v.version = 9;
+  v.members = {{.worker_id = 4, .name = "worker-0", .address = "10.0.3.5:50052"},
+               {.worker_id = 1LL << 40, .name = "", .address = ""},
+               {.worker_id = 6, .name = std::string("worker-2\0", 9), .address = "[::1]:7"}};
+  v.source_rank = 2;
+  return v;
+}
+RingSyncedRequest SampleRingSyncedRequest() { return {.worker_id = 6, .version = 1ULL << 63}; }
+RingSyncedResponse SampleRingSyncedResponse() { return {}; }
+
 std::vector<std::pair<std::string, std::string>> SampleEncodings() {
   return {
       {"Task", Encode(SampleTask())},
@@ -109,6 +127,11 @@ std::vector<std::pair<std::string, std::string>> SampleEncodings() {
       {"PullRowsResponse", Encode(SamplePullRowsResponse())},
       {"PushGradientsRequest", Encode(SamplePushGradientsRequest())},
       {"PushGradientsResponse", Encode(SamplePushGradientsResponse())},
+      {"JoinRingRequest", Encode(SampleJoinRingRequest())},
+      {"RingViewRequest", Encode(SampleRingViewRequest())},
+      {"RingView", Encode(SampleRingView())},
+      {"RingSyncedRequest", Encode(SampleRingSyncedRequest())},
+      {"RingSyncedResponse", Encode(SampleRingSyncedResponse())},
   };
 }
 
@@ -217,5 +240,29 @@ void ExpectSame(const PushGradientsResponse& a, const PushGradientsResponse& b) 
   EXPECT_EQ(a.accepted, b.accepted);
   EXPECT_EQ(a.version, b.version);
 }
+
+void ExpectSame(const JoinRingRequest& a, const JoinRingRequest& b) {
+  EXPECT_EQ(a.worker_id, b.worker_id);
+  EXPECT_EQ(a.address, b.address);
+}
+void ExpectSame(const RingViewRequest& a, const RingViewRequest& b) {
+  EXPECT_EQ(a.worker_id, b.worker_id);
+  EXPECT_EQ(a.known_version, b.known_version);
+}
+void ExpectSame(const RingView& a, const RingView& b) {
+  EXPECT_EQ(a.version, b.version);
+  ASSERT_EQ(a.members.size(), b.members.size());
+  for (size_t i = 0; i < a.members.size(); ++i) {
+    EXPECT_EQ(a.members[i].worker_id, b.members[i].worker_id);
+    EXPECT_EQ(a.members[i].name, b.members[i].name);
+    EXPECT_EQ(a.members[i].address, b.members[i].address);
+  }
+  EXPECT_EQ(a.source_rank, b.source_rank);
+}
+void ExpectSame(const RingSyncedRequest& a, const RingSyncedRequest& b) {
+  EXPECT_EQ(a.worker_id, b.worker_id);
+  EXPECT_EQ(a.version, b.version);
+}
+void ExpectSame(const RingSyncedResponse&, const RingSyncedResponse&) {}
 
 }  // namespace edl::roles::protocol::testing

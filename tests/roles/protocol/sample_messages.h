@@ -29,6 +29,11 @@ PullRowsRequest SamplePullRowsRequest();
 PullRowsResponse SamplePullRowsResponse();
 PushGradientsRequest SamplePushGradientsRequest();
 PushGradientsResponse SamplePushGradientsResponse();
+JoinRingRequest SampleJoinRingRequest();
+RingViewRequest SampleRingViewRequest();
+RingView SampleRingView();
+RingSyncedRequest SampleRingSyncedRequest();
+RingSyncedResponse SampleRingSyncedResponse();
 
 // (message name, encoding) of every sample above.
 std::vector<std::pair<std::string, std::string>> SampleEncodings();
@@ -50,5 +55,10 @@ void ExpectSame(const PullRowsRequest& a, const PullRowsRequest& b);
 void ExpectSame(const PullRowsResponse& a, const PullRowsResponse& b);
 void ExpectSame(const PushGradientsRequest& a, const PushGradientsRequest& b);
 void ExpectSame(const PushGradientsResponse& a, const PushGradientsResponse& b);
+void ExpectSame(const JoinRingRequest& a, const JoinRingRequest& b);
+void ExpectSame(const RingViewRequest& a, const RingViewRequest& b);
+void ExpectSame(const RingView& a, const RingView& b);
+void ExpectSame(const RingSyncedRequest& a, const RingSyncedRequest& b);
+void ExpectSame(const RingSyncedResponse& a, const RingSyncedResponse& b);
 
 }  // namespace edl::roles::protocol::testing
