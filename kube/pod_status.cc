@@ -1,29 +1,15 @@
 #include "kube/pod_status.h"
 
+#include "kube/json_path.h"
+
 namespace edl::kube {
 namespace {
 
 using Json = nlohmann::json;
 
-const Json* Find(const Json& j, std::initializer_list<const char*> path) {
-  const Json* at = &j;
-  for (const char* key : path) {
-    if (!at->is_object()) return nullptr;
-    auto it = at->find(key);
-    if (it == at->end()) return nullptr;
-    at = &*it;
-  }
-  return at;
-}
-
-std::string Str(const Json& j, std::initializer_list<const char*> path) {
-  const Json* v = Find(j, path);
-  return v && v->is_string() ? v->get<std::string>() : std::string();
-}
-
 // The condition of `type` with status "True", or nullptr.
 const Json* TrueCondition(const Json& pod, const std::string& type) {
-  const Json* conditions = Find(pod, {"status", "conditions"});
+  const Json* conditions = FindAt(pod, {"status", "conditions"});
   if (!conditions || !conditions->is_array()) return nullptr;
   for (const Json& c : *conditions) {
     if (c.is_object() && c.value("type", "") == type && c.value("status", "") == "True") return &c;
@@ -33,9 +19,9 @@ const Json* TrueCondition(const Json& pod, const std::string& type) {
 
 // The first container's terminated state, or nullptr.
 const Json* Terminated(const Json& pod) {
-  const Json* statuses = Find(pod, {"status", "containerStatuses"});
+  const Json* statuses = FindAt(pod, {"status", "containerStatuses"});
   if (!statuses || !statuses->is_array() || statuses->empty()) return nullptr;
-  const Json* t = Find((*statuses)[0], {"state", "terminated"});
+  const Json* t = FindAt((*statuses)[0], {"state", "terminated"});
   return t && t->is_object() ? t : nullptr;
 }
 
@@ -56,11 +42,11 @@ const char* PodFateName(PodFate::Kind kind) {
 
 PodFate ClassifyPod(const Json& pod, bool deleted, bool deleted_by_us) {
   PodFate fate;
-  const std::string phase = Str(pod, {"status", "phase"});
-  const bool has_deletion = !Str(pod, {"metadata", "deletionTimestamp"}).empty();
+  const std::string phase = StringAt(pod, {"status", "phase"});
+  const bool has_deletion = !StringAt(pod, {"metadata", "deletionTimestamp"}).empty();
   const Json* terminated = Terminated(pod);
   if (terminated) {
-    const Json* code = Find(*terminated, {"exitCode"});
+    const Json* code = FindAt(*terminated, {"exitCode"});
     if (code && code->is_number_integer()) fate.exit_code = code->get<int>();
   }
   const bool terminal = phase == "Succeeded" || phase == "Failed";
@@ -83,11 +69,11 @@ PodFate ClassifyPod(const Json& pod, bool deleted, bool deleted_by_us) {
     return fate;
   }
   // 2. Kubelet-level terminations that leave the pod object behind.
-  const std::string reason = Str(pod, {"status", "reason"});
+  const std::string reason = StringAt(pod, {"status", "reason"});
   if (reason == "Evicted" || reason == "Preempting" || reason == "Terminated" ||
       reason == "NodeShutdown" || reason == "NodeLost") {
     fate.kind = PodFate::Kind::kDisrupted;
-    const std::string message = Str(pod, {"status", "message"});
+    const std::string message = StringAt(pod, {"status", "message"});
     fate.detail = reason + (message.empty() ? "" : ": " + message);
     return fate;
   }
@@ -117,7 +103,7 @@ PodFate ClassifyPod(const Json& pod, bool deleted, bool deleted_by_us) {
     fate.detail = deleted ? "deleted before its container ended" : "failed: " + reason;
     if (!deleted && phase == "Failed") {
       fate.kind = PodFate::Kind::kFailed;
-      const std::string message = Str(pod, {"status", "message"});
+      const std::string message = StringAt(pod, {"status", "message"});
       fate.detail = "failed" + (reason.empty() ? "" : ": " + reason) +
                     (message.empty() ? "" : " (" + message + ")");
     }
@@ -138,7 +124,7 @@ PodFate ClassifyPod(const Json& pod, bool deleted, bool deleted_by_us) {
 }
 
 std::string UnschedulableMessage(const Json& pod) {
-  const Json* conditions = Find(pod, {"status", "conditions"});
+  const Json* conditions = FindAt(pod, {"status", "conditions"});
   if (!conditions || !conditions->is_array()) return "";
   for (const Json& c : *conditions) {
     if (c.is_object() && c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {

@@ -5,6 +5,7 @@
 
 #include "base/logging.h"
 #include "kube/client.h"
+#include "kube/json_path.h"
 #include "kube/pod_status.h"
 #include "kube/watch.h"
 #include "roles/cluster/kube_pod_parts.h"
@@ -13,15 +14,6 @@ namespace edl::roles::cluster {
 namespace {
 
 using Json = nlohmann::json;
-
-std::string Str(const Json& j, std::initializer_list<const char*> path) {
-  const Json* at = &j;
-  for (const char* key : path) {
-    if (!at->is_object() || !at->contains(key)) return "";
-    at = &(*at)[key];
-  }
-  return at->is_string() ? at->get<std::string>() : "";
-}
 
 // "ps-0" -> {"ps", "0"}; "worker-12" -> {"worker", "12"}.
 std::pair<std::string, std::string> RoleAndIndex(const std::string& name) {
@@ -34,8 +26,8 @@ std::pair<std::string, std::string> RoleAndIndex(const std::string& name) {
 
 Result<std::unique_ptr<KubeCluster>> KubeCluster::Create(kube::Client& client,
                                                          KubeClusterOptions options) {
-  EDL_RETURN_IF_ERROR(CheckDnsLabel("job name", options.job_name, 40));
-  if (options.image.empty()) return InvalidArgument("KubeCluster: no image given");
+  EDL_RETURN_IF_ERROR(CheckDnsLabel("--job_name", options.job_name, 40));
+  if (options.image.empty()) return InvalidArgument("--image_name is empty: the job's pods need an image");
   std::unique_ptr<KubeCluster> cluster(new KubeCluster(client, std::move(options)));
   const std::string selector = "edl-job=" + cluster->options_.job_name + ",edl-role!=master";
   // Pods of this job left from before (a previous master) would compete
@@ -44,7 +36,7 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Create(kube::Client& client,
                                               kube::ListOptions{selector, "", "", 500}));
   if (list.contains("items") && list["items"].is_array()) {
     for (const Json& pod : list["items"]) {
-      const std::string name = Str(pod, {"metadata", "name"});
+      const std::string name = kube::StringAt(pod, {"metadata", "name"});
       EDL_LOG(WARNING) << "deleting pod " << name << " left over from an earlier run of job "
                        << cluster->options_.job_name;
       kube::DeleteOptions d;
@@ -139,8 +131,8 @@ Status KubeCluster::Launch(const ProcessSpec& spec) {
     // the pod is ours if it carries this incarnation.
     auto existing = client_.Get(kube::Pods(), namespace_, pod_name);
     if (existing.ok() &&
-        Str(*existing, {"metadata", "annotations", "edl/incarnation"}) == std::to_string(incarnation) &&
-        Str(*existing, {"metadata", "labels", "edl-process"}) == spec.name) {
+        kube::StringAt(*existing, {"metadata", "annotations", "edl/incarnation"}) == std::to_string(incarnation) &&
+        kube::StringAt(*existing, {"metadata", "labels", "edl-process"}) == spec.name) {
       created = existing;
     }
   }
@@ -148,7 +140,7 @@ Status KubeCluster::Launch(const ProcessSpec& spec) {
     --incarnations_[spec.name];
     return created.status().WithPrefix("creating pod " + pod_name + " for " + spec.name);
   }
-  const std::string uid = Str(*created, {"metadata", "uid"});
+  const std::string uid = kube::StringAt(*created, {"metadata", "uid"});
   if (uid.empty()) return Internal("the API server returned pod " + pod_name + " without a uid");
   Pod& p = pods_[uid];
   p.name = spec.name;
@@ -187,7 +179,7 @@ void KubeCluster::OnEvent(const kube::WatchEvent& event) {
     return;
   }
   const Json& pod = event.object;
-  const std::string uid = Str(pod, {"metadata", "uid"});
+  const std::string uid = kube::StringAt(pod, {"metadata", "uid"});
   std::string delete_name;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -197,11 +189,11 @@ void KubeCluster::OnEvent(const kube::WatchEvent& event) {
     const bool deleted = event.type == Type::kDeleted;
     const kube::PodFate fate = kube::ClassifyPod(pod, deleted, p.deleted_by_us);
     if (fate.kind == kube::PodFate::Kind::kAlive) {
-      const std::string phase = Str(pod, {"status", "phase"});
+      const std::string phase = kube::StringAt(pod, {"status", "phase"});
       if (phase != p.last_phase) {
         if (phase == "Running") {
           EDL_LOG(INFO) << p.name << ": pod " << p.pod_name << " running on node "
-                        << Str(pod, {"spec", "nodeName"}) << " at " << Str(pod, {"status", "podIP"});
+                        << kube::StringAt(pod, {"spec", "nodeName"}) << " at " << kube::StringAt(pod, {"status", "podIP"});
         }
         p.last_phase = phase;
       }
@@ -318,7 +310,7 @@ Result<std::string> KubeCluster::Expose(const std::string& name, int port) {
     created = client_.Get(kube::Services(), namespace_, service_name);
   }
   if (!created.ok()) return created.status().WithPrefix("creating service " + service_name);
-  const std::string ip = Str(*created, {"spec", "clusterIP"});
+  const std::string ip = kube::StringAt(*created, {"spec", "clusterIP"});
   if (ip.empty() || ip == "None") {
     return Internal("service " + service_name + " got no cluster IP");
   }

@@ -1,10 +1,8 @@
 #include "roles/job/kube_job.h"
 
 #include <sys/stat.h>
-#include <time.h>
 
 #include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,7 +12,7 @@
 #include "base/logging.h"
 #include "kube/base64.h"
 #include "kube/client.h"
-#include "kube/config.h"
+#include "kube/json_path.h"
 #include "kube/pod_status.h"
 #include "kube/yaml.h"
 #include "roles/cluster/kube_cluster.h"
@@ -22,27 +20,18 @@
 #include "roles/cluster/kube_resources.h"
 #include "roles/compiled_model.h"
 #include "roles/evaluation.h"
+#include "roles/job/kube_job_parts.h"
 #include "roles/job/ps_process.h"
 #include "roles/job_dir.h"
 
+// edl train|evaluate|predict --cluster=kube: validate, build the job's
+// objects, submit them (or write --yaml), follow the master.
 namespace edl::roles::job {
 namespace {
 
 using Json = nlohmann::json;
+using kube::StringAt;
 namespace fs = std::filesystem;
-
-std::string Str(const Json& j, std::initializer_list<const char*> path) {
-  const Json* at = &j;
-  for (const char* key : path) {
-    if (!at->is_object() || !at->contains(key)) return "";
-    at = &(*at)[key];
-  }
-  return at->is_string() ? at->get<std::string>() : "";
-}
-
-std::string MasterPodName(const std::string& job) { return job + "-master"; }
-std::string ConfigMapName(const std::string& job) { return job + "-config"; }
-std::string SecretName(const std::string& job) { return job + "-secret"; }
 
 Json Labels(const std::string& job, const std::string& role) {
   return cluster::JobLabels(job, role, "edl");
@@ -63,38 +52,6 @@ bool OnVolume(const std::string& path, const std::vector<cluster::VolumeSpec>& v
     }
   }
   return false;
-}
-
-struct Connection {
-  std::unique_ptr<kube::Client> client;
-  std::string ns;
-  std::string description;
-};
-
-Result<Connection> Connect(const KubeJobOptions& k) {
-  EDL_ASSIGN_OR_RETURN(kube::ClusterConfig config, kube::LoadConfig(k.kubeconfig, k.context));
-  Connection c;
-  c.description = config.description;
-  EDL_ASSIGN_OR_RETURN(c.client, kube::Client::Create(config));
-  c.ns = k.namespace_name.empty() ? c.client->default_namespace() : k.namespace_name;
-  return c;
-}
-
-// "2026-11-21T05:17:31Z" -> seconds since the epoch (0 if malformed).
-int64_t ParseTimestamp(const std::string& t) {
-  std::tm tm{};
-  if (!strptime(t.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm)) return 0;
-  return static_cast<int64_t>(timegm(&tm));
-}
-
-std::string Age(const std::string& created) {
-  const int64_t t = ParseTimestamp(created);
-  if (t == 0) return "?";
-  const int64_t s = std::max<int64_t>(0, std::time(nullptr) - t);
-  if (s < 120) return std::to_string(s) + "s";
-  if (s < 7200) return std::to_string(s / 60) + "m";
-  if (s < 172800) return std::to_string(s / 3600) + "h";
-  return std::to_string(s / 86400) + "d";
 }
 
 // Checks what can be checked before anything is created: names, flags,
@@ -262,22 +219,9 @@ Result<std::vector<Json>> Manifests(const MasterProcessOptions& m, const std::st
 Json OwnerReference(const Json& master_pod) {
   return Json::array({{{"apiVersion", "v1"},
                        {"kind", "Pod"},
-                       {"name", Str(master_pod, {"metadata", "name"})},
-                       {"uid", Str(master_pod, {"metadata", "uid"})},
+                       {"name", StringAt(master_pod, {"metadata", "name"})},
+                       {"uid", StringAt(master_pod, {"metadata", "uid"})},
                        {"controller", true}}});
-}
-
-int ExitCode(const Json& pod) {
-  const Json* statuses = nullptr;
-  if (pod.contains("status") && pod["status"].contains("containerStatuses")) {
-    statuses = &pod["status"]["containerStatuses"];
-  }
-  if (!statuses || !statuses->is_array() || statuses->empty()) return -1;
-  const Json& st = (*statuses)[0];
-  if (st.contains("state") && st["state"].contains("terminated")) {
-    return st["state"]["terminated"].value("exitCode", -1);
-  }
-  return -1;
 }
 
 // Follows the master pod: waits for it to start, streams its log, and
@@ -296,7 +240,7 @@ Status Follow(kube::Client& client, const std::string& ns, const std::string& jo
       return got.status();
     }
     pod = *got;
-    const std::string phase = Str(pod, {"status", "phase"});
+    const std::string phase = StringAt(pod, {"status", "phase"});
     std::string message = kube::UnschedulableMessage(pod);
     if (phase != last_phase || message != last_message) {
       std::fprintf(out, "edl: master pod %s: %s%s\n", pod_name.c_str(), phase.c_str(),
@@ -310,11 +254,12 @@ Status Follow(kube::Client& client, const std::string& ns, const std::string& jo
   }
   const std::string log_path = "/api/v1/namespaces/" + ns + "/pods/" + pod_name +
                                "/log?container=main&follow=true";
-  Status streamed = client.Stream(log_path, [out](std::string_view bytes) {
+  auto print = [out](std::string_view bytes) {
     std::fwrite(bytes.data(), 1, bytes.size(), out);
     std::fflush(out);
     return true;
-  });
+  };
+  Status streamed = client.Stream(log_path, print);
   if (!streamed.ok()) {
     std::fprintf(out, "edl: the master's log stream ended: %s\n", streamed.message().c_str());
   }
@@ -327,22 +272,18 @@ Status Follow(kube::Client& client, const std::string& ns, const std::string& jo
       }
       return got.status();
     }
-    const std::string phase = Str(*got, {"status", "phase"});
+    const std::string phase = StringAt(*got, {"status", "phase"});
     if (phase == "Succeeded") return Status::Ok();
     if (phase == "Failed") {
       const kube::PodFate fate = kube::ClassifyPod(*got, false, false);
       return Internal("job " + job + " failed: master pod " + pod_name + " " +
-                      (fate.detail.empty() ? "exited with code " + std::to_string(ExitCode(*got))
+                      (fate.detail.empty() ? "exited with code " + std::to_string(fate.exit_code)
                                            : fate.detail) +
                       " (see `edl logs " + job + " --cluster=kube`)");
     }
     if (!streamed.ok()) {
       // The stream broke while the master runs: pick it up again.
-      streamed = client.Stream(log_path + "&sinceSeconds=5", [out](std::string_view bytes) {
-        std::fwrite(bytes.data(), 1, bytes.size(), out);
-        std::fflush(out);
-        return true;
-      });
+      streamed = client.Stream(log_path + "&sinceSeconds=5", print);
       continue;
     }
     std::this_thread::sleep_for(poll);
@@ -381,7 +322,7 @@ Status SubmitKubeJob(const MasterProcessOptions& m, const KubeSubmitOptions& s) 
                  objects.size(), job.c_str(), s.yaml_path.c_str(), s.yaml_path.c_str());
     return Status::Ok();
   }
-  EDL_ASSIGN_OR_RETURN(Connection c, Connect(m.kube));
+  EDL_ASSIGN_OR_RETURN(KubeConnection c, ConnectToKube(m.kube));
   kube::Client& client = *c.client;
   // Secret and ConfigMap first (the master pod mounts them), then the pod;
   // then they are handed to the pod as owner so deleting it removes them.
@@ -400,15 +341,15 @@ Status SubmitKubeJob(const MasterProcessOptions& m, const KubeSubmitOptions& s) 
   auto master = client.Create(kube::Pods(), c.ns, objects[2]);
   if (!master.ok()) {
     for (size_t i = 0; i < 2; ++i) {
-      (void)client.Delete(kinds[i], c.ns, Str(objects[i], {"metadata", "name"}), {});
+      (void)client.Delete(kinds[i], c.ns, StringAt(objects[i], {"metadata", "name"}), {});
     }
     return master.status().WithPrefix("creating the master pod of job " + job);
   }
   const Json owner = OwnerReference(*master);
   for (size_t i = 0; i < 2; ++i) {
-    auto r = client.Patch(kinds[i], c.ns, Str(objects[i], {"metadata", "name"}),
+    auto r = client.Patch(kinds[i], c.ns, StringAt(objects[i], {"metadata", "name"}),
                           Json{{"metadata", {{"ownerReferences", owner}}}});
-    if (!r.ok()) EDL_LOG(WARNING) << "cannot make the master own " << Str(objects[i], {"metadata", "name"}) << ": " << r.status().message();
+    if (!r.ok()) EDL_LOG(WARNING) << "cannot make the master own " << StringAt(objects[i], {"metadata", "name"}) << ": " << r.status().message();
   }
   objects[3]["metadata"]["ownerReferences"] = owner;
   auto service = client.Create(kube::Services(), c.ns, objects[3]);
@@ -422,103 +363,6 @@ Status SubmitKubeJob(const MasterProcessOptions& m, const KubeSubmitOptions& s) 
     return Status::Ok();
   }
   return Follow(client, c.ns, job, s.out);
-}
-
-Status KubeJobStatus(const KubeJobOptions& access, const std::string& job, FILE* out) {
-  EDL_ASSIGN_OR_RETURN(Connection c, Connect(access));
-  auto master = c.client->Get(kube::Pods(), c.ns, MasterPodName(job));
-  if (!master.ok()) {
-    if (master.status().code() == StatusCode::kNotFound) {
-      return NotFound("job " + job + ": no master pod " + MasterPodName(job) + " in namespace " + c.ns);
-    }
-    return master.status();
-  }
-  const std::string phase = Str(*master, {"status", "phase"});
-  if (phase == "Running") {
-    auto status = c.client->GetRaw("/api/v1/namespaces/" + c.ns + "/services/" + MasterPodName(job) +
-                                   ":" + std::to_string(kKubeMasterPort) + "/proxy/status");
-    if (status.ok()) {
-      Json j = Json::parse(*status, nullptr, false);
-      std::fprintf(out, "%s\n", j.is_discarded() ? status->c_str() : j.dump(2).c_str());
-      return Status::Ok();
-    }
-    EDL_LOG(WARNING) << "the master's status API is not reachable through the API server: "
-                     << status.status().message();
-  }
-  // The pods of the job, as Kubernetes sees them.
-  auto pods = c.client->List(kube::Pods(), c.ns, kube::ListOptions{"edl-job=" + job, "", "", 500});
-  if (!pods.ok()) return pods.status();
-  std::fprintf(out, "%-40s %-10s %-8s %s\n", "POD", "PHASE", "AGE", "DETAIL");
-  for (const Json& p : (*pods)["items"]) {
-    const kube::PodFate fate = kube::ClassifyPod(p, false, false);
-    std::fprintf(out, "%-40s %-10s %-8s %s\n", Str(p, {"metadata", "name"}).c_str(),
-                 Str(p, {"status", "phase"}).c_str(),
-                 Age(Str(p, {"metadata", "creationTimestamp"})).c_str(),
-                 fate.kind == kube::PodFate::Kind::kAlive ? kube::UnschedulableMessage(p).c_str()
-                                                          : fate.detail.c_str());
-  }
-  return Status::Ok();
-}
-
-Status KubeJobLogs(const KubeJobOptions& access, const std::string& job, const std::string& process,
-                   bool follow, FILE* out) {
-  EDL_ASSIGN_OR_RETURN(Connection c, Connect(access));
-  std::string pod_name = MasterPodName(job);
-  if (!process.empty() && process != "master") {
-    auto pods = c.client->List(kube::Pods(), c.ns,
-                               kube::ListOptions{"edl-job=" + job + ",edl-process=" + process, "", "", 500});
-    if (!pods.ok()) return pods.status();
-    int64_t newest = -1;
-    pod_name.clear();
-    for (const Json& p : (*pods)["items"]) {
-      const int64_t incarnation =
-          std::atoll(Str(p, {"metadata", "annotations", "edl/incarnation"}).c_str());
-      if (incarnation > newest) {
-        newest = incarnation;
-        pod_name = Str(p, {"metadata", "name"});
-      }
-    }
-    if (pod_name.empty()) return NotFound("job " + job + ": no pod of " + process + " in namespace " + c.ns);
-  }
-  const std::string path = "/api/v1/namespaces/" + c.ns + "/pods/" + pod_name + "/log?container=main" +
-                           (follow ? "&follow=true" : "");
-  return c.client->Stream(path, [out](std::string_view bytes) {
-    std::fwrite(bytes.data(), 1, bytes.size(), out);
-    std::fflush(out);
-    return true;
-  });
-}
-
-Status KubeStopJob(const KubeJobOptions& access, const std::string& job, FILE* out) {
-  EDL_ASSIGN_OR_RETURN(Connection c, Connect(access));
-  auto r = c.client->Delete(kube::Pods(), c.ns, MasterPodName(job), {});
-  if (!r.ok()) {
-    if (r.status().code() == StatusCode::kNotFound) {
-      return NotFound("job " + job + ": no master pod " + MasterPodName(job) + " in namespace " + c.ns);
-    }
-    return r.status();
-  }
-  std::fprintf(out, "job %s: stopping (deleted pod %s; its pods, services, config map and secret "
-                    "are removed with it)\n", job.c_str(), MasterPodName(job).c_str());
-  return Status::Ok();
-}
-
-Status KubeListJobs(const KubeJobOptions& access, FILE* out) {
-  EDL_ASSIGN_OR_RETURN(Connection c, Connect(access));
-  auto pods = c.client->List(kube::Pods(), c.ns, kube::ListOptions{"edl-role=master", "", "", 500});
-  if (!pods.ok()) return pods.status();
-  if ((*pods)["items"].empty()) {
-    std::fprintf(out, "no edl jobs in namespace %s\n", c.ns.c_str());
-    return Status::Ok();
-  }
-  std::fprintf(out, "%-30s %-10s %-8s %s\n", "JOB", "PHASE", "AGE", "MASTER POD");
-  for (const Json& p : (*pods)["items"]) {
-    std::fprintf(out, "%-30s %-10s %-8s %s\n", Str(p, {"metadata", "labels", "edl-job"}).c_str(),
-                 Str(p, {"status", "phase"}).c_str(),
-                 Age(Str(p, {"metadata", "creationTimestamp"})).c_str(),
-                 Str(p, {"metadata", "name"}).c_str());
-  }
-  return Status::Ok();
 }
 
 }  // namespace edl::roles::job

@@ -1,0 +1,114 @@
+// edl status|logs|stop|list --cluster=kube: job control through the API
+// server.
+#include <nlohmann/json.hpp>
+
+#include "base/logging.h"
+#include "kube/client.h"
+#include "kube/json_path.h"
+#include "kube/pod_status.h"
+#include "roles/job/kube_job.h"
+#include "roles/job/kube_job_parts.h"
+
+namespace edl::roles::job {
+
+using Json = nlohmann::json;
+using kube::StringAt;
+
+Status KubeJobStatus(const KubeJobOptions& access, const std::string& job, FILE* out) {
+  EDL_ASSIGN_OR_RETURN(KubeConnection c, ConnectToKube(access));
+  auto master = c.client->Get(kube::Pods(), c.ns, MasterPodName(job));
+  if (!master.ok()) {
+    if (master.status().code() == StatusCode::kNotFound) {
+      return NotFound("job " + job + ": no master pod " + MasterPodName(job) + " in namespace " + c.ns);
+    }
+    return master.status();
+  }
+  const std::string phase = StringAt(*master, {"status", "phase"});
+  if (phase == "Running") {
+    auto status = c.client->GetRaw("/api/v1/namespaces/" + c.ns + "/services/" + MasterPodName(job) +
+                                   ":" + std::to_string(kKubeMasterPort) + "/proxy/status");
+    if (status.ok()) {
+      Json j = Json::parse(*status, nullptr, false);
+      std::fprintf(out, "%s\n", j.is_discarded() ? status->c_str() : j.dump(2).c_str());
+      return Status::Ok();
+    }
+    EDL_LOG(WARNING) << "the master's status API is not reachable through the API server: "
+                     << status.status().message();
+  }
+  // The pods of the job, as Kubernetes sees them.
+  auto pods = c.client->List(kube::Pods(), c.ns, kube::ListOptions{"edl-job=" + job, "", "", 500});
+  if (!pods.ok()) return pods.status();
+  std::fprintf(out, "%-40s %-10s %-8s %s\n", "POD", "PHASE", "AGE", "DETAIL");
+  for (const Json& p : (*pods)["items"]) {
+    const kube::PodFate fate = kube::ClassifyPod(p, false, false);
+    std::fprintf(out, "%-40s %-10s %-8s %s\n", StringAt(p, {"metadata", "name"}).c_str(),
+                 StringAt(p, {"status", "phase"}).c_str(),
+                 Age(StringAt(p, {"metadata", "creationTimestamp"})).c_str(),
+                 fate.kind == kube::PodFate::Kind::kAlive ? kube::UnschedulableMessage(p).c_str()
+                                                          : fate.detail.c_str());
+  }
+  return Status::Ok();
+}
+
+Status KubeJobLogs(const KubeJobOptions& access, const std::string& job, const std::string& process,
+                   bool follow, FILE* out) {
+  EDL_ASSIGN_OR_RETURN(KubeConnection c, ConnectToKube(access));
+  std::string pod_name = MasterPodName(job);
+  if (!process.empty() && process != "master") {
+    auto pods = c.client->List(kube::Pods(), c.ns,
+                               kube::ListOptions{"edl-job=" + job + ",edl-process=" + process, "", "", 500});
+    if (!pods.ok()) return pods.status();
+    int64_t newest = -1;
+    pod_name.clear();
+    for (const Json& p : (*pods)["items"]) {
+      const int64_t incarnation =
+          std::atoll(StringAt(p, {"metadata", "annotations", "edl/incarnation"}).c_str());
+      if (incarnation > newest) {
+        newest = incarnation;
+        pod_name = StringAt(p, {"metadata", "name"});
+      }
+    }
+    if (pod_name.empty()) return NotFound("job " + job + ": no pod of " + process + " in namespace " + c.ns);
+  }
+  const std::string path = "/api/v1/namespaces/" + c.ns + "/pods/" + pod_name + "/log?container=main" +
+                           (follow ? "&follow=true" : "");
+  return c.client->Stream(path, [out](std::string_view bytes) {
+    std::fwrite(bytes.data(), 1, bytes.size(), out);
+    std::fflush(out);
+    return true;
+  });
+}
+
+Status KubeStopJob(const KubeJobOptions& access, const std::string& job, FILE* out) {
+  EDL_ASSIGN_OR_RETURN(KubeConnection c, ConnectToKube(access));
+  auto r = c.client->Delete(kube::Pods(), c.ns, MasterPodName(job), {});
+  if (!r.ok()) {
+    if (r.status().code() == StatusCode::kNotFound) {
+      return NotFound("job " + job + ": no master pod " + MasterPodName(job) + " in namespace " + c.ns);
+    }
+    return r.status();
+  }
+  std::fprintf(out, "job %s: stopping (deleted pod %s; its pods, services, config map and secret "
+                    "are removed with it)\n", job.c_str(), MasterPodName(job).c_str());
+  return Status::Ok();
+}
+
+Status KubeListJobs(const KubeJobOptions& access, FILE* out) {
+  EDL_ASSIGN_OR_RETURN(KubeConnection c, ConnectToKube(access));
+  auto pods = c.client->List(kube::Pods(), c.ns, kube::ListOptions{"edl-role=master", "", "", 500});
+  if (!pods.ok()) return pods.status();
+  if ((*pods)["items"].empty()) {
+    std::fprintf(out, "no edl jobs in namespace %s\n", c.ns.c_str());
+    return Status::Ok();
+  }
+  std::fprintf(out, "%-30s %-10s %-8s %s\n", "JOB", "PHASE", "AGE", "MASTER POD");
+  for (const Json& p : (*pods)["items"]) {
+    std::fprintf(out, "%-30s %-10s %-8s %s\n", StringAt(p, {"metadata", "labels", "edl-job"}).c_str(),
+                 StringAt(p, {"status", "phase"}).c_str(),
+                 Age(StringAt(p, {"metadata", "creationTimestamp"})).c_str(),
+                 StringAt(p, {"metadata", "name"}).c_str());
+  }
+  return Status::Ok();
+}
+
+}  // namespace edl::roles::job
