@@ -188,9 +188,12 @@ TEST_F(KubeletTest, GracefulDeleteSendsSigtermBeforeTheFinalDelete) {
   std::filesystem::remove(marker);
   Json pod = ShellPod("graceful", {"/bin/sh", "-c",
                                    "trap 'echo term > " + marker + "; exit 0' TERM; "
-                                   "while true; do sleep 0.05; done"});
-  Run(pod);
+                                   "echo ready; while true; do sleep 0.05; done"});
+  Json created = Run(pod);
   ASSERT_TRUE(WaitPhase("graceful", "Running"));
+  // Running is reported when the process starts; the trap is set once it
+  // says so (a SIGTERM before that would kill the shell, as in a real pod).
+  ASSERT_TRUE(WaitUntil([&] { return LogOf(created).find("ready") != std::string::npos; }));
   testing::PodEventLog log(store_, "graceful");
   bool marker_before_deleted = false;
   log.OnEvent([&](const WatchEvent& event) {
@@ -213,10 +216,12 @@ TEST_F(KubeletTest, GracefulDeleteSendsSigtermBeforeTheFinalDelete) {
 }
 
 TEST_F(KubeletTest, KillsAtTheDeadlineWhenSigtermIsIgnored) {
-  Json pod = ShellPod("stubborn", {"/bin/sh", "-c", "trap '' TERM; while true; do :; done"});
+  Json pod = ShellPod("stubborn",
+                      {"/bin/sh", "-c", "trap '' TERM; echo ready; while true; do :; done"});
   pod["spec"]["terminationGracePeriodSeconds"] = 1;
-  Run(pod);
+  Json created = Run(pod);
   ASSERT_TRUE(WaitPhase("stubborn", "Running"));
+  ASSERT_TRUE(WaitUntil([&] { return LogOf(created).find("ready") != std::string::npos; }));
   testing::PodEventLog log(store_, "stubborn");
   ASSERT_TRUE(store_.Delete("pods", "default", "stubborn", DeleteRequest{}).ok());
   ASSERT_TRUE(WaitUntil([&] { return log.Saw("DELETED"); }));
