@@ -77,10 +77,18 @@ Runner AddMasterCommand(CLI::App& parent) {
     CommonFlags common;
     double grace_s = 25;
     std::string cluster = "local";
+    std::string strategy = "ParameterServerStrategy";
   };
   auto s = std::make_shared<State>();
   auto& o = s->o;
   AddJobAccessFlags(*app, o.job);
+  app->add_option("--distribution_strategy", s->strategy,
+                  "ParameterServerStrategy or AllreduceStrategy")
+      ->check(CLI::IsMember({"ParameterServerStrategy", "AllreduceStrategy"}))
+      ->capture_default_str();
+  app->add_option("--allreduce_timeout", o.allreduce_timeout_s,
+                  "AllreduceStrategy: seconds a ring transfer may make no progress")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   app->add_option("--cluster", s->cluster,
                   "Where the PS and workers run: local (child processes) or kube (pods)")
       ->check(CLI::IsMember({"local", "kube"}))
@@ -126,6 +134,7 @@ Runner AddMasterCommand(CLI::App& parent) {
     if (!ApplyCommonFlags(s->common)) return 2;
     s->o.grace_period = std::chrono::milliseconds(static_cast<int64_t>(s->grace_s * 1000));
     s->o.kube.enabled = s->cluster == "kube";
+    s->o.allreduce = s->strategy == "AllreduceStrategy";
     s->o.binary = SelfBinary();
     if (s->o.binary.empty()) return Fail("cannot find the edl binary (/proc/self/exe)");
     Status st = roles::job::RunMasterProcess(s->o);
@@ -183,7 +192,23 @@ Runner AddWorkerCommand(CLI::App& parent) {
   AddCommonFlags(*app, s->common);
   app->add_option("--worker_name", o.worker_name, "This worker's name")->capture_default_str();
   app->add_option("--master_addr", o.master_addr, "The master's host:port")->required();
-  app->add_option("--ps_addrs", s->ps_addrs, "Comma-separated host:port of every PS")->required();
+  app->add_option("--ps_addrs", s->ps_addrs,
+                  "Comma-separated host:port of every PS (ParameterServerStrategy)");
+  app->add_option("--allreduce", o.allreduce,
+                  "AllreduceStrategy: train in a ring of workers instead of with PS")
+      ->capture_default_str();
+  app->add_option("--ring_host", o.ring_host,
+                  "AllreduceStrategy: the address this worker's ring listener binds")
+      ->capture_default_str();
+  app->add_option("--allreduce_timeout", o.allreduce_timeout_s,
+                  "AllreduceStrategy: seconds a ring transfer may make no progress")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--checkpoint_dir", o.checkpoint_dir,
+                  "AllreduceStrategy: checkpoints written by the ring's rank 0");
+  app->add_option("--checkpoint_steps", o.checkpoint_steps, "Checkpoint every N steps");
+  app->add_option("--keep_checkpoint_max", o.keep_checkpoint_max, "Keep N checkpoints (0: all)");
+  app->add_option("--output", o.output,
+                  "AllreduceStrategy: the ring's rank 0 exports the final model here");
   app->add_option("--training_data", o.training_data, "Training data");
   app->add_option("--validation_data", o.validation_data, "Validation data");
   app->add_option("--prediction_data", o.prediction_data, "Prediction data");

@@ -25,11 +25,13 @@ namespace edl::cmd {
 namespace {
 
 // Strategies accepted by --distribution_strategy (ElasticDL's names).
-bool CheckStrategy(const std::string& s) {
+// AllreduceStrategy reduces gradients, so only `edl train` takes it.
+bool CheckStrategy(const std::string& s, bool training) {
   if (s == "Local" || s == "ParameterServerStrategy") return true;
   if (s == "AllreduceStrategy") {
-    Fail("--distribution_strategy=AllreduceStrategy is not available in this build yet; "
-         "use ParameterServerStrategy or Local");
+    if (training) return true;
+    Fail("--distribution_strategy=AllreduceStrategy trains only (it sums gradients); "
+         "evaluate or predict with Local or ParameterServerStrategy");
     return false;
   }
   Fail("--distribution_strategy: expected Local, ParameterServerStrategy or "
@@ -169,8 +171,10 @@ Runner AddTrainCommand(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--distribution_strategy", s->strategy,
                   "ParameterServerStrategy: a job of a master, --num_ps_pods parameter "
-                  "servers and --num_workers workers on --cluster; Local: train in "
-                  "this process")
+                  "servers and --num_workers workers on --cluster; AllreduceStrategy: "
+                  "a master and --num_workers workers that train synchronously, summing "
+                  "gradients over a ring that re-forms when workers leave or join "
+                  "(no PS; docs/allreduce.md); Local: train in this process")
       ->capture_default_str();
   app->add_option("--job_name", s->job_name,
                   "A name for the job: logs, and `edl status/stop/scale JOB` (default edl-<pid>)");
@@ -198,6 +202,11 @@ Runner AddTrainCommand(CLI::App& parent) {
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   app->add_option("--lr_staleness_modulation", d.lr_staleness_modulation,
                   "Async SGD: scale a stale gradient by 1/staleness")->capture_default_str();
+  app->add_option("--allreduce_timeout", d.allreduce_timeout_s,
+                  "AllreduceStrategy: seconds a ring transfer may make no progress "
+                  "before the step is redone on a re-formed ring (a dead worker is "
+                  "noticed at once; this bounds a silent one)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   app->add_option("--get_model_steps", d.get_model_steps,
                   "Workers pull dense parameters every N steps")
       ->check(CLI::PositiveNumber)->capture_default_str();
@@ -210,10 +219,10 @@ Runner AddTrainCommand(CLI::App& parent) {
       ->check(CLI::PositiveNumber)->capture_default_str();
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
-    if (!CheckStrategy(s->strategy)) return 2;
-    if (s->strategy == "ParameterServerStrategy") {
+    if (!CheckStrategy(s->strategy, true)) return 2;
+    if (s->strategy != "Local") {
       const roles::TrainOptions& o = s->o;
-      if (o.max_steps > 0) return Fail("--max_step is not supported with ParameterServerStrategy");
+      if (o.max_steps > 0) return Fail("--max_step is not supported with " + s->strategy);
       auto job = NewJob(s->job_name, s->jobs_dir, s->cluster);
       if (!job.ok()) return Fail(job.status().message());
       roles::job::MasterProcessOptions m = s->dist;
@@ -230,10 +239,12 @@ Runner AddTrainCommand(CLI::App& parent) {
       m.output = o.output;
       m.shuffle = o.shuffle;
       m.grace_period = std::chrono::milliseconds(static_cast<int64_t>(s->grace_s * 1000));
+      m.allreduce = s->strategy == "AllreduceStrategy";
       return LaunchJob(m, s->cluster);
     }
     if (s->cluster.cluster == "kube") {
-      return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy");
+      return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy or "
+                  "AllreduceStrategy");
     }
     if (!s->job_name.empty()) EDL_LOG(INFO) << "job " << s->job_name;
     const bool terminal = IsTerminal(STDERR_FILENO);
@@ -282,7 +293,7 @@ Runner AddEvaluateCommand(CLI::App& parent) {
       ->capture_default_str();
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
-    if (!CheckStrategy(s->strategy)) return 2;
+    if (!CheckStrategy(s->strategy, false)) return 2;
     if (s->strategy == "ParameterServerStrategy") {
       auto job = NewJob(s->job_name, s->jobs_dir, s->cluster);
       if (!job.ok()) return Fail(job.status().message());
@@ -363,7 +374,7 @@ Runner AddPredictCommand(CLI::App& parent) {
       ->capture_default_str();
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
-    if (!CheckStrategy(s->strategy)) return 2;
+    if (!CheckStrategy(s->strategy, false)) return 2;
     if (s->strategy != "ParameterServerStrategy" && s->cluster.cluster == "kube") {
       return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy");
     }

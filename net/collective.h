@@ -43,6 +43,9 @@ struct RingSpec {
   // Bound on forming the ring, and on how long any transfer may make no
   // progress before the collective fails.
   std::chrono::milliseconds deadline{5000};
+  // Bound on forming the ring alone (0: `deadline`); short when the
+  // membership may change meanwhile, so a stale view fails fast.
+  std::chrono::milliseconds connect_deadline{0};
   size_t piece_bytes = size_t{1} << 19;  // pipelining granularity
   int socket_buffer_bytes = 4 << 20;     // SO_SNDBUF/SO_RCVBUF; 0: kernel's
 };

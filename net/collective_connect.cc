@@ -149,7 +149,9 @@ Result<std::unique_ptr<Ring>> Ring::Connect(RingListener& listener,
   int world = static_cast<int>(spec.peers.size());
   if (world > 1) {
     std::lock_guard<std::mutex> lock(listener.connect_mu_);
-    auto deadline = RingClock::now() + spec.deadline;
+    const std::chrono::milliseconds form_limit =
+        spec.connect_deadline.count() > 0 ? spec.connect_deadline : spec.deadline;
+    auto deadline = RingClock::now() + form_limit;
     int successor = (spec.rank + 1) % world;
     int predecessor = (spec.rank - 1 + world) % world;
     const std::string prefix = RingPrefix(spec);
@@ -190,7 +192,7 @@ Result<std::unique_ptr<Ring>> Ring::Connect(RingListener& listener,
                                " did not connect"
                          : "successor " + Describe(spec, successor) +
                                " did not answer") +
-            " within " + std::to_string(spec.deadline.count()) + " ms";
+            " within " + std::to_string(form_limit.count()) + " ms";
         if (!last_refusal.empty()) {
           missing += " (refused a connection: " + last_refusal + ")";
         }

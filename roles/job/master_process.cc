@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -139,7 +140,7 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   });
 
   if (o.num_workers < 1) return InvalidArgument("--num_workers must be at least 1");
-  if (o.num_ps < 1) {
+  if (!o.allreduce && o.num_ps < 1) {
     return InvalidArgument("--num_ps_pods must be at least 1 for ParameterServerStrategy");
   }
   EDL_ASSIGN_OR_RETURN(std::string secret, LoadSecret(o.job));
@@ -160,7 +161,12 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   EDL_ASSIGN_OR_RETURN(mopt.records.prediction,
                        CountRecords("--prediction_data", o.prediction_data, cm, false));
   mopt.minibatch_size = o.minibatch_size;
-  mopt.num_minibatches_per_task = o.num_minibatches_per_task;
+  // AllreduceStrategy: a task is one member's share of one step.
+  mopt.num_minibatches_per_task = o.allreduce ? 1 : o.num_minibatches_per_task;
+  if (o.allreduce) {
+    mopt.ring_start_members = o.num_workers;
+    mopt.ring_start_timeout_s = o.kube.enabled ? 600 : 120;
+  }
   mopt.num_epochs = o.num_epochs;
   mopt.evaluation_steps = o.evaluation_steps;
   mopt.heartbeat_timeout_s = o.heartbeat_timeout_s;
@@ -211,8 +217,10 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   }
   EDL_LOG(INFO) << "master of job " << o.job.job_name << " listening on " << master_addr
                 << "; " << mopt.records.training << " training, " << mopt.records.validation
-                << " validation records; " << o.num_ps << " PS, " << o.num_workers
-                << " workers";
+                << " validation records; "
+                << (o.allreduce ? std::string("AllreduceStrategy, no PS")
+                                : std::to_string(o.num_ps) + " PS")
+                << ", " << o.num_workers << " workers";
 
   // Where the PS and workers run: child processes, or pods.
   std::unique_ptr<kube::Client> kube_client;
@@ -247,7 +255,8 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
 
   // PS first, on ports fixed for the job so a relaunched PS is found again.
   std::vector<std::string> ps_addrs;
-  for (int i = 0; i < o.num_ps; ++i) {
+  const int num_ps = o.allreduce ? 0 : o.num_ps;
+  for (int i = 0; i < num_ps; ++i) {
     PsProcessOptions p;
     if (kube_cluster) {
       // Each PS pod listens on its own pod IP; a Service gives it an
@@ -320,6 +329,15 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
     w.minibatch_size = o.minibatch_size;
     w.get_model_steps = o.get_model_steps;
     w.shuffle = o.shuffle;
+    if (o.allreduce) {
+      w.allreduce = true;
+      w.ring_host = kube_cluster ? "$(POD_IP)" : o.host;
+      w.allreduce_timeout_s = o.allreduce_timeout_s;
+      w.checkpoint_dir = o.checkpoint_dir;
+      w.checkpoint_steps = o.checkpoint_steps;
+      w.keep_checkpoint_max = o.keep_checkpoint_max;
+      w.output = o.output;
+    }
     return cluster::ProcessSpec{WorkerName(i), ToArgs(w), {}};
   };
   cluster::RelaunchPolicy worker_policy;
@@ -382,7 +400,23 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
     std::lock_guard<std::mutex> lock(stop_mu);
     core->Fail(stop_reason);
   }
-  if (core->state() == master::JobState::kSucceeded) {
+  if (core->state() == master::JobState::kSucceeded && o.allreduce) {
+    // Every member holds the final model; the ring's rank 0 exports it once
+    // every member is done, and the workers then exit by themselves.
+    const double deadline = SystemClock().NowSeconds() + 120;
+    while (!processes->Running().empty() && SystemClock().NowSeconds() < deadline) {
+      supervisor.Step(milliseconds(100));
+    }
+    if (!processes->Running().empty()) {
+      EDL_LOG(WARNING) << "workers still running 120 s after the last task; stopping them";
+    }
+    if (!o.output.empty() && !std::filesystem::exists(o.output)) {
+      result = Internal("the ring's rank 0 did not export the model to " + o.output +
+                        " (see the workers' logs)");
+    } else if (!o.output.empty()) {
+      EDL_LOG(INFO) << "the ring exported the trained model to " << o.output;
+    }
+  } else if (core->state() == master::JobState::kSucceeded) {
     // The final model: every PS's partition pulled into the master's model.
     ps::PsClient client(services);
     Status pulled = client.PullDense(cm.model->parameters());

@@ -104,6 +104,15 @@ std::vector<std::string> ToArgs(const WorkerProcessOptions& o) {
   Add(&args, "minibatch_size", Str(o.minibatch_size));
   Add(&args, "get_model_steps", Str(o.get_model_steps));
   Add(&args, "shuffle", o.shuffle ? "true" : "false");
+  if (o.allreduce) {
+    Add(&args, "allreduce", "true");
+    Add(&args, "ring_host", o.ring_host);
+    Add(&args, "allreduce_timeout", Str(o.allreduce_timeout_s));
+    Add(&args, "checkpoint_dir", o.checkpoint_dir);
+    Add(&args, "checkpoint_steps", Str(o.checkpoint_steps));
+    Add(&args, "keep_checkpoint_max", Str(o.keep_checkpoint_max));
+    Add(&args, "output", o.output);
+  }
   return args;
 }
 
@@ -134,6 +143,10 @@ std::vector<std::string> ToArgs(const MasterProcessOptions& o) {
   Add(&args, "keep_checkpoint_max", Str(o.keep_checkpoint_max));
   Add(&args, "output", o.output);
   Add(&args, "relaunch_on_worker_failure", Str(o.relaunch_on_worker_failure));
+  if (o.allreduce) {
+    Add(&args, "distribution_strategy", "AllreduceStrategy");
+    Add(&args, "allreduce_timeout", Str(o.allreduce_timeout_s));
+  }
   Add(&args, "grace_period", Str(o.grace_period.count() / 1000.0));
   for (auto& a : KubeArgs(o.kube)) args.push_back(a);
   return args;

@@ -46,6 +46,14 @@ struct WorkerProcessOptions {
   int get_model_steps = 1;
   bool shuffle = true;  // shuffle the records inside a training task
   std::chrono::milliseconds rpc_deadline{60000};
+  // AllreduceStrategy: no PS; gradients summed over a ring of workers.
+  bool allreduce = false;
+  std::string ring_host = "127.0.0.1";  // where the ring listener binds
+  double allreduce_timeout_s = 10;      // a transfer idle this long fails
+  std::string checkpoint_dir;           // written by the ring's rank 0
+  int64_t checkpoint_steps = 0;
+  int keep_checkpoint_max = 0;
+  std::string output;  // the final export, written by the ring's rank 0
 };
 
 // A job on Kubernetes (--cluster=kube): where and how its pods run. The
@@ -99,6 +107,8 @@ struct MasterProcessOptions {
   int keep_checkpoint_max = 0;
   std::string output;  // export of the final model
   int relaunch_on_worker_failure = 1;
+  bool allreduce = false;  // AllreduceStrategy (no PS)
+  double allreduce_timeout_s = 10;
   double heartbeat_timeout_s = 2;
   std::chrono::milliseconds grace_period{25000};
   KubeJobOptions kube;

@@ -12,6 +12,7 @@
 #include "roles/job/ps_process.h"
 #include "roles/protocol/remote_services.h"
 #include "roles/ps/ps_client.h"
+#include "roles/worker/allreduce_worker.h"
 #include "roles/worker/worker.h"
 
 #include <atomic>
@@ -23,11 +24,13 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   // signals; the worker is created later, so the callback goes through a
   // pointer set once it exists.
   std::atomic<worker::Worker*> running{nullptr};
+  std::atomic<worker::AllreduceWorker*> running_ring{nullptr};
   std::atomic<bool> stop_early{false};
   SignalWatcher signals([&](int signo) {
     EDL_LOG(INFO) << o.worker_name << ": signal " << signo << ", stopping after this minibatch";
     stop_early = true;
     if (worker::Worker* w = running.load()) w->RequestStop();
+    if (worker::AllreduceWorker* w = running_ring.load()) w->RequestStop();
   });
 
   EDL_ASSIGN_OR_RETURN(std::string secret, LoadSecret(o.job));
@@ -55,6 +58,27 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   int port = 0;
   EDL_RETURN_IF_ERROR(net::ParseAddress(o.master_addr, "--master_addr", &host, &port));
   protocol::RemoteMaster master(host, port, secret, o.rpc_deadline);
+  worker::WorkerData data{training.get(), validation.get(), prediction.get()};
+  if (o.allreduce) {
+    worker::AllreduceWorkerOptions ao;
+    ao.name = o.worker_name;
+    ao.minibatch_size = o.minibatch_size;
+    ao.shuffle = o.shuffle;
+    ao.ring_host = o.ring_host;
+    ao.secret = secret;
+    ao.collective_timeout =
+        std::chrono::milliseconds(static_cast<int64_t>(o.allreduce_timeout_s * 1000));
+    ao.checkpoint_dir = o.checkpoint_dir;
+    ao.checkpoint_steps = o.checkpoint_steps;
+    ao.keep_checkpoint_max = o.keep_checkpoint_max;
+    ao.output = o.output;
+    worker::AllreduceWorker w(ao, cm, data, master, SystemClock());
+    running_ring = &w;
+    if (stop_early) w.RequestStop();
+    Status s = w.Run();
+    running_ring = nullptr;
+    return s;
+  }
   if (o.ps_addrs.empty()) return InvalidArgument("--ps_addrs: at least one PS is needed");
   std::vector<std::unique_ptr<protocol::RemotePs>> remotes;
   std::vector<protocol::PsService*> services;
@@ -71,7 +95,6 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   wo.minibatch_size = o.minibatch_size;
   wo.get_model_steps = o.get_model_steps;
   wo.shuffle = o.shuffle;
-  worker::WorkerData data{training.get(), validation.get(), prediction.get()};
   worker::Worker w(wo, cm, data, master, ps, SystemClock());
   running = &w;
   if (stop_early) w.RequestStop();

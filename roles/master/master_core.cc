@@ -73,6 +73,8 @@ MasterCore::MasterCore(const MasterOptions& options, const Clock& clock)
                   options.make_metrics),
       predictions_(options.records.prediction) {
   std::lock_guard<std::mutex> lock(mu_);
+  started_ns_ = clock_.NowNanos();
+  ring_started_ = options.ring_start_members <= 0;
   // An evaluation-only job: one round over the validation data.
   if (options.records.training == 0) evaluation_.OnTrainingEnd(0);
   AfterChangeLocked();
@@ -145,7 +147,13 @@ Result<HeartbeatResponse> MasterCore::Heartbeat(const HeartbeatRequest& r) {
   const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
   if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
   HeartbeatResponse response;
-  response.stop = standing != Standing::kAlive || state_ != JobState::kRunning;
+  // Ring members of a finished job are not stopped: they learn the end from
+  // GetTask (kDone) together, in one step, and rank 0 exports the model.
+  bool finishing_ring = false;
+  if (state_ == JobState::kSucceeded) {
+    for (const auto& [name, id] : ring_ids_) finishing_ring = finishing_ring || id == r.worker_id;
+  }
+  response.stop = standing != Standing::kAlive || (state_ != JobState::kRunning && !finishing_ring);
   return response;
 }
 
@@ -158,6 +166,18 @@ Result<protocol::Task> MasterCore::GetTask(const GetTaskRequest& r) {
     protocol::Task done;
     done.type = TaskType::kDone;
     return done;
+  }
+  if (!ring_started_) {
+    const size_t members = ring_ids_.size();
+    const bool waited_out = now - started_ns_ >= Nanos(options_.ring_start_timeout_s);
+    if (members < static_cast<size_t>(options_.ring_start_members) && !waited_out) {
+      return protocol::Task{};  // kWait
+    }
+    ring_started_ = true;
+    EDL_LOG(INFO) << "the ring starts with " << members << " member(s)"
+                  << (waited_out ? " (stopped waiting for " +
+                                       std::to_string(options_.ring_start_members) + ")"
+                                 : "");
   }
   return dispatcher_.GetTask(r.worker_id, now);
 }

@@ -148,6 +148,10 @@ class MasterCore final : public protocol::MasterService {
   Rendezvous ring_;
   // The incarnation of each ring member, by name.
   std::map<std::string, int64_t> ring_ids_;
+  // options_.ring_start_members: when the master started, and whether the
+  // ring has reached its starting size (or the wait timed out).
+  int64_t started_ns_ = 0;
+  bool ring_started_ = false;
 };
 
 }  // namespace edl::roles::master

@@ -55,6 +55,11 @@ struct MasterOptions {
   bool shuffle = true;
   // Workers wanted (scale); 0 = every worker that registers.
   int target_workers = 0;
+  // AllreduceStrategy: no task is handed out until this many workers are in
+  // the ring, or ring_start_timeout_s after the master started, so the
+  // first steps run at full size (0: no wait). Later joiners never wait.
+  int ring_start_members = 0;
+  double ring_start_timeout_s = 120;
   // Builds evaluation metrics; unset: evaluation reports only the loss.
   MetricsFactory make_metrics;
 };

@@ -1,0 +1,555 @@
+#include "roles/worker/allreduce_worker.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/logging.h"
+#include "data/batcher.h"
+#include "nn/autograd.h"
+#include "nn/functional.h"
+#include "roles/checkpoint.h"
+#include "roles/evaluation.h"
+#include "roles/model_export.h"
+#include "roles/worker/infer_task.h"
+#include "roles/worker/training_state.h"
+#include "tensor/ops.h"
+
+namespace edl::roles::worker {
+namespace {
+
+using protocol::Dataset;
+using protocol::Task;
+using protocol::TaskType;
+
+[[maybe_unused]] const Status& StatusOf(const Status& s) { return s; }
+template <typename T>
+const Status& StatusOf(const Result<T>& r) {
+  return r.status();
+}
+
+int RankOf(const protocol::RingView& v, int64_t worker_id) {
+  for (size_t i = 0; i < v.members.size(); ++i) {
+    if (v.members[i].worker_id == worker_id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string Ms(double seconds) { return std::to_string(std::lround(seconds * 1000)) + " ms"; }
+
+// Step counts travel as two floats (exact below 2^24 each).
+constexpr int64_t kLowBits = 20;
+
+}  // namespace
+
+AllreduceWorker::AllreduceWorker(AllreduceWorkerOptions options, CompiledModel& model,
+                                 WorkerData data, protocol::MasterService& master,
+                                 const Clock& clock)
+    : options_(std::move(options)), cm_(model), data_(data), master_(master), clock_(clock) {}
+
+AllreduceWorker::~AllreduceWorker() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    heartbeat_done_ = true;
+  }
+  cv_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+}
+
+int64_t AllreduceWorker::steps() const { return cm_.optimizer->iterations(); }
+
+void AllreduceWorker::RequestStop() {
+  stop_ = true;
+  cv_.notify_all();
+}
+
+void AllreduceWorker::Pause(std::chrono::milliseconds d) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, d, [&] { return stop_.load() || heartbeat_done_; });
+}
+
+template <typename F>
+auto AllreduceWorker::Retry(const char* what, F f) -> decltype(f()) {
+  const double deadline = clock_.NowSeconds() + options_.retry_timeout.count() / 1000.0;
+  auto backoff = std::chrono::milliseconds(50);
+  while (true) {
+    auto r = f();
+    const Status& s = StatusOf(r);
+    if (s.ok() || s.code() != StatusCode::kUnavailable || clock_.NowSeconds() >= deadline ||
+        stop_) {
+      return r;
+    }
+    EDL_LOG(WARNING) << options_.name << ": cannot " << what << " (" << s.message()
+                     << "); retrying";
+    Pause(backoff);
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+  }
+}
+
+// Heartbeats, and the watchdog of the collective in flight: when the master
+// no longer lists a member of this ring (it died, or stopped answering its
+// heartbeats), the collective cannot finish, so it is aborted at once
+// rather than at the transfer deadline.
+void AllreduceWorker::HeartbeatLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!heartbeat_done_) {
+    lock.unlock();
+    auto hb = master_.Heartbeat({worker_id_});
+    if (hb.ok() && hb->stop && !stop_) {
+      EDL_LOG(INFO) << options_.name << ": the master asks this worker to stop";
+      RequestStop();
+    }
+    std::vector<int64_t> members;
+    {
+      std::lock_guard<std::mutex> ring_lock(ring_mu_);
+      if (live_ring_ != nullptr) members = live_members_;
+    }
+    if (!members.empty()) {
+      auto v = master_.GetRingView({worker_id_, 0});
+      if (v.ok()) {
+        for (int64_t id : members) {
+          if (RankOf(*v, id) >= 0) continue;
+          std::lock_guard<std::mutex> ring_lock(ring_mu_);
+          if (live_ring_ != nullptr && live_members_ == members) {
+            EDL_LOG(WARNING) << options_.name << ": worker id " << id
+                             << " left the ring (master's view v" << v->version
+                             << "); aborting the step in flight";
+            live_ring_->Abort();
+          }
+          break;
+        }
+      }
+    }
+    lock.lock();
+    cv_.wait_for(lock, options_.heartbeat_interval, [&] { return heartbeat_done_; });
+  }
+}
+
+Status AllreduceWorker::Run() {
+  EDL_ASSIGN_OR_RETURN(listener_, net::RingListener::Listen(options_.ring_host, 0));
+  auto reg = Retry("register with the master", [&] {
+    return master_.RegisterWorker({options_.name, static_cast<int64_t>(::getpid())});
+  });
+  if (!reg.ok()) return reg.status().WithPrefix("registering with the master");
+  worker_id_ = reg->worker_id;
+  auto joined = Retry("join the ring", [&] {
+    return master_.JoinRing({worker_id_, listener_->address()});
+  });
+  if (!joined.ok()) return joined.status().WithPrefix("joining the ring");
+  EDL_LOG(INFO) << options_.name << ": registered as worker " << worker_id_
+                << "; ring listener " << listener_->address() << ", membership v"
+                << joined->version;
+  heartbeat_ = std::thread(&AllreduceWorker::HeartbeatLoop, this);
+  Status result = Loop();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    heartbeat_done_ = true;
+  }
+  cv_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+  ring_.reset();
+  EDL_LOG(INFO) << options_.name << ": " << steps() << " steps, " << tasks_done_
+                << " tasks reported, " << redone_steps_ << " step(s) redone, "
+                << reformations_ << " ring formation(s)";
+  return result;
+}
+
+Status AllreduceWorker::Loop() {
+  while (true) {
+    if (stop_) {
+      if (!pending_.empty()) {
+        EDL_LOG(INFO) << options_.name << ": stopping; handing back "
+                      << TaskRangeName(pending_.front().task);
+      }
+      return Status::Ok();
+    }
+    EDL_RETURN_IF_ERROR(FetchWork());
+    const int64_t formations = reformations_;
+    EDL_RETURN_IF_ERROR(EnsureRing());
+    if (stop_) continue;
+    // Nothing to do was the answer for the old ring (the master may hold
+    // tasks back until the ring has its starting size): ask again, so the
+    // new ring's first step is as full as it can be.
+    if (reformations_ != formations && idle_ && !done_) EDL_RETURN_IF_ERROR(FetchWork());
+    bool all_done = false, all_idle = false;
+    int64_t total = 0;
+    const double started = clock_.NowSeconds();
+    Status s = Step(&all_done, &all_idle, &total);
+    if (!s.ok()) {
+      if (stop_) continue;
+      if (s.code() != StatusCode::kUnavailable && s.code() != StatusCode::kDeadlineExceeded &&
+          s.code() != StatusCode::kAborted && s.code() != StatusCode::kFailedPrecondition) {
+        return s;
+      }
+      failed_at_ = clock_.NowSeconds();
+      failed_version_ = view_.version;
+      ring_.reset();
+      ++redone_steps_;
+      EDL_LOG(WARNING) << options_.name << ": step " << steps() + 1 << " failed after "
+                       << Ms(failed_at_ - started) << " (" << s.message()
+                       << "); redoing it on a re-formed ring";
+      continue;
+    }
+    if (all_done) return Finish();
+    if (all_idle) Pause(options_.wait_interval);
+  }
+}
+
+Status AllreduceWorker::FetchWork() {
+  idle_ = false;
+  if (!pending_.empty()) return Status::Ok();
+  idle_ = true;
+  if (done_) return Status::Ok();
+  auto task = Retry("get a task", [&] { return master_.GetTask({worker_id_}); });
+  if (!task.ok()) return task.status().WithPrefix("getting a task");
+  switch (task->type) {
+    case TaskType::kDone:
+      done_ = true;
+      return Status::Ok();
+    case TaskType::kWait:
+      return Status::Ok();
+    case TaskType::kTraining: {
+      idle_ = false;
+      const data::Source* source = data_.training;
+      protocol::ReportTaskRequest failed;
+      Status s = CheckTaskRange(*task, source);
+      if (s.ok()) {
+        data::BatchOptions bo;
+        bo.batch_size = std::max<int64_t>(1, task->end - task->begin);
+        bo.shuffle = options_.shuffle;
+        bo.seed = task->seed;
+        data::Batcher batcher(*source, task->begin, task->end, bo);
+        auto batch = batcher.Batch(0);
+        if (batch.ok()) {
+          pending_.push_back({*task, std::move(*batch), false});
+          epochs_seen_ = std::max<int64_t>(epochs_seen_, task->epoch + 1);
+          return Status::Ok();
+        }
+        s = batch.status().WithPrefix(TaskRangeName(*task));
+      }
+      failed.ok = false;
+      failed.error = s.message();
+      EDL_LOG(WARNING) << options_.name << ": task " << task->id << " failed: " << s.message();
+      return Report(*task, failed);
+    }
+    case TaskType::kEvaluation:
+    case TaskType::kPrediction: {
+      // One task per step boundary, so the ring waits for one task's
+      // forward passes at most.
+      idle_ = false;
+      const data::Source* source =
+          task->dataset == Dataset::kValidation ? data_.validation : data_.prediction;
+      protocol::ReportTaskRequest report;
+      Status s = CheckTaskRange(*task, source);
+      if (s.ok()) s = InferTask(cm_, *source, *task, options_.minibatch_size, &report);
+      if (!s.ok()) {
+        report = {};
+        report.ok = false;
+        report.error = s.message();
+        EDL_LOG(WARNING) << options_.name << ": task " << task->id << " failed: "
+                         << s.message();
+      }
+      return Report(*task, std::move(report));
+    }
+  }
+  return Internal("unknown task type");
+}
+
+Status AllreduceWorker::Report(const Task& task, protocol::ReportTaskRequest report) {
+  report.worker_id = worker_id_;
+  report.task_id = task.id;
+  report.model_version = steps();
+  auto r = Retry("report a task", [&] { return master_.ReportTask(report); });
+  if (!r.ok()) return r.status().WithPrefix("reporting a task");
+  ++tasks_done_;
+  return Status::Ok();
+}
+
+Status AllreduceWorker::EnsureRing() {
+  auto v = Retry("read the ring's membership", [&] {
+    return master_.GetRingView({worker_id_, view_.version});
+  });
+  if (!v.ok()) return v.status().WithPrefix("reading the ring's membership");
+  if (ring_ && v->version == view_.version) return Status::Ok();
+  std::string why;
+  if (ring_) {
+    why = "membership v" + std::to_string(view_.version) + " -> v" + std::to_string(v->version);
+  } else if (failed_at_ >= 0) {
+    why = "the last step failed";
+  } else {
+    why = "first ring";
+  }
+  return Reform(why);
+}
+
+Status AllreduceWorker::Reform(const std::string& why) {
+  const double start = clock_.NowSeconds();
+  const double deadline = start + options_.retry_timeout.count() / 1000.0;
+  ring_.reset();
+  double last_join = start;
+  std::string last_error = "no membership yet";
+  while (!stop_) {
+    const double now = clock_.NowSeconds();
+    if (now > deadline) {
+      return Unavailable("could not form a ring within " + Ms(now - start) + ": " + last_error);
+    }
+    auto v = Retry("read the ring's membership", [&] {
+      return master_.GetRingView({worker_id_, view_.version});
+    });
+    if (!v.ok()) return v.status().WithPrefix("reading the ring's membership");
+    const int rank = RankOf(*v, worker_id_);
+    // Not a member (the master declared this worker lost for a while), or
+    // a failure the master has not seen (no member left): joining again
+    // makes a new version every member re-forms at.
+    const bool unseen_failure = failed_at_ >= 0 && v->version == failed_version_ &&
+                                now - failed_at_ > 3.0 && now - last_join > 3.0;
+    if (rank < 0 || unseen_failure) {
+      auto j = Retry("join the ring", [&] {
+        return master_.JoinRing({worker_id_, listener_->address()});
+      });
+      if (!j.ok()) return j.status().WithPrefix("joining the ring");
+      last_join = clock_.NowSeconds();
+      continue;
+    }
+    net::RingSpec spec;
+    spec.rank = rank;
+    for (const auto& m : v->members) spec.peers.push_back(m.address);
+    spec.version = v->version;
+    spec.secret = options_.secret;
+    spec.deadline = options_.collective_timeout;
+    // Forming fails fast: a member the view still lists may be gone.
+    spec.connect_deadline = std::min(options_.collective_timeout, std::chrono::milliseconds(1000));
+    auto ring = net::Ring::Connect(*listener_, spec);
+    if (!ring.ok()) {
+      last_error = ring.status().message();
+      EDL_LOG(DEBUG) << options_.name << ": ring v" << v->version << ": " << last_error;
+      Pause(std::chrono::milliseconds(50));
+      continue;
+    }
+    ring_ = std::move(*ring);
+    view_ = *v;
+    Status synced = Synchronize();
+    if (!synced.ok()) {
+      last_error = synced.message();
+      ring_.reset();
+      continue;
+    }
+    ++reformations_;
+    const double formed = clock_.NowSeconds();
+    std::string detail;
+    if (failed_at_ >= 0) detail = ", " + Ms(formed - failed_at_) + " after the failed step";
+    EDL_LOG(INFO) << options_.name << ": ring v" << view_.version << " formed (" << why
+                  << "): " << ring_->size() << " member(s), rank " << ring_->rank() << ", in "
+                  << Ms(formed - start) << detail << "; next step " << steps() + 1;
+    failed_at_ = -1;
+    return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+Status AllreduceWorker::Synchronize() {
+  const int n = ring_->size();
+  const int rank = ring_->rank();
+  // Who is new and how many steps each has completed.
+  std::vector<float> table(3 * static_cast<size_t>(n), 0.f);
+  const int64_t mine = steps();
+  table[3 * rank] = fresh_ ? 1.f : 0.f;
+  table[3 * rank + 1] = static_cast<float>(mine >> kLowBits);
+  table[3 * rank + 2] = static_cast<float>(mine & ((int64_t{1} << kLowBits) - 1));
+  EDL_RETURN_IF_ERROR(ring_->AllReduce(std::span<float>(table)));
+  int source = -1;
+  int64_t target = 0;
+  for (int i = 0; i < n; ++i) {
+    if (table[3 * i] != 0.f) continue;
+    const int64_t c = (static_cast<int64_t>(table[3 * i + 1]) << kLowBits) +
+                      static_cast<int64_t>(table[3 * i + 2]);
+    if (source < 0 || c < target) {
+      source = i;
+      target = c;
+    }
+  }
+  if (source < 0) source = 0;  // every member is new: the job's first ring
+  if (!fresh_ && mine == target + 1) {
+    // This member finished a step whose collective failed for another: the
+    // ring goes on from before it, so its batch is trained again.
+    if (last_) {
+      pending_.push_front(std::move(*last_));
+      pending_.front().reported = true;
+    }
+    ++redone_steps_;
+    EDL_LOG(WARNING) << options_.name << ": step " << mine
+                     << " completed here but not on every member; giving it back";
+  } else if (!fresh_ && mine > target + 1) {
+    EDL_LOG(ERROR) << options_.name << ": " << mine - target
+                   << " steps ahead of the ring; continuing from its step " << target;
+  }
+  last_.reset();
+
+  // The state, from the source to every member.
+  std::string state;
+  uint64_t size = 0;
+  if (rank == source) {
+    state = EncodeTrainingState(cm_);
+    size = state.size();
+  }
+  EDL_RETURN_IF_ERROR(ring_->Broadcast(
+      std::as_writable_bytes(std::span<uint64_t>(&size, 1)), source));
+  state.resize(size);
+  EDL_RETURN_IF_ERROR(ring_->Broadcast(
+      std::as_writable_bytes(std::span<char>(state.data(), state.size())), source));
+  if (rank != source) {
+    Status s = DecodeTrainingState(state, cm_);
+    if (!s.ok()) return Internal("taking the ring's state from rank " + std::to_string(source) +
+                                 ": " + s.message());
+  }
+  fresh_ = false;
+  auto synced = master_.RingSynced({worker_id_, view_.version});
+  if (!synced.ok()) {
+    EDL_LOG(WARNING) << options_.name << ": telling the master the ring is synchronized: "
+                     << synced.status().message();
+  }
+  return Status::Ok();
+}
+
+Status AllreduceWorker::Step(bool* all_done, bool* all_idle, int64_t* total_samples) {
+  const std::vector<nn::Parameter*> params = cm_.model->parameters();
+  LocalBatch* batch = pending_.empty() ? nullptr : &pending_.front();
+  protocol::ReportTaskRequest report;
+  int64_t n = 0;
+  EDL_ASSIGN_OR_RETURN(auto metrics, cm_.MakeMetrics());
+  std::vector<nn::Var> out;
+  if (batch != nullptr) {
+    out = cm_.model->Forward(ModelInputs(batch->examples, cm_), /*training=*/true);
+    Status fits = CheckBatch(batch->examples.labels, out[0].value(), cm_, metrics,
+                             TaskRangeName(batch->task));
+    if (!fits.ok()) {
+      // This member's data does not fit: the task fails, the ring steps
+      // on without it.
+      report.ok = false;
+      report.error = fits.message();
+      const Task task = batch->task;
+      pending_.pop_front();
+      batch = nullptr;
+      EDL_RETURN_IF_ERROR(Report(task, std::move(report)));
+      report = {};
+    }
+  }
+  if (batch != nullptr) {
+    nn::Var loss = cm_.loss->Compute(out[0], batch->examples.labels);
+    nn::Var reg = cm_.model->RegularizationLoss();
+    nn::Backward(reg.requires_grad() ? nn::fn::Add(loss, reg) : loss);
+    n = batch->examples.size();
+    report.samples = n;
+    report.loss_sum = static_cast<double>(loss.value().item()) * static_cast<double>(n);
+    if (!metrics.empty()) {
+      tensor::Tensor pred = cm_.ForMetrics(out[0].value());
+      for (auto& m : metrics) m->Update(batch->examples.labels, pred);
+    }
+    for (auto& m : metrics) report.metrics.push_back({m->name(), m->State()});
+  }
+
+  // Gradients weighted by this member's samples (their sum over the ring,
+  // divided by the ring's samples, is the gradient of the global batch's
+  // mean loss); non-trainable state (batch-norm statistics) averaged.
+  const float world = static_cast<float>(ring_->size());
+  grads_.resize(params.size());
+  std::vector<std::span<float>> spans;
+  spans.reserve(params.size() + 1);
+  for (size_t i = 0; i < params.size(); ++i) {
+    nn::Parameter* p = params[i];
+    tensor::Tensor& g = grads_[i];
+    if (!g.defined() || g.shape() != p->value.shape()) g = tensor::Tensor::Empty(p->value.shape());
+    float* gd = g.f32();
+    const int64_t numel = g.numel();
+    if (!p->trainable) {
+      const float* v = p->value.f32();
+      for (int64_t j = 0; j < numel; ++j) gd[j] = v[j] / world;
+    } else {
+      const float scale = static_cast<float>(n);
+      if (p->grad.defined() && n > 0) {
+        const float* src = p->grad.f32();
+        for (int64_t j = 0; j < numel; ++j) gd[j] = src[j] * scale;
+      } else {
+        std::fill(gd, gd + numel, 0.f);
+      }
+      if (p->sparse_grad && n > 0) {
+        const tensor::SparseRows& rows = *p->sparse_grad;
+        const int64_t count = rows.ids.numel();
+        const int64_t width = count > 0 ? rows.values.numel() / count : 0;
+        const int64_t* ids = rows.ids.i64();
+        const float* values = rows.values.f32();
+        for (int64_t r = 0; r < count; ++r) {
+          float* row = gd + ids[r] * width;
+          for (int64_t j = 0; j < width; ++j) row[j] += values[r * width + j] * scale;
+        }
+      }
+    }
+    spans.emplace_back(gd, static_cast<size_t>(numel));
+  }
+  // Header: samples, members done, members with nothing to do.
+  float header[3] = {static_cast<float>(n), done_ ? 1.f : 0.f, idle_ ? 1.f : 0.f};
+  spans.emplace_back(header, 3);
+  for (nn::Parameter* p : params) p->ZeroGrad();
+
+  {
+    std::lock_guard<std::mutex> lock(ring_mu_);
+    live_ring_ = ring_.get();
+    live_members_.clear();
+    for (const auto& m : view_.members) live_members_.push_back(m.worker_id);
+  }
+  Status s = ring_->AllReduce(spans, options_.bucket_bytes, net::ReduceOp::kSum);
+  {
+    std::lock_guard<std::mutex> lock(ring_mu_);
+    live_ring_ = nullptr;
+  }
+  if (!s.ok()) return s;
+
+  const int64_t total = static_cast<int64_t>(header[0]);
+  *total_samples = total;
+  *all_done = static_cast<int>(header[1]) == ring_->size();
+  *all_idle = static_cast<int>(header[2]) == ring_->size();
+  if (total > 0) {
+    const float inv = 1.f / static_cast<float>(total);
+    for (size_t i = 0; i < params.size(); ++i) {
+      nn::Parameter* p = params[i];
+      float* gd = grads_[i].f32();
+      const int64_t numel = grads_[i].numel();
+      if (!p->trainable) {
+        std::memcpy(p->value.f32(), gd, static_cast<size_t>(numel) * sizeof(float));
+        continue;
+      }
+      for (int64_t j = 0; j < numel; ++j) gd[j] *= inv;
+      p->grad = grads_[i];
+    }
+    cm_.optimizer->Apply(params);
+    for (nn::Parameter* p : params) p->ZeroGrad();
+    last_.reset();
+    if (batch != nullptr) {
+      last_ = std::move(pending_.front());
+      pending_.pop_front();
+      if (!last_->reported) EDL_RETURN_IF_ERROR(Report(last_->task, std::move(report)));
+      last_->reported = true;
+    }
+    if (ring_->rank() == 0 && options_.checkpoint_steps > 0 && !options_.checkpoint_dir.empty() &&
+        steps() % options_.checkpoint_steps == 0) {
+      cm_.epoch = std::max<int64_t>(cm_.epoch, epochs_seen_ - 1);
+      Status c = WriteCheckpoint(options_.checkpoint_dir, cm_.MakeCheckpoint(),
+                                 options_.keep_checkpoint_max);
+      if (!c.ok()) EDL_LOG(WARNING) << options_.name << ": checkpoint: " << c.message();
+    }
+  }
+  return Status::Ok();
+}
+
+Status AllreduceWorker::Finish() {
+  EDL_LOG(INFO) << options_.name << ": every member is done after " << steps() << " steps";
+  if (ring_->rank() == 0 && !options_.output.empty()) {
+    cm_.epoch = std::max(cm_.epoch, epochs_seen_);
+    EDL_RETURN_IF_ERROR(ExportModel(cm_, options_.output).WithPrefix("exporting the model"));
+    EDL_LOG(INFO) << options_.name << ": exported the trained model to " << options_.output;
+  }
+  return Status::Ok();
+}
+
+}  // namespace edl::roles::worker
