@@ -192,6 +192,43 @@ TEST(EdlOnKube, TrainsTheCnnThroughAPodDeletionAPreemptionAndAKilledPs) {
   EXPECT_EQ(cluster.Count("edl-job=cnn,edl-role=master", "Succeeded"), 1);
 }
 
+TEST(EdlOnKube, TrainsWithAllreduceThroughAWorkerPodDeletion) {
+  FakeCluster cluster("node-a:cpu=6,memory=64Gi");
+  ASSERT_TRUE(cluster.ready()) << cluster.Log();
+  std::vector<std::string> args = {"train", "--distribution_strategy=AllreduceStrategy"};
+  for (auto& a : KubeJob(cluster, "ring",
+                         {"--model_def=zoo:fashion_mnist_cnn", "--training_data=" + kTrain,
+                          "--validation_data=" + kTest, "--num_epochs=1", "--num_workers=3",
+                          "--minibatch_size=32"})) {
+    args.push_back(a);
+  }
+  EdlProcess client(args);
+  const std::string workers = "edl-job=ring,edl-role=worker";
+  ASSERT_TRUE(WaitFor([&] { return cluster.Count(workers, "Running") == 3; }, 120))
+      << client.Out() << client.Err() << cluster.Log();
+  ASSERT_TRUE(WaitFor([&] { return cluster.ModelVersion("ring") > 50; }, 300))
+      << client.Out() << cluster.Log();
+  // No PS: the job is a master and a ring of workers.
+  EXPECT_TRUE(cluster.Pods("edl-job=ring,edl-role=ps").empty());
+
+  std::string victim;
+  for (const Json& p : cluster.Pods(workers + ",edl-process=worker-0")) victim = Name(p);
+  ASSERT_FALSE(victim.empty());
+  const int64_t before = cluster.ModelVersion("ring");
+  ASSERT_TRUE(cluster.client().Delete(kube::Pods(), "default", victim, {}).ok());
+  // The survivors go on, and the replacement pod joins the ring.
+  ASSERT_TRUE(WaitFor([&] { return cluster.ModelVersion("ring") > before + 20; }, 120))
+      << client.Out() << cluster.Log();
+
+  RunResult r;
+  ASSERT_TRUE(WaitFor([&] { return client.Exited(&r); }, 900)) << client.Out() << cluster.Log();
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err << cluster.Log();
+  EXPECT_EQ(EpochsWithNothingMissing(r.out), 1) << r.out;
+  EXPECT_GE(Metric(r.out, "accuracy"), 0.80) << r.out;
+  EXPECT_NE(r.out.find("the ring starts with 3 member(s)"), std::string::npos) << r.out;
+  EXPECT_TRUE(WaitFor([&] { return cluster.Pods("edl-job=ring,edl-role!=master").empty(); }, 60));
+}
+
 TEST(EdlOnKube, DeletingTheMasterPodRemovesEveryPodOfTheJob) {
   FakeCluster cluster("node-a:cpu=8,memory=64Gi");
   ASSERT_TRUE(cluster.ready()) << cluster.Log();

@@ -123,6 +123,73 @@ TEST(MasterRing, AWorkerThatMissesHeartbeatsLeavesTheRingAndTheVersionBumps) {
             StatusCode::kFailedPrecondition);
 }
 
+TEST(MasterRing, NoTaskIsHandedOutUntilTheRingHasItsStartingSize) {
+  FakeClock clock;
+  MasterOptions o = Options();
+  o.ring_start_members = 2;
+  o.ring_start_timeout_s = 60;
+  auto core = MasterCore::Create(o, clock);
+  ASSERT_TRUE(core.ok());
+  const int64_t a = Register(**core, "worker-0");
+  const int64_t b = Register(**core, "worker-1");
+  ASSERT_TRUE((*core)->JoinRing({.worker_id = a, .address = "h:1"}).ok());
+  auto t = (*core)->GetTask({.worker_id = a});
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->type, protocol::TaskType::kWait);
+  ASSERT_TRUE((*core)->JoinRing({.worker_id = b, .address = "h:2"}).ok());
+  t = (*core)->GetTask({.worker_id = a});
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->type, protocol::TaskType::kTraining);
+  // Started once: a ring that shrinks later goes on.
+  ASSERT_TRUE((*core)->RequestStop("worker-1"));
+  t = (*core)->GetTask({.worker_id = a});
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->type, protocol::TaskType::kTraining);
+}
+
+TEST(MasterRing, TheRingStartsSmallerWhenTheWaitTimesOut) {
+  FakeClock clock;
+  MasterOptions o = Options();
+  o.ring_start_members = 3;
+  o.ring_start_timeout_s = 10;
+  auto core = MasterCore::Create(o, clock);
+  ASSERT_TRUE(core.ok());
+  const int64_t a = Register(**core, "worker-0");
+  ASSERT_TRUE((*core)->JoinRing({.worker_id = a, .address = "h:1"}).ok());
+  for (int i = 0; i < 9; ++i) {
+    clock.AdvanceSeconds(1);
+    ASSERT_TRUE((*core)->Heartbeat({.worker_id = a}).ok());
+    EXPECT_EQ((*core)->GetTask({.worker_id = a})->type, protocol::TaskType::kWait) << i;
+  }
+  clock.AdvanceSeconds(1.5);
+  EXPECT_EQ((*core)->GetTask({.worker_id = a})->type, protocol::TaskType::kTraining);
+}
+
+TEST(MasterRing, RingMembersOfAFinishedJobAreNotStoppedButToldDone) {
+  FakeClock clock;
+  MasterOptions o = Options();
+  o.records = {64, 0, 0};  // one task
+  auto core = MasterCore::Create(o, clock);
+  ASSERT_TRUE(core.ok());
+  const int64_t a = Register(**core, "worker-0");
+  const int64_t b = Register(**core, "worker-1");  // not in the ring
+  ASSERT_TRUE((*core)->JoinRing({.worker_id = a, .address = "h:1"}).ok());
+  auto t = (*core)->GetTask({.worker_id = a});
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ(t->type, protocol::TaskType::kTraining);
+  protocol::ReportTaskRequest report;
+  report.worker_id = a;
+  report.task_id = t->id;
+  report.samples = 64;
+  ASSERT_TRUE((*core)->ReportTask(report).ok());
+  ASSERT_EQ((*core)->state(), JobState::kSucceeded);
+  // The member finishes with the ring (it learns kDone from GetTask); a
+  // worker outside the ring is stopped as before.
+  EXPECT_FALSE((*core)->Heartbeat({.worker_id = a})->stop);
+  EXPECT_TRUE((*core)->Heartbeat({.worker_id = b})->stop);
+  EXPECT_EQ((*core)->GetTask({.worker_id = a})->type, protocol::TaskType::kDone);
+}
+
 TEST(MasterRing, AWorkerAskedToLeaveOrThatExitedLeavesTheRing) {
   FakeClock clock;
   auto core = Make(clock);
