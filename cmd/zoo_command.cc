@@ -1,11 +1,16 @@
 // edl zoo list / show NAME / version.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "cmd/commands.h"
 #include "nn/keras/zoo.h"
+#include "tensor/device_runtime.h"
 #include "tensor/engine_info.h"
+#include "tensor/gpu_info.h"
 
 namespace edl::cmd {
 
@@ -41,7 +46,10 @@ Runner AddVersionCommand(CLI::App& parent) {
     std::printf("build: %s, %s\n", EDL_BUILD_TYPE, EDL_ARCH);
     std::printf("oneDNN: %s, ISA in use: %s, threads: %d\n", info.onednn_version.c_str(),
                 info.cpu_isa.c_str(), info.num_threads);
-    std::printf("CUDA: %s\n", info.cuda_compiled ? "compiled in" : "not compiled in");
+    const std::string plugin = tensor::DefaultCudaPluginPath();
+    std::printf("CUDA: plugin %s (%s)\n", plugin.c_str(),
+                access(plugin.c_str(), R_OK) == 0 ? "present" : "absent");
+    std::printf("gpu: %s\n", tensor::DescribeGpus().Summary().c_str());
     return 0;
   };
 }

@@ -1,5 +1,7 @@
 #include "tensor/backend.h"
 
+#include "tensor/device_runtime.h"
+
 namespace edl::tensor {
 namespace {
 // The override installed by the innermost ScopedBackend of this thread.
@@ -12,10 +14,11 @@ Backend& BackendFor(Device device) {
     case Device::kCPU:
       return CpuBackend();
     case Device::kCUDA:
+      if (DeviceRuntime* runtime = RuntimeFor(device)) return runtime->backend();
       break;
   }
   EDL_CHECK(false) << "no backend for device " << DeviceName(device)
-                   << " in this build";
+                   << ": LoadCudaRuntime() has not succeeded";
   return CpuBackend();
 }
 

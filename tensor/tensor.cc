@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "tensor/block_cache.h"
+#include "tensor/device_runtime.h"
 
 namespace edl::tensor {
 
@@ -51,11 +52,23 @@ std::string ShapeString(const Shape& shape) {
 }
 
 Storage::Storage(size_t bytes, Device device) : bytes_(bytes), device_(device) {
-  EDL_CHECK(device == Device::kCPU) << "CUDA storage is created by tensor/cuda";
-  data_ = BlockCache::Allocate(bytes);
+  if (device == Device::kCPU) {
+    data_ = BlockCache::Allocate(bytes);
+    return;
+  }
+  DeviceRuntime* runtime = RuntimeFor(device);
+  EDL_CHECK(runtime != nullptr) << DeviceName(device)
+                                << " storage before LoadCudaRuntime() succeeded";
+  data_ = runtime->Allocate(bytes);
 }
 
-Storage::~Storage() { BlockCache::Release(data_, bytes_); }
+Storage::~Storage() {
+  if (device_ == Device::kCPU) {
+    BlockCache::Release(data_, bytes_);
+  } else {
+    RuntimeFor(device_)->Free(data_, bytes_);
+  }
+}
 
 Tensor Tensor::Empty(Shape shape, DType dtype, Device device) {
   Tensor t;
@@ -150,14 +163,36 @@ Tensor Tensor::Clone() const {
   return t;
 }
 
+Tensor Tensor::To(Device device) const {
+  Tensor t = Empty(shape_, dtype_, device);
+  t.CopyFrom(*this);
+  return t;
+}
+
 void Tensor::CopyFrom(const Tensor& src) {
   EDL_CHECK_EQ(src.numel(), numel_);
   EDL_CHECK(src.dtype() == dtype_);
   if (numel_ == 0) return;
-  std::memmove(raw_data(), src.raw_data(), bytes());
+  const Device to = device(), from = src.device();
+  if (to == Device::kCPU && from == Device::kCPU) {
+    std::memmove(raw_data(), src.raw_data(), bytes());
+  } else if (to == Device::kCPU) {
+    RuntimeFor(from)->CopyToHost(raw_data(), src.raw_data(), bytes());
+  } else if (from == Device::kCPU) {
+    RuntimeFor(to)->CopyToDevice(raw_data(), src.raw_data(), bytes());
+  } else {
+    EDL_CHECK(to == from) << "copy between two accelerators";
+    RuntimeFor(to)->CopyOnDevice(raw_data(), src.raw_data(), bytes());
+  }
 }
 
 void Tensor::Fill(float value) {
+  if (device() != Device::kCPU) {
+    Tensor host = Empty(shape_, dtype_);
+    host.Fill(value);
+    CopyFrom(host);
+    return;
+  }
   if (dtype_ == DType::kFloat32) {
     float* p = f32();
     for (int64_t i = 0; i < numel_; ++i) p[i] = value;

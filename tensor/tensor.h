@@ -32,7 +32,8 @@ int64_t NumElements(const Shape& shape);
 std::string ShapeString(const Shape& shape);
 
 // Raw bytes on one device, 64-byte aligned on the CPU. Owned by shared_ptr
-// from the tensors that view it.
+// from the tensors that view it. CUDA bytes come from the registered
+// DeviceRuntime (tensor/device_runtime.h).
 class Storage {
  public:
   Storage(size_t bytes, Device device);
@@ -118,9 +119,13 @@ class Tensor {
   Tensor Slice(int64_t begin, int64_t end) const;
   // A deep copy with its own storage.
   Tensor Clone() const;
-  // Copies src's elements into this tensor. REQUIRES: same numel and dtype.
+  // A deep copy on `device` (even when already there). A CUDA copy needs
+  // LoadCudaRuntime() (tensor/device_runtime.h) to have succeeded.
+  Tensor To(Device device) const;
+  // Copies src's elements into this tensor, across devices too.
+  // REQUIRES: same numel and dtype.
   void CopyFrom(const Tensor& src);
-  // Sets every element (float32 or int64 tensors).
+  // Sets every element (float32 or int64 tensors, on any device).
   void Fill(float value);
 
   bool SharesStorageWith(const Tensor& other) const {

@@ -1,0 +1,258 @@
+// CudaBackend: 2-D convolutions on cuDNN, NHWC. Keras kernels (HWIO) are
+// transposed to cuDNN's OHWI and back; asymmetric "same" padding, which
+// cuDNN cannot express, becomes an explicitly padded copy of the image.
+// The algorithm for each problem is chosen once (cuDNN's heuristics, the
+// first FP32 algorithm that runs) and cached; workspaces come from the
+// caching allocator.
+#include <memory>
+#include <vector>
+
+#include "tensor/cuda/cuda_backend.h"
+#include "tensor/cuda/cudnn_descriptors.h"
+#include "tensor/cuda/kernels.h"
+
+namespace edl::tensor::cuda {
+
+namespace {
+
+// Padding cuDNN can do itself (symmetric) and what is left to PadImage.
+struct PaddingPlan {
+  bool explicit_pad;
+  int64_t top, bottom, left, right;
+};
+
+PaddingPlan PlanPadding(const Conv2DParams& p) {
+  PaddingPlan plan{false, p.padding[0], p.padding[1], p.padding[2],
+                   p.padding[3]};
+  plan.explicit_pad = plan.top != plan.bottom || plan.left != plan.right;
+  return plan;
+}
+
+// image [n, h, w, c] (unpadded), kernel [kh, kw, c, o], out [n, oh, ow, o].
+ConvGeometry MakeGeometry(const Shape& image, const Shape& kernel,
+                          const Shape& out, const Conv2DParams& p,
+                          const PaddingPlan& plan) {
+  ConvGeometry g{};
+  g.n = image[0];
+  g.h = image[1] + (plan.explicit_pad ? plan.top + plan.bottom : 0);
+  g.w = image[2] + (plan.explicit_pad ? plan.left + plan.right : 0);
+  g.c = image[3];
+  g.kh = kernel[0];
+  g.kw = kernel[1];
+  g.o = kernel[3];
+  g.oh = out[1];
+  g.ow = out[2];
+  g.pad_h = plan.explicit_pad ? 0 : plan.top;
+  g.pad_w = plan.explicit_pad ? 0 : plan.left;
+  g.sh = p.strides[0];
+  g.sw = p.strides[1];
+  g.dh = p.dilations[0];
+  g.dw = p.dilations[1];
+  return g;
+}
+
+// Candidate algorithms (as ints) in cuDNN's order of preference, without
+// those that need tensor cores (TF32 would not match the fp32 reference).
+template <typename Perf>
+std::vector<int> Usable(const std::vector<Perf>& perfs, int returned) {
+  std::vector<int> algos;
+  for (int i = 0; i < returned; ++i) {
+    const Perf& perf = perfs[i];
+    if (perf.status != CUDNN_STATUS_SUCCESS) continue;
+    if (perf.mathType == CUDNN_TENSOR_OP_MATH ||
+        perf.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) {
+      continue;
+    }
+    algos.push_back(static_cast<int>(perf.algo));
+  }
+  return algos;
+}
+
+}  // namespace
+
+void CudaBackend::RunConvolution(ConvPass pass, const ConvGeometry& g,
+                                 const float* x, const float* w_ohwi,
+                                 const float* dy, float* out) {
+  const TensorDesc xd = TensorDesc::Nhwc(g.n, g.h, g.w, g.c);
+  const TensorDesc yd = TensorDesc::Nhwc(g.n, g.oh, g.ow, g.o);
+  const FilterDesc wd(g.o, g.kh, g.kw, g.c);
+  const ConvDesc cd(g.pad_h, g.pad_w, g.sh, g.sw, g.dh, g.dw);
+  const float one = 1.f, zero = 0.f;
+  cudnnHandle_t h = ctx_.dnn;
+
+  auto workspace_size = [&](int algo, size_t* bytes) {
+    switch (pass) {
+      case ConvPass::kForward:
+        return cudnnGetConvolutionForwardWorkspaceSize(
+            h, xd.get(), wd.get(), cd.get(), yd.get(),
+            static_cast<cudnnConvolutionFwdAlgo_t>(algo), bytes);
+      case ConvPass::kBackwardData:
+        return cudnnGetConvolutionBackwardDataWorkspaceSize(
+            h, wd.get(), yd.get(), cd.get(), xd.get(),
+            static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), bytes);
+      case ConvPass::kBackwardFilter:
+        return cudnnGetConvolutionBackwardFilterWorkspaceSize(
+            h, xd.get(), yd.get(), cd.get(), wd.get(),
+            static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), bytes);
+    }
+    return CUDNN_STATUS_BAD_PARAM;
+  };
+  auto launch = [&](int algo, void* ws, size_t ws_bytes) {
+    switch (pass) {
+      case ConvPass::kForward:
+        return cudnnConvolutionForward(
+            h, &one, xd.get(), x, wd.get(), w_ohwi, cd.get(),
+            static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, ws_bytes, &zero,
+            yd.get(), out);
+      case ConvPass::kBackwardData:
+        return cudnnConvolutionBackwardData(
+            h, &one, wd.get(), w_ohwi, yd.get(), dy, cd.get(),
+            static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, ws_bytes,
+            &zero, xd.get(), out);
+      case ConvPass::kBackwardFilter:
+        return cudnnConvolutionBackwardFilter(
+            h, &one, xd.get(), x, yd.get(), dy, cd.get(),
+            static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws, ws_bytes,
+            &zero, wd.get(), out);
+    }
+    return CUDNN_STATUS_BAD_PARAM;
+  };
+  auto candidates = [&]() {
+    int max = 0, returned = 0;
+    switch (pass) {
+      case ConvPass::kForward: {
+        EDL_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max));
+        std::vector<cudnnConvolutionFwdAlgoPerf_t> perfs(max);
+        EDL_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
+            h, xd.get(), wd.get(), cd.get(), yd.get(), max, &returned,
+            perfs.data()));
+        return Usable(perfs, returned);
+      }
+      case ConvPass::kBackwardData: {
+        EDL_CUDNN_CHECK(
+            cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max));
+        std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perfs(max);
+        EDL_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+            h, wd.get(), yd.get(), cd.get(), xd.get(), max, &returned,
+            perfs.data()));
+        return Usable(perfs, returned);
+      }
+      case ConvPass::kBackwardFilter: {
+        EDL_CUDNN_CHECK(
+            cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max));
+        std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perfs(max);
+        EDL_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+            h, xd.get(), yd.get(), cd.get(), wd.get(), max, &returned,
+            perfs.data()));
+        return Usable(perfs, returned);
+      }
+    }
+    return std::vector<int>();
+  };
+
+  const ConvKey key{static_cast<int>(pass),
+                    g.n,
+                    g.h,
+                    g.w,
+                    g.c,
+                    g.o,
+                    g.kh,
+                    g.kw,
+                    g.sh,
+                    g.sw,
+                    g.dh,
+                    g.dw,
+                    g.pad_h,
+                    g.pad_w};
+  std::lock_guard<std::mutex> lock(ctx_.dnn_mu);
+  if (auto it = ctx_.conv_choices.find(key); it != ctx_.conv_choices.end()) {
+    DeviceBuffer ws(ctx_.allocator, it->second.workspace_bytes);
+    EDL_CUDNN_CHECK(launch(it->second.algorithm, ws.data(), ws.bytes()));
+    return;
+  }
+  cudnnStatus_t last = CUDNN_STATUS_NOT_SUPPORTED;
+  for (int algo : candidates()) {
+    size_t bytes = 0;
+    if ((last = workspace_size(algo, &bytes)) != CUDNN_STATUS_SUCCESS) continue;
+    DeviceBuffer ws(ctx_.allocator, bytes);
+    if ((last = launch(algo, ws.data(), bytes)) == CUDNN_STATUS_SUCCESS) {
+      ctx_.conv_choices[key] = ConvChoice{algo, bytes};
+      return;
+    }
+  }
+  EDL_CHECK(false) << "cuDNN has no fp32 algorithm for convolution pass "
+                   << static_cast<int>(pass)
+                   << " (last status: " << cudnnGetErrorString(last) << ")";
+}
+
+void CudaBackend::Conv2DForward(const Tensor& x, const Tensor& w,
+                                const Tensor& bias, const Conv2DParams& p,
+                                Tensor& y) {
+  const PaddingPlan plan = PlanPadding(p);
+  const ConvGeometry g = MakeGeometry(x.shape(), w.shape(), y.shape(), p, plan);
+  DeviceBuffer w_ohwi(ctx_.allocator, w.bytes());
+  Transpose2D(w.f32(), w_ohwi.as<float>(), g.kh * g.kw * g.c, g.o, ctx_.stream);
+  const float* image = x.f32();
+  std::unique_ptr<DeviceBuffer> padded;
+  if (plan.explicit_pad) {
+    padded = std::make_unique<DeviceBuffer>(
+        ctx_.allocator, sizeof(float) * g.n * g.h * g.w * g.c);
+    PadImage(x.f32(), padded->as<float>(), x.dim(0), x.dim(1), x.dim(2),
+             x.dim(3), plan.top, plan.bottom, plan.left, plan.right,
+             ctx_.stream);
+    image = padded->as<float>();
+  }
+  RunConvolution(ConvPass::kForward, g, image, w_ohwi.as<float>(), nullptr,
+                 y.f32());
+  if (bias.defined())
+    AddBias(y.f32(), bias.f32(), g.n * g.oh * g.ow, g.o, ctx_.stream);
+}
+
+void CudaBackend::Conv2DBackwardData(const Tensor& dy, const Tensor& w,
+                                     const Conv2DParams& p, Tensor& dx) {
+  const PaddingPlan plan = PlanPadding(p);
+  const ConvGeometry g =
+      MakeGeometry(dx.shape(), w.shape(), dy.shape(), p, plan);
+  DeviceBuffer w_ohwi(ctx_.allocator, w.bytes());
+  Transpose2D(w.f32(), w_ohwi.as<float>(), g.kh * g.kw * g.c, g.o, ctx_.stream);
+  if (!plan.explicit_pad) {
+    RunConvolution(ConvPass::kBackwardData, g, nullptr, w_ohwi.as<float>(),
+                   dy.f32(), dx.f32());
+    return;
+  }
+  DeviceBuffer padded(ctx_.allocator, sizeof(float) * g.n * g.h * g.w * g.c);
+  RunConvolution(ConvPass::kBackwardData, g, nullptr, w_ohwi.as<float>(),
+                 dy.f32(), padded.as<float>());
+  CropImage(padded.as<float>(), dx.f32(), dx.dim(0), dx.dim(1), dx.dim(2),
+            dx.dim(3), plan.top, plan.bottom, plan.left, plan.right,
+            ctx_.stream);
+}
+
+void CudaBackend::Conv2DBackwardWeights(const Tensor& dy, const Tensor& x,
+                                        const Conv2DParams& p, Tensor& dw,
+                                        Tensor& dbias) {
+  const PaddingPlan plan = PlanPadding(p);
+  const ConvGeometry g =
+      MakeGeometry(x.shape(), dw.shape(), dy.shape(), p, plan);
+  const float* image = x.f32();
+  std::unique_ptr<DeviceBuffer> padded;
+  if (plan.explicit_pad) {
+    padded = std::make_unique<DeviceBuffer>(
+        ctx_.allocator, sizeof(float) * g.n * g.h * g.w * g.c);
+    PadImage(x.f32(), padded->as<float>(), x.dim(0), x.dim(1), x.dim(2),
+             x.dim(3), plan.top, plan.bottom, plan.left, plan.right,
+             ctx_.stream);
+    image = padded->as<float>();
+  }
+  DeviceBuffer dw_ohwi(ctx_.allocator, dw.bytes());
+  RunConvolution(ConvPass::kBackwardFilter, g, image, nullptr, dy.f32(),
+                 dw_ohwi.as<float>());
+  Transpose2D(dw_ohwi.as<float>(), dw.f32(), g.o, g.kh * g.kw * g.c,
+              ctx_.stream);
+  if (dbias.defined()) {
+    ColumnSums(dy.f32(), g.n * g.oh * g.ow, g.o, dbias.f32(), ctx_.allocator,
+               ctx_.stream);
+  }
+}
+
+}  // namespace edl::tensor::cuda

@@ -1,0 +1,169 @@
+// Layout and indexing kernels: dtype casts, 2-D transposes (conv kernels
+// between Keras' HWIO and cuDNN's OHWI), NHWC padding and cropping
+// (asymmetric convolution padding), embedding gather and scatter-add.
+#include <cstdint>
+
+#include "tensor/cuda/kernels.h"
+#include "tensor/cuda/launch.h"
+
+namespace edl::tensor::cuda {
+namespace {
+
+// The values of edl::tensor::DType.
+enum DTypeCode { kFloat32 = 0, kInt64 = 1, kUInt8 = 2 };
+
+template <typename From, typename To>
+__global__ void CastKernel(const From* x, To* y, int64_t n) {
+  EDL_GRID_STRIDE(i, n) { y[i] = static_cast<To>(x[i]); }
+}
+
+template <typename From>
+void CastFrom(const From* x, void* y, int to, int64_t n, cudaStream_t stream) {
+  switch (to) {
+    case kFloat32:
+      CastKernel<<<BlocksFor(n), kThreads, 0, stream>>>(
+          x, static_cast<float*>(y), n);
+      break;
+    case kInt64:
+      CastKernel<<<BlocksFor(n), kThreads, 0, stream>>>(
+          x, static_cast<int64_t*>(y), n);
+      break;
+    case kUInt8:
+      CastKernel<<<BlocksFor(n), kThreads, 0, stream>>>(
+          x, static_cast<uint8_t*>(y), n);
+      break;
+    default:
+      EDL_CHECK(false) << "Cast to dtype " << to;
+  }
+  EDL_CUDA_LAUNCHED();
+}
+
+constexpr int kTile = 32;
+
+// Shared-memory tiled transpose: x [rows, cols] -> y [cols, rows].
+__global__ void TransposeKernel(const float* x, float* y, int64_t rows,
+                                int64_t cols) {
+  __shared__ float tile[kTile][kTile + 1];
+  const int64_t c = static_cast<int64_t>(blockIdx.x) * kTile + threadIdx.x;
+  for (int k = threadIdx.y; k < kTile; k += blockDim.y) {
+    const int64_t r = static_cast<int64_t>(blockIdx.y) * kTile + k;
+    if (r < rows && c < cols) tile[k][threadIdx.x] = x[r * cols + c];
+  }
+  __syncthreads();
+  const int64_t r = static_cast<int64_t>(blockIdx.y) * kTile + threadIdx.x;
+  for (int k = threadIdx.y; k < kTile; k += blockDim.y) {
+    const int64_t cc = static_cast<int64_t>(blockIdx.x) * kTile + k;
+    if (r < rows && cc < cols) y[cc * rows + r] = tile[threadIdx.x][k];
+  }
+}
+
+// Walks the padded image; `pad` copies x into it (zeros outside), else the
+// interior of y is copied back into x.
+template <bool kPad>
+__global__ void PadKernel(float* x, float* y, int64_t n, int64_t h, int64_t w,
+                          int64_t c, int64_t top, int64_t left, int64_t ph,
+                          int64_t pw) {
+  EDL_GRID_STRIDE(i, n * ph * pw * c) {
+    int64_t rest = i;
+    const int64_t ch = rest % c;
+    rest /= c;
+    const int64_t wi = rest % pw - left;
+    rest /= pw;
+    const int64_t hi = rest % ph - top;
+    const int64_t b = rest / ph;
+    const bool inside = hi >= 0 && hi < h && wi >= 0 && wi < w;
+    const int64_t xi = ((b * h + hi) * w + wi) * c + ch;
+    if (kPad) {
+      y[i] = inside ? x[xi] : 0.f;
+    } else if (inside) {
+      x[xi] = y[i];
+    }
+  }
+}
+
+__global__ void GatherKernel(const float* table, int64_t v, int64_t d,
+                             const int64_t* ids, int64_t n, float* y) {
+  EDL_GRID_STRIDE(i, n * d) {
+    const int64_t row = i / d, col = i % d;
+    const int64_t id = ids[row];
+    y[i] = (id >= 0 && id < v) ? table[id * d + col] : 0.f;
+  }
+}
+
+__global__ void ScatterAddKernel(float* table, int64_t v, int64_t d,
+                                 const int64_t* ids, const float* values,
+                                 int64_t n, float alpha) {
+  EDL_GRID_STRIDE(i, n * d) {
+    const int64_t row = i / d, col = i % d;
+    const int64_t id = ids[row];
+    if (id >= 0 && id < v) atomicAdd(&table[id * d + col], alpha * values[i]);
+  }
+}
+
+}  // namespace
+
+void Cast(const void* x, int from_dtype, void* y, int to_dtype, int64_t n,
+          cudaStream_t stream) {
+  switch (from_dtype) {
+    case kFloat32:
+      CastFrom(static_cast<const float*>(x), y, to_dtype, n, stream);
+      return;
+    case kInt64:
+      CastFrom(static_cast<const int64_t*>(x), y, to_dtype, n, stream);
+      return;
+    case kUInt8:
+      CastFrom(static_cast<const uint8_t*>(x), y, to_dtype, n, stream);
+      return;
+  }
+  EDL_CHECK(false) << "Cast from dtype " << from_dtype;
+}
+
+void Transpose2D(const float* x, float* y, int64_t rows, int64_t cols,
+                 cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return;
+  dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile),
+            static_cast<unsigned>((rows + kTile - 1) / kTile));
+  TransposeKernel<<<grid, dim3(kTile, 8), 0, stream>>>(x, y, rows, cols);
+  EDL_CUDA_LAUNCHED();
+}
+
+void PadImage(const float* x, float* y, int64_t n, int64_t h, int64_t w,
+              int64_t c, int64_t top, int64_t bottom, int64_t left,
+              int64_t right, cudaStream_t stream) {
+  const int64_t ph = h + top + bottom, pw = w + left + right;
+  const int64_t total = n * ph * pw * c;
+  if (total == 0) return;
+  PadKernel<true><<<BlocksFor(total), kThreads, 0, stream>>>(
+      const_cast<float*>(x), y, n, h, w, c, top, left, ph, pw);
+  EDL_CUDA_LAUNCHED();
+}
+
+void CropImage(const float* y, float* x, int64_t n, int64_t h, int64_t w,
+               int64_t c, int64_t top, int64_t bottom, int64_t left,
+               int64_t right, cudaStream_t stream) {
+  const int64_t ph = h + top + bottom, pw = w + left + right;
+  const int64_t total = n * ph * pw * c;
+  if (total == 0) return;
+  PadKernel<false><<<BlocksFor(total), kThreads, 0, stream>>>(
+      x, const_cast<float*>(y), n, h, w, c, top, left, ph, pw);
+  EDL_CUDA_LAUNCHED();
+}
+
+void Gather(const float* table, int64_t v, int64_t d, const int64_t* ids,
+            int64_t n, float* y, cudaStream_t stream) {
+  if (n * d == 0) return;
+  GatherKernel<<<BlocksFor(n * d), kThreads, 0, stream>>>(table, v, d, ids, n,
+                                                          y);
+  EDL_CUDA_LAUNCHED();
+}
+
+void ScatterAdd(float* table, int64_t v, int64_t d, const int64_t* ids,
+                const float* values, int64_t n, float alpha,
+                cudaStream_t stream) {
+  if (n * d == 0) return;
+  ScatterAddKernel<<<BlocksFor(n * d), kThreads, 0, stream>>>(table, v, d, ids,
+                                                              values, n, alpha);
+  EDL_CUDA_LAUNCHED();
+}
+
+}  // namespace edl::tensor::cuda
