@@ -8,6 +8,7 @@
 #include "data/batcher.h"
 #include "roles/evaluation.h"
 #include "roles/worker/infer_task.h"
+#include "roles/worker/ring_agreement.h"
 #include "roles/worker/training_state.h"
 #include "tensor/ops.h"
 
@@ -33,8 +34,6 @@ int RankOf(const protocol::RingView& v, int64_t worker_id) {
 
 std::string Ms(double seconds) { return std::to_string(std::lround(seconds * 1000)) + " ms"; }
 
-// Step counts travel as two floats (exact below 2^24 each).
-constexpr int64_t kLowBits = 20;
 
 }  // namespace
 
@@ -159,14 +158,19 @@ Status AllreduceWorker::Loop() {
       }
       return Status::Ok();
     }
+    // Work first, then the ring: a task handed out after a join is trained
+    // on a ring that includes the joiner. "Nothing to do" was the answer
+    // for the old ring (the master may hold tasks back until the ring has
+    // its starting size): after a re-formation, ask again (and check the
+    // ring again), so the new ring's first step is as full as it can be.
     EDL_RETURN_IF_ERROR(FetchWork());
-    const int64_t formations = reformations_;
-    EDL_RETURN_IF_ERROR(EnsureRing());
+    while (true) {
+      const int64_t formations = reformations_;
+      EDL_RETURN_IF_ERROR(EnsureRing());
+      if (stop_ || reformations_ == formations || !idle_ || done_) break;
+      EDL_RETURN_IF_ERROR(FetchWork());
+    }
     if (stop_) continue;
-    // Nothing to do was the answer for the old ring (the master may hold
-    // tasks back until the ring has its starting size): ask again, so the
-    // new ring's first step is as full as it can be.
-    if (reformations_ != formations && idle_ && !done_) EDL_RETURN_IF_ERROR(FetchWork());
     bool all_done = false, all_idle = false;
     int64_t total = 0;
     const double started = clock_.NowSeconds();
@@ -283,6 +287,7 @@ Status AllreduceWorker::Reform(const std::string& why) {
   const double deadline = start + options_.retry_timeout.count() / 1000.0;
   ring_.reset();
   double last_join = start;
+  double last_warning = start;
   std::string last_error = "no membership yet";
   while (!stop_) {
     const double now = clock_.NowSeconds();
@@ -319,6 +324,11 @@ Status AllreduceWorker::Reform(const std::string& why) {
     if (!ring.ok()) {
       last_error = ring.status().message();
       EDL_LOG(DEBUG) << options_.name << ": ring v" << v->version << ": " << last_error;
+      if (clock_.NowSeconds() - last_warning > 5) {
+        EDL_LOG(WARNING) << options_.name << ": no ring yet after "
+                         << Ms(clock_.NowSeconds() - start) << ": " << last_error;
+        last_warning = clock_.NowSeconds();
+      }
       Pause(std::chrono::milliseconds(50));
       continue;
     }
@@ -347,24 +357,12 @@ Status AllreduceWorker::Synchronize() {
   const int n = ring_->size();
   const int rank = ring_->rank();
   // Who is new and how many steps each has completed.
-  std::vector<float> table(3 * static_cast<size_t>(n), 0.f);
   const int64_t mine = steps();
-  table[3 * rank] = fresh_ ? 1.f : 0.f;
-  table[3 * rank + 1] = static_cast<float>(mine >> kLowBits);
-  table[3 * rank + 2] = static_cast<float>(mine & ((int64_t{1} << kLowBits) - 1));
+  std::vector<float> table = EncodePosition(n, rank, {fresh_, mine});
   EDL_RETURN_IF_ERROR(ring_->AllReduce(std::span<float>(table)));
-  int source = -1;
-  int64_t target = 0;
-  for (int i = 0; i < n; ++i) {
-    if (table[3 * i] != 0.f) continue;
-    const int64_t c = (static_cast<int64_t>(table[3 * i + 1]) << kLowBits) +
-                      static_cast<int64_t>(table[3 * i + 2]);
-    if (source < 0 || c < target) {
-      source = i;
-      target = c;
-    }
-  }
-  if (source < 0) source = 0;  // every member is new: the job's first ring
+  const RingAgreement agreed = Agree(table);
+  const int source = agreed.source;
+  const int64_t target = agreed.steps;
   if (!fresh_ && mine == target + 1) {
     // This member finished a step whose collective failed for another: the
     // ring goes on from before it, so its batch is trained again.
