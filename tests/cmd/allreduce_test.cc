@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "roles/checkpoint.h"
+#include "tests/testing/job_report.h"
 #include "tests/testing/run_edl.h"
 
 namespace edl::testing {
@@ -21,32 +22,6 @@ namespace {
 const std::string kData = EDL_FASHION_MNIST;
 const std::string kTrain = kData + "/train-images-idx3-ubyte.gz";
 const std::string kTest = kData + "/t10k-images-idx3-ubyte.gz";
-
-double Metric(const std::string& text, const std::string& name) {
-  std::smatch m;
-  if (!std::regex_search(text, m, std::regex("(^|[ :])" + name + " ([0-9.eE+-]+)"))) return -1;
-  return std::stod(m[2]);
-}
-
-nlohmann::json JobStatus(const std::string& jobs_dir, const std::string& job) {
-  RunResult r = RunEdl({"status", job, "--jobs_dir=" + jobs_dir});
-  if (r.exit_code != 0) return nullptr;
-  return nlohmann::json::parse(r.out, nullptr, false);
-}
-
-int64_t Version(const nlohmann::json& s) {
-  return s.is_object() ? s.value("model_version", int64_t{-1}) : -1;
-}
-
-int EpochsWithNothingMissing(const std::string& out) {
-  std::regex re("epoch [0-9]+: ([0-9]+)/([0-9]+) records trained, 0 missing, 0 trained twice");
-  int n = 0;
-  for (auto it = std::sregex_iterator(out.begin(), out.end(), re); it != std::sregex_iterator();
-       ++it) {
-    if ((*it)[1] == (*it)[2]) ++n;
-  }
-  return n;
-}
 
 std::vector<std::string> Job(const std::string& jobs_dir, const std::string& name,
                              std::vector<std::string> extra) {
@@ -101,7 +76,7 @@ TEST(Allreduce, ThreeWorkersWithBatchBEndWhereLocalTrainingWithBatchThreeBEnds) 
   ring.insert(ring.end(), common.begin(), common.end());
   RunResult r = RunEdl(Job(dir.path(), "det", ring));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(EpochsWithNothingMissing(r.out), 1) << r.out;
+  EXPECT_EQ(EpochsTrainedExactlyOnce(r.out), 1) << r.out;
 
   // 60,000 records in global batches of 150: 400 steps on both sides.
   auto a = roles::ReadCheckpoint(dir.File("local") + "/checkpoint");
@@ -170,7 +145,7 @@ TEST(Allreduce, CnnSurvivesAKill9AndAJoinerLosingNothingAndRedoingAtMostOneStepP
   EXPECT_TRUE(std::regex_search(r.err, std::regex("ring: worker-3 \\(id [0-9]+\\) joined")))
       << r.err;
   // The ledger: every record of every epoch once.
-  EXPECT_EQ(EpochsWithNothingMissing(r.out), 3) << r.out;
+  EXPECT_EQ(EpochsTrainedExactlyOnce(r.out), 3) << r.out;
   EXPECT_GE(Metric(r.out, "accuracy"), 0.90) << r.out;
   // The ring's rank 0 exported the model; evaluating it gives the figure.
   RunResult e = RunEdl({"evaluate", "--checkpoint_dir_for_init=" + dir.File("model"),
@@ -244,7 +219,7 @@ TEST(Allreduce, ASilentWorkerIsDroppedByHeartbeatAndTheRingGoesOn) {
   RunResult r = job.Wait();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("left the ring (master's view"), std::string::npos) << r.err;
-  EXPECT_EQ(EpochsWithNothingMissing(r.out), 4) << r.out;
+  EXPECT_EQ(EpochsTrainedExactlyOnce(r.out), 4) << r.out;
 }
 
 TEST(Allreduce, EvaluationAndPredictionRefuseTheStrategyWithAClearError) {

@@ -9,6 +9,7 @@
 
 #include "data/planted_model.h"
 #include "net/rpc.h"
+#include "tests/testing/job_report.h"
 #include "tests/testing/run_edl.h"
 
 namespace edl::testing {
@@ -17,35 +18,6 @@ namespace {
 const std::string kData = EDL_FASHION_MNIST;
 const std::string kTrain = kData + "/train-images-idx3-ubyte.gz";
 const std::string kTest = kData + "/t10k-images-idx3-ubyte.gz";
-
-double Metric(const std::string& text, const std::string& name) {
-  std::smatch m;
-  if (!std::regex_search(text, m, std::regex("(^|[ :])" + name + " ([0-9.eE+-]+)"))) return -1;
-  return std::stod(m[2]);
-}
-
-// The job's status JSON (null while the master is not reachable).
-nlohmann::json Status(const std::string& jobs_dir, const std::string& job) {
-  RunResult r = RunEdl({"status", job, "--jobs_dir=" + jobs_dir});
-  if (r.exit_code != 0) return nullptr;
-  return nlohmann::json::parse(r.out, nullptr, false);
-}
-
-int64_t Version(const nlohmann::json& s) {
-  return s.is_object() ? s.value("model_version", int64_t{-1}) : -1;
-}
-
-// Every epoch line of the final report says nothing was missed, and
-// returns how many were printed.
-int EpochsWithNothingMissing(const std::string& out) {
-  std::regex re("epoch [0-9]+: ([0-9]+)/([0-9]+) records trained, 0 missing");
-  int n = 0;
-  for (auto it = std::sregex_iterator(out.begin(), out.end(), re); it != std::sregex_iterator();
-       ++it) {
-    if ((*it)[1] == (*it)[2]) ++n;
-  }
-  return n;
-}
 
 std::vector<std::string> Job(const std::string& jobs_dir, const std::string& name,
                              std::vector<std::string> extra) {
@@ -93,7 +65,7 @@ TEST(Distributed, AWorkerKilledMidEpochIsReplacedAndNoRecordIsLost) {
   // Mid-epoch, with worker-0 registered (on a busy machine it may start
   // after worker-1 has trained for a while).
   ASSERT_TRUE(WaitFor([&] {
-    s = Status(dir.path(), "kill9");
+    s = JobStatus(dir.path(), "kill9");
     return Version(s) >= 300 && worker0() > 0;
   }, 60)) << job.Err();
   ASSERT_GT(victim, 0) << s.dump();
@@ -126,7 +98,7 @@ TEST(Distributed, AKilledPsRestartsFromItsCheckpoint) {
                       "--validation_data=" + kTest, "--num_epochs=8", "--num_workers=2",
                       "--num_ps_pods=2", "--checkpoint_dir=" + dir.File("ckpt"),
                       "--checkpoint_steps=100"}));
-  ASSERT_TRUE(WaitFor([&] { return Version(Status(dir.path(), "killps")) >= 400; }, 60))
+  ASSERT_TRUE(WaitFor([&] { return Version(JobStatus(dir.path(), "killps")) >= 400; }, 60))
       << job.Err();
   std::vector<int> ps = FindPids({" ps ", "--job_name=killps", "--ps_index=1"});
   ASSERT_EQ(ps.size(), 1u);
@@ -191,7 +163,7 @@ TEST(Distributed, ScalesOneToThreeToTwoWorkersAndSigtermHandsTheTaskBack) {
                       // Long tasks: a SIGTERM almost always lands inside one.
                       "--num_minibatches_per_task=64"}));
   auto registered = [&](size_t n) {
-    nlohmann::json s = Status(dir.path(), "scale");
+    nlohmann::json s = JobStatus(dir.path(), "scale");
     if (!s.is_object()) return false;
     size_t alive = 0;
     for (const auto& w : s["workers"]) alive += w.value("stopping", false) ? 0 : 1;
@@ -228,7 +200,7 @@ TEST(Distributed, StopEndsARunningJobWithAClearReason) {
   EdlProcess job(Job(dir.path(), "stopme",
                      {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                       "--num_epochs=50", "--num_workers=1", "--num_ps_pods=1"}));
-  ASSERT_TRUE(WaitFor([&] { return Version(Status(dir.path(), "stopme")) >= 10; }, 60))
+  ASSERT_TRUE(WaitFor([&] { return Version(JobStatus(dir.path(), "stopme")) >= 10; }, 60))
       << job.Err();
   RunResult stop = RunEdl({"stop", "stopme", "--jobs_dir=" + dir.path()});
   EXPECT_EQ(stop.exit_code, 0) << stop.err;

@@ -13,6 +13,7 @@
 
 #include "kube/client.h"
 #include "kube/config.h"
+#include "tests/testing/job_report.h"
 #include "tests/testing/run_edl.h"
 
 namespace edl::testing {
@@ -23,22 +24,6 @@ using Json = nlohmann::json;
 const std::string kData = EDL_FASHION_MNIST;
 const std::string kTrain = kData + "/train-images-idx3-ubyte.gz";
 const std::string kTest = kData + "/t10k-images-idx3-ubyte.gz";
-
-double Metric(const std::string& text, const std::string& name) {
-  std::smatch m;
-  if (!std::regex_search(text, m, std::regex("(^|[ :])" + name + " ([0-9.eE+-]+)"))) return -1;
-  return std::stod(m[2]);
-}
-
-int EpochsWithNothingMissing(const std::string& out) {
-  std::regex re("epoch [0-9]+: ([0-9]+)/([0-9]+) records trained, 0 missing");
-  int n = 0;
-  for (auto it = std::sregex_iterator(out.begin(), out.end(), re); it != std::sregex_iterator();
-       ++it) {
-    if ((*it)[1] == (*it)[2]) ++n;
-  }
-  return n;
-}
 
 // A fake cluster of one node, for one test.
 class FakeCluster {
