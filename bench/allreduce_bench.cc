@@ -1,9 +1,12 @@
 // edl_allreduce_bench: bus bandwidth of the ring allreduce (net/collective.h)
-// over loopback, with one real process per rank.
+// on one machine, with one real process per rank.
 //
 //   edl_allreduce_bench [--ranks N] [--min_bytes B] [--max_bytes B]
 //                       [--piece_bytes B] [--socket_buffer_bytes B (0:
-//                       the kernel's autotuned buffers)]
+//                       the kernel's autotuned buffers)] [--no_shm]
+//
+// --no_shm sets RingSpec::shared_memory = false: data moves over TCP
+// loopback instead of the same-host shared-memory rings.
 //
 // Forks N processes (one per rank), forms a ring on 127.0.0.1 and, for each
 // size from min to max (powers of 4), times `iters` back-to-back in-place
@@ -33,13 +36,14 @@ struct Options {
   size_t max_bytes = size_t{64} << 20;
   size_t piece_bytes = size_t{1} << 19;
   int socket_buffer_bytes = 4 << 20;
+  bool shared_memory = true;
 };
 
 [[noreturn]] void Usage(const char* why) {
   std::fprintf(stderr,
                "edl_allreduce_bench: %s\nusage: edl_allreduce_bench [--ranks "
                "N] [--min_bytes B] [--max_bytes B] [--piece_bytes B] "
-               "[--socket_buffer_bytes B]\n",
+               "[--socket_buffer_bytes B] [--no_shm]\n",
                why);
   std::exit(2);
 }
@@ -48,6 +52,10 @@ Options Parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
+    if (flag == "--no_shm") {
+      o.shared_memory = false;
+      continue;
+    }
     if (i + 1 >= argc) Usage(("missing value for " + flag).c_str());
     long long value = std::atoll(argv[++i]);
     if (value < 0 || (value == 0 && flag != "--socket_buffer_bytes")) {
@@ -86,6 +94,7 @@ int RunRank(const Options& o, int rank, edl::net::RingListener& listener,
   spec.deadline = std::chrono::milliseconds(30000);
   spec.piece_bytes = o.piece_bytes;
   spec.socket_buffer_bytes = o.socket_buffer_bytes;
+  spec.shared_memory = o.shared_memory;
   auto ring = edl::net::Ring::Connect(listener, spec);
   if (!ring.ok()) {
     std::fprintf(stderr, "rank %d: %s\n", rank,

@@ -18,12 +18,7 @@ void Ring::Abort() {
   uint64_t one = 1;
   ssize_t ignored = ::write(impl_->wake.get(), &one, sizeof(one));
   (void)ignored;
-  if (impl_->to_successor.valid()) {
-    ::shutdown(impl_->to_successor.get(), SHUT_RDWR);
-  }
-  if (impl_->from_predecessor.valid()) {
-    ::shutdown(impl_->from_predecessor.get(), SHUT_RDWR);
-  }
+  impl_->ShutDown();  // also wakes a futex sleep on a shared-memory link
 }
 
 namespace {

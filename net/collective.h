@@ -1,5 +1,8 @@
 // Ring collectives for Elastic AllReduce: persistent TCP streams between ring
-// neighbours and a pipelined ring allreduce / broadcast over them.
+// neighbours and a pipelined ring allreduce / broadcast over them. Between
+// two neighbours on the same machine (same boot id and hostname, both with
+// RingSpec::shared_memory) the data moves through a shared-memory ring
+// buffer instead, and the TCP stream stays open to notice the peer's death.
 //
 // A ring has N ranks in a fixed order; rank r keeps one connection to its
 // successor (r+1) % N and one from its predecessor (r-1+N) % N. A membership
@@ -48,6 +51,11 @@ struct RingSpec {
   std::chrono::milliseconds connect_deadline{0};
   size_t piece_bytes = size_t{1} << 19;  // pipelining granularity
   int socket_buffer_bytes = 4 << 20;     // SO_SNDBUF/SO_RCVBUF; 0: kernel's
+  // Offer (and accept) shared-memory links to neighbours on the same
+  // machine. A link uses shared memory only when both its ends set this;
+  // otherwise, and between machines, data moves over TCP. Failures, the
+  // deadline and Abort() behave the same on both.
+  bool shared_memory = true;
 };
 
 class RingListener {

@@ -6,11 +6,13 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "net/collective.h"
 #include "net/collective_pipeline.h"
+#include "net/collective_shm.h"
 #include "net/collective_socket.h"
 
 namespace edl::net {
@@ -19,6 +21,10 @@ struct Ring::Impl {
   Fd to_successor;
   Fd from_predecessor;
   Fd wake;  // eventfd; Abort() writes it to wake a blocked poll
+  // Shared-memory rings to the successor / from the predecessor, when on
+  // the same machine; null for TCP.
+  std::unique_ptr<ShmLink> to_successor_shm;
+  std::unique_ptr<ShmLink> from_predecessor_shm;
   std::atomic<bool> aborted{false};
   std::atomic<bool> running{false};
   bool broken = false;  // only the collective's thread touches it
@@ -45,6 +51,14 @@ struct Ring::Impl {
   void Break(const Status& why) {
     broken = true;
     broken_reason = why.message();
+    ShutDown();
+  }
+
+  // Closes the shared-memory links (waking both ends) and shuts the sockets
+  // down. Thread-safe.
+  void ShutDown() {
+    if (to_successor_shm) to_successor_shm->Close();
+    if (from_predecessor_shm) from_predecessor_shm->Close();
     if (to_successor.valid()) ::shutdown(to_successor.get(), SHUT_RDWR);
     if (from_predecessor.valid()) ::shutdown(from_predecessor.get(), SHUT_RDWR);
   }

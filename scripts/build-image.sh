@@ -19,6 +19,7 @@ readonly HOST_PROVIDED='^(libcuda\.so|libnvidia-|libnvcuvid\.so)'
 usage() {
   cat <<EOF
 Usage: scripts/$PROG [--binary PATH] [--tag NAME] [--output FILE.tar] [--source URL] [--extra LIB]...
+                      [--cuda-plugin PATH]
 
 Builds a FROM-scratch OCI image holding the edl binary and the shared libraries
 it needs, runs \`edl version\` inside it, and writes it as an oci-archive.
@@ -29,6 +30,12 @@ it needs, runs \`edl version\` inside it, and writes it as an oci-archive.
   --source URL      org.opencontainers.image.source label (default: unknown)
   --extra LIB       also copy this library and what it links (for something
                     the binary dlopens); may be repeated
+  --cuda-plugin PATH  also ship the CUDA backend (build/libedl_cuda.so, see
+                    docs/gpu.md) beside the binary, with cuBLAS and cuDNN (all
+                    of cuDNN's sub-libraries, which it dlopens) but never the
+                    driver: one image then serves GPU and CPU pods (~1 GB
+                    bigger); edl uses the GPU only where --device asks and a
+                    driver is mounted
   -h, --help        this text
 
 Needs buildah (Debian: apt-get install buildah). Load the result with
@@ -46,6 +53,7 @@ tag=""
 output=$ROOT/build/edl-image.tar
 source_url=unknown
 extras=()
+cuda_plugin=""
 while (($#)); do
   case $1 in
     --binary) binary=${2:?--binary needs a path}; shift 2 ;;
@@ -53,6 +61,7 @@ while (($#)); do
     --output) output=${2:?--output needs a file}; shift 2 ;;
     --source) source_url=${2:?--source needs a URL}; shift 2 ;;
     --extra) extras+=("${2:?--extra needs a library path}"); shift 2 ;;
+    --cuda-plugin) cuda_plugin=${2:?--cuda-plugin needs a path}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; echo >&2; die "unknown argument '$1'" ;;
   esac
@@ -65,6 +74,8 @@ command -v ldd >/dev/null 2>&1 || die "ldd not found in PATH (Debian package lib
 [[ -f $binary && -x $binary ]] || die "binary '$binary' is not an executable file"
 [[ -f $CA_BUNDLE ]] || die "CA bundle $CA_BUNDLE not found (Debian package ca-certificates)"
 for e in "${extras[@]}"; do [[ -f $e ]] || die "--extra '$e' does not exist"; done
+[[ -z $cuda_plugin || -f $cuda_plugin ]] ||
+  die "--cuda-plugin '$cuda_plugin' does not exist; build the edl_cuda target (needs nvcc)"
 output=$(realpath -m "$output")
 [[ $output != *:* ]] || die "--output '$output' must not contain ':' (it is part of an oci-archive reference)"
 [[ -d $(dirname "$output") ]] || die "--output directory '$(dirname "$output")' does not exist"
@@ -107,6 +118,17 @@ library_list=$(
     realpath -s "$e"
     libraries_of "$e"
   done
+  if [[ -n $cuda_plugin ]]; then
+    libraries_of "$cuda_plugin"
+    # cuDNN loads its engines itself (dlopen), so ldd does not list them;
+    # libcudnn_adv (RNNs, attention) is not used by edl.
+    for l in $(libraries_of "$cuda_plugin"); do
+      [[ $(basename "$l") == libcudnn.so.* ]] || continue
+      for sub in "$(dirname "$l")"/libcudnn_*.so.9; do
+        [[ -e $sub && $(basename "$sub") != libcudnn_adv* ]] && echo "$sub"
+      done
+    done
+  fi
 ) || exit 1
 mapfile -t libraries < <(awk 'NF && !seen[$0]++' <<<"$library_list")
 
@@ -154,6 +176,8 @@ stage() {  # stage SOURCE DESTINATION MODE
   copied+=("$2 <- $1 ($(stat -L -c %s "$1") bytes)")
 }
 stage "$binary" /usr/local/bin/edl 0755
+# The plugin beside the binary, where edl looks for it.
+[[ -z $cuda_plugin ]] || stage "$cuda_plugin" /usr/local/bin/libedl_cuda.so 0755
 for lib in "${libraries[@]}"; do
   if [[ $(basename "$lib") =~ $HOST_PROVIDED ]]; then
     echo "$PROG: leaving out $lib (the NVIDIA container runtime provides it)"

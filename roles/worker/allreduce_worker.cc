@@ -336,8 +336,11 @@ Status AllreduceWorker::Reform(const std::string& why) {
     view_ = *v;
     Status synced = Synchronize();
     if (!synced.ok()) {
+      // A neighbour may still be closing its previous ring: back off a
+      // little before the next attempt rather than meeting it again.
       last_error = synced.message();
       ring_.reset();
+      Pause(std::chrono::milliseconds(50));
       continue;
     }
     ++reformations_;

@@ -1,6 +1,7 @@
 // Ring collectives (net/collective.h) over real loopback sockets, one thread
-// per rank: exact sums, fusion, broadcast, peer failure, abort, refusal of
-// foreign rings and re-forming a ring on the same listeners.
+// per rank, on both data paths (same-host shared memory and TCP): exact
+// sums, fusion, broadcast, peer failure, abort, refusal of foreign rings
+// and re-forming a ring on the same listeners.
 #include "net/collective.h"
 
 #include <arpa/inet.h>
@@ -18,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "net/collective_handshake.h"
@@ -45,7 +47,8 @@ std::vector<T> OnEveryRank(int n, const std::function<T(int)>& fn) {
 }
 
 struct Listeners {
-  explicit Listeners(int n) {
+  explicit Listeners(int n, bool shared_memory = true)
+      : shared_memory(shared_memory) {
     for (int r = 0; r < n; ++r) {
       auto l = RingListener::Listen("127.0.0.1", 0);
       EDL_CHECK(l.ok()) << l.status().message();
@@ -61,8 +64,10 @@ struct Listeners {
     spec.version = version;
     spec.secret = testing::kSecret;
     spec.deadline = deadline;
+    spec.shared_memory = shared_memory;
     return spec;
   }
+  bool shared_memory;
   std::vector<std::unique_ptr<RingListener>> listeners;
   std::vector<std::string> peers;
 };
@@ -91,8 +96,8 @@ float Sum(int n, size_t i) {
          1000.0f * static_cast<float>(n * (n - 1) / 2);
 }
 
-void ExpectExactSums(int n, size_t piece_bytes) {
-  Listeners listeners(n);
+void ExpectExactSums(int n, size_t piece_bytes, bool shared_memory) {
+  Listeners listeners(n, shared_memory);
   auto rings = FormRing(listeners, [&](int r) {
     RingSpec spec = listeners.Spec(r);
     spec.piece_bytes = piece_bytes;
@@ -117,17 +122,27 @@ void ExpectExactSums(int n, size_t piece_bytes) {
   }
 }
 
-TEST(Ring, AllReduceSumsExactlyForOneToFiveRanks) {
-  for (int n = 1; n <= 5; ++n) ExpectExactSums(n, size_t{1} << 19);
+// The tests that hold on both data paths: same-host shared memory (the
+// parameter is true) and TCP.
+class RingOnEachTransport : public ::testing::TestWithParam<bool> {};
+
+INSTANTIATE_TEST_SUITE_P(Transports, RingOnEachTransport, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "SharedMemory" : "Tcp";
+                         });
+
+TEST_P(RingOnEachTransport, AllReduceSumsExactlyForOneToFiveRanks) {
+  for (int n = 1; n <= 5; ++n) ExpectExactSums(n, size_t{1} << 19, GetParam());
 }
 
-TEST(Ring, AllReduceSumsExactlyWithTinyOddPieces) {
-  for (int n : {2, 3}) ExpectExactSums(n, 4100);  // pieces of 1025 floats
+TEST_P(RingOnEachTransport, AllReduceSumsExactlyWithTinyOddPieces) {
+  for (int n : {2, 3})
+    ExpectExactSums(n, 4100, GetParam());  // pieces of 1025 floats
 }
 
-TEST(Ring, AllReduceAveragesAndEveryRankAgrees) {
+TEST_P(RingOnEachTransport, AllReduceAveragesAndEveryRankAgrees) {
   const int n = 4;
-  Listeners listeners(n);
+  Listeners listeners(n, GetParam());
   auto rings = FormRing(listeners, [&](int r) { return listeners.Spec(r); });
   auto data = OnEveryRank<std::vector<float>>(n, [&](int r) {
     std::vector<float> v(4099, static_cast<float>(r) * 0.1f + 1.0f);
@@ -139,9 +154,9 @@ TEST(Ring, AllReduceAveragesAndEveryRankAgrees) {
   for (int r = 1; r < n; ++r) EXPECT_EQ(data[r], data[0]);  // bitwise
 }
 
-TEST(Ring, FusedAllReduceOfManyOddSizedTensorsSumsEachTensor) {
+TEST_P(RingOnEachTransport, FusedAllReduceOfManyOddSizedTensorsSumsEachTensor) {
   const int n = 3;
-  Listeners listeners(n);
+  Listeners listeners(n, GetParam());
   auto rings = FormRing(listeners, [&](int r) { return listeners.Spec(r); });
   std::vector<size_t> sizes;
   for (size_t k = 0; k < 300; ++k) sizes.push_back((k * 37) % 101);
@@ -168,9 +183,9 @@ TEST(Ring, FusedAllReduceOfManyOddSizedTensorsSumsEachTensor) {
   }
 }
 
-TEST(Ring, BroadcastsFromEveryRoot) {
+TEST_P(RingOnEachTransport, BroadcastsFromEveryRoot) {
   for (int n : {1, 2, 4}) {
-    Listeners listeners(n);
+    Listeners listeners(n, GetParam());
     auto rings = FormRing(listeners, [&](int r) {
       RingSpec spec = listeners.Spec(r);
       spec.piece_bytes = 65536;
@@ -201,10 +216,10 @@ bool IsPeerFailure(const Status& s) {
          s.code() == StatusCode::kUnavailable;
 }
 
-TEST(Ring, RankThatClosesItsSocketsFailsTheOthers) {
+TEST_P(RingOnEachTransport, RankThatClosesItsSocketsFailsTheOthers) {
   const int n = 3;
   const milliseconds deadline(3000);
-  Listeners listeners(n);
+  Listeners listeners(n, GetParam());
   auto rings = FormRing(listeners,
                         [&](int r) { return listeners.Spec(r, 1, deadline); });
   auto start = Clock::now();
@@ -227,10 +242,10 @@ TEST(Ring, RankThatClosesItsSocketsFailsTheOthers) {
             StatusCode::kFailedPrecondition);
 }
 
-TEST(Ring, SilentRankMakesTheOthersMissTheirDeadline) {
+TEST_P(RingOnEachTransport, SilentRankMakesTheOthersMissTheirDeadline) {
   const int n = 3;
   const milliseconds deadline(1500);
-  Listeners listeners(n);
+  Listeners listeners(n, GetParam());
   auto rings = FormRing(listeners,
                         [&](int r) { return listeners.Spec(r, 1, deadline); });
   auto start = Clock::now();
@@ -250,9 +265,9 @@ TEST(Ring, SilentRankMakesTheOthersMissTheirDeadline) {
   EXPECT_LT(Clock::now() - start, 20 * deadline);
 }
 
-TEST(Ring, AbortBeforeOrDuringACollectiveEndsIt) {
+TEST_P(RingOnEachTransport, AbortBeforeOrDuringACollectiveEndsIt) {
   const int n = 2;
-  Listeners listeners(n);
+  Listeners listeners(n, GetParam());
   auto rings = FormRing(listeners, [&](int r) {
     return listeners.Spec(r, 1, milliseconds(60000));
   });
@@ -301,16 +316,25 @@ class HandPlayedRank1 {
     from_rank0_ = ::accept(listen_fd_, nullptr, nullptr);
     timeval tv{20, 0};
     ::setsockopt(from_rank0_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    std::string hello = EncodeRingHello({version, 0, 1, 2, testing::kSecret});
-    std::string got(hello.size(), '\0');
-    EDL_CHECK(::recv(from_rank0_, got.data(), got.size(), MSG_WAITALL) ==
-              static_cast<ssize_t>(got.size()));
+    std::string header(kRingHelloHeaderBytes, '\0');
+    EDL_CHECK(::recv(from_rank0_, header.data(), header.size(), MSG_WAITALL) ==
+              static_cast<ssize_t>(header.size()));
+    RingHello hello;
+    Result<size_t> tail_len = DecodeRingHelloHeader(header, hello);
+    EDL_CHECK(tail_len.ok()) << tail_len.status().message();
+    std::string tail(*tail_len, '\0');
+    EDL_CHECK(*tail_len == 0 ||
+              ::recv(from_rank0_, tail.data(), tail.size(), MSG_WAITALL) ==
+                  static_cast<ssize_t>(tail.size()));
+    EDL_CHECK(DecodeRingHelloTail(tail, hello).ok());
+    EDL_CHECK(hello.ring_version == version && hello.from_rank == 0);
+    // No shared memory: the collective's bytes come over this socket.
     std::string answer = EncodeRingAnswer(Status::Ok());
     EDL_CHECK(::send(from_rank0_, answer.data(), answer.size(), 0) ==
               static_cast<ssize_t>(answer.size()));
     to_rank0_ = std::make_unique<testing::RawConnection>(rank0_port);
-    EDL_CHECK(
-        to_rank0_->Send(EncodeRingHello({version, 1, 0, 2, testing::kSecret})));
+    EDL_CHECK(to_rank0_->Send(
+        EncodeRingHello({version, 1, 0, 2, testing::kSecret, "", ""})));
   }
   // Blocks until rank 0 has sent at least one byte of collective data.
   bool ReceivedData() {
@@ -396,8 +420,8 @@ TEST(Ring, ConnectFailsWithinTheDeadlineWhenAPeerNeverComes) {
   EXPECT_NE(ring.status().message().find("rank 1"), std::string::npos);
 }
 
-TEST(Ring, IgnoresGarbageConnectionsWhileForming) {
-  Listeners listeners(2);
+TEST_P(RingOnEachTransport, IgnoresGarbageConnectionsWhileForming) {
+  Listeners listeners(2, GetParam());
   testing::RawConnection garbage(listeners.listeners[1]->port());
   ASSERT_TRUE(garbage.connected());
   ASSERT_TRUE(garbage.Send("GET / HTTP/1.1\r\nHost: x\r\n\r\n0123456789"));
@@ -423,9 +447,10 @@ TEST(Ring, RejectsAnInvalidSpec) {
             StatusCode::kInvalidArgument);
 }
 
-TEST(Ring, SurvivorsReformWithAHigherVersionOnTheSameListeners) {
+TEST_P(RingOnEachTransport,
+       SurvivorsReformWithAHigherVersionOnTheSameListeners) {
   const int n = 3;
-  Listeners listeners(n);
+  Listeners listeners(n, GetParam());
   auto rings = FormRing(listeners, [&](int r) {
     return listeners.Spec(r, 1, milliseconds(3000));
   });
@@ -466,7 +491,7 @@ TEST(Ring, SurvivorsReformWithAHigherVersionOnTheSameListeners) {
 // The handshake parser.
 
 TEST(RingHandshake, RoundTripsAHello) {
-  RingHello hello{42, 3, 4, 5, "secret"};
+  RingHello hello{42, 3, 4, 5, "secret", "boot/host", "/edl-ring-1-ab"};
   auto decoded = DecodeRingHello(EncodeRingHello(hello));
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
   EXPECT_EQ(decoded->ring_version, 42u);
@@ -474,12 +499,29 @@ TEST(RingHandshake, RoundTripsAHello) {
   EXPECT_EQ(decoded->to_rank, 4u);
   EXPECT_EQ(decoded->world_size, 5u);
   EXPECT_EQ(decoded->secret, "secret");
+  EXPECT_EQ(decoded->host, "boot/host");
+  EXPECT_EQ(decoded->segment, "/edl-ring-1-ab");
+}
+
+TEST(RingHandshake, RoundTripsAHelloThatOffersNoSharedMemory) {
+  auto decoded = DecodeRingHello(EncodeRingHello({1, 0, 1, 2, "abc", "", ""}));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(decoded->secret, "abc");
+  EXPECT_TRUE(decoded->host.empty());
+  EXPECT_TRUE(decoded->segment.empty());
+}
+
+// Sets the little-endian u32 at `offset` of `bytes` to 0xffffffff.
+std::string WithHugeField(std::string bytes, size_t offset) {
+  for (size_t i = 0; i < 4; ++i) bytes[offset + i] = '\xff';
+  return bytes;
 }
 
 TEST(RingHandshake, RejectsMalformedHellos) {
-  std::string good = EncodeRingHello({1, 0, 1, 2, "abc"});
+  std::string good = EncodeRingHello({1, 0, 1, 2, "abc", "b/h", "/seg"});
+  ASSERT_EQ(good.size(), kRingHelloHeaderBytes + 3 + 3 + 4);
   EXPECT_FALSE(DecodeRingHello("").ok());
-  EXPECT_FALSE(DecodeRingHello(good.substr(0, 31)).ok());  // truncated
+  EXPECT_FALSE(DecodeRingHello(good.substr(0, 39)).ok());  // truncated
   EXPECT_FALSE(DecodeRingHello(good.substr(0, good.size() - 1)).ok());
   EXPECT_FALSE(DecodeRingHello(good + "x").ok());  // trailing
   std::string bad_magic = good;
@@ -488,35 +530,56 @@ TEST(RingHandshake, RejectsMalformedHellos) {
   std::string bad_wire = good;
   bad_wire[4] = 9;
   EXPECT_FALSE(DecodeRingHello(bad_wire).ok());
-  std::string huge_secret = good.substr(0, 32);
-  huge_secret[28] = huge_secret[29] = huge_secret[30] = huge_secret[31] =
-      '\xff';
-  auto decoded = DecodeRingHello(huge_secret);
-  ASSERT_FALSE(decoded.ok());
-  EXPECT_EQ(decoded.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(decoded.status().message().find("secret"), std::string::npos);
+  std::string old_wire = good;
+  old_wire[4] = 1;  // a version-1 peer is refused, not misread
+  EXPECT_FALSE(DecodeRingHello(old_wire).ok());
+  const std::pair<size_t, const char*> fields[] = {
+      {28, "secret"}, {32, "host identity"}, {36, "segment name"}};
+  for (const auto& [offset, name] : fields) {
+    auto decoded = DecodeRingHello(WithHugeField(good.substr(0, 40), offset));
+    ASSERT_FALSE(decoded.ok()) << name;
+    EXPECT_EQ(decoded.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(decoded.status().message().find(name), std::string::npos)
+        << decoded.status().message();
+  }
+  // The tail must have exactly the lengths the header announced.
+  RingHello hello;
+  auto tail_len = DecodeRingHelloHeader(good.substr(0, 40), hello);
+  ASSERT_TRUE(tail_len.ok());
+  EXPECT_EQ(*tail_len, 10u);
+  EXPECT_FALSE(DecodeRingHelloTail("abcb/h/se", hello).ok());
+  EXPECT_TRUE(DecodeRingHelloTail("abcb/h/seg", hello).ok());
+  EXPECT_EQ(hello.host, "b/h");
 }
 
 TEST(RingHandshake, RoundTripsAnswersAndRejectsMalformedOnes) {
   auto ok = DecodeRingAnswer(EncodeRingAnswer(Status::Ok()));
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ(ok->code, StatusCode::kOk);
+  EXPECT_FALSE(ok->shared_memory);
+  auto shared = DecodeRingAnswer(EncodeRingAnswer(Status::Ok(), true));
+  ASSERT_TRUE(shared.ok());
+  EXPECT_TRUE(shared->shared_memory);
   auto refused = DecodeRingAnswer(EncodeRingAnswer(Unauthenticated("no")));
   ASSERT_TRUE(refused.ok());
   EXPECT_EQ(refused->ToStatus().code(), StatusCode::kUnauthenticated);
   EXPECT_EQ(refused->message, "no");
 
   std::string good = EncodeRingAnswer(Unauthenticated("no"));
-  EXPECT_FALSE(DecodeRingAnswer(good.substr(0, 11)).ok());
+  ASSERT_EQ(good.size(), kRingAnswerHeaderBytes + 2);
+  EXPECT_FALSE(DecodeRingAnswer(good.substr(0, 15)).ok());
   EXPECT_FALSE(DecodeRingAnswer(good + "!").ok());
   std::string bad_code = good;
   bad_code[4] = 99;
   EXPECT_FALSE(DecodeRingAnswer(bad_code).ok());
+  std::string bad_flags = good;
+  bad_flags[8] = 2;
+  EXPECT_FALSE(DecodeRingAnswer(bad_flags).ok());
   std::string bad_magic = good;
   bad_magic[3] = 'Z';
   EXPECT_FALSE(DecodeRingAnswer(bad_magic).ok());
-  std::string huge = good.substr(0, 12);
-  huge[10] = '\x7f';
+  std::string huge = good.substr(0, 16);
+  huge[14] = '\x7f';
   EXPECT_FALSE(DecodeRingAnswer(huge).ok());
 }
 
