@@ -37,6 +37,12 @@ void AddModelFlags(CLI::App& app, roles::ModelOptions& o) {
                  "CPU threads for the tensor engine (0 = all cores)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  app.add_option("--device", o.device,
+                 "Where parameters and activations live: cpu, cuda (the GPU through "
+                 "libedl_cuda.so; fails saying why when there is none) or auto (cuda "
+                 "when usable, else cpu). The parameter server always uses the CPU")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->capture_default_str();
 }
 
 void AddCommonFlags(CLI::App& app, CommonFlags& f) {

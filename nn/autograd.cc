@@ -107,7 +107,7 @@ void Backward(const Var& loss) {
   EDL_CHECK_EQ(loss.value().numel(), 1)
       << "Backward() without a seed needs a one-element loss, got shape "
       << tensor::ShapeString(loss.shape());
-  Backward(loss, Tensor::Full(loss.shape(), 1.f));
+  Backward(loss, Tensor::Full(loss.shape(), 1.f, loss.value().device()));
 }
 
 void Backward(const Var& output, const Tensor& seed) {

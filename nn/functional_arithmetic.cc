@@ -12,7 +12,9 @@ namespace {
 using tensor::SumToShape;
 
 // max/min: the gradient goes to a where a wins (ties to a, as TensorFlow)
-// and to b elsewhere.
+// and to b elsewhere. The split is computed on the host: device operands
+// are downloaded and da, db uploaded (Maximum/Minimum layers and ReLU's
+// max_value are rare; a comparison op would keep this on the device).
 Var Extremum(const Var& a, const Var& b, bool is_max) {
   Tensor y = tensor::BinaryOp(is_max ? Binary::kMax : Binary::kMin, a.value(),
                               b.value());
@@ -20,12 +22,14 @@ Var Extremum(const Var& a, const Var& b, bool is_max) {
   const bool need_a = a.requires_grad(), need_b = b.requires_grad();
   return MakeResult(
       y, {a, b}, [av, bv, is_max, need_a, need_b](const Tensor& dy) {
-        Tensor af = internal::BroadcastTo(av, dy.shape());
-        Tensor bf = internal::BroadcastTo(bv, dy.shape());
+        const tensor::Device device = dy.device();
+        Tensor af = internal::BroadcastTo(av, dy.shape()).On(tensor::Device::kCPU);
+        Tensor bf = internal::BroadcastTo(bv, dy.shape()).On(tensor::Device::kCPU);
+        Tensor dyh = dy.On(tensor::Device::kCPU);
         Tensor da = Tensor::Empty(dy.shape()), db = Tensor::Empty(dy.shape());
         const float* pa = af.f32();
         const float* pb = bf.f32();
-        const float* g = dy.f32();
+        const float* g = dyh.f32();
         float* ga = da.f32();
         float* gb = db.f32();
         const int64_t n = dy.numel();
@@ -34,6 +38,8 @@ Var Extremum(const Var& a, const Var& b, bool is_max) {
           ga[i] = a_wins ? g[i] : 0.f;
           gb[i] = a_wins ? 0.f : g[i];
         }
+        da = da.On(device);
+        db = db.On(device);
         return std::vector<Tensor>{
             need_a ? SumToShape(da, av.shape()) : Tensor(),
             need_b ? SumToShape(db, bv.shape()) : Tensor()};

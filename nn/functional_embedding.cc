@@ -1,6 +1,4 @@
 // Embedding lookup with a sparse gradient (nn/functional.h).
-#include <algorithm>
-#include <cstring>
 #include <utility>
 
 #include "nn/autograd_node.h"
@@ -17,16 +15,9 @@ void AppendSparseRows(Parameter& p, tensor::SparseRows rows, const Tensor& dy) {
     return;
   }
   tensor::SparseRows& old = *p.sparse_grad;
-  const int64_t n0 = old.ids.numel(), n1 = rows.ids.numel();
-  const int64_t d = rows.values.numel() / std::max<int64_t>(n1, 1);
-  Tensor ids = Tensor::Empty({n0 + n1}, tensor::DType::kInt64);
-  std::memcpy(ids.i64(), old.ids.i64(), n0 * sizeof(int64_t));
-  std::memcpy(ids.i64() + n0, rows.ids.i64(), n1 * sizeof(int64_t));
-  Tensor values = Tensor::Empty({n0 + n1, d});
-  std::memcpy(values.f32(), old.values.f32(), n0 * d * sizeof(float));
-  std::memcpy(values.f32() + n0 * d, rows.values.f32(), n1 * d * sizeof(float));
-  old.ids = std::move(ids);
-  old.values = std::move(values);
+  // Concat runs on the rows' device (ids and values stay where they are).
+  old.ids = tensor::Concat({old.ids, rows.ids}, 0);
+  old.values = tensor::Concat({old.values, rows.values}, 0);
 }
 
 }  // namespace

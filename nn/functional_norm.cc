@@ -8,11 +8,11 @@
 namespace edl::nn::fn {
 namespace {
 
-Tensor OrOnes(const Tensor& t, int64_t c) {
-  return t.defined() ? t : internal::Ones({c});
+Tensor OrOnes(const Tensor& t, int64_t c, tensor::Device device) {
+  return t.defined() ? t : internal::Ones({c}, device);
 }
-Tensor OrZeros(const Tensor& t, int64_t c) {
-  return t.defined() ? t : Tensor::Zeros({c});
+Tensor OrZeros(const Tensor& t, int64_t c, tensor::Device device) {
+  return t.defined() ? t : Tensor::Zeros({c}, tensor::DType::kFloat32, device);
 }
 
 // moving += (1 - momentum) * (batch - moving), in place.
@@ -36,8 +36,8 @@ Var BatchNorm(const Var& x, const Var& gamma, const Var& beta,
               float epsilon, bool training) {
   Tensor xv = x.value();
   const int64_t c = xv.dim(-1);
-  Tensor g = OrOnes(gamma.value(), c);
-  Tensor bt = OrZeros(beta.value(), c);
+  Tensor g = OrOnes(gamma.value(), c, xv.device());
+  Tensor bt = OrZeros(beta.value(), c, xv.device());
   const bool need_g = gamma.requires_grad(), need_b = beta.requires_grad();
 
   if (training) {
@@ -67,7 +67,7 @@ Var BatchNorm(const Var& x, const Var& gamma, const Var& beta,
       [xv, g, mean, var, epsilon, need_g, need_b](const Tensor& dy) {
         // y = gamma * (x - mean) * inv + beta, inv = 1/sqrt(var + eps).
         Tensor inv =
-            tensor::Div(internal::Ones(var.shape()),
+            tensor::Div(internal::Ones(var.shape(), var.device()),
                         tensor::EltwiseForward(
                             Eltwise::kSqrt, tensor::Affine(var, 1.f, epsilon)));
         Tensor dx = tensor::Mul(dy, tensor::Mul(g, inv));
@@ -85,8 +85,8 @@ Var BatchNorm(const Var& x, const Var& gamma, const Var& beta,
 Var LayerNorm(const Var& x, const Var& gamma, const Var& beta, float epsilon) {
   Tensor xv = x.value();
   const int64_t c = xv.dim(-1);
-  Tensor g = OrOnes(gamma.value(), c);
-  Tensor bt = OrZeros(beta.value(), c);
+  Tensor g = OrOnes(gamma.value(), c, xv.device());
+  Tensor bt = OrZeros(beta.value(), c, xv.device());
   const bool need_g = gamma.requires_grad(), need_b = beta.requires_grad();
   tensor::LayerNormResult r = tensor::LayerNormForward(xv, g, bt, epsilon);
   Tensor mean = r.mean, var = r.variance;

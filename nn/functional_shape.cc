@@ -51,13 +51,18 @@ Var ReduceOp(Reduce kind, const Var& x, std::vector<int> axes, bool keepdims) {
         break;
     }
     // Max/min: the gradient is split evenly between tied extrema (as
-    // TensorFlow's reduce_max).
-    Tensor yb = internal::BroadcastTo(y.Reshape(kept), xv.shape());
+    // TensorFlow's reduce_max). The tie mask is built on the host (device
+    // operands downloaded, the mask uploaded): reduce_max/min in a model is
+    // rare; an equality op would keep it on the device.
+    Tensor yb = internal::BroadcastTo(y.Reshape(kept), xv.shape())
+                    .On(tensor::Device::kCPU);
+    Tensor xh = xv.On(tensor::Device::kCPU);
     Tensor mask = Tensor::Empty(xv.shape());
-    const float* px = xv.f32();
+    const float* px = xh.f32();
     const float* py = yb.f32();
     float* pm = mask.f32();
     for (int64_t i = 0; i < xv.numel(); ++i) pm[i] = px[i] == py[i] ? 1.f : 0.f;
+    mask = mask.On(xv.device());
     Tensor ties = tensor::ReduceOp(Reduce::kSum, mask, norm, true);
     Tensor share = tensor::Div(dyk, ties);
     return std::vector<Tensor>{tensor::Mul(mask, share)};

@@ -10,8 +10,8 @@ namespace edl::nn::fn::internal {
 
 // x broadcast (numpy rules) to `shape`; x itself when shapes agree.
 tensor::Tensor BroadcastTo(const tensor::Tensor& x, const tensor::Shape& shape);
-// A float tensor of ones / zeros.
-tensor::Tensor Ones(const tensor::Shape& shape);
+// A float tensor of ones on `device`.
+tensor::Tensor Ones(const tensor::Shape& shape, tensor::Device device);
 // Normalizes axes (negative, empty = all) against rank: sorted, unique.
 std::vector<int> NormalizeAxes(std::vector<int> axes, int rank);
 // The shape of x reduced over axes with keepdims.

@@ -2,6 +2,10 @@
 // its gradient with respect to y_pred; backward scales that gradient by the
 // seed. Formulas follow tf.keras.backend (TF 2.x): probabilities are clipped
 // to [eps, 1 - eps] and the clip passes no gradient outside that range.
+//
+// On the CPU each loss is one fused host loop (in double); predictions on an
+// accelerator go through the same formulas composed from tensor ops
+// (nn/loss_ops.h), so the loss and its gradient stay on the device.
 #include "nn/losses.h"
 
 #include <algorithm>
@@ -10,6 +14,7 @@
 #include <vector>
 
 #include "nn/keras_object.h"
+#include "nn/loss_ops.h"
 
 namespace edl::nn {
 namespace {
@@ -18,6 +23,20 @@ constexpr double kEps = kLossEpsilon;
 
 bool WantGrad(const Var& y_pred) {
   return y_pred.requires_grad() && GradEnabled();
+}
+
+bool OnDevice(const Var& y_pred) {
+  return y_pred.value().device() != tensor::Device::kCPU;
+}
+
+// A scalar Var with value r.loss whose gradient for seed s is s * r.grad,
+// all on the device (the seed is multiplied in, never read on the host).
+Var FusedLoss(internal::LossAndGrad r, const Var& y_pred) {
+  if (!r.grad.defined()) return Var(std::move(r.loss));
+  return MakeResult(std::move(r.loss), {y_pred},
+                    [grad = std::move(r.grad)](const Tensor& dy) {
+                      return std::vector<Tensor>{tensor::Mul(grad, dy)};
+                    });
 }
 
 // A scalar Var with value `loss` whose gradient for seed s is s * grad.
@@ -41,9 +60,10 @@ Tensor DenseLabels(const Tensor& y_true, const Tensor& y_pred) {
   EDL_CHECK_EQ(y_true.numel(), y_pred.numel())
       << "labels " << tensor::ShapeString(y_true.shape()) << " vs predictions "
       << tensor::ShapeString(y_pred.shape());
-  Tensor t = y_true.dtype() == tensor::DType::kFloat32
-                 ? y_true
-                 : tensor::Cast(y_true, tensor::DType::kFloat32);
+  const Tensor host = y_true.On(tensor::Device::kCPU);
+  Tensor t = host.dtype() == tensor::DType::kFloat32
+                 ? host
+                 : tensor::Cast(host, tensor::DType::kFloat32);
   return t;
 }
 
@@ -54,10 +74,11 @@ std::vector<int64_t> SparseLabels(const Tensor& y_true, int64_t rows,
       << "sparse labels " << tensor::ShapeString(y_true.shape()) << " for "
       << rows << " rows of predictions";
   std::vector<int64_t> ids(rows);
-  if (y_true.dtype() == tensor::DType::kInt64) {
-    std::copy(y_true.i64(), y_true.i64() + rows, ids.begin());
+  const Tensor host = y_true.On(tensor::Device::kCPU);
+  if (host.dtype() == tensor::DType::kInt64) {
+    std::copy(host.i64(), host.i64() + rows, ids.begin());
   } else {
-    const float* f = y_true.f32();
+    const float* f = host.f32();
     for (int64_t r = 0; r < rows; ++r) ids[r] = std::lround(f[r]);
   }
   for (int64_t r = 0; r < rows; ++r) {
@@ -78,10 +99,11 @@ class SparseCategoricalCrossentropy : public Loss {
                              tensor::ShapeString(y_true.shape()) + " and the model's output " +
                              tensor::ShapeString(y_pred.shape()));
     }
+    const Tensor labels = y_true.On(tensor::Device::kCPU);
     for (int64_t r = 0; r < rows; ++r) {
-      const double v = y_true.dtype() == tensor::DType::kInt64
-                           ? static_cast<double>(y_true.i64()[r])
-                           : static_cast<double>(y_true.f32()[r]);
+      const double v = labels.dtype() == tensor::DType::kInt64
+                           ? static_cast<double>(labels.i64()[r])
+                           : static_cast<double>(labels.f32()[r]);
       if (v < 0 || v >= static_cast<double>(classes) || v != std::floor(v)) {
         char label[32];
         std::snprintf(label, sizeof label, "%g", v);
@@ -102,6 +124,11 @@ class SparseCategoricalCrossentropy : public Loss {
   Var Compute(const Var& y_pred, const Tensor& y_true) const override {
     const Tensor& x = y_pred.value();
     const int64_t c = NumClasses(x);
+    if (OnDevice(y_pred)) {
+      return FusedLoss(internal::SparseCrossentropyOps(x, y_true, from_logits_,
+                                                       WantGrad(y_pred)),
+                       y_pred);
+    }
     const int64_t rows = x.numel() / c;
     const std::vector<int64_t> ids = SparseLabels(y_true, rows, c);
     const bool want = WantGrad(y_pred);
@@ -158,6 +185,11 @@ class CategoricalCrossentropy : public Loss {
   Var Compute(const Var& y_pred, const Tensor& y_true) const override {
     const Tensor& x = y_pred.value();
     const int64_t c = NumClasses(x);
+    if (OnDevice(y_pred)) {
+      return FusedLoss(internal::CrossentropyOps(x, y_true, from_logits_,
+                                                 smoothing_, WantGrad(y_pred)),
+                       y_pred);
+    }
     const int64_t rows = x.numel() / c;
     Tensor t = DenseLabels(y_true, x);
     const bool want = WantGrad(y_pred);
@@ -223,6 +255,15 @@ class BinaryCrossentropy : public Loss {
 
   Var Compute(const Var& y_pred, const Tensor& y_true) const override {
     const Tensor& x = y_pred.value();
+    if (OnDevice(y_pred)) {
+      EDL_CHECK_EQ(y_true.numel(), x.numel())
+          << "labels " << tensor::ShapeString(y_true.shape())
+          << " vs predictions " << tensor::ShapeString(x.shape());
+      return FusedLoss(
+          internal::BinaryCrossentropyOps(x, y_true, from_logits_, smoothing_,
+                                          WantGrad(y_pred)),
+          y_pred);
+    }
     Tensor t = DenseLabels(y_true, x);
     const int64_t n = x.numel();
     const bool want = WantGrad(y_pred);
@@ -273,6 +314,18 @@ class Regression : public Loss {
 
   Var Compute(const Var& y_pred, const Tensor& y_true) const override {
     const Tensor& x = y_pred.value();
+    if (OnDevice(y_pred)) {
+      EDL_CHECK_EQ(y_true.numel(), x.numel())
+          << "labels " << tensor::ShapeString(y_true.shape())
+          << " vs predictions " << tensor::ShapeString(x.shape());
+      const internal::RegressionKind kind =
+          kind_ == Kind::kSquared    ? internal::RegressionKind::kSquared
+          : kind_ == Kind::kAbsolute ? internal::RegressionKind::kAbsolute
+                                     : internal::RegressionKind::kHuber;
+      return FusedLoss(
+          internal::RegressionOps(kind, delta_, x, y_true, WantGrad(y_pred)),
+          y_pred);
+    }
     Tensor t = DenseLabels(y_true, x);
     const int64_t n = x.numel();
     const bool want = WantGrad(y_pred);

@@ -6,7 +6,9 @@
 // Labels: sparse categorical takes class ids int64 [rows] (or float32 [rows]
 // / [rows, 1] holding ids); the other losses take float32 y_true with as
 // many elements as y_pred. Labels outside [0, classes) are a caller's bug
-// (data is validated before training).
+// (data is validated before training). Labels may be on any device: callers
+// pass the host batch's labels and a loss on device predictions uploads what
+// it needs (the loss and its gradient are computed on y_pred's device).
 //
 // Thread-safety: Loss objects are immutable; Compute() may run concurrently.
 #pragma once

@@ -4,10 +4,41 @@
 #include <vector>
 
 #include "nn/keras_object.h"
+#include "tensor/ops.h"
 
 namespace edl::nn {
 
+namespace {
+
+// The penalty composed from ops, on w's device: l1 sum|w| + l2 sum w^2,
+// gradient l1 sign(w) + 2 l2 w, scaled by the seed on the device.
+Var PenaltyOnDevice(const Var& w, double l1, double l2) {
+  using tensor::Eltwise;
+  const Tensor& x = w.value();
+  const float a = static_cast<float>(l1), b = static_cast<float>(l2);
+  auto sum = [](const Tensor& t) {
+    return tensor::ReduceOp(tensor::Reduce::kSum, t, {});
+  };
+  Tensor value = tensor::Add(
+      tensor::Affine(sum(tensor::EltwiseForward(Eltwise::kAbs, x)), a, 0.f),
+      tensor::Affine(sum(tensor::EltwiseForward(Eltwise::kSquare, x)), b, 0.f));
+  if (!(w.requires_grad() && GradEnabled())) return Var(value);
+  // sign(x) * l1 is |x|'s gradient for a seed of l1.
+  Tensor grad = tensor::Add(
+      tensor::EltwiseBackward(Eltwise::kAbs,
+                              Tensor::Full(x.shape(), a, x.device()), x),
+      tensor::Affine(x, 2.f * b, 0.f));
+  return MakeResult(value, {w}, [grad = std::move(grad)](const Tensor& dy) {
+    return std::vector<Tensor>{tensor::Mul(grad, dy)};
+  });
+}
+
+}  // namespace
+
 Var Regularizer::Penalty(const Var& w) const {
+  if (w.value().device() != tensor::Device::kCPU) {
+    return PenaltyOnDevice(w, l1, l2);
+  }
   const Tensor& x = w.value();
   const float* px = x.f32();
   const int64_t n = x.numel();

@@ -7,6 +7,7 @@
 #include "base/logging.h"
 #include "nn/metrics/metrics_from_json.h"
 #include "nn/optim/optimizer_from_json.h"
+#include "roles/device_choice.h"
 #include "tensor/ops.h"
 
 namespace edl::roles {
@@ -88,13 +89,18 @@ Result<std::vector<std::unique_ptr<nn::metrics::Metric>>> CompiledModel::MakeMet
 }
 
 tensor::Tensor CompiledModel::ForMetrics(const tensor::Tensor& output) const {
+  tensor::Tensor y = output;
   switch (transform) {
-    case OutputTransform::kSoftmax: return tensor::Softmax(output, -1);
+    case OutputTransform::kSoftmax:
+      y = tensor::Softmax(output, -1);
+      break;
     case OutputTransform::kSigmoid:
-      return tensor::EltwiseForward(tensor::Eltwise::kSigmoid, output);
-    case OutputTransform::kNone: break;
+      y = tensor::EltwiseForward(tensor::Eltwise::kSigmoid, output);
+      break;
+    case OutputTransform::kNone:
+      break;
   }
-  return output;
+  return y.On(tensor::Device::kCPU);
 }
 
 std::string CompiledModel::SpecJson() const {
@@ -119,9 +125,12 @@ Checkpoint CompiledModel::MakeCheckpoint() const {
   c.epoch = epoch;
   c.model_spec_json = SpecJson();
   if (optimizer) c.optimizer_json = optimizer->ConfigJson();
-  for (nn::Parameter* p : model->parameters()) c.model.push_back({p->name, p->value});
+  const tensor::Device host = tensor::Device::kCPU;
+  for (nn::Parameter* p : model->parameters()) {
+    c.model.push_back({p->name, p->value.On(host)});
+  }
   if (optimizer) {
-    for (auto& [name, t] : optimizer->Slots()) c.optimizer.push_back({name, t});
+    for (auto& [name, t] : optimizer->Slots()) c.optimizer.push_back({name, t.On(host)});
   }
   return c;
 }
@@ -161,6 +170,7 @@ Status RestoreCheckpoint(const Checkpoint& checkpoint, CompiledModel& cm,
 
 Result<CompiledModel> CompileModel(const ModelOptions& o) {
   CompiledModel cm;
+  EDL_ASSIGN_OR_RETURN(cm.device, ChooseDevice(o.device));
   std::optional<Checkpoint> checkpoint;
   if (!o.checkpoint_dir_for_init.empty()) {
     auto c = ReadCheckpoint(o.checkpoint_dir_for_init);
@@ -243,6 +253,7 @@ Result<CompiledModel> CompileModel(const ModelOptions& o) {
     Status s = RestoreCheckpoint(*checkpoint, cm, with_slots);
     if (!s.ok()) return s.WithPrefix("--checkpoint_dir_for_init " + o.checkpoint_dir_for_init);
   }
+  if (cm.device != tensor::Device::kCPU) cm.model->MoveTo(cm.device);
   return cm;
 }
 

@@ -31,20 +31,24 @@ struct CompiledModel {
   enum class OutputTransform { kNone, kSoftmax, kSigmoid } transform =
       OutputTransform::kNone;
   int64_t epoch = 0;  // epochs completed (from a checkpoint)
+  // Where the model's parameters live (ModelOptions::device, resolved).
+  tensor::Device device = tensor::Device::kCPU;
 
   // Fresh metric objects for one evaluation or epoch.
   Result<std::vector<std::unique_ptr<nn::metrics::Metric>>> MakeMetrics() const;
-  // The model's output as metrics expect it.
+  // The model's output as metrics expect it, on the host (metrics read it
+  // there; the transform runs on the output's device first).
   tensor::Tensor ForMetrics(const tensor::Tensor& output) const;
   // The full spec as one JSON document (for checkpoints and exports).
   std::string SpecJson() const;
-  // A checkpoint of the current weights and optimizer state.
+  // A checkpoint of the current weights and optimizer state, as host copies.
   Checkpoint MakeCheckpoint() const;
 };
 
 // Loads the spec (options.model_def, or the checkpoint's own spec when only
 // checkpoint_dir_for_init is given), applies flag overrides, builds the model
-// and restores the checkpoint if any. Errors name the flag or file.
+// and restores the checkpoint if any, then moves the parameters to
+// options.device (ChooseDevice). Errors name the flag or file.
 Result<CompiledModel> CompileModel(const ModelOptions& options);
 
 // Restores weights (by name, shapes checked), the step count and, when

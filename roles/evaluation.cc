@@ -72,15 +72,21 @@ Result<std::unique_ptr<data::Source>> OpenSourceForModel(const std::string& flag
 }
 
 std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
-                                        const CompiledModel& cm) {
+                                        const CompiledModel& cm,
+                                        tensor::Device device) {
   std::vector<tensor::Tensor> inputs;
   const auto& want = cm.model->inputs();
   for (size_t i = 0; i < batch.inputs.size(); ++i) {
     tensor::Shape shape = want[i].shape;
     shape.insert(shape.begin(), batch.inputs[i].dim(0));
-    inputs.push_back(batch.inputs[i].Reshape(shape));
+    inputs.push_back(batch.inputs[i].Reshape(shape).On(device));
   }
   return inputs;
+}
+
+std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
+                                        const CompiledModel& cm) {
+  return ModelInputs(batch, cm, cm.device);
 }
 
 Status CheckBatch(const tensor::Tensor& labels, const tensor::Tensor& output,

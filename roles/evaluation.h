@@ -37,7 +37,13 @@ Result<std::unique_ptr<data::Source>> OpenSourceForModel(const std::string& flag
                                                          bool need_labels);
 
 // The batch's inputs reshaped to the model's declared input shapes (a CSV
-// row of 784 numbers feeds a [28, 28] input).
+// row of 784 numbers feeds a [28, 28] input), on `device` (uploaded when it
+// is not the CPU); by default on the model's device, ready for Forward.
+// Labels stay on the host: metrics and CheckBatch read them there, and a
+// loss on device predictions uploads what it needs (nn/losses.h).
+std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
+                                        const CompiledModel& cm,
+                                        tensor::Device device);
 std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
                                         const CompiledModel& cm);
 

@@ -19,6 +19,10 @@ struct ModelOptions {
   std::string checkpoint_dir_for_init;  // start from this checkpoint
   uint64_t seed = 0;
   int num_threads = 0;  // 0 = all cores
+  // Where parameters and activations live: "cpu", "cuda" (fails when no GPU
+  // can be used) or "auto" (cuda when usable, else cpu); roles/device_choice.h.
+  // The parameter server and the master always compute on the CPU.
+  std::string device = "cpu";
   // Evaluate/predict: a spec without loss or optimizer is fine.
   bool for_inference = false;
 };

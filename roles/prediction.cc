@@ -81,7 +81,10 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
   while (true) {
     EDL_ASSIGN_OR_RETURN(auto next, batcher.Next());
     if (!next) break;
-    std::vector<nn::Var> out = cm.model->Forward(ModelInputs(*next, cm), false);
+    std::vector<nn::Var> forward = cm.model->Forward(ModelInputs(*next, cm), false);
+    // The CSV is written from host copies of the outputs.
+    std::vector<nn::Var> out;
+    for (const nn::Var& v : forward) out.emplace_back(v.value().On(tensor::Device::kCPU));
     const int64_t n = next->size();
     std::vector<int64_t> cols;
     for (const nn::Var& v : out) cols.push_back(n ? v.value().numel() / n : 0);

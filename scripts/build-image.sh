@@ -213,6 +213,7 @@ inside_line=$(head -n 1 <<<"$inside")
 [[ $inside_line == "$version_line" ]] ||
   die "'edl version' inside the image printed '$inside_line', expected '$version_line'"
 echo "edl version inside the image: $inside_line"
+sed -n "2,\$s/^/  /p" <<<"$inside"
 b rm "$check" >/dev/null
 
 rm -f "$output"

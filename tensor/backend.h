@@ -106,6 +106,15 @@ class Backend {
   // table[ids[i]] += alpha * values[i].
   virtual void ScatterAdd(Tensor& table, const SparseRows& rows,
                           float alpha) = 0;
+
+  // One optimizer step, in place (tensor/update_rules.h): value and every
+  // slot (UpdateSlotCount(rule) of them) have the same numel. ids undefined:
+  // grad is dense, numel(value) elements. Otherwise ids int64 [n], unique
+  // and in [0, value.dim(0)), and grad holds n rows of value's row size
+  // (numel / dim(0)); only those rows of value and slots change.
+  virtual void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c,
+                           Tensor& value, const Tensor& grad,
+                           std::vector<Tensor>& slots, const Tensor& ids) = 0;
 };
 
 // The naive loops (tensor/reference/) and the oneDNN backend (tensor/cpu/).

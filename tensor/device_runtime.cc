@@ -14,6 +14,8 @@ namespace {
 // The registered CUDA runtime; set once, never unset (the plugin stays
 // loaded until exit, since tensors may still point into its memory).
 std::atomic<DeviceRuntime*> cuda_runtime{nullptr};
+// A test's ScopedDeviceRuntime for kCUDA, if any (wins over cuda_runtime).
+std::atomic<DeviceRuntime*> scoped_cuda_runtime{nullptr};
 // Serializes LoadCudaRuntime calls.
 std::mutex load_mu;
 
@@ -95,7 +97,19 @@ Status LoadCudaRuntime() {
 }
 
 DeviceRuntime* RuntimeFor(Device device) {
-  return device == Device::kCUDA ? cuda_runtime.load() : nullptr;
+  if (device != Device::kCUDA) return nullptr;
+  if (DeviceRuntime* scoped = scoped_cuda_runtime.load()) return scoped;
+  return cuda_runtime.load();
+}
+
+ScopedDeviceRuntime::ScopedDeviceRuntime(Device device, DeviceRuntime* runtime) {
+  EDL_CHECK(device == Device::kCUDA) << "no runtime for " << DeviceName(device);
+  EDL_CHECK(runtime != nullptr);
+  previous_ = scoped_cuda_runtime.exchange(runtime);
+}
+
+ScopedDeviceRuntime::~ScopedDeviceRuntime() {
+  scoped_cuda_runtime.store(previous_);
 }
 
 }  // namespace edl::tensor

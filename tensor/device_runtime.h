@@ -75,6 +75,27 @@ Result<DeviceRuntime*> OpenCudaPlugin(const std::string& path);
 Status LoadCudaRuntime();
 
 // The registered runtime for `device`, or nullptr (kCPU, or CUDA not loaded).
+// A ScopedDeviceRuntime's runtime takes precedence while it lives.
 DeviceRuntime* RuntimeFor(Device device);
+
+// For tests: registers `runtime` for `device` (process-wide, every thread)
+// for the life of this object, in place of the loaded one if any; the
+// previous registration comes back on destruction. With a runtime that
+// allocates host memory and runs CpuBackend(), tests exercise the whole
+// device path (placement, uploads, downloads, CheckSameDevice) on machines
+// without a GPU.
+// REQUIRES: device != kCPU; not nested for the same device with
+// overlapping lifetimes on several threads; every tensor on `device` is
+// destroyed before this object is.
+class ScopedDeviceRuntime {
+ public:
+  ScopedDeviceRuntime(Device device, DeviceRuntime* runtime);
+  ~ScopedDeviceRuntime();
+  ScopedDeviceRuntime(const ScopedDeviceRuntime&) = delete;
+  ScopedDeviceRuntime& operator=(const ScopedDeviceRuntime&) = delete;
+
+ private:
+  DeviceRuntime* previous_;
+};
 
 }  // namespace edl::tensor

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tensor/tensor.h"
+#include "tensor/update_rules.h"
 
 namespace edl::tensor {
 
@@ -208,5 +209,18 @@ SparseRows Coalesce(const SparseRows& rows);
 Tensor Densify(const SparseRows& rows);
 // In place: table[ids[i]] += alpha * values[i].
 void ScatterAdd(Tensor& table, const SparseRows& rows, float alpha = 1.f);
+
+// ---- Optimizer updates ---------------------------------------------------
+
+// One optimizer step in place on value's device (the element rules and their
+// coefficients: tensor/update_rules.h). slots: UpdateSlotCount(rule) float32
+// tensors with value's numel. ids undefined: grad has value's numel (any
+// shape). Otherwise ids int64 [n] of unique rows of value (REQUIRES: unique;
+// range-checked when on the CPU) and grad n rows of value's row size
+// (numel / dim(0)); only those rows of value and slots change. All tensors
+// on one device.
+void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& coefficients,
+                 Tensor& value, const Tensor& grad, std::vector<Tensor>& slots,
+                 const Tensor& ids = Tensor());
 
 }  // namespace edl::tensor

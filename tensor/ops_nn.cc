@@ -62,9 +62,9 @@ Shape PoolOutputShape(const Shape& x_shape, const Pool2DParams& p,
 }
 
 // gamma/beta may be undefined: then ones/zeros of [C].
-Tensor OrFull(const Tensor& t, int64_t c, float value, const char* op,
-              const char* arg) {
-  if (!t.defined()) return Tensor::Full({c}, value);
+Tensor OrFull(const Tensor& t, int64_t c, float value, Device device,
+              const char* op, const char* arg) {
+  if (!t.defined()) return Tensor::Full({c}, value, device);
   CheckFloat(t, op, arg);
   EDL_CHECK(t.rank() == 1 && t.dim(0) == c)
       << op << ": " << arg << " " << ShapeString(t.shape()) << " for " << c
@@ -194,8 +194,8 @@ BatchNormResult BatchNormTraining(const Tensor& x, const Tensor& gamma,
   CheckFloat(x, "BatchNormTraining", "x");
   EDL_CHECK_GE(x.rank(), 1);
   const int64_t c = x.dim(-1);
-  Tensor g = OrFull(gamma, c, 1.f, "BatchNormTraining", "gamma");
-  Tensor b = OrFull(beta, c, 0.f, "BatchNormTraining", "beta");
+  Tensor g = OrFull(gamma, c, 1.f, x.device(), "BatchNormTraining", "gamma");
+  Tensor b = OrFull(beta, c, 0.f, x.device(), "BatchNormTraining", "beta");
   BatchNormResult r;
   r.y = Tensor::Empty(x.shape(), DType::kFloat32, x.device());
   r.mean = Tensor::Empty({c}, DType::kFloat32, x.device());
@@ -217,8 +217,8 @@ Tensor BatchNormInference(const Tensor& x, const Tensor& gamma,
   CheckFloat(x, "BatchNormInference", "x");
   EDL_CHECK_GE(x.rank(), 1);
   const int64_t c = x.dim(-1);
-  Tensor g = OrFull(gamma, c, 1.f, "BatchNormInference", "gamma");
-  Tensor b = OrFull(beta, c, 0.f, "BatchNormInference", "beta");
+  Tensor g = OrFull(gamma, c, 1.f, x.device(), "BatchNormInference", "gamma");
+  Tensor b = OrFull(beta, c, 0.f, x.device(), "BatchNormInference", "beta");
   CheckVector(mean, c, "BatchNormInference", "mean");
   CheckVector(variance, c, "BatchNormInference", "variance");
   Tensor y = Tensor::Empty(x.shape(), DType::kFloat32, x.device());
@@ -236,7 +236,7 @@ NormGrads BatchNormBackward(const Tensor& dy, const Tensor& x,
   CheckSameShape(dy, x, "BatchNormBackward");
   EDL_CHECK_GE(x.rank(), 1);
   const int64_t c = x.dim(-1);
-  Tensor g = OrFull(gamma, c, 1.f, "BatchNormBackward", "gamma");
+  Tensor g = OrFull(gamma, c, 1.f, x.device(), "BatchNormBackward", "gamma");
   CheckVector(mean, c, "BatchNormBackward", "mean");
   CheckVector(variance, c, "BatchNormBackward", "variance");
   NormGrads r;
@@ -261,8 +261,8 @@ LayerNormResult LayerNormForward(const Tensor& x, const Tensor& gamma,
   EDL_CHECK_GE(x.rank(), 1);
   const int64_t c = x.dim(-1);
   EDL_CHECK_GT(c, 0) << "LayerNormForward: empty last axis";
-  Tensor g = OrFull(gamma, c, 1.f, "LayerNormForward", "gamma");
-  Tensor b = OrFull(beta, c, 0.f, "LayerNormForward", "beta");
+  Tensor g = OrFull(gamma, c, 1.f, x.device(), "LayerNormForward", "gamma");
+  Tensor b = OrFull(beta, c, 0.f, x.device(), "LayerNormForward", "beta");
   const int64_t rows = x.numel() / c;
   LayerNormResult r;
   r.y = Tensor::Empty(x.shape(), DType::kFloat32, x.device());
@@ -284,7 +284,7 @@ NormGrads LayerNormBackward(const Tensor& dy, const Tensor& x,
   const int64_t c = x.dim(-1);
   EDL_CHECK_GT(c, 0) << "LayerNormBackward: empty last axis";
   const int64_t rows = x.numel() / c;
-  Tensor g = OrFull(gamma, c, 1.f, "LayerNormBackward", "gamma");
+  Tensor g = OrFull(gamma, c, 1.f, x.device(), "LayerNormBackward", "gamma");
   CheckVector(mean, rows, "LayerNormBackward", "mean");
   CheckVector(variance, rows, "LayerNormBackward", "variance");
   NormGrads r;

@@ -128,7 +128,8 @@ SparseRows Coalesce(const SparseRows& rows) {
 
 Tensor Densify(const SparseRows& rows) {
   CheckSparseRows(rows, "Densify");
-  Tensor table = Tensor::Zeros({rows.num_rows, rows.values.dim(1)});
+  Tensor table = Tensor::Zeros({rows.num_rows, rows.values.dim(1)},
+                              DType::kFloat32, rows.values.device());
   ScatterAdd(table, rows, 1.f);
   return table;
 }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <utility>
 
 #include "tensor/block_cache.h"
 #include "tensor/device_runtime.h"
@@ -105,6 +106,27 @@ Tensor Tensor::FromInts(Shape shape, const std::vector<int64_t>& values) {
   return t;
 }
 
+Tensor Tensor::Zeros(Shape shape, DType dtype, Device device) {
+  return Zeros(std::move(shape), dtype).On(device);
+}
+
+Tensor Tensor::Full(Shape shape, float value, Device device) {
+  if (device == Device::kCPU) return Full(std::move(shape), value);
+  Tensor t = Empty(std::move(shape), DType::kFloat32, device);
+  t.Fill(value);
+  return t;
+}
+
+Tensor Tensor::FromVector(Shape shape, const std::vector<float>& values,
+                          Device device) {
+  return FromVector(std::move(shape), values).On(device);
+}
+
+Tensor Tensor::FromInts(Shape shape, const std::vector<int64_t>& values,
+                        Device device) {
+  return FromInts(std::move(shape), values).On(device);
+}
+
 int64_t Tensor::dim(int axis) const {
   int r = rank();
   if (axis < 0) axis += r;
@@ -205,6 +227,7 @@ void Tensor::Fill(float value) {
 }
 
 std::vector<float> Tensor::ToVector() const {
+  if (device() != Device::kCPU) return To(Device::kCPU).ToVector();
   std::vector<float> v(numel_);
   if (dtype_ == DType::kFloat32) {
     if (numel_) std::memcpy(v.data(), f32(), bytes());
@@ -219,6 +242,7 @@ std::vector<float> Tensor::ToVector() const {
 
 float Tensor::item() const {
   EDL_CHECK_EQ(numel_, 1) << ShapeString(shape_);
+  if (device() != Device::kCPU) return To(Device::kCPU).item();
   return f32()[0];
 }
 

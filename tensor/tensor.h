@@ -81,6 +81,17 @@ class Tensor {
   // REQUIRES: values.size() == NumElements(shape).
   static Tensor FromVector(Shape shape, const std::vector<float>& values);
   static Tensor FromInts(Shape shape, const std::vector<int64_t>& values);
+  // The same on `device`: built on the host, then copied there (one upload
+  // when device is not kCPU; exactly the CPU versions when it is).
+  static Tensor Zeros(Shape shape, DType dtype, Device device);
+  static Tensor Full(Shape shape, float value, Device device);
+  static Tensor Scalar(float value, Device device) {
+    return Full({}, value, device);
+  }
+  static Tensor FromVector(Shape shape, const std::vector<float>& values,
+                           Device device);
+  static Tensor FromInts(Shape shape, const std::vector<int64_t>& values,
+                         Device device);
 
   bool defined() const { return storage_ != nullptr; }
   const Shape& shape() const { return shape_; }
@@ -122,6 +133,11 @@ class Tensor {
   // A deep copy on `device` (even when already there). A CUDA copy needs
   // LoadCudaRuntime() (tensor/device_runtime.h) to have succeeded.
   Tensor To(Device device) const;
+  // This tensor itself when it is already on `device` (no copy), else
+  // To(device). For moving data to where it is needed.
+  Tensor On(Device device) const {
+    return this->device() == device ? *this : To(device);
+  }
   // Copies src's elements into this tensor, across devices too.
   // REQUIRES: same numel and dtype.
   void CopyFrom(const Tensor& src);
@@ -131,9 +147,11 @@ class Tensor {
   bool SharesStorageWith(const Tensor& other) const {
     return storage_ && storage_ == other.storage_;
   }
-  // Float32 or int64 contents as floats (for tests and small outputs).
+  // Float32 or int64 contents as floats (for tests and small outputs). A
+  // device tensor is copied to the host first (a synchronization).
   std::vector<float> ToVector() const;
-  // The single element of a one-element float tensor.
+  // The single element of a one-element float tensor; a device tensor is
+  // copied to the host first (a synchronization).
   float item() const;
 
  private:

@@ -81,7 +81,15 @@ Var Model::RegularizationLoss() {
     if (!r.defined()) continue;
     total = total.defined() ? fn::Add(total, r) : r;
   }
-  return total.defined() ? total : Var(Tensor::Scalar(0.f));
+  return total.defined() ? total : Var(Tensor::Scalar(0.f, device_));
+}
+
+void Model::MoveTo(tensor::Device device) {
+  for (Parameter* p : parameters()) {
+    p->value = p->value.On(device);
+    p->ZeroGrad();
+  }
+  device_ = device;
 }
 
 namespace {

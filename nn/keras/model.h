@@ -68,8 +68,15 @@ class Model {
   // trainable weights then its non-trainable ones.
   std::vector<Parameter*> parameters();
   std::vector<const Parameter*> parameters() const;
-  // The sum of the layers' weight penalties; a zero scalar when none.
+  // The sum of the layers' weight penalties; a zero scalar (on device())
+  // when none.
   Var RegularizationLoss();
+
+  // Moves every parameter to `device` (values are copied; gradients are
+  // dropped). Inputs to Forward must then be on `device` too.
+  void MoveTo(tensor::Device device);
+  // Where the parameters live (kCPU until MoveTo).
+  tensor::Device device() const { return device_; }
 
   // Copies `weights` into the parameters. Names match exactly, or by their
   // last two components ("model/dense/kernel:0" -> "dense/kernel"). Every
@@ -107,6 +114,7 @@ class Model {
   bool sequential() const { return sequential_; }
 
  private:
+  tensor::Device device_ = tensor::Device::kCPU;
   friend class ModelBuilder;
   // Which tensor of which call: (layer, node, tensor) as Keras writes it.
   struct TensorRef {

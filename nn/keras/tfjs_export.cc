@@ -19,7 +19,8 @@ Status WriteAll(const Model& model, const ModelSpec& spec, const fs::path& dir) 
   std::string bytes;
   for (const Parameter* p : model.parameters()) {
     weights.push_back({{"name", p->name}, {"shape", p->value.shape()}, {"dtype", "float32"}});
-    bytes.append(static_cast<const char*>(p->value.raw_data()), p->value.bytes());
+    const Tensor host = p->value.On(tensor::Device::kCPU);
+    bytes.append(static_cast<const char*>(host.raw_data()), host.bytes());
   }
   EDL_ASSIGN_OR_RETURN(json topology, ParseJsonText(model.ToKerasJson(), "model"));
   json edl = json::object();

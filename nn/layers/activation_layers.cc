@@ -56,7 +56,9 @@ Result<std::vector<Shape>> ReLU::OutputShapes(const std::vector<Shape>& in) {
 std::vector<Var> ReLU::Call(const std::vector<Var>& inputs,
                             const CallContext& ctx) {
   Var y = fn::Activation(tensor::Eltwise::kRelu, inputs[0], negative_slope_);
-  if (max_value_) y = fn::Minimum(y, Var(Tensor::Scalar(*max_value_)));
+  if (max_value_) {
+    y = fn::Minimum(y, Var(Tensor::Scalar(*max_value_, y.value().device())));
+  }
   return {y};
 }
 

@@ -44,7 +44,10 @@ std::vector<Var> Embedding::Call(const std::vector<Var>& inputs,
                                  const CallContext& ctx) {
   Tensor ids = inputs[0].value();
   if (ids.dtype() != tensor::DType::kInt64) ids = tensor::Cast(ids, tensor::DType::kInt64);
-  const int64_t* p = ids.i64();
+  // The range check reads the ids on the host (device ids are downloaded:
+  // they are few, and an out-of-range id must not reach Gather).
+  const Tensor host_ids = ids.On(tensor::Device::kCPU);
+  const int64_t* p = host_ids.i64();
   for (int64_t i = 0; i < ids.numel(); ++i) {
     EDL_CHECK(p[i] >= 0 && p[i] < input_dim_)
         << "layer \"" << name() << "\" (Embedding): id " << p[i]

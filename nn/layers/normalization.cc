@@ -70,8 +70,10 @@ Status BatchNormalization::CreateWeights(const std::vector<Shape>& in,
 
 std::vector<Var> BatchNormalization::Call(const std::vector<Var>& inputs,
                                           const CallContext& ctx) {
-  Var gamma = gamma_ ? Use(*gamma_) : Var(Tensor::Full({channels_}, 1.f));
-  Var beta = beta_ ? Use(*beta_) : Var(Tensor::Zeros({channels_}));
+  const tensor::Device device = inputs[0].value().device();
+  Var gamma = gamma_ ? Use(*gamma_) : Var(Tensor::Full({channels_}, 1.f, device));
+  Var beta = beta_ ? Use(*beta_)
+                   : Var(Tensor::Zeros({channels_}, tensor::DType::kFloat32, device));
   return {fn::BatchNorm(inputs[0], gamma, beta, moving_mean_->value,
                         moving_variance_->value, momentum_, epsilon_,
                         ctx.training && trainable())};
@@ -141,8 +143,10 @@ Status LayerNormalization::CreateWeights(const std::vector<Shape>& in,
 
 std::vector<Var> LayerNormalization::Call(const std::vector<Var>& inputs,
                                           const CallContext& ctx) {
-  Var gamma = gamma_ ? Use(*gamma_) : Var(Tensor::Full({channels_}, 1.f));
-  Var beta = beta_ ? Use(*beta_) : Var(Tensor::Zeros({channels_}));
+  const tensor::Device device = inputs[0].value().device();
+  Var gamma = gamma_ ? Use(*gamma_) : Var(Tensor::Full({channels_}, 1.f, device));
+  Var beta = beta_ ? Use(*beta_)
+                   : Var(Tensor::Zeros({channels_}, tensor::DType::kFloat32, device));
   return {fn::LayerNorm(inputs[0], gamma, beta, epsilon_)};
 }
 

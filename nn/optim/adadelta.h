@@ -23,7 +23,7 @@ class Adadelta : public Optimizer {
 
  protected:
   std::vector<SlotSpec> SlotSpecs() const override;
-  void Update(const Step& step, const UpdateTarget& target) override;
+  Rule RuleFor(const Step& step) override;
   std::vector<std::pair<std::string, ConfigValue>> Hyperparameters()
       const override;
 

@@ -1,66 +1,22 @@
 #include "nn/optim/optimizer.h"
 
 #include <algorithm>
-#include <cmath>
 #include <nlohmann/json.hpp>
-#include <numeric>
+
+#include "nn/optim/gradient_clip.h"
 
 namespace edl::nn::optim {
 
 namespace {
 
-// Rows of a sparse gradient with unique ids in ascending order. Views the
-// input when its ids are already strictly increasing.
-struct UniqueRows {
-  const int64_t* ids = nullptr;
-  const float* values = nullptr;
-  int64_t count = 0;
-  std::vector<int64_t> owned_ids;
-  std::vector<float> owned_values;
-};
-
-UniqueRows CoalesceRows(const tensor::SparseRows& grad, int64_t num_rows,
-                        int64_t row_size) {
-  UniqueRows out;
-  const int64_t n = grad.ids.defined() ? grad.ids.numel() : 0;
-  if (n == 0) return out;
-  EDL_CHECK(grad.ids.dtype() == tensor::DType::kInt64) << "sparse ids";
-  EDL_CHECK_EQ(grad.values.numel(), n * row_size)
-      << "sparse gradient values " << tensor::ShapeString(grad.values.shape());
-  const int64_t* ids = grad.ids.i64();
-  const float* values = grad.values.f32();
-  bool increasing = true;
-  for (int64_t i = 0; i < n; ++i) {
-    EDL_CHECK(ids[i] >= 0 && ids[i] < num_rows)
-        << "sparse gradient id " << ids[i] << " outside [0, " << num_rows
-        << ")";
-    if (i > 0 && ids[i] <= ids[i - 1]) increasing = false;
+// True when ids (CPU, int64 [n]) are strictly increasing: already the
+// unique ascending ids Coalesce would produce.
+bool StrictlyIncreasing(const Tensor& ids) {
+  const int64_t* p = ids.i64();
+  for (int64_t i = 1; i < ids.numel(); ++i) {
+    if (p[i] <= p[i - 1]) return false;
   }
-  if (increasing) {
-    out.ids = ids;
-    out.values = values;
-    out.count = n;
-    return out;
-  }
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), int64_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return ids[a] < ids[b]; });
-  for (int64_t k = 0; k < n; ++k) {
-    const int64_t src = order[static_cast<size_t>(k)];
-    const float* row = values + src * row_size;
-    if (out.owned_ids.empty() || out.owned_ids.back() != ids[src]) {
-      out.owned_ids.push_back(ids[src]);
-      out.owned_values.insert(out.owned_values.end(), row, row + row_size);
-    } else {
-      float* dst = out.owned_values.data() + out.owned_values.size() - row_size;
-      for (int64_t j = 0; j < row_size; ++j) dst[j] += row[j];
-    }
-  }
-  out.ids = out.owned_ids.data();
-  out.values = out.owned_values.data();
-  out.count = static_cast<int64_t>(out.owned_ids.size());
-  return out;
+  return true;
 }
 
 }  // namespace
@@ -92,9 +48,10 @@ std::vector<std::string> Optimizer::SlotNames() const {
   return names;
 }
 
-std::vector<float*> Optimizer::SlotsFor(const std::string& key,
-                                        const tensor::Shape& shape) {
+std::vector<Tensor> Optimizer::SlotsFor(const std::string& key,
+                                        const Tensor& value) {
   const std::vector<SlotSpec> specs = SlotSpecs();
+  const tensor::Shape& shape = value.shape();
   std::lock_guard<std::mutex> lock(mu_);
   VariableSlots& state = state_[key];
   if (state.slots.empty()) {
@@ -105,7 +62,6 @@ std::vector<float*> Optimizer::SlotsFor(const std::string& key,
       << "optimizer state of \"" << key << "\" has shape "
       << tensor::ShapeString(state.shape) << ", variable has "
       << tensor::ShapeString(shape);
-  std::vector<float*> out;
   for (size_t i = 0; i < specs.size(); ++i) {
     Tensor& slot = state.slots[i];
     if (!slot.defined()) slot = Tensor::Full(shape, specs[i].initial_value);
@@ -113,25 +69,17 @@ std::vector<float*> Optimizer::SlotsFor(const std::string& key,
         << "slot \"" << key << "/" << specs[i].name << "\" has shape "
         << tensor::ShapeString(slot.shape()) << ", variable has "
         << tensor::ShapeString(shape);
-    out.push_back(slot.f32());
+    // New slots, and slots restored from a (host) checkpoint, move once.
+    if (slot.device() != value.device()) slot = slot.To(value.device());
   }
-  return out;
+  return state.slots;
 }
 
-void Optimizer::Clip(float* grad, int64_t n) const {
-  if (clipvalue_ > 0) {
-    const float c = static_cast<float>(clipvalue_);
-    for (int64_t i = 0; i < n; ++i) grad[i] = std::clamp(grad[i], -c, c);
-  }
-  if (clipnorm_ > 0) {
-    double sum = 0;
-    for (int64_t i = 0; i < n; ++i) sum += double{grad[i]} * grad[i];
-    const double norm = std::sqrt(sum);
-    if (norm > clipnorm_) {
-      const float scale = static_cast<float>(clipnorm_ / norm);
-      for (int64_t i = 0; i < n; ++i) grad[i] *= scale;
-    }
-  }
+void Optimizer::Update(const std::string& key, Tensor& value,
+                       const Tensor& grad, const Tensor& ids) {
+  std::vector<Tensor> slots = SlotsFor(key, value);
+  const Rule r = RuleFor(CurrentStep());
+  tensor::ApplyUpdate(r.rule, r.coefficients, value, grad, slots, ids);
 }
 
 void Optimizer::ApplyDense(const std::string& key, Tensor& value,
@@ -141,19 +89,11 @@ void Optimizer::ApplyDense(const std::string& key, Tensor& value,
       << "gradient of \"" << key << "\" has shape "
       << tensor::ShapeString(grad.shape()) << ", variable has "
       << tensor::ShapeString(value.shape());
-  UpdateTarget target;
-  target.value = value.f32();
-  target.numel = value.numel();
-  Tensor clipped;
   if (clipping()) {
-    clipped = grad.Clone();
-    Clip(clipped.f32(), clipped.numel());
-    target.grad = clipped.f32();
+    Update(key, value, ClipGradient(grad, clipvalue_, clipnorm_), Tensor());
   } else {
-    target.grad = grad.f32();
+    Update(key, value, grad, Tensor());
   }
-  target.slots = SlotsFor(key, value.shape());
-  Update(CurrentStep(), target);
 }
 
 void Optimizer::ApplySparse(const std::string& key, Tensor& table,
@@ -162,24 +102,26 @@ void Optimizer::ApplySparse(const std::string& key, Tensor& table,
   EDL_CHECK_GE(table.rank(), 1) << key;
   const int64_t num_rows = table.dim(0);
   const int64_t row_size = num_rows == 0 ? 0 : table.numel() / num_rows;
-  UniqueRows rows = CoalesceRows(grad, num_rows, row_size);
-  if (clipping()) {
-    if (rows.owned_values.empty()) {
-      rows.owned_values.assign(rows.values,
-                               rows.values + rows.count * row_size);
-      rows.values = rows.owned_values.data();
-    }
-    Clip(rows.owned_values.data(), rows.count * row_size);
+  const int64_t n = grad.ids.defined() ? grad.ids.numel() : 0;
+  if (n == 0) {
+    SlotsFor(key, table);  // the state exists after any update
+    return;
   }
-  UpdateTarget target;
-  target.value = table.f32();
-  target.numel = table.numel();
-  target.grad = rows.values;
-  target.ids = rows.ids;
-  target.num_ids = rows.count;
-  target.row_size = row_size;
-  target.slots = SlotsFor(key, table.shape());
-  if (rows.count > 0) Update(CurrentStep(), target);
+  EDL_CHECK(grad.ids.dtype() == tensor::DType::kInt64) << "sparse ids";
+  EDL_CHECK_EQ(grad.values.numel(), n * row_size)
+      << "sparse gradient values " << tensor::ShapeString(grad.values.shape());
+  tensor::SparseRows rows;
+  rows.ids = grad.ids.Reshape({n});
+  rows.values = grad.values.Reshape({n, row_size});
+  rows.num_rows = num_rows;
+  if (rows.ids.device() != tensor::Device::kCPU ||
+      !StrictlyIncreasing(rows.ids)) {
+    rows = tensor::Coalesce(rows);
+  }
+  if (clipping()) {
+    rows.values = ClipGradient(rows.values, clipvalue_, clipnorm_);
+  }
+  Update(key, table, rows.values, rows.ids);
 }
 
 void Optimizer::Apply(const std::vector<Parameter*>& params) {
@@ -191,19 +133,17 @@ void Optimizer::Apply(const std::vector<Parameter*>& params) {
                         p->sparse_grad->ids.numel() > 0;
     if (dense && sparse) {
       // Sum both into one dense gradient so the variable steps once.
-      Tensor sum = p->grad.Clone();
       const tensor::SparseRows& rows = *p->sparse_grad;
       const int64_t n = rows.ids.numel();
       const int64_t row_size = rows.values.numel() / n;
-      const int64_t* ids = rows.ids.i64();
-      const float* values = rows.values.f32();
-      float* out = sum.f32();
-      for (int64_t i = 0; i < n; ++i) {
-        EDL_CHECK((ids[i] + 1) * row_size <= sum.numel()) << p->name;
-        for (int64_t j = 0; j < row_size; ++j) {
-          out[ids[i] * row_size + j] += values[i * row_size + j];
-        }
-      }
+      EDL_CHECK(row_size > 0 && p->grad.numel() % row_size == 0) << p->name;
+      Tensor sum = p->grad.Clone();
+      Tensor table = sum.Reshape({sum.numel() / row_size, row_size});
+      tensor::SparseRows flat;
+      flat.ids = rows.ids.Reshape({n});
+      flat.values = rows.values.Reshape({n, row_size});
+      flat.num_rows = table.dim(0);
+      tensor::ScatterAdd(table, flat, 1.f);
       ApplyDense(p->name, p->value, sum);
     } else if (dense) {
       ApplyDense(p->name, p->value, p->grad);

@@ -20,9 +20,15 @@
 // of every row on a sparse update; lazy updates are what TF Addons'
 // LazyAdam and every embedding PS do, and they cost O(rows touched).)
 //
+// Every update runs as one tensor::ApplyUpdate on the variable's device
+// (the element rules: tensor/update_rules.h); slots live on that device too.
+// On the CPU the results are those of the host loops this replaced, bit for
+// bit; clipping and coalescing repeated sparse ids stay on the host for CPU
+// tensors and use tensor ops elsewhere.
+//
 // Thread-safety: updates of different variables may run concurrently;
 // updates of the same variable, and FinishStep/set_iterations/RestoreSlots,
-// must not overlap with updates of it. Large updates run in parallel
+// must not overlap with updates of it. Large CPU updates run in parallel
 // through OpenMP.
 #pragma once
 
@@ -39,7 +45,6 @@
 #include "base/status.h"
 #include "nn/autograd.h"
 #include "nn/optim/learning_rate_schedule.h"
-#include "nn/optim/update_target.h"
 #include "tensor/ops.h"
 #include "tensor/tensor.h"
 
@@ -59,10 +64,11 @@ class Optimizer {
   void Apply(const std::vector<Parameter*>& params);
 
   // Updates one variable. REQUIRES: float32, grad.numel() == value.numel(),
-  // and the same shape for `key` every call.
+  // grad on value's device, and the same shape for `key` every call.
   void ApplyDense(const std::string& key, Tensor& value, const Tensor& grad);
   // Updates rows grad.ids of `table` (REQUIRES: float32, rank >= 1, ids in
-  // [0, table.dim(0)), values [n, row size]). Repeated ids are summed first.
+  // [0, table.dim(0)), values [n, row size], on table's device). Repeated
+  // ids are summed first.
   void ApplySparse(const std::string& key, Tensor& table,
                    const tensor::SparseRows& grad);
   // Ends a step: iterations() += 1.
@@ -116,9 +122,14 @@ class Optimizer {
   // The slots kept per variable, in Keras' order. Must not change after
   // construction.
   virtual std::vector<SlotSpec> SlotSpecs() const = 0;
-  // Applies the update to every element of `target`; target.slots follow
-  // SlotSpecs(). Called concurrently for different variables.
-  virtual void Update(const Step& step, const UpdateTarget& target) = 0;
+  // What an update does at `step`: the element rule (its slots follow
+  // SlotSpecs()) and its coefficients, computed in float as the rule's
+  // documentation says. Called concurrently for different variables.
+  struct Rule {
+    tensor::UpdateRule rule;
+    tensor::UpdateCoefficients coefficients;
+  };
+  virtual Rule RuleFor(const Step& step) = 0;
   // The optimizer's own config fields, after "learning_rate" and "decay".
   virtual std::vector<std::pair<std::string, ConfigValue>> Hyperparameters()
       const = 0;
@@ -131,12 +142,13 @@ class Optimizer {
     std::vector<Tensor> slots;  // follows SlotSpecs(); undefined until used
   };
 
-  // The slot data for `key`, created (or checked) for `shape`.
-  std::vector<float*> SlotsFor(const std::string& key,
-                               const tensor::Shape& shape);
+  // The slots of `key` (handles sharing their data), created on value's
+  // device (or checked against value's shape, and moved to its device).
+  std::vector<Tensor> SlotsFor(const std::string& key, const Tensor& value);
   Step CurrentStep() const;
-  // Clips n gradient elements in place (only called when clipping is on).
-  void Clip(float* grad, int64_t n) const;
+  // Runs this step's rule on value (rows ids of it when ids is defined).
+  void Update(const std::string& key, Tensor& value, const Tensor& grad,
+              const Tensor& ids);
   bool clipping() const { return clipnorm_ > 0 || clipvalue_ > 0; }
 
   std::string class_name_;

@@ -84,6 +84,7 @@ Status Validate(const MasterProcessOptions& m, std::string* model_spec_text) {
   // The model: compiled here so a bad spec fails now, not in a pod.
   ModelOptions mo = m.model;
   mo.for_inference = m.training_data.empty();
+  mo.device = "cpu";  // the client only checks the spec; the pods choose their device
   if (!IsSingleProcessCheckpoint(mo.checkpoint_dir_for_init)) mo.checkpoint_dir_for_init.clear();
   const bool spec_is_file = IsLocalFile(m.model.model_def);
   if (spec_is_file) {

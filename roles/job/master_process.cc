@@ -150,6 +150,7 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   // here); the PS layout is the PS's business.
   if (!IsSingleProcessCheckpoint(mo.checkpoint_dir_for_init)) mo.checkpoint_dir_for_init.clear();
   mo.for_inference = o.training_data.empty();
+  mo.device = "cpu";  // the master only reads the spec; --device is the workers'
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
 
   master::MasterOptions mopt;

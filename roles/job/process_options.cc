@@ -34,6 +34,7 @@ std::vector<std::string> ModelArgs(const ModelOptions& o) {
   Add(&args, "checkpoint_dir_for_init", o.checkpoint_dir_for_init);
   Add(&args, "seed", Str(o.seed));
   Add(&args, "num_threads", Str(o.num_threads));
+  Add(&args, "device", o.device);
   return args;
 }
 

@@ -66,6 +66,7 @@ Status RunPsProcess(const PsProcessOptions& o) {
     po.checkpoint_dir_for_init = mo.checkpoint_dir_for_init;
     mo.checkpoint_dir_for_init.clear();
   }
+  mo.device = "cpu";  // the PS keeps its shard on the host (--device is the workers')
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
   EDL_ASSIGN_OR_RETURN(auto server_ps, ps::ParameterServer::Create(po, std::move(cm)));
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "roles/ps/partition.h"
@@ -88,7 +89,7 @@ Status PsClient::PullDense(const std::vector<nn::Parameter*>& params) {
 
 Result<PsClient::Rows> PsClient::GatherRows(const std::string& table,
                                             const Tensor& ids_in) {
-  const Tensor ids = AsInt64(ids_in);
+  const Tensor ids = AsInt64(ids_in.On(tensor::Device::kCPU));
   const int64_t total = ids.numel();
   const int64_t* p = ids.i64();
   std::vector<int64_t> unique(p, p + total);
@@ -165,6 +166,14 @@ Status PsClient::PullRows(nn::Parameter& table, const Tensor& ids) {
                            std::to_string(r.values.dim(1)) +
                            " columns, the worker's table " + std::to_string(dim));
   }
+  if (table.value.device() != tensor::Device::kCPU) {
+    // Each pulled row is uploaded into its place in the device table.
+    for (int64_t k = 0; k < u; ++k) {
+      const int64_t id = r.unique_ids.i64()[k];
+      table.value.Slice(id, id + 1).CopyFrom(r.values.Slice(k, k + 1));
+    }
+    return Status::Ok();
+  }
   for (int64_t k = 0; k < u; ++k) {
     std::memcpy(table.value.f32() + r.unique_ids.i64()[k] * dim,
                 r.values.f32() + k * dim, dim * sizeof(float));
@@ -180,11 +189,14 @@ Result<PsClient::PushResult> PsClient::PushGradients(
     requests[i].worker_id = worker_id;
     requests[i].version = versions_[i];
   }
+  // What goes on the wire is on the host: device values and gradients are
+  // downloaded here (no copy for CPU tensors).
+  const tensor::Device host = tensor::Device::kCPU;
   for (nn::Parameter* p : params) {
     if (p == nullptr) continue;
     if (!p->trainable) {
       if (!IsEmbeddingTable(p->name)) {
-        requests[PsOfParameter(p->name, n)].state.push_back({p->name, p->value});
+        requests[PsOfParameter(p->name, n)].state.push_back({p->name, p->value.On(host)});
       }
       continue;
     }
@@ -192,11 +204,16 @@ Result<PsClient::PushResult> PsClient::PushGradients(
     const bool sparse = p->sparse_grad.has_value() && p->sparse_grad->ids.defined() &&
                         p->sparse_grad->ids.numel() > 0;
     if (!dense && !sparse) continue;
+    std::optional<tensor::SparseRows> host_rows;
+    if (sparse) {
+      const tensor::SparseRows& s = *p->sparse_grad;
+      host_rows = tensor::SparseRows{s.ids.On(host), s.values.On(host), s.num_rows};
+    }
     if (!IsEmbeddingTable(p->name)) {
-      Tensor grad = dense ? p->grad : Tensor::Zeros(p->value.shape());
+      Tensor grad = dense ? p->grad.On(host) : Tensor::Zeros(p->value.shape());
       if (sparse) {
-        grad = grad.Clone();
-        tensor::ScatterAdd(grad, *p->sparse_grad);
+        if (grad.SharesStorageWith(p->grad)) grad = grad.Clone();
+        tensor::ScatterAdd(grad, *host_rows);
       }
       requests[PsOfParameter(p->name, n)].dense.push_back({p->name, grad});
       continue;
@@ -206,12 +223,13 @@ Result<PsClient::PushResult> PsClient::PushGradients(
     std::vector<int64_t> ids;
     std::vector<float> values;
     if (sparse) {
-      const tensor::SparseRows& s = *p->sparse_grad;
+      const tensor::SparseRows& s = *host_rows;
       ids.assign(s.ids.i64(), s.ids.i64() + s.ids.numel());
       values.assign(s.values.f32(), s.values.f32() + s.values.numel());
     }
     if (dense) {
-      const float* g = p->grad.f32();
+      const Tensor host_grad = p->grad.On(host);
+      const float* g = host_grad.f32();
       for (int64_t row = 0; row < p->value.dim(0); ++row) {
         const float* r = g + row * dim;
         if (std::any_of(r, r + dim, [](float x) { return x != 0.f; })) {

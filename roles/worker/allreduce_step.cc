@@ -2,7 +2,6 @@
 // backward on this member's batch, one fused allreduce of the weighted
 // gradients and the step header, the shared update, and the end of the job.
 #include <algorithm>
-#include <cstring>
 
 #include "base/logging.h"
 #include "nn/autograd.h"
@@ -57,7 +56,10 @@ Status AllreduceWorker::Step(bool* all_done, bool* all_idle, int64_t* total_samp
 
   // Gradients weighted by this member's samples (their sum over the ring,
   // divided by the ring's samples, is the gradient of the global batch's
-  // mean loss); non-trainable state (batch-norm statistics) averaged.
+  // mean loss); non-trainable state (batch-norm statistics) averaged. The
+  // ring moves host buffers: device gradients and state are staged through
+  // host copies here and the reduced ones uploaded below.
+  const tensor::Device host = tensor::Device::kCPU;
   const float world = static_cast<float>(ring_->size());
   grads_.resize(params.size());
   std::vector<std::span<float>> spans;
@@ -69,12 +71,14 @@ Status AllreduceWorker::Step(bool* all_done, bool* all_idle, int64_t* total_samp
     float* gd = g.f32();
     const int64_t numel = g.numel();
     if (!p->trainable) {
-      const float* v = p->value.f32();
+      const tensor::Tensor value = p->value.On(host);
+      const float* v = value.f32();
       for (int64_t j = 0; j < numel; ++j) gd[j] = v[j] / world;
     } else {
       const float scale = static_cast<float>(n);
       if (p->grad.defined() && n > 0) {
-        const float* src = p->grad.f32();
+        const tensor::Tensor grad = p->grad.On(host);
+        const float* src = grad.f32();
         for (int64_t j = 0; j < numel; ++j) gd[j] = src[j] * scale;
       } else {
         std::fill(gd, gd + numel, 0.f);
@@ -83,8 +87,10 @@ Status AllreduceWorker::Step(bool* all_done, bool* all_idle, int64_t* total_samp
         const tensor::SparseRows& rows = *p->sparse_grad;
         const int64_t count = rows.ids.numel();
         const int64_t width = count > 0 ? rows.values.numel() / count : 0;
-        const int64_t* ids = rows.ids.i64();
-        const float* values = rows.values.f32();
+        const tensor::Tensor host_ids = rows.ids.On(host);
+        const tensor::Tensor host_values = rows.values.On(host);
+        const int64_t* ids = host_ids.i64();
+        const float* values = host_values.f32();
         for (int64_t r = 0; r < count; ++r) {
           float* row = gd + ids[r] * width;
           for (int64_t j = 0; j < width; ++j) row[j] += values[r * width + j] * scale;
@@ -122,11 +128,11 @@ Status AllreduceWorker::Step(bool* all_done, bool* all_idle, int64_t* total_samp
       float* gd = grads_[i].f32();
       const int64_t numel = grads_[i].numel();
       if (!p->trainable) {
-        std::memcpy(p->value.f32(), gd, static_cast<size_t>(numel) * sizeof(float));
+        p->value.CopyFrom(grads_[i]);  // an upload for a device parameter
         continue;
       }
       for (int64_t j = 0; j < numel; ++j) gd[j] *= inv;
-      p->grad = grads_[i];
+      p->grad = grads_[i].On(p->value.device());
     }
     cm_.optimizer->Apply(params);
     for (nn::Parameter* p : params) p->ZeroGrad();

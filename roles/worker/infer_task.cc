@@ -47,7 +47,9 @@ Status InferTask(CompiledModel& cm, const data::Source& source, const protocol::
     report->samples += batch->size();
     const tensor::Tensor& y = out[0].value();
     if (task.type == TaskType::kPrediction) {
-      predictions.push_back(y.Reshape({y.dim(0), y.dim(0) ? y.numel() / y.dim(0) : 0}));
+      // Predictions go on the wire: host copies.
+      predictions.push_back(y.Reshape({y.dim(0), y.dim(0) ? y.numel() / y.dim(0) : 0})
+                                .On(tensor::Device::kCPU));
       continue;
     }
     EDL_RETURN_IF_ERROR(CheckBatch(batch->labels, y, cm, metrics, TaskRangeName(task)));

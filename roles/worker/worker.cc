@@ -191,7 +191,9 @@ Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
     }
     auto batch = batcher.Batch(b);
     if (!batch.ok()) return batch.status().WithPrefix(RangeName(task));
-    std::vector<tensor::Tensor> inputs = ModelInputs(*batch, cm_);
+    // Embedding rows are pulled for the host ids; Forward gets the inputs on
+    // the model's device.
+    std::vector<tensor::Tensor> inputs = ModelInputs(*batch, cm_, tensor::Device::kCPU);
     const bool dense = training && steps_ % std::max(1, options_.get_model_steps) == 0;
     Status pulled = Retry("pull parameters", [&] {
       Status s = PullFor(inputs, dense);
@@ -199,13 +201,16 @@ Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
       return s;
     });
     if (!pulled.ok()) return pulled;
+    for (tensor::Tensor& t : inputs) t = t.On(cm_.device);
 
     std::unique_ptr<nn::NoGradGuard> no_grad;
     if (!training) no_grad = std::make_unique<nn::NoGradGuard>();
     std::vector<nn::Var> out = cm_.model->Forward(inputs, training);
     if (task.type == TaskType::kPrediction) {
       const tensor::Tensor& y = out[0].value();
-      predictions.push_back(y.Reshape({y.dim(0), y.dim(0) ? y.numel() / y.dim(0) : 0}));
+      // Predictions go on the wire: host copies.
+      predictions.push_back(y.Reshape({y.dim(0), y.dim(0) ? y.numel() / y.dim(0) : 0})
+                                .On(tensor::Device::kCPU));
       report->samples += batch->size();
       continue;
     }

@@ -74,6 +74,9 @@ class DnnlBackend final : public Backend {
   void Gather(const Tensor& table, const Tensor& ids, Tensor& y) override;
   SparseRows Coalesce(const SparseRows& rows) override;
   void ScatterAdd(Tensor& table, const SparseRows& rows, float alpha) override;
+  void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c, Tensor& value,
+                   const Tensor& grad, std::vector<Tensor>& slots,
+                   const Tensor& ids) override;
 };
 
 }  // namespace edl::tensor::cpu

@@ -242,4 +242,16 @@ void CudaBackend::ScatterAdd(Tensor& table, const SparseRows& rows,
                    rows.values.f32(), rows.ids.numel(), alpha, ctx_.stream);
 }
 
+void CudaBackend::ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c,
+                              Tensor& value, const Tensor& grad,
+                              std::vector<Tensor>& slots, const Tensor& ids) {
+  float* s[kMaxUpdateSlots] = {nullptr, nullptr, nullptr};
+  for (size_t k = 0; k < slots.size(); ++k) s[k] = slots[k].f32();
+  const int64_t num_rows = value.rank() == 0 ? 1 : value.dim(0);
+  const int64_t row_size = num_rows == 0 ? 0 : value.numel() / num_rows;
+  cuda::ApplyUpdate(rule, c, value.f32(), grad.f32(), s,
+                    ids.defined() ? ids.i64() : nullptr, num_rows, row_size,
+                    grad.numel(), ctx_.stream);
+}
+
 }  // namespace edl::tensor::cuda

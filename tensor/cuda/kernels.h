@@ -11,6 +11,7 @@
 #include <functional>
 
 #include "tensor/cuda/device_allocator.h"
+#include "tensor/update_rules.h"
 
 namespace edl::tensor::cuda {
 
@@ -125,5 +126,16 @@ struct CoalesceOutputs {
 void CoalesceRows(const int64_t* ids, const float* values, int64_t n, int64_t d,
                   const std::function<CoalesceOutputs(int64_t)>& make_outputs,
                   DeviceAllocator& allocator, cudaStream_t stream);
+
+// ---- optimizer updates (update.cu) ----
+// One kernel launch of `rule` in place. Dense (ids null): n elements of
+// value, grad and slots. Sparse: grad [n / row_size, row_size] holds the
+// rows ids (unique; ids outside [0, num_rows) are skipped) of value and
+// slots [num_rows, row_size]. slots[k] may be null for k >=
+// UpdateSlotCount(rule).
+void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c, float* value,
+                 const float* grad, float* const slots[kMaxUpdateSlots],
+                 const int64_t* ids, int64_t num_rows, int64_t row_size,
+                 int64_t n, cudaStream_t stream);
 
 }  // namespace edl::tensor::cuda

@@ -69,6 +69,9 @@ class LoopBackend final : public Backend {
   void Gather(const Tensor& table, const Tensor& ids, Tensor& y) override;
   SparseRows Coalesce(const SparseRows& rows) override;
   void ScatterAdd(Tensor& table, const SparseRows& rows, float alpha) override;
+  void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c, Tensor& value,
+                   const Tensor& grad, std::vector<Tensor>& slots,
+                   const Tensor& ids) override;
 };
 
 // For a tensor of `shape` broadcast to `out` (rank(shape) <= rank(out)): the

@@ -12,6 +12,7 @@
 
 #include "tensor/device_runtime.h"
 #include "tests/tensor/backend_compare.h"
+#include "tests/tensor/update_cases.h"
 
 namespace edl::tensor {
 namespace {
@@ -403,6 +404,52 @@ TEST_F(CudaBackendTest, ManyRepeatedIdsCoalesceInAscendingOrder) {
     SparseRows unique = Coalesce(rows);
     return Outputs{unique.ids, unique.values};
   });
+}
+
+// The kernel contracts multiply-adds (nvcc's default) and powf is not
+// correctly rounded, hence a tolerance rather than equality.
+TEST_F(CudaBackendTest, OptimizerUpdatesMatchForEveryRuleDenseAndSparse) {
+  const Shape shape = {300, 37};
+  const Tensor value = Random(shape, 46);
+  const Tensor grad = Random(shape, 47, -2.f, 2.f);
+  const Tensor ids = Tensor::FromInts({4}, {299, 3, 150, 0});
+  const Tensor rows = Random({4, 37}, 48, -2.f, 2.f);
+  for (UpdateRule rule : testing::AllUpdateRules()) {
+    SCOPED_TRACE(UpdateRuleName(rule));
+    const std::vector<Tensor> slots = testing::TestSlots(rule, shape, 49);
+    ExpectMatch(
+        [&](Device d) {
+          return testing::RunUpdate(rule, value, grad, slots, Tensor(), d);
+        },
+        1e-5f, 1e-6f);
+    ExpectMatch(
+        [&](Device d) {
+          return testing::RunUpdate(rule, value, rows, slots, ids, d);
+        },
+        1e-5f, 1e-6f);
+  }
+}
+
+TEST_F(CudaBackendTest, OptimizerUpdatesKeepParametersAndSlotsOnTheDevice) {
+  Tensor value = Random({8, 3}, 50).To(Device::kCUDA);
+  std::vector<Tensor> slots = {Tensor::Zeros({8, 3}).To(Device::kCUDA),
+                               Tensor::Zeros({8, 3}).To(Device::kCUDA)};
+  ApplyUpdate(UpdateRule::kAdam, testing::TestCoefficients(), value,
+              Random({2, 3}, 51).To(Device::kCUDA), slots,
+              Tensor::FromInts({2}, {5, 1}).To(Device::kCUDA));
+  EXPECT_EQ(value.device(), Device::kCUDA);
+  for (const Tensor& s : slots) EXPECT_EQ(s.device(), Device::kCUDA);
+  // Rows other than 5 and 1 keep zero moments.
+  const std::vector<float> m = slots[0].To(Device::kCPU).ToVector();
+  for (int64_t r = 0; r < 8; ++r) {
+    for (int64_t j = 0; j < 3; ++j) {
+      if (r == 5 || r == 1) {
+        EXPECT_NE(m[r * 3 + j], 0.f) << r;
+      } else {
+        EXPECT_EQ(m[r * 3 + j], 0.f) << r;
+      }
+    }
+  }
 }
 
 }  // namespace
