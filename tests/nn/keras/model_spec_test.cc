@@ -46,8 +46,8 @@ TEST(ModelSpec, ReadsABareKerasModel) {
 }
 
 TEST(ModelSpec, LoadsEveryZooModel) {
-  ASSERT_EQ(ZooNames(), (std::vector<std::string>{"fashion_mnist_cnn", "fashion_mnist_mlp",
-                                                  "planted_deepfm"}));
+  ASSERT_EQ(ZooNames(), (std::vector<std::string>{"cifar10_resnet", "fashion_mnist_cnn",
+                                                  "fashion_mnist_mlp", "planted_deepfm"}));
   for (const std::string& name : ZooNames()) {
     auto s = LoadModelSpec("zoo:" + name);
     ASSERT_TRUE(s.ok()) << s.status().message();
@@ -56,6 +56,10 @@ TEST(ModelSpec, LoadsEveryZooModel) {
     EXPECT_FALSE(ZooDescription(name).empty());
     EXPECT_FALSE(s->loss_json.empty());
   }
+  // The ResNet: 15 convolutions (13 3x3, 2 1x1 projections), 6 residual adds.
+  auto resnet = BuildModel(LoadModelSpec("zoo:cifar10_resnet").value(), 1);
+  EXPECT_EQ((*resnet)->output_shapes(), (std::vector<Shape>{{10}}));
+  EXPECT_NE((*resnet)->Summary().find("s3b2_add (Add)"), std::string::npos) << (*resnet)->Summary();
   auto cnn = BuildModel(LoadModelSpec("zoo:fashion_mnist_cnn").value(), 1);
   EXPECT_EQ((*cnn)->output_shapes(), (std::vector<Shape>{{10}}));
   EXPECT_NE((*cnn)->Summary().find("Non-trainable params: 128"), std::string::npos);
@@ -63,8 +67,8 @@ TEST(ModelSpec, LoadsEveryZooModel) {
   ASSERT_EQ((*deepfm)->inputs().size(), 2u);
   EXPECT_EQ((*deepfm)->inputs()[1].dtype, tensor::DType::kInt64);
   EXPECT_EQ(LoadModelSpec("zoo:resnet").status().message(),
-            "zoo:resnet: no such model in the zoo (known: fashion_mnist_cnn, fashion_mnist_mlp, "
-            "planted_deepfm)");
+            "zoo:resnet: no such model in the zoo (known: cifar10_resnet, fashion_mnist_cnn, "
+            "fashion_mnist_mlp, planted_deepfm)");
 }
 
 class TfjsDir : public ::testing::Test {
