@@ -14,6 +14,7 @@
 #include "cmd/kube_flags.h"
 #include "cmd/model_flags.h"
 #include "roles/evaluation.h"
+#include "roles/device_choice.h"
 #include "roles/local_trainer.h"
 #include "roles/prediction.h"
 #include "roles/job/kube_job.h"
@@ -102,6 +103,17 @@ int RunOnKube(roles::job::MasterProcessOptions m, const ClusterFlags& c) {
 }
 
 // Runs the job: becomes its master on the local cluster, or submits it.
+// On the local cluster the workers run on this machine: --device=cuda
+// without a usable GPU fails before the job exists, with the reason, rather
+// than in every worker. (On Kubernetes the pods' nodes decide.)
+bool LocalDeviceUsable(const std::string& device, const ClusterFlags& c) {
+  if (c.cluster == "kube" || device != "cuda") return true;
+  auto chosen = roles::ChooseDevice(device);
+  if (chosen.ok()) return true;
+  Fail(chosen.status().message());
+  return false;
+}
+
 int LaunchJob(const roles::job::MasterProcessOptions& m, const ClusterFlags& c) {
   return c.cluster == "kube" ? RunOnKube(m, c) : ExecMaster(m);
 }
@@ -223,6 +235,7 @@ Runner AddTrainCommand(CLI::App& parent) {
     if (s->strategy != "Local") {
       const roles::TrainOptions& o = s->o;
       if (o.max_steps > 0) return Fail("--max_step is not supported with " + s->strategy);
+      if (!LocalDeviceUsable(s->o.model.device, s->cluster)) return 1;
       auto job = NewJob(s->job_name, s->jobs_dir, s->cluster);
       if (!job.ok()) return Fail(job.status().message());
       roles::job::MasterProcessOptions m = s->dist;
@@ -295,6 +308,7 @@ Runner AddEvaluateCommand(CLI::App& parent) {
     if (!ApplyCommonFlags(s->common)) return 2;
     if (!CheckStrategy(s->strategy, false)) return 2;
     if (s->strategy == "ParameterServerStrategy") {
+      if (!LocalDeviceUsable(s->o.model.device, s->cluster)) return 1;
       auto job = NewJob(s->job_name, s->jobs_dir, s->cluster);
       if (!job.ok()) return Fail(job.status().message());
       roles::job::MasterProcessOptions& m = *job;
@@ -379,6 +393,7 @@ Runner AddPredictCommand(CLI::App& parent) {
       return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy");
     }
     if (s->strategy == "ParameterServerStrategy") {
+      if (!LocalDeviceUsable(s->o.model.device, s->cluster)) return 1;
       auto job = NewJob(s->job_name, s->jobs_dir, s->cluster);
       if (!job.ok()) return Fail(job.status().message());
       roles::job::MasterProcessOptions& m = *job;

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -249,9 +250,18 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   supervisor.OnExit([&](const cluster::ProcessExit& e, bool) {
     if (!ps_names.count(e.name)) core->OnWorkerExit(e.name);
   });
+  // Workers that failed for good; when every wanted worker has, nobody is
+  // left to train and the job fails instead of waiting forever.
+  std::set<std::string> given_up;
+  std::string last_give_up;
   supervisor.OnGaveUp([&](const std::string& name, const std::string& reason) {
-    if (ps_names.count(name)) core->Fail(name + " failed for good: " + reason);
-    else EDL_LOG(ERROR) << name << ": not relaunched again: " << reason;
+    if (ps_names.count(name)) {
+      core->Fail(name + " failed for good: " + reason);
+      return;
+    }
+    EDL_LOG(ERROR) << name << ": not relaunched again: " << reason;
+    given_up.insert(name);
+    last_give_up = name + ": " + reason;
   });
 
   // PS first, on ports fixed for the job so a relaunched PS is found again.
@@ -394,6 +404,12 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
     }
     supervisor.Step(milliseconds(100));
     core->Tick();
+    if (!active.empty() && std::all_of(active.begin(), active.end(), [&](const std::string& n) {
+          return given_up.count(n) > 0;
+        })) {
+      core->Fail("every worker failed for good (the last: " + last_give_up +
+                 "); see the workers' logs");
+    }
   }
 
   Status result;

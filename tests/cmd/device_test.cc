@@ -3,6 +3,10 @@
 // Skipped where the driver reports a GPU.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <filesystem>
+
 #include "tensor/gpu_info.h"
 #include "tests/testing/run_edl.h"
 
@@ -32,6 +36,34 @@ TEST(TrainOnDevice, AutoWithoutAGpuTrainsOnTheCpu) {
   EXPECT_NE(r.err.find("--device=auto: no usable GPU, training on the CPU"), std::string::npos)
       << r.err;
   EXPECT_NE(r.out.find("final: loss "), std::string::npos) << r.out;
+}
+
+TEST(TrainOnDevice, ADistributedJobAskingForCudaWithoutAGpuFailsBeforeTheJobExists) {
+  if (!tensor::DescribeGpus().devices.empty()) GTEST_SKIP() << "this machine has a GPU";
+  TempDir dir;
+  RunResult r = RunEdl({"train", "--distribution_strategy=AllreduceStrategy",
+                        "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+                        "--device=cuda", "--job_name=nogpu", "--jobs_dir=" + dir.path()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--device=cuda: cannot use the GPU"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.File("nogpu"))) << "the job's directory was created";
+  EXPECT_TRUE(FindPids({"--job_name=nogpu"}).empty());
+}
+
+TEST(TrainOnDevice, AMasterWhoseWorkersAllFailForGoodFailsTheJobInsteadOfWaiting) {
+  if (!tensor::DescribeGpus().devices.empty()) GTEST_SKIP() << "this machine has a GPU";
+  // The master started directly (past the client's check): its workers
+  // cannot use the GPU, exit non-zero and are given up on.
+  TempDir dir;
+  WriteText(dir.File("secret"), "0123456789abcdef0123456789abcdef");
+  ASSERT_EQ(::chmod(dir.File("secret").c_str(), 0600), 0);
+  RunResult r = RunEdl({"master", "--job_name=allfail", "--secret_file=" + dir.File("secret"),
+                        "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+                        "--num_workers=2", "--num_ps_pods=1", "--device=cuda",
+                        "--relaunch_on_worker_failure=0", "--grace_period=2"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("every worker failed for good"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--device=cuda: cannot use the GPU"), std::string::npos) << r.err;
 }
 
 TEST(TrainOnDevice, AnUnknownDeviceIsAFlagError) {
