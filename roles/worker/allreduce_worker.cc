@@ -8,6 +8,7 @@
 #include "data/batcher.h"
 #include "roles/evaluation.h"
 #include "roles/worker/infer_task.h"
+#include "roles/worker/retry.h"
 #include "roles/worker/ring_agreement.h"
 #include "roles/worker/training_state.h"
 #include "tensor/ops.h"
@@ -19,11 +20,6 @@ using protocol::Dataset;
 using protocol::Task;
 using protocol::TaskType;
 
-[[maybe_unused]] const Status& StatusOf(const Status& s) { return s; }
-template <typename T>
-const Status& StatusOf(const Result<T>& r) {
-  return r.status();
-}
 
 int RankOf(const protocol::RingView& v, int64_t worker_id) {
   for (size_t i = 0; i < v.members.size(); ++i) {
@@ -65,20 +61,9 @@ void AllreduceWorker::Pause(std::chrono::milliseconds d) {
 
 template <typename F>
 auto AllreduceWorker::Retry(const char* what, F f) -> decltype(f()) {
-  const double deadline = clock_.NowSeconds() + options_.retry_timeout.count() / 1000.0;
-  auto backoff = std::chrono::milliseconds(50);
-  while (true) {
-    auto r = f();
-    const Status& s = StatusOf(r);
-    if (s.ok() || s.code() != StatusCode::kUnavailable || clock_.NowSeconds() >= deadline ||
-        stop_) {
-      return r;
-    }
-    EDL_LOG(WARNING) << options_.name << ": cannot " << what << " (" << s.message()
-                     << "); retrying";
-    Pause(backoff);
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
-  }
+  return RetryWhileUnavailable(
+      clock_, options_.retry_timeout, options_.name, what, [this] { return stop_.load(); },
+      [this](std::chrono::milliseconds d) { Pause(d); }, f);
 }
 
 // Heartbeats, and the watchdog of the collective in flight: when the master

@@ -9,6 +9,8 @@
 #include "nn/autograd.h"
 #include "nn/functional.h"
 #include "roles/evaluation.h"
+#include "roles/worker/infer_task.h"
+#include "roles/worker/retry.h"
 #include "tensor/ops.h"
 
 namespace edl::roles::worker {
@@ -26,23 +28,6 @@ const char* DatasetName(Dataset d) {
   }
   return "data";
 }
-
-std::string RangeName(const Task& t) {
-  return std::string(DatasetName(t.dataset)) + " records [" + std::to_string(t.begin) +
-         ", " + std::to_string(t.end) + ")";
-}
-
-// Status of a call, whether the call returns Status or Result<T>.
-const Status& StatusOf(const Status& s) { return s; }
-template <typename T>
-const Status& StatusOf(const Result<T>& r) {
-  return r.status();
-}
-template <typename T>
-bool Ok(const Result<T>& r) {
-  return r.ok();
-}
-bool Ok(const Status& s) { return s.ok(); }
 
 }  // namespace
 
@@ -72,19 +57,9 @@ void Worker::Pause(std::chrono::milliseconds d) {
 
 template <typename F>
 auto Worker::Retry(const char* what, F f) -> decltype(f()) {
-  const double deadline = clock_.NowSeconds() + options_.retry_timeout.count() / 1000.0;
-  auto backoff = std::chrono::milliseconds(50);
-  while (true) {
-    auto r = f();
-    if (Ok(r) || StatusOf(r).code() != StatusCode::kUnavailable ||
-        clock_.NowSeconds() >= deadline || stop_) {
-      return r;
-    }
-    EDL_LOG(WARNING) << options_.name << ": cannot " << what << " ("
-                     << StatusOf(r).message() << "); retrying";
-    Pause(backoff);
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
-  }
+  return RetryWhileUnavailable(
+      clock_, options_.retry_timeout, options_.name, what, [this] { return stop_.load(); },
+      [this](std::chrono::milliseconds d) { Pause(d); }, f);
 }
 
 void Worker::HeartbeatLoop() {
@@ -129,7 +104,7 @@ Status Worker::Run() {
     if (interrupted_) {
       // Stopping mid-task: not reporting hands the task back as soon as the
       // master learns this worker is gone (process exit or heartbeats).
-      EDL_LOG(INFO) << options_.name << ": stopping; handing back " << RangeName(*task);
+      EDL_LOG(INFO) << options_.name << ": stopping; handing back " << TaskRangeName(*task);
       break;
     }
     if (!s.ok()) {
@@ -167,7 +142,7 @@ Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
                               std::string(DatasetName(task.dataset)));
   }
   if (task.begin < 0 || task.end > source->num_records() || task.begin > task.end) {
-    return InvalidArgument(RangeName(task) + ": outside the " +
+    return InvalidArgument(TaskRangeName(task) + ": outside the " +
                            std::to_string(source->num_records()) + " records of " +
                            source->name());
   }
@@ -190,7 +165,7 @@ Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
       return Status::Ok();
     }
     auto batch = batcher.Batch(b);
-    if (!batch.ok()) return batch.status().WithPrefix(RangeName(task));
+    if (!batch.ok()) return batch.status().WithPrefix(TaskRangeName(task));
     // Embedding rows are pulled for the host ids; Forward gets the inputs on
     // the model's device.
     std::vector<tensor::Tensor> inputs = ModelInputs(*batch, cm_, tensor::Device::kCPU);
@@ -214,7 +189,7 @@ Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
       report->samples += batch->size();
       continue;
     }
-    Status fits = CheckBatch(batch->labels, out[0].value(), cm_, *metrics, RangeName(task));
+    Status fits = CheckBatch(batch->labels, out[0].value(), cm_, *metrics, TaskRangeName(task));
     if (!fits.ok()) return fits;
     nn::Var loss = cm_.loss->Compute(out[0], batch->labels);
     if (training) {

@@ -17,6 +17,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from torch_zoo import cnn  # zoo:fashion_mnist_cnn, the same model as bench_zoo.sh
+
 
 def read_idx(path):
     opener = gzip.open if path.endswith(".gz") else open
@@ -25,17 +27,6 @@ def read_idx(path):
     rank = raw[3]
     dims = [int.from_bytes(raw[4 + 4 * i:8 + 4 * i], "big") for i in range(rank)]
     return np.frombuffer(raw, np.uint8, offset=4 + 4 * rank).reshape(dims)
-
-
-def cnn():
-    # zoo:fashion_mnist_cnn, NCHW.
-    return nn.Sequential(
-        nn.Unflatten(1, (1, 28)),
-        nn.Conv2d(1, 32, 3), nn.ReLU(),
-        nn.Conv2d(32, 64, 3), nn.ReLU(),
-        nn.BatchNorm2d(64, eps=1e-3, momentum=0.01),
-        nn.MaxPool2d(2), nn.Dropout(0.25), nn.Flatten(),
-        nn.Linear(64 * 12 * 12, 10))
 
 
 class Block(nn.Module):

@@ -34,90 +34,19 @@
 #include "net/collective.h"
 #include "net/collective_handshake.h"
 #include "tests/net/net_test_util.h"
+#include "tests/net/ring_test_util.h"
 
 namespace edl::net {
 namespace {
 
 using std::chrono::milliseconds;
-
-template <typename T>
-std::vector<T> OnEveryRank(int n, const std::function<T(int)>& fn) {
-  std::vector<std::optional<T>> results(n);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < n; ++r) {
-    threads.emplace_back([&, r] { results[r].emplace(fn(r)); });
-  }
-  for (auto& t : threads) t.join();
-  std::vector<T> out;
-  for (auto& r : results) out.push_back(std::move(*r));
-  return out;
-}
-
-struct Listeners {
-  explicit Listeners(int n) {
-    for (int r = 0; r < n; ++r) {
-      auto l = RingListener::Listen("127.0.0.1", 0);
-      EDL_CHECK(l.ok()) << l.status().message();
-      peers.push_back((*l)->address());
-      listeners.push_back(std::move(l).value());
-    }
-  }
-  RingSpec Spec(int rank, milliseconds deadline = milliseconds(5000)) const {
-    RingSpec spec;
-    spec.rank = rank;
-    spec.peers = peers;
-    spec.version = 1;
-    spec.secret = testing::kSecret;
-    spec.deadline = deadline;
-    return spec;
-  }
-  std::vector<std::unique_ptr<RingListener>> listeners;
-  std::vector<std::string> peers;
-};
-
-std::vector<std::unique_ptr<Ring>> FormRing(
-    Listeners& listeners, const std::function<RingSpec(int)>& spec_of) {
-  int n = static_cast<int>(listeners.listeners.size());
-  auto rings = OnEveryRank<Result<std::unique_ptr<Ring>>>(n, [&](int r) {
-    return Ring::Connect(*listeners.listeners[r], spec_of(r));
-  });
-  std::vector<std::unique_ptr<Ring>> out;
-  for (auto& ring : rings) {
-    EXPECT_TRUE(ring.ok()) << ring.status().message();
-    out.push_back(ring.ok() ? std::move(ring).value() : nullptr);
-  }
-  return out;
-}
-
-float Value(int rank, size_t i) {
-  return static_cast<float>(i % 97) + 1000.0f * static_cast<float>(rank);
-}
-float Sum(int n, size_t i) {
-  return static_cast<float>(n) * static_cast<float>(i % 97) +
-         1000.0f * static_cast<float>(n * (n - 1) / 2);
-}
-
-// How many shared-memory ring segments this process has mapped (each link
-// of a ring whose ranks are threads here is mapped twice: both ends).
-int MappedRingSegments() {
-  std::ifstream maps("/proc/self/maps");
-  int count = 0;
-  for (std::string line; std::getline(maps, line);) {
-    count += line.find("/dev/shm/edl-ring-") != std::string::npos;
-  }
-  return count;
-}
-
-// Names in /dev/shm of segments made by process `pid`.
-std::vector<std::string> SegmentNamesOf(pid_t pid) {
-  std::vector<std::string> names;
-  const std::string prefix = "edl-ring-" + std::to_string(pid) + "-";
-  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm")) {
-    std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) == 0) names.push_back(name);
-  }
-  return names;
-}
+using testing::FormRing;
+using testing::Listeners;
+using testing::MappedRingSegments;
+using testing::OnEveryRank;
+using testing::SegmentNamesOf;
+using testing::Sum;
+using testing::Value;
 
 // Every rank allreduces `count` floats; returns how many results are wrong.
 size_t WrongSums(std::vector<std::unique_ptr<Ring>>& rings, size_t count) {
@@ -285,7 +214,7 @@ TEST(RingOverSharedMemory, PeerKilledMidTransferFailsTheSurvivorsPromptly) {
     // keeps reducing until it is killed.
     ::close(ready[0]);
     auto ring = Ring::Connect(*listeners.listeners[2],
-                              listeners.Spec(2, milliseconds(60000)));
+                              listeners.Spec(2, 1, milliseconds(60000)));
     if (!ring.ok()) ::_exit(1);
     std::vector<float> v(count, 1.0f);
     for (int i = 0;; ++i) {
@@ -299,7 +228,7 @@ TEST(RingOverSharedMemory, PeerKilledMidTransferFailsTheSurvivorsPromptly) {
   for (int r = 0; r < 2; ++r) {
     survivors.emplace_back([&, r] {
       auto ring = Ring::Connect(*listeners.listeners[r],
-                                listeners.Spec(r, milliseconds(60000)));
+                                listeners.Spec(r, 1, milliseconds(60000)));
       if (!ring.ok()) {
         statuses[r] = ring.status();
         return;
@@ -333,7 +262,7 @@ TEST(RingOverSharedMemory, SilentPeerMakesTheOtherMissItsDeadline) {
   const milliseconds deadline(1500);
   Listeners listeners(2);
   auto rings =
-      FormRing(listeners, [&](int r) { return listeners.Spec(r, deadline); });
+      FormRing(listeners, [&](int r) { return listeners.Spec(r, 1, deadline); });
   ASSERT_EQ(MappedRingSegments(), 4);
   // Rank 1 is alive but never joins; rank 0 fills the 4 MiB ring to it.
   std::vector<float> v(size_t{1} << 22, 1.0f);
@@ -360,7 +289,7 @@ long SyscallOf(pid_t tid) {
 TEST(RingOverSharedMemory, AbortWakesACollectiveAsleepOnTheFutex) {
   Listeners listeners(2);
   auto rings = FormRing(
-      listeners, [&](int r) { return listeners.Spec(r, milliseconds(60000)); });
+      listeners, [&](int r) { return listeners.Spec(r, 1, milliseconds(60000)); });
   ASSERT_EQ(MappedRingSegments(), 4);
   std::atomic<pid_t> tid{0};
   std::atomic<bool> done{false};
@@ -388,7 +317,7 @@ TEST(RingOverSharedMemory, DestroyedPeerRingFailsItsNeighboursAtOnce) {
   const int n = 3;
   Listeners listeners(n);
   auto rings = FormRing(
-      listeners, [&](int r) { return listeners.Spec(r, milliseconds(60000)); });
+      listeners, [&](int r) { return listeners.Spec(r, 1, milliseconds(60000)); });
   auto statuses = OnEveryRank<Status>(n, [&](int r) {
     if (r == 2) {
       rings[2].reset();  // closes its shared rings and sockets
@@ -483,135 +412,6 @@ TEST(RingOverSharedMemory, FallsBackToTcpWhenTheOfferIsDeclinedOrBroken) {
   EXPECT_EQ(MappedRingSegments(), 0);
   EXPECT_TRUE(SegmentNamesOf(::getpid()).empty());
   for (int fd : {rank1_listen, from_rank0, to_rank0}) ::close(fd);
-}
-
-// The ring buffer itself.
-
-TEST(ShmLink, MovesBytesAcrossTheWrapAndPadsToSixtyFour) {
-  auto producer = ShmLink::Create(4096);
-  ASSERT_TRUE(producer.ok()) << producer.status().message();
-  auto consumer = ShmLink::Open((*producer)->name());
-  ASSERT_TRUE(consumer.ok()) << consumer.status().message();
-  std::vector<char> in(10000), out(10000);
-  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<char>(i * 13);
-  size_t written = 0, read = 0;
-  while (read < in.size()) {
-    size_t w = (*producer)->Write(in.data() + written, in.size() - written);
-    written += w;
-    EXPECT_LE(written - read, 4096u);  // never more than the capacity
-    size_t r = (*consumer)->Read(out.data() + read, 1500, false);
-    read += r;
-    ASSERT_TRUE(w > 0 || r > 0) << "stuck at " << read;
-  }
-  EXPECT_EQ(in, out);
-  EXPECT_EQ((*producer)->PadBytes(), (64 - 10000 % 64) % 64);
-  EXPECT_EQ((*consumer)->PadBytes(), (*producer)->PadBytes());
-  EXPECT_FALSE((*consumer)->CanMove());
-  EXPECT_TRUE((*producer)->CanMove());
-}
-
-TEST(ShmLink, ReducesFloatsStraightFromTheRing) {
-  auto producer = ShmLink::Create(4096);
-  ASSERT_TRUE(producer.ok());
-  auto consumer = ShmLink::Open((*producer)->name());
-  ASSERT_TRUE(consumer.ok());
-  std::vector<float> sent(300), dest(300);
-  for (size_t i = 0; i < sent.size(); ++i) {
-    sent[i] = static_cast<float>(i);
-    dest[i] = 1000.0f;
-  }
-  const size_t bytes = sent.size() * sizeof(float);
-  ASSERT_EQ(
-      (*producer)->Write(reinterpret_cast<const char*>(sent.data()), bytes),
-      bytes);
-  ASSERT_EQ((*consumer)->Read(reinterpret_cast<char*>(dest.data()), bytes,
-                              /*reduce_sum=*/true),
-            bytes);
-  for (size_t i = 0; i < dest.size(); ++i) {
-    ASSERT_EQ(dest[i], 1000.0f + static_cast<float>(i));
-  }
-}
-
-TEST(ShmLink, ClosingOneEndIsSeenByTheOtherAndEndsItsWait) {
-  auto producer = ShmLink::Create(4096);
-  ASSERT_TRUE(producer.ok());
-  auto consumer = ShmLink::Open((*producer)->name());
-  ASSERT_TRUE(consumer.ok());
-  EXPECT_FALSE((*consumer)->Closed());
-  std::atomic<bool> woke{false};
-  std::thread waiter([&] {
-    while (!(*consumer)->Closed()) {
-      (*consumer)->Wait(std::chrono::steady_clock::now() +
-                        std::chrono::seconds(60));
-    }
-    woke = true;
-  });
-  (*producer)->Close();
-  EXPECT_TRUE(
-      testing::WaitFor([&] { return woke.load(); }, std::chrono::seconds(20)));
-  waiter.join();
-  EXPECT_TRUE((*producer)->Closed());
-}
-
-TEST(ShmLink, OpenRefusesForeignNamesAndSegments) {
-  for (const char* name :
-       {"", "/etc-passwd", "/edl-ring-1/../x", "edl-ring-no-slash"}) {
-    auto link = ShmLink::Open(name);
-    ASSERT_FALSE(link.ok()) << name;
-    EXPECT_EQ(link.status().code(), StatusCode::kInvalidArgument) << name;
-  }
-  EXPECT_EQ(ShmLink::Open("/edl-ring-" + std::string(300, 'a')).status().code(),
-            StatusCode::kInvalidArgument);
-  auto missing = ShmLink::Open("/edl-ring-1-missing");
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.status().code(), StatusCode::kUnavailable);
-  // A segment of the right name but not made by Create: wrong size, then
-  // right size but no magic. Either way it is refused and unlinked.
-  for (size_t size : {size_t{100}, size_t{4096 + 4096}}) {
-    const std::string name =
-        "/edl-ring-" + std::to_string(::getpid()) + "-foreign";
-    int fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-    ASSERT_GE(fd, 0) << std::strerror(errno);
-    ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(size)), 0);
-    ::close(fd);
-    auto foreign = ShmLink::Open(name);
-    ASSERT_FALSE(foreign.ok()) << size;
-    EXPECT_EQ(foreign.status().code(), StatusCode::kUnavailable);
-    EXPECT_TRUE(SegmentNamesOf(::getpid()).empty());
-  }
-}
-
-TEST(ShmLink, CreateUnlinksTheSegmentsOfProcessesThatAreGone) {
-  // A child that exits plays a rank killed during its handshake.
-  pid_t dead = ::fork();
-  ASSERT_GE(dead, 0);
-  if (dead == 0) ::_exit(0);
-  ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);
-  const std::string orphan = "/edl-ring-" + std::to_string(dead) + "-orphan";
-  const std::string alive =
-      "/edl-ring-" + std::to_string(::getppid()) + "-alive";  // our parent
-  for (const std::string& name : {orphan, alive}) {
-    int fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
-    ASSERT_GE(fd, 0) << name << ": " << std::strerror(errno);
-    ::close(fd);
-  }
-  auto link = ShmLink::Create(4096);
-  ASSERT_TRUE(link.ok()) << link.status().message();
-  EXPECT_TRUE(SegmentNamesOf(dead).empty());
-  EXPECT_EQ(SegmentNamesOf(::getppid()).size(), 1u);  // its owner lives
-  ::shm_unlink(alive.c_str());
-}
-
-TEST(ShmLink, HostIdentityNamesThisBootHostAndIpcNamespace) {
-  std::string host = HostIdentity();
-  ASSERT_FALSE(host.empty());  // /proc is there on Linux
-  EXPECT_EQ(host, HostIdentity());
-  char name[256] = {};
-  ::gethostname(name, sizeof(name) - 1);
-  std::ifstream boot_id("/proc/sys/kernel/random/boot_id");
-  std::string boot;
-  std::getline(boot_id, boot);
-  EXPECT_EQ(host.rfind(boot + "/" + name + "/ipc:[", 0), 0u) << host;
 }
 
 }  // namespace
