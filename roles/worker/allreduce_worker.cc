@@ -169,7 +169,9 @@ Status AllreduceWorker::Loop() {
       failed_at_ = clock_.NowSeconds();
       failed_version_ = view_.version;
       ring_.reset();
-      ++redone_steps_;
+      // Only a step this member had a batch in is work redone (during the
+      // ring's start every step is empty).
+      if (!pending_.empty()) ++redone_steps_;
       EDL_LOG(WARNING) << options_.name << ": step " << steps() + 1 << " failed after "
                        << Ms(failed_at_ - started) << " (" << s.message()
                        << "); redoing it on a re-formed ring";
@@ -357,8 +359,8 @@ Status AllreduceWorker::Synchronize() {
     if (last_) {
       pending_.push_front(std::move(*last_));
       pending_.front().reported = true;
+      ++redone_steps_;
     }
-    ++redone_steps_;
     EDL_LOG(WARNING) << options_.name << ": step " << mine
                      << " completed here but not on every member; giving it back";
   } else if (!fresh_ && mine > target + 1) {

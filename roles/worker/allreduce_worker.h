@@ -82,6 +82,8 @@ class AllreduceWorker {
 
   int64_t steps() const;  // steps completed (the optimizer's iterations)
   int64_t tasks_done() const { return tasks_done_; }
+  // Steps whose batch this member trained again (a failed step, or one
+  // given back on a re-formed ring); empty steps do not count.
   int64_t redone_steps() const { return redone_steps_; }
   int64_t reformations() const { return reformations_; }
 
