@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <mutex>
 #include <string>
+
+#include <unistd.h>
 
 namespace edl {
 namespace {
@@ -20,7 +24,39 @@ const char* LevelName(LogLevel l) {
   }
   return "?";
 }
+std::mutex g_stderr_mu;
+std::string g_status;  // guarded by g_stderr_mu
+
+void WriteAll(const std::string& text) {
+  const char* p = text.data();
+  size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = ::write(STDERR_FILENO, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+constexpr char kEraseLine[] = "\r\033[K";
 }  // namespace
+
+void WriteStderrLines(const std::string& lines) {
+  std::lock_guard<std::mutex> lock(g_stderr_mu);
+  if (g_status.empty()) {
+    WriteAll(lines);
+  } else {
+    WriteAll(kEraseLine + lines + g_status);
+  }
+}
+
+void SetStderrStatusLine(const std::string& line) {
+  std::lock_guard<std::mutex> lock(g_stderr_mu);
+  if (line.empty() && g_status.empty()) return;
+  g_status = line;
+  WriteAll(kEraseLine + line);
+}
 
 void SetLogLevel(LogLevel level) { g_level = static_cast<int>(level); }
 LogLevel GetLogLevel() { return static_cast<LogLevel>(g_level.load()); }
@@ -52,7 +88,8 @@ LogLine::~LogLine() {
   std::string line = std::string(ts) + "." + (ms < 100 ? (ms < 10 ? "00" : "0") : "") +
                      std::to_string(ms) + "Z " + LevelName(level_) + " " +
                      stream_.str() + "\n";
-  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+  WriteStderrLines(line);
 }
 }  // namespace internal
 }  // namespace edl

@@ -17,6 +17,14 @@ LogLevel GetLogLevel();
 // Parses "DEBUG", "INFO", "WARNING", "ERROR" (any case); false if unknown.
 bool ParseLogLevel(const std::string& name, LogLevel* level);
 
+// Writes whole lines (each ending in '\n') to stderr in one call. While a
+// status line is set (a progress bar on a terminal), it is erased first and
+// redrawn after, so log lines scroll above the bar instead of breaking it.
+void WriteStderrLines(const std::string& lines);
+// Sets the status line (no '\n'; "" removes it) and redraws it. Only for a
+// terminal: it uses '\r' and the erase-line escape.
+void SetStderrStatusLine(const std::string& line);
+
 namespace internal {
 class LogLine {
  public:

@@ -130,8 +130,16 @@ Runner AddMasterCommand(CLI::App& parent) {
                   "relaunched)")->capture_default_str();
   app->add_option("--grace_period", s->grace_s, "Seconds a stopping process gets before SIGKILL")
       ->capture_default_str();
+  app->add_option("--progress_bar", o.progress_bar,
+                  "Draw the job's progress as a bar when stderr is a terminal")
+      ->capture_default_str();
+  app->add_option("--log_interval", o.log_interval_s,
+                  "Seconds between progress lines when stderr is not a terminal")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
+    s->o.job.log_level = s->common.log_level;
     s->o.grace_period = std::chrono::milliseconds(static_cast<int64_t>(s->grace_s * 1000));
     s->o.kube.enabled = s->cluster == "kube";
     s->o.allreduce = s->strategy == "AllreduceStrategy";
@@ -171,6 +179,7 @@ Runner AddPsCommand(CLI::App& parent) {
   app->add_option("--keep_checkpoint_max", o.keep_checkpoint_max, "Keep N checkpoints (0: all)");
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
+    s->o.job.log_level = s->common.log_level;
     Status st = roles::job::RunPsProcess(s->o);
     if (!st.ok()) return Fail("ps-" + std::to_string(s->o.ps_index) + ": " + st.message());
     return 0;
@@ -219,6 +228,7 @@ Runner AddWorkerCommand(CLI::App& parent) {
       ->capture_default_str();
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
+    s->o.job.log_level = s->common.log_level;
     s->o.ps_addrs = SplitComma(s->ps_addrs);
     Status st = roles::job::RunWorkerProcess(s->o);
     if (!st.ok()) return Fail(s->o.worker_name + ": " + st.message());

@@ -114,6 +114,22 @@ bool LocalDeviceUsable(const std::string& device, const ClusterFlags& c) {
   return false;
 }
 
+// AllreduceStrategy has no parameter server: the PS flags would be ignored,
+// so a user who gives one explicitly is told instead.
+bool RefusePsOnlyFlags(const CLI::App& app) {
+  for (const char* flag : {"--num_ps_pods", "--use_async", "--grads_to_wait",
+                           "--sync_version_tolerance", "--lr_staleness_modulation",
+                           "--get_model_steps", "--num_minibatches_per_task"}) {
+    if (app.count(flag) > 0) {
+      Fail(std::string(flag) + " does not apply to --distribution_strategy=AllreduceStrategy "
+           "(no parameter servers: every worker holds the model, takes one minibatch per "
+           "step and applies the summed gradients); remove it");
+      return false;
+    }
+  }
+  return true;
+}
+
 int LaunchJob(const roles::job::MasterProcessOptions& m, const ClusterFlags& c) {
   return c.cluster == "kube" ? RunOnKube(m, c) : ExecMaster(m);
 }
@@ -229,17 +245,19 @@ Runner AddTrainCommand(CLI::App& parent) {
   app->add_option("--grace_period", s->grace_s,
                   "Seconds a stopping worker gets to hand back its task before SIGKILL")
       ->check(CLI::PositiveNumber)->capture_default_str();
-  return [s]() {
+  return [s, app]() {
     if (!ApplyCommonFlags(s->common)) return 2;
     if (!CheckStrategy(s->strategy, true)) return 2;
     if (s->strategy != "Local") {
       const roles::TrainOptions& o = s->o;
       if (o.max_steps > 0) return Fail("--max_step is not supported with " + s->strategy);
+      if (s->strategy == "AllreduceStrategy" && !RefusePsOnlyFlags(*app)) return 2;
       if (!LocalDeviceUsable(s->o.model.device, s->cluster)) return 1;
       auto job = NewJob(s->job_name, s->jobs_dir, s->cluster);
       if (!job.ok()) return Fail(job.status().message());
       roles::job::MasterProcessOptions m = s->dist;
       m.job = job->job;
+      m.job.log_level = s->common.log_level;
       m.model = o.model;
       m.training_data = o.training_data;
       m.validation_data = o.validation_data;
@@ -253,6 +271,8 @@ Runner AddTrainCommand(CLI::App& parent) {
       m.shuffle = o.shuffle;
       m.grace_period = std::chrono::milliseconds(static_cast<int64_t>(s->grace_s * 1000));
       m.allreduce = s->strategy == "AllreduceStrategy";
+      m.progress_bar = o.progress_bar;
+      m.log_interval_s = o.log_interval_s;
       return LaunchJob(m, s->cluster);
     }
     if (s->cluster.cluster == "kube") {
@@ -312,6 +332,7 @@ Runner AddEvaluateCommand(CLI::App& parent) {
       auto job = NewJob(s->job_name, s->jobs_dir, s->cluster);
       if (!job.ok()) return Fail(job.status().message());
       roles::job::MasterProcessOptions& m = *job;
+      m.job.log_level = s->common.log_level;
       m.model = s->o.model;
       m.validation_data = s->o.validation_data;
       m.minibatch_size = s->o.minibatch_size;
@@ -325,7 +346,7 @@ Runner AddEvaluateCommand(CLI::App& parent) {
     }
     roles::ModelOptions mo = s->o.model;
     mo.for_inference = true;
-    if (mo.num_threads > 0) tensor::SetNumThreads(mo.num_threads);
+    tensor::SetNumThreads(mo.num_threads);  // 0: UsableCpus()
     auto cm = roles::CompileModel(mo);
     if (!cm.ok()) return Fail(cm.status().message());
     if (!cm->loss) {
@@ -397,6 +418,7 @@ Runner AddPredictCommand(CLI::App& parent) {
       auto job = NewJob(s->job_name, s->jobs_dir, s->cluster);
       if (!job.ok()) return Fail(job.status().message());
       roles::job::MasterProcessOptions& m = *job;
+      m.job.log_level = s->common.log_level;
       m.model = s->o.model;
       m.prediction_data = s->o.prediction_data;
       m.prediction_output = s->o.output;

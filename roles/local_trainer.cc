@@ -64,7 +64,7 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   if (o.evaluation_steps > 0 && o.validation_data.empty()) {
     return InvalidArgument("--evaluation_steps needs --validation_data");
   }
-  if (o.model.num_threads > 0) tensor::SetNumThreads(o.model.num_threads);
+  tensor::SetNumThreads(o.model.num_threads);  // 0: UsableCpus()
 
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(o.model));
   EDL_ASSIGN_OR_RETURN(auto train, OpenFor("--training_data", o.training_data, cm));

@@ -37,7 +37,7 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
   if (o.prediction_data.empty()) return InvalidArgument("--prediction_data is required");
   if (o.output.empty()) return InvalidArgument("--output is required (a CSV file to write)");
   if (o.minibatch_size <= 0) return InvalidArgument("--minibatch_size must be positive");
-  if (o.model.num_threads > 0) tensor::SetNumThreads(o.model.num_threads);
+  tensor::SetNumThreads(o.model.num_threads);  // 0: UsableCpus()
   ModelOptions mo = o.model;
   mo.for_inference = true;
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));

@@ -16,7 +16,6 @@ using internal::CheckSameShape;
 using internal::NormalizeAxis;
 
 void SetNumThreads(int n) {
-  EDL_CHECK_GE(n, 1);
   CpuBackend().SetNumThreads(n);
 }
 

@@ -18,7 +18,8 @@
 
 namespace edl::tensor {
 
-// Sets the number of threads the CPU backend uses (oneDNN and edl's loops).
+// Sets the number of threads the CPU backend uses (oneDNN and edl's loops);
+// n <= 0 means every CPU this process may use (base/cpus.h UsableCpus).
 void SetNumThreads(int n);
 int NumThreads();
 

@@ -39,18 +39,8 @@ struct LocalCluster::LaunchRequest {
 
 namespace {
 
-void WriteLineToStderr(const std::string& line) {
-  std::string out = line + "\n";
-  const char* p = out.data();
-  size_t left = out.size();
-  while (left > 0) {
-    ssize_t n = write(STDERR_FILENO, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-}
+// Through the logger, so a progress bar the master draws stays below.
+void WriteLineToStderr(const std::string& line) { WriteStderrLines(line + "\n"); }
 
 int OpenPidfd(pid_t pid) {
 #ifdef SYS_pidfd_open

@@ -1,6 +1,10 @@
 #include "roles/job/process_options.h"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
+
+#include "roles/cluster/kube_resources.h"
 
 namespace edl::roles::job {
 namespace {
@@ -22,7 +26,48 @@ std::string Join(const std::vector<std::string>& parts) {
   return s;
 }
 
+// The CPUs a pod's resource text names ("cpu=2,memory=1Gi", "cpu=500m"),
+// rounded up; 0 when it names none (or does not parse: the master reports
+// that error itself when it builds the pods).
+int PodCpus(const std::string& resources) {
+  auto list = cluster::ParseResources("", resources);
+  if (!list.ok()) return 0;
+  auto cpu = list->find("cpu");
+  if (cpu == list->end()) return 0;
+  std::string v = cpu->second;
+  double cores = 0;
+  try {
+    if (!v.empty() && v.back() == 'm') {
+      cores = std::stod(v.substr(0, v.size() - 1)) / 1000.0;
+    } else {
+      cores = std::stod(v);
+    }
+  } catch (...) {
+    return 0;
+  }
+  return cores > 0 ? std::max(1, static_cast<int>(std::ceil(cores - 1e-9))) : 0;
+}
+
 }  // namespace
+
+std::string JoinArgs(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+int ChildThreads(const MasterProcessOptions& o, bool ps, int local_cpus) {
+  if (o.model.num_threads > 0) return o.model.num_threads;
+  if (o.kube.enabled) {
+    const KubeJobOptions& k = o.kube;
+    const std::string& limit = ps ? k.ps_resource_limit : k.worker_resource_limit;
+    const std::string& request = ps ? k.ps_resource_request : k.worker_resource_request;
+    const int from_limit = PodCpus(limit);
+    return from_limit > 0 ? from_limit : PodCpus(request);
+  }
+  const int processes = std::max(1, o.num_workers + (o.allreduce ? 0 : o.num_ps));
+  return std::max(1, local_cpus / processes);
+}
 
 std::vector<std::string> ModelArgs(const ModelOptions& o) {
   std::vector<std::string> args;
@@ -43,6 +88,7 @@ std::vector<std::string> JobArgs(const JobAccess& j) {
   Add(&args, "job_name", j.job_name);
   Add(&args, "job_dir", j.job_dir);
   Add(&args, "secret_file", j.secret_file);
+  Add(&args, "log_level", j.log_level);
   return args;
 }
 
@@ -149,6 +195,8 @@ std::vector<std::string> ToArgs(const MasterProcessOptions& o) {
     Add(&args, "allreduce_timeout", Str(o.allreduce_timeout_s));
   }
   Add(&args, "grace_period", Str(o.grace_period.count() / 1000.0));
+  Add(&args, "progress_bar", o.progress_bar ? "true" : "false");
+  Add(&args, "log_interval", Str(o.log_interval_s));
   for (auto& a : KubeArgs(o.kube)) args.push_back(a);
   return args;
 }

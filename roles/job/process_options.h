@@ -12,11 +12,13 @@
 
 namespace edl::roles::job {
 
-// How to reach the job: its directory (secret, master address).
+// How to reach the job (its directory: secret, master address), and how
+// every process of the job logs.
 struct JobAccess {
   std::string job_name = "edl";
   std::string job_dir;      // <jobs_root>/<job_name>
   std::string secret_file;  // "" = <job_dir>/secret
+  std::string log_level = "INFO";  // --log_level of every process
 };
 
 struct PsProcessOptions {
@@ -111,14 +113,27 @@ struct MasterProcessOptions {
   double allreduce_timeout_s = 10;
   double heartbeat_timeout_s = 2;
   std::chrono::milliseconds grace_period{25000};
+  // The master's progress: a bar on a terminal (when progress_bar), else a
+  // plain line every log_interval_s seconds.
+  bool progress_bar = true;
+  double log_interval_s = 10;
   KubeJobOptions kube;
 };
+
+// The --num_threads a PS or worker of the job gets when the job's is 0: on
+// Kubernetes the pod's CPU limit (else its request), rounded up, or 0 (the
+// pod's cgroup decides) when neither names a CPU; on the local cluster the
+// usable CPUs shared evenly among the job's PS and workers, at least 1.
+// A non-zero --num_threads is every process's.
+int ChildThreads(const MasterProcessOptions& o, bool ps, int local_cpus);
 
 // The arguments (after the binary name) that make `edl ps` / `edl worker`
 // parse back to these options.
 std::vector<std::string> ToArgs(const PsProcessOptions& o);
 std::vector<std::string> ToArgs(const WorkerProcessOptions& o);
 std::vector<std::string> ToArgs(const MasterProcessOptions& o);
+// "--a=1 --b=x": arguments as one line, for logs.
+std::string JoinArgs(const std::vector<std::string>& args);
 // The model flags shared by every process of the job.
 std::vector<std::string> ModelArgs(const ModelOptions& o);
 std::vector<std::string> JobArgs(const JobAccess& j);

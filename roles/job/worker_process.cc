@@ -34,7 +34,8 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   });
 
   EDL_ASSIGN_OR_RETURN(std::string secret, LoadSecret(o.job));
-  if (o.model.num_threads > 0) tensor::SetNumThreads(o.model.num_threads);
+  tensor::SetNumThreads(o.model.num_threads);  // 0: UsableCpus()
+  EDL_LOG(DEBUG) << o.worker_name << " options: " << JoinArgs(ToArgs(o));
   // Weights come from the PS (which restore --checkpoint_dir_for_init
   // themselves, in their own layout); the worker only needs the model.
   ModelOptions mo = o.model;

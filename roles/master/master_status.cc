@@ -80,6 +80,7 @@ std::string MasterCore::StatusJson() const {
     workers.push_back({{"id", w.id},
                        {"name", w.name},
                        {"pid", w.pid},
+                       {"num_threads", w.num_threads},
                        {"last_heartbeat_age_s",
                         static_cast<double>(now - w.last_seen_nanos) * 1e-9},
                        {"stopping", w.stopping},

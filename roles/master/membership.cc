@@ -43,7 +43,8 @@ std::map<int64_t, WorkerInfo>::iterator Membership::FindByName(
 }
 
 Membership::Registration Membership::Register(const std::string& name,
-                                              int64_t pid, int64_t now_nanos) {
+                                              int64_t pid, int64_t now_nanos,
+                                              int num_threads) {
   Registration r;
   if (auto old = FindByName(name); old != alive_.end()) {
     r.replaced = old->second;
@@ -54,6 +55,7 @@ Membership::Registration Membership::Register(const std::string& name,
   w.id = next_id_++;
   w.name = name;
   w.pid = pid;
+  w.num_threads = num_threads;
   w.registered_nanos = now_nanos;
   w.last_seen_nanos = now_nanos;
   w.stopping = target_ > 0 && active_count() >= target_;

@@ -22,6 +22,7 @@ struct WorkerInfo {
   int64_t id = 0;
   std::string name;
   int64_t pid = 0;
+  int num_threads = 0;  // as the worker reported it
   int64_t registered_nanos = 0;
   int64_t last_seen_nanos = 0;
   bool stopping = false;  // asked to leave
@@ -45,7 +46,7 @@ class Membership {
   };
   // A worker registering beyond the target is admitted as stopping.
   Registration Register(const std::string& name, int64_t pid,
-                        int64_t now_nanos);
+                        int64_t now_nanos, int num_threads = 0);
 
   // Records a sign of life; returns the worker's standing.
   Standing Touch(int64_t worker_id, int64_t now_nanos);

@@ -142,10 +142,12 @@ template <typename W>
 void Put(W& w, const RegisterWorkerRequest& m) {
   w.String(m.name);
   w.I64(m.pid);
+  w.I32(m.num_threads);
 }
 void Get(Reader& r, RegisterWorkerRequest* m) {
   m->name = r.String("name");
   m->pid = r.I64("pid");
+  m->num_threads = r.I32("num_threads");
 }
 
 template <typename W>

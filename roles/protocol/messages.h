@@ -42,6 +42,7 @@ struct Task {
 struct RegisterWorkerRequest {
   std::string name;  // "worker-3": the process's cluster name
   int64_t pid = 0;
+  int32_t num_threads = 0;  // its tensor engine's CPU threads (edl status)
 };
 struct RegisterWorkerResponse {
   int64_t worker_id = 0;  // unique per incarnation

@@ -108,7 +108,8 @@ void AllreduceWorker::HeartbeatLoop() {
 Status AllreduceWorker::Run() {
   EDL_ASSIGN_OR_RETURN(listener_, net::RingListener::Listen(options_.ring_host, 0));
   auto reg = Retry("register with the master", [&] {
-    return master_.RegisterWorker({options_.name, static_cast<int64_t>(::getpid())});
+    return master_.RegisterWorker(
+        {options_.name, static_cast<int64_t>(::getpid()), tensor::NumThreads()});
   });
   if (!reg.ok()) return reg.status().WithPrefix("registering with the master");
   worker_id_ = reg->worker_id;

@@ -78,7 +78,8 @@ void Worker::HeartbeatLoop() {
 
 Status Worker::Run() {
   auto reg = Retry("register with the master", [&] {
-    return master_.RegisterWorker({options_.name, static_cast<int64_t>(::getpid())});
+    return master_.RegisterWorker(
+        {options_.name, static_cast<int64_t>(::getpid()), tensor::NumThreads()});
   });
   if (!reg.ok()) return reg.status().WithPrefix("registering with the master");
   worker_id_ = reg->worker_id;

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "base/cpus.h"
 #include "tensor/cpu/parallel.h"
 
 namespace edl::tensor {
@@ -22,6 +23,7 @@ int Threads() {
 }
 
 void SetThreads(int n) {
+  if (n <= 0) n = UsableCpus();  // the affinity mask capped by the cgroup's quota
   num_threads.store(n, std::memory_order_relaxed);
   omp_set_num_threads(n);
 }

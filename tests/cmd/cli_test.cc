@@ -72,6 +72,15 @@ struct BadCase {
 
 class CliRejects : public ::testing::TestWithParam<BadCase> {};
 
+// `flag_and_value` given to an AllreduceStrategy job.
+BadCase RefusedByAllreduce(const std::string& flag_and_value) {
+  const std::string flag = flag_and_value.substr(0, flag_and_value.find('='));
+  return BadCase{{"train", "--distribution_strategy=AllreduceStrategy",
+                  "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                  "--jobs_dir=/tmp/edl-cli-test", flag_and_value},
+                 2, flag + " does not apply to --distribution_strategy=AllreduceStrategy"};
+}
+
 TEST_P(CliRejects, WithOneClearLineAndNonZeroExit) {
   const BadCase& c = GetParam();
   RunResult r = RunEdl(c.args);
@@ -112,6 +121,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{{"evaluate", "--model_def=zoo:fashion_mnist_mlp", "--validation_data=" + kTrain,
                  "--distribution_strategy=AllreduceStrategy"},
                 2, "AllreduceStrategy trains only"},
+        // AllreduceStrategy has no PS: flags that only a PS job uses are
+        // refused when given, before any job exists.
+        RefusedByAllreduce("--num_ps_pods=2"), RefusedByAllreduce("--use_async=false"),
+        RefusedByAllreduce("--grads_to_wait=2"), RefusedByAllreduce("--sync_version_tolerance=1"),
+        RefusedByAllreduce("--lr_staleness_modulation=true"),
+        RefusedByAllreduce("--get_model_steps=4"), RefusedByAllreduce("--num_minibatches_per_task=4"),
+        BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                 "--optimizer={\"class_name\": \"Adam\", \"config\": {\"gradient_accumulation_steps\": 4}}"},
+                1, "gradient_accumulation_steps: is not supported (got 4)"},
         BadCase{{"status", "no_such_job", "--jobs_dir=/tmp/edl-cli-test"}, 1, "no_such_job"},
         BadCase{{"scale", "x", "--num_workers=0"}, 2, "--num_workers"},
         BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,

@@ -34,7 +34,7 @@ Task SampleTask() {
 }
 
 RegisterWorkerRequest SampleRegisterWorkerRequest() {
-  return {.name = std::string("worker-3\0\xff", 10), .pid = 4242};
+  return {.name = std::string("worker-3\0\xff", 10), .pid = 4242, .num_threads = 3};
 }
 RegisterWorkerResponse SampleRegisterWorkerResponse() { return {.worker_id = -17}; }
 HeartbeatRequest SampleHeartbeatRequest() { return {.worker_id = 8}; }
