@@ -37,12 +37,14 @@ Status Supervisor::Add(const ProcessSpec& spec, const RelaunchPolicy& policy) {
   return Status::Ok();
 }
 
-Status Supervisor::Remove(const std::string& name, int signal) {
+Status Supervisor::Remove(const std::string& name, int signal,
+                          std::optional<std::chrono::milliseconds> grace) {
   std::lock_guard<std::mutex> lock(mu_);
-  return RemoveLocked(name, signal);
+  return RemoveLocked(name, signal, grace);
 }
 
-Status Supervisor::RemoveLocked(const std::string& name, int signal) {
+Status Supervisor::RemoveLocked(const std::string& name, int signal,
+                                std::optional<std::chrono::milliseconds> grace) {
   auto it = desired_.find(name);
   if (it == desired_.end()) return NotFound(name + " is not supervised");
   bool running = it->second.running;
@@ -54,7 +56,9 @@ Status Supervisor::RemoveLocked(const std::string& name, int signal) {
   if (!s.ok() && s.code() != StatusCode::kNotFound) {
     EDL_LOG(WARNING) << "supervisor: stopping " << name << ": " << s.ToString();
   }
-  stopping_[name] = signal == SIGKILL ? kNever : clock_.NowNanos() + grace_nanos_;
+  const int64_t grace_nanos =
+      grace ? std::chrono::duration_cast<std::chrono::nanoseconds>(*grace).count() : grace_nanos_;
+  stopping_[name] = signal == SIGKILL ? kNever : clock_.NowNanos() + grace_nanos;
   return Status::Ok();
 }
 

@@ -76,8 +76,11 @@ class Supervisor {
   // process of that name is still being removed.
   Status Add(const ProcessSpec& spec, const RelaunchPolicy& policy = {});
   // Stops keeping `name` running and sends it `signal` (SIGKILL follows
-  // after the grace period). NotFound if `name` is not desired.
-  Status Remove(const std::string& name, int signal = SIGTERM);
+  // after the grace period, or after `grace` when given: a parameter server
+  // writing its final checkpoint gets longer). NotFound if `name` is not
+  // desired.
+  Status Remove(const std::string& name, int signal = SIGTERM,
+                std::optional<std::chrono::milliseconds> grace = std::nullopt);
   // Adds the specs whose names are not desired, removes (SIGTERM) the
   // desired names that are not in `specs`; specs already desired are left
   // as they are. Returns the first error, after trying every change.
@@ -118,7 +121,8 @@ class Supervisor {
   void Relaunch(Entry& entry, std::vector<Event>& events);
   void StartRelaunch(Entry& entry, std::vector<Event>& events);
   void GiveUp(std::string name, std::string reason, std::vector<Event>& events);
-  Status RemoveLocked(const std::string& name, int signal);
+  Status RemoveLocked(const std::string& name, int signal,
+                      std::optional<std::chrono::milliseconds> grace = std::nullopt);
 
   Cluster& cluster_;
   Clock& clock_;

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "base/clock.h"
+#include "base/cpus.h"
 #include "base/file.h"
 #include "base/logging.h"
 #include "base/signal_watcher.h"
@@ -28,6 +29,7 @@
 #include "roles/cluster/supervisor.h"
 #include "roles/compiled_model.h"
 #include "roles/evaluation.h"
+#include "roles/job/job_progress.h"
 #include "roles/job/ps_process.h"
 #include "roles/job_dir.h"
 #include "roles/master/master_core.h"
@@ -42,6 +44,9 @@ namespace edl::roles::job {
 namespace {
 
 using std::chrono::milliseconds;
+
+// How long a stopping PS may take to write its final checkpoint.
+constexpr milliseconds kPsCheckpointGrace{600000};
 
 // A port nobody listens on right now: bound, read and released. The PS binds
 // it moments later (a rare race with another process is possible); the port
@@ -125,6 +130,23 @@ Result<std::unique_ptr<cluster::KubeCluster>> MakeKubeCluster(const MasterProces
   return cluster::KubeCluster::Create(client, std::move(ko));
 }
 
+// The job's final checkpoint: every PS writes its partition of the final
+// version now, while the master waits; the first failure is the job's.
+Status SaveFinalCheckpoint(const std::vector<std::string>& ps_addrs, const std::string& secret) {
+  for (size_t i = 0; i < ps_addrs.size(); ++i) {
+    std::string host;
+    int port = 0;
+    EDL_RETURN_IF_ERROR(net::ParseAddress(ps_addrs[i], "PS address", &host, &port));
+    net::RpcChannel channel(host, port, secret);
+    auto r = channel.Call(kPsSaveCheckpointPath, "", milliseconds(600000));
+    if (!r.ok()) {
+      return r.status().WithPrefix("final checkpoint: " + PsName(static_cast<int>(i)));
+    }
+    EDL_LOG(INFO) << PsName(static_cast<int>(i)) << " wrote its final checkpoint to " << *r;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status RunMasterProcess(const MasterProcessOptions& o) {
@@ -145,7 +167,8 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
     return InvalidArgument("--num_ps_pods must be at least 1 for ParameterServerStrategy");
   }
   EDL_ASSIGN_OR_RETURN(std::string secret, LoadSecret(o.job));
-  if (o.model.num_threads > 0) tensor::SetNumThreads(o.model.num_threads);
+  tensor::SetNumThreads(o.model.num_threads);  // 0: UsableCpus()
+  EDL_LOG(DEBUG) << "master options: " << JoinArgs(ToArgs(o));
   ModelOptions mo = o.model;
   // A single-process checkpoint carries the spec (and weights, harmless
   // here); the PS layout is the PS's business.
@@ -189,8 +212,18 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   // On Kubernetes the client reads /status through the API server's
   // service proxy, which carries no job secret; Kubernetes RBAC on
   // services/proxy guards it there.
+  // The PS are the master's own children: their thread counts are the ones
+  // it launched them with (the workers report theirs when they register).
+  std::mutex ps_info_mu;
+  nlohmann::json ps_info = nlohmann::json::array();
   server.HandleGet("/status", [&] {
-    return net::HttpResponse{200, "application/json", core->StatusJson()};
+    nlohmann::json st = nlohmann::json::parse(core->StatusJson(), nullptr, false);
+    if (!st.is_object()) return net::HttpResponse{200, "application/json", core->StatusJson()};
+    {
+      std::lock_guard<std::mutex> lock(ps_info_mu);
+      st["ps"] = ps_info;
+    }
+    return net::HttpResponse{200, "application/json", st.dump()};
   }, /*public_access=*/o.kube.enabled);
   server.HandleGet("/metrics", [&] {
     return net::HttpResponse{200, "text/plain; version=0.0.4", core->PrometheusText()};
@@ -247,8 +280,16 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   cluster::Supervisor supervisor(*processes, SystemClock(), o.grace_period);
   std::set<std::string> ps_names;
   // The supervisor logs every exit and relaunch itself.
+  // A PS that fails while the job stops has failed to write its final
+  // checkpoint: the job fails with it.
+  bool stopping_job = false;
+  std::vector<std::string> ps_stop_failures;
   supervisor.OnExit([&](const cluster::ProcessExit& e, bool) {
-    if (!ps_names.count(e.name)) core->OnWorkerExit(e.name);
+    if (!ps_names.count(e.name)) {
+      core->OnWorkerExit(e.name);
+    } else if (stopping_job && (e.signaled ? e.code == SIGKILL : e.code != 0)) {
+      ps_stop_failures.push_back(e.ToString());
+    }
   });
   // Workers that failed for good; when every wanted worker has, nobody is
   // left to train and the job fails instead of waiting forever.
@@ -284,7 +325,7 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
     }
     p.job = child_job;
     p.model = o.model;
-    p.model.num_threads = 1;
+    p.model.num_threads = ChildThreads(o, /*ps=*/true, UsableCpus());
     p.ps_index = i;
     p.num_ps = o.num_ps;
     p.use_async = o.use_async;
@@ -297,6 +338,12 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
     cluster::RelaunchPolicy policy;
     policy.max_failure_relaunches = 3;
     ps_names.insert(PsName(i));
+    {
+      std::lock_guard<std::mutex> lock(ps_info_mu);
+      ps_info.push_back({{"name", PsName(i)},
+                         {"address", ps_addrs.back()},
+                         {"num_threads", p.model.num_threads}});
+    }
     EDL_RETURN_IF_ERROR(supervisor.Add({PsName(i), ToArgs(p), {}}, policy));
   }
   std::vector<std::unique_ptr<protocol::RemotePs>> remotes;
@@ -330,7 +377,9 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
     WorkerProcessOptions w;
     w.job = child_job;
     w.model = o.model;
-    w.model.num_threads = 1;
+    MasterProcessOptions now = o;  // the worker count may have been scaled
+    now.num_workers = std::max(wanted_workers.load(), 1);
+    w.model.num_threads = ChildThreads(now, /*ps=*/false, UsableCpus());
     w.worker_name = WorkerName(i);
     w.master_addr = master_addr;
     w.ps_addrs = ps_addrs;
@@ -356,30 +405,14 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   int next_worker = 0;
   std::vector<std::string> active;
 
-  // A progress line every 10 s: records trained, rate, ETA, workers.
-  const double total_records =
-      static_cast<double>(mopt.records.training) * static_cast<double>(o.num_epochs);
-  double last_report = SystemClock().NowSeconds();
-  int64_t last_records = 0;
+  // Progress: records trained, rate, ETA, workers; a bar redrawn in place
+  // on a terminal (--progress_bar), else a line every --log_interval s.
+  JobProgress progress(static_cast<double>(mopt.records.training) *
+                           static_cast<double>(o.num_epochs),
+                       o.num_epochs, o.progress_bar && IsTerminal(STDERR_FILENO),
+                       o.log_interval_s);
   auto report_progress = [&] {
-    const double now = SystemClock().NowSeconds();
-    if (now - last_report < 10) return;
-    nlohmann::json st = nlohmann::json::parse(core->StatusJson(), nullptr, false);
-    if (!st.is_object()) return;
-    const int64_t records = st.value("records_trained_total", int64_t{0});
-    const double rate = static_cast<double>(records - last_records) / (now - last_report);
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "progress: epoch %d/%d, %lld/%.0f records (%.0f%%), model version %lld, "
-                  "%.0f samples/s, %zu workers, ETA %s",
-                  st.value("epoch", 0), o.num_epochs, static_cast<long long>(records),
-                  total_records, total_records > 0 ? 100.0 * records / total_records : 0.0,
-                  static_cast<long long>(core->model_version()), rate,
-                  st.contains("workers") ? st["workers"].size() : size_t{0},
-                  rate > 0 ? FormatDuration((total_records - records) / rate).c_str() : "?");
-    EDL_LOG(INFO) << line;
-    last_report = now;
-    last_records = records;
+    progress.Report([&] { return core->StatusJson(); }, SystemClock().NowSeconds());
   };
 
   // The job loop.
@@ -412,6 +445,7 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
     }
   }
 
+  progress.Finish();
   Status result;
   if (stop_requested) {
     std::lock_guard<std::mutex> lock(stop_mu);
@@ -434,9 +468,10 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
       EDL_LOG(INFO) << "the ring exported the trained model to " << o.output;
     }
   } else if (core->state() == master::JobState::kSucceeded) {
+    if (!o.checkpoint_dir.empty()) result = SaveFinalCheckpoint(ps_addrs, secret);
     // The final model: every PS's partition pulled into the master's model.
     ps::PsClient client(services);
-    Status pulled = client.PullDense(cm.model->parameters());
+    Status pulled = result.ok() ? client.PullDense(cm.model->parameters()) : result;
     for (const auto& e : cm.model->EmbeddingInputs()) {
       if (!pulled.ok()) break;
       const int64_t rows = e.table->value.dim(0);
@@ -444,7 +479,9 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
       for (int64_t r = 0; r < rows; ++r) ids[r] = r;
       pulled = client.PullRows(*e.table, tensor::Tensor::FromInts({rows}, ids));
     }
-    if (pulled.ok()) {
+    if (!result.ok()) {
+      // The final checkpoint failed: nothing more to do.
+    } else if (pulled.ok()) {
       cm.optimizer->set_iterations(core->model_version());
       cm.epoch = o.num_epochs;
       if (!o.output.empty()) {
@@ -466,13 +503,28 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   } else {
     result = Internal(core->failure_reason());
   }
-  // Stop every process; workers have mostly left by themselves already.
+  // Stop every process; workers have mostly left by themselves already. A
+  // PS writes its partition on SIGTERM (unless saved above), so it gets the
+  // time a checkpoint may take before any SIGKILL.
+  stopping_job = true;
+  const milliseconds ps_grace =
+      o.checkpoint_dir.empty() ? o.grace_period : std::max(o.grace_period, kPsCheckpointGrace);
+  for (const std::string& name : ps_names) {
+    Status s = supervisor.Remove(name, SIGTERM, ps_grace);
+    (void)s;  // NotFound: it has exited already
+  }
   supervisor.RemoveAll(SIGTERM);
-  const double stop_deadline = SystemClock().NowSeconds() + o.grace_period.count() / 1000.0 + 5;
+  const double stop_deadline = SystemClock().NowSeconds() +
+                               std::max(o.grace_period, ps_grace).count() / 1000.0 + 5;
   while (!processes->Running().empty() && SystemClock().NowSeconds() < stop_deadline) {
     supervisor.Step(milliseconds(100));
   }
+  if (result.ok() && !ps_stop_failures.empty()) {
+    result = Internal(ps_stop_failures.front() + " while stopping (see its log: its final "
+                      "checkpoint may have failed)");
+  }
   if (kube_cluster) kube_cluster->DeleteServices();
+  if (!result.ok()) core->FailEnding(result.message());
   server.Stop();
   std::printf("%s\n", core->FinalReport().c_str());
   std::fflush(stdout);

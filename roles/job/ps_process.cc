@@ -1,5 +1,6 @@
 #include "roles/job/ps_process.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 
@@ -12,6 +13,7 @@
 #include "roles/job_dir.h"
 #include "roles/protocol/remote_services.h"
 #include "roles/ps/parameter_server.h"
+#include "roles/ps/ps_checkpoint.h"
 #include "tensor/ops.h"
 
 namespace edl::roles::job {
@@ -42,7 +44,8 @@ Status RunPsProcess(const PsProcessOptions& o) {
   });
 
   EDL_ASSIGN_OR_RETURN(std::string secret, LoadSecret(o.job));
-  if (o.model.num_threads > 0) tensor::SetNumThreads(o.model.num_threads);
+  tensor::SetNumThreads(o.model.num_threads);  // 0: UsableCpus()
+  EDL_LOG(DEBUG) << "ps-" << o.ps_index << " options: " << JoinArgs(ToArgs(o));
   ModelOptions mo = o.model;
   ps::ParameterServerOptions po;
   po.ps_index = o.ps_index;
@@ -76,17 +79,34 @@ Status RunPsProcess(const PsProcessOptions& o) {
   so.secret = secret;
   net::RpcServer server(so);
   protocol::ServePs(*server_ps, server);
+  // The master's request for the final checkpoint, once every worker is
+  // done: its answer (or error) decides the job's outcome.
+  std::atomic<int64_t> saved_version{-1};
+  server.HandleRpc(kPsSaveCheckpointPath, [&](std::string_view) -> Result<std::string> {
+    if (o.checkpoint_dir.empty()) return FailedPrecondition("no --checkpoint_dir");
+    const int64_t version = server_ps->version();
+    Status s = server_ps->SaveCheckpoint();
+    if (!s.ok()) return s;
+    saved_version = version;
+    return ps::PartitionPath(o.checkpoint_dir, version, o.ps_index, o.num_ps);
+  });
   EDL_RETURN_IF_ERROR(server.Start());
   EDL_LOG(INFO) << "ps-" << o.ps_index << " of " << o.num_ps << ": serving on " << o.host
-                << ":" << server.port() << " at version " << server_ps->version();
+                << ":" << server.port() << " at version " << server_ps->version() << ", "
+                << tensor::NumThreads() << " threads";
   {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return stop; });
   }
   server.Stop();
-  if (!o.checkpoint_dir.empty()) {
+  // Stopped (the job ended, or this PS is preempted or scaled away): its
+  // partition is saved unless the master already had it saved at this
+  // version. A failure here is the process's failure.
+  if (!o.checkpoint_dir.empty() && saved_version.load() != server_ps->version()) {
     Status s = server_ps->SaveCheckpoint();
-    if (!s.ok()) EDL_LOG(WARNING) << "ps-" << o.ps_index << ": final checkpoint: " << s.message();
+    if (!s.ok()) return s.WithPrefix("final checkpoint");
+    EDL_LOG(INFO) << "ps-" << o.ps_index << ": final checkpoint of version "
+                  << server_ps->version() << " written";
   }
   return Status::Ok();
 }

@@ -1,6 +1,8 @@
 // The `edl ps` process: one parameter server of a distributed job, serving
-// its partition over RPC until SIGTERM (it then writes a final checkpoint if
-// the job checkpoints, and exits 0).
+// its partition over RPC until SIGTERM. With --checkpoint_dir it writes its
+// partition when the master asks (kPsSaveCheckpointPath: the job's final
+// checkpoint) and again on SIGTERM unless that version is saved already; a
+// failed write on SIGTERM exits non-zero, naming the reason.
 #pragma once
 
 #include "base/status.h"
@@ -9,6 +11,10 @@
 namespace edl::roles::job {
 
 Status RunPsProcess(const PsProcessOptions& options);
+
+// The PS's control RPC (empty body): writes its partition of the current
+// version now; answers the partition's path, or the error.
+inline constexpr char kPsSaveCheckpointPath[] = "/edl.PsControl/SaveCheckpoint";
 
 // Whether `path` is a single-process checkpoint (local training, an --output
 // export), which CompileModel can restore (it carries the model spec), as

@@ -129,11 +129,11 @@ Result<RegisterWorkerResponse> MasterCore::RegisterWorker(
   if (r.name.empty()) return InvalidArgument("RegisterWorker: name is empty");
   std::lock_guard<std::mutex> lock(mu_);
   Membership::Registration reg =
-      membership_.Register(r.name, r.pid, clock_.NowNanos());
+      membership_.Register(r.name, r.pid, clock_.NowNanos(), r.num_threads);
   if (reg.replaced)
     ReclaimLocked(*reg.replaced, "was replaced by a new process");
   EDL_LOG(INFO) << "worker " << WorkerName(reg.worker) << " registered (pid "
-                << r.pid << ")"
+                << r.pid << ", " << r.num_threads << " threads)"
                 << (reg.worker.stopping ? "; beyond the target, asked to leave"
                                         : "");
   AfterChangeLocked();
@@ -360,6 +360,12 @@ Result<protocol::RingSyncedResponse> MasterCore::RingSynced(
 
 void MasterCore::Fail(const std::string& reason) {
   std::lock_guard<std::mutex> lock(mu_);
+  FailLocked(reason);
+}
+
+void MasterCore::FailEnding(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ == JobState::kSucceeded) state_ = JobState::kRunning;
   FailLocked(reason);
 }
 

@@ -86,6 +86,9 @@ class MasterCore final : public protocol::MasterService {
   // Ends the job as failed (e.g. a PS cannot be relaunched); the first
   // reason wins. Workers get kDone from then on.
   void Fail(const std::string& reason);
+  // Fails a job whose training succeeded but whose ending did not (the
+  // final checkpoint or export): the report and exit then say failed.
+  void FailEnding(const std::string& reason);
 
   JobState state() const;
   std::string failure_reason() const;  // "" unless failed

@@ -60,9 +60,7 @@ Status ParameterServer::WriteCheckpointAt(int64_t version) {
   EDL_RETURN_IF_ERROR(WritePartition(options_.checkpoint_dir, options_.ps_index,
                                      options_.num_ps, c)
                           .WithPrefix(Who()));
-  Status pruned = PrunePartitions(options_.checkpoint_dir, options_.ps_index,
-                                  options_.num_ps, options_.keep_checkpoint_max,
-                                  version);
+  Status pruned = PrunePartitions(options_.checkpoint_dir, options_.keep_checkpoint_max, version);
   if (!pruned.ok()) {
     EDL_LOG(WARNING) << Who() << ": " << pruned.message();
   }

@@ -142,26 +142,24 @@ Result<std::vector<Checkpoint>> ReadPartitions(const std::string& root,
   return out;
 }
 
-Status PrunePartitions(const std::string& root, int index, int num_ps,
-                       int keep_max, int64_t written) {
+Status PrunePartitions(const std::string& root, int keep_max, int64_t written) {
   if (keep_max <= 0) return Status::Ok();
   const std::vector<int64_t> complete = ListCompleteVersions(root);
-  if (static_cast<int>(complete.size()) <= keep_max) return Status::Ok();
-  const int64_t oldest_kept = complete[complete.size() - keep_max];
+  if (complete.empty()) return Status::Ok();
+  const std::set<int64_t> kept(
+      complete.end() - std::min<size_t>(complete.size(), static_cast<size_t>(keep_max)),
+      complete.end());
+  const int64_t newest_complete = complete.back();
   Status status = Status::Ok();
   for (const auto& [version, path] : VersionDirs(root)) {
-    if (version >= oldest_kept || version == written) continue;
+    // Newer than the newest complete version: still being written.
+    if (version >= newest_complete || version == written || kept.count(version)) continue;
+    // Several PS may prune the same directory at once: what another
+    // removed first is not an error.
     std::error_code ec;
-    if (index == 0) {
-      fs::remove_all(path, ec);
-    } else {
-      fs::remove_all(path / PartitionDirName(index, num_ps), ec);
-      std::error_code ignored;
-      fs::remove(path, ignored);  // only succeeds once empty
-    }
-    if (ec && status.ok()) {
-      status = IoError(path.string() + ": cannot delete old checkpoint: " +
-                       ec.message());
+    fs::remove_all(path, ec);
+    if (ec && fs::exists(path) && status.ok()) {
+      status = IoError(path.string() + ": cannot delete old checkpoint: " + ec.message());
     }
   }
   return status;

@@ -18,8 +18,8 @@
 // re-split with roles/ps/partition.h.
 //
 // Functions are safe to call from several processes that write different
-// partitions; pruning only removes versions older than the newest
-// keep_max complete ones.
+// partitions; pruning only removes versions older than the newest complete
+// one.
 #pragma once
 
 #include <cstdint>
@@ -51,12 +51,12 @@ Result<std::vector<Checkpoint>> ReadPartitions(const std::string& root,
                                                int64_t version,
                                                int preferred_num_ps = 0);
 
-// After PS `index` of `num_ps` wrote `written`: when keep_max > 0 and more
-// than keep_max versions are complete, deletes this PS's partitions of the
-// versions older than the keep_max-th newest complete one (PS 0 deletes
-// those whole version directories), never `written`. keep_max <= 0 keeps
-// everything.
-Status PrunePartitions(const std::string& root, int index, int num_ps,
-                       int keep_max, int64_t written);
+// After a PS wrote `written`, when keep_max > 0: keeps the keep_max newest
+// complete versions and deletes every other version directory older than
+// the newest complete one, complete or partial (a partial one there can no
+// longer complete: every PS has written a newer version), never `written`.
+// Versions newer than the newest complete one are being written and stay.
+// Any PS may prune. keep_max <= 0 keeps everything.
+Status PrunePartitions(const std::string& root, int keep_max, int64_t written);
 
 }  // namespace edl::roles::ps

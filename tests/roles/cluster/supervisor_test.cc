@@ -167,6 +167,20 @@ TEST_F(SupervisorTest, RemoveSendsSigkillAfterTheGracePeriod) {
   EXPECT_TRUE(supervisor_.Stopping().empty());
 }
 
+TEST_F(SupervisorTest, AProcessRemovedWithALongerGraceIsNotKilledAtTheDefaultOne) {
+  ASSERT_TRUE(supervisor_.Add(Shell("ps-0", "trap '' TERM; echo ready; exec sleep 100")).ok());
+  ASSERT_TRUE(out_.WaitFor("[ps-0] ready"));
+  ASSERT_TRUE(supervisor_.Remove("ps-0", SIGTERM, seconds(600)).ok());
+  clock_.AdvanceSeconds(5);  // the default grace period has passed
+  EXPECT_EQ(supervisor_.Step(milliseconds(100)), 0);
+  EXPECT_EQ(supervisor_.Step(milliseconds(200)), 0);  // a SIGKILL would show here
+  EXPECT_EQ(supervisor_.Stopping(), std::vector<std::string>{"ps-0"});
+  clock_.AdvanceSeconds(596);
+  ASSERT_TRUE(StepUntilExits(1));
+  EXPECT_TRUE(exits_[0].exit.signaled);
+  EXPECT_EQ(exits_[0].exit.code, SIGKILL);
+}
+
 TEST_F(SupervisorTest, DelaysRelaunchesOfACrashLoopBeyondTheRateLimit) {
   RelaunchPolicy policy;
   policy.max_relaunches_per_minute = 2;

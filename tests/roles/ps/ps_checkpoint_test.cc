@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -246,6 +247,49 @@ TEST(PsCheckpoint, AVersionMissingAPartitionIsNotComplete) {
   auto parts = ReadPartitions(dir.path(), 7);
   ASSERT_TRUE(parts.ok());
   EXPECT_EQ(parts->size(), 2u);
+}
+
+// The version directories under `root`, ascending.
+std::vector<std::string> VersionDirNames(const std::string& root) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(root)) names.push_back(e.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Two PS writing each version in either order, each pruning right after its
+// write, as a job's PS do. The old rule (PS 1 deleted only its own
+// partitions) left "version-2" holding PS 0's partition alone.
+TEST(PsCheckpoint, PruningLeavesNoPartialVersionOlderThanTheNewestCompleteOne) {
+  ScratchDir dir;
+  for (int64_t v = 1; v <= 4; ++v) {
+    const std::vector<int> order = v % 2 == 0 ? std::vector<int>{0, 1} : std::vector<int>{1, 0};
+    for (int index : order) {
+      Checkpoint c;
+      c.version = v;
+      ASSERT_TRUE(WritePartition(dir.path(), index, 2, c).ok());
+      ASSERT_TRUE(PrunePartitions(dir.path(), /*keep_max=*/2, v).ok());
+    }
+  }
+  EXPECT_EQ(VersionDirNames(dir.path()), (std::vector<std::string>{"version-3", "version-4"}));
+  EXPECT_EQ(ListCompleteVersions(dir.path()), (std::vector<int64_t>{3, 4}));
+}
+
+TEST(PsCheckpoint, APartialVersionIsKeptWhileNewestAndDeletedOnceANewerOneCompletes) {
+  ScratchDir dir;
+  Checkpoint c;
+  c.version = 5;
+  ASSERT_TRUE(WritePartition(dir.path(), 0, 2, c).ok());
+  ASSERT_TRUE(WritePartition(dir.path(), 1, 2, c).ok());
+  c.version = 6;  // PS 1 died before writing version 6
+  ASSERT_TRUE(WritePartition(dir.path(), 0, 2, c).ok());
+  ASSERT_TRUE(PrunePartitions(dir.path(), 1, 6).ok());
+  EXPECT_EQ(VersionDirNames(dir.path()), (std::vector<std::string>{"version-5", "version-6"}));
+  c.version = 7;
+  ASSERT_TRUE(WritePartition(dir.path(), 0, 2, c).ok());
+  ASSERT_TRUE(WritePartition(dir.path(), 1, 2, c).ok());
+  ASSERT_TRUE(PrunePartitions(dir.path(), 1, 7).ok());
+  EXPECT_EQ(VersionDirNames(dir.path()), (std::vector<std::string>{"version-7"}));
 }
 
 }  // namespace
