@@ -70,6 +70,8 @@ class RpcServer {
   // and connections open now.
   size_t connections_accepted() const;
   size_t open_connections() const;
+  // Whether Stop() has begun (replies of handlers finishing now are dropped).
+  bool stopping() const;
 
  private:
   struct Impl;

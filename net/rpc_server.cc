@@ -81,6 +81,10 @@ struct RpcServer::Impl {
   std::unique_ptr<tcp::acceptor> acceptor;  // on its own strand
   std::vector<std::thread> threads;
 
+  // Set when Stop() begins: a handler that finishes after it has its reply
+  // dropped and the connection closed, so its caller sees Unavailable, as
+  // if the server had gone a moment earlier, never a late success.
+  std::atomic<bool> stopping{false};
   std::atomic<int> port{0};
   std::atomic<size_t> accepted{0};
   std::atomic<size_t> open{0};
@@ -144,6 +148,7 @@ asio::awaitable<void> RpcServer::Impl::Serve(tcp::socket socket) {
     } else {
       HttpRequest request = internal::FromBeastRequest(parser.release());
       reply = router.Handle(request);
+      if (stopping.load()) break;
       version = request.version;
       keep_alive = request.keep_alive && !reply.close;
     }
@@ -250,12 +255,14 @@ size_t RpcServer::connections_accepted() const {
 }
 
 size_t RpcServer::open_connections() const { return impl_->open.load(); }
+bool RpcServer::stopping() const { return impl_->stopping.load(); }
 
 void RpcServer::Stop() {
   Impl& s = *impl_;
   std::lock_guard<std::mutex> lock(s.mu);
   if (!s.started || s.stopped) return;
   s.stopped = true;
+  s.stopping = true;
   s.ioc->stop();  // handlers running now finish; nothing new starts
   for (std::thread& t : s.threads) t.join();
   s.threads.clear();

@@ -260,13 +260,14 @@ TEST(RpcFailure, StopWhileACallIsInFlightFailsThatCallAsUnavailable) {
       [&] { reply = channel.Call("/test.Slow/Slow", "", kDeadline); });
   ASSERT_TRUE(testing::WaitFor([&] { return gate.waiting() == 1; }));
   std::thread stopper([&] { server.Stop(); });
+  EXPECT_TRUE(testing::WaitFor([&] { return server.stopping(); }));
   gate.Open();
   stopper.join();
   caller.join();
-  // Either the answer made it out before the sockets closed, or the caller
-  // sees the connection go: never a hang, never a crash.
-  EXPECT_TRUE(reply.ok() || reply.status().code() == StatusCode::kUnavailable)
-      << reply.status().message();
+  // The handler finished after Stop() began: its answer is dropped and the
+  // caller sees the connection go, never a late success, a hang or a crash.
+  ASSERT_FALSE(reply.ok()) << "got \"" << *reply << "\"";
+  EXPECT_EQ(reply.status().code(), StatusCode::kUnavailable) << reply.status().message();
 }
 
 }  // namespace
