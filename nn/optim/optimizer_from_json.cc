@@ -57,10 +57,26 @@ Status ReadCommon(ConfigReader& r, double& decay, double& clipnorm,
   r.Ignore("name");
   r.Ignore("jit_compile");
   r.Ignore("is_legacy_optimizer");
+  // Keras reads the EMA fields only with use_ema, which is refused below.
   r.Ignore("ema_momentum");
   r.Ignore("ema_overwrite_frequency");
-  r.Ignore("loss_scale_factor");
-  r.Ignore("gradient_accumulation_steps");
+  // Keras multiplies the loss by loss_scale_factor and the gradients by its
+  // inverse (for float16 training); edl computes in float32 and has neither.
+  double loss_scale_factor = 1;
+  EDL_RETURN_IF_ERROR(r.ReadNumber("loss_scale_factor", loss_scale_factor));
+  if (loss_scale_factor != 1) {
+    return r.Error("loss_scale_factor",
+                   "is not supported (edl trains in float32, without loss scaling); "
+                   "remove it or set it to null");
+  }
+  int64_t accumulation_steps = 1;
+  EDL_RETURN_IF_ERROR(r.ReadInt("gradient_accumulation_steps", accumulation_steps));
+  if (accumulation_steps != 1) {
+    return r.Error("gradient_accumulation_steps",
+                   "is not supported (got " + std::to_string(accumulation_steps) +
+                       "); for the same update, multiply --minibatch_size by it "
+                       "instead, or set it to null");
+  }
   EDL_RETURN_IF_ERROR(r.ReadNumber("clipnorm", clipnorm));
   EDL_RETURN_IF_ERROR(r.ReadNumber("clipvalue", clipvalue));
   EDL_RETURN_IF_ERROR(CheckNonNegative(r, "clipnorm", clipnorm));
@@ -75,7 +91,10 @@ Status ReadCommon(ConfigReader& r, double& decay, double& clipnorm,
   }
   bool use_ema = false;
   EDL_RETURN_IF_ERROR(r.ReadBool("use_ema", use_ema));
-  if (use_ema) return r.Error("use_ema", "is not supported");
+  if (use_ema) {
+    return r.Error("use_ema", "is not supported (nor are ema_momentum and "
+                              "ema_overwrite_frequency, which only apply with it)");
+  }
   EDL_RETURN_IF_ERROR(r.ReadNumber("decay", decay));
   return CheckNonNegative(r, "decay", decay);
 }

@@ -5,7 +5,10 @@
 // case-insensitively. "lr" is accepted for "learning_rate"; learning_rate may
 // be a number or a schedule object (nn/optim/learning_rate_schedule.h).
 // Fields edl does not implement are accepted only with their inert values
-// (e.g. "global_clipnorm": null, "use_ema": false).
+// ("global_clipnorm", "weight_decay", "loss_scale_factor": null;
+// "gradient_accumulation_steps": null or 1; "use_ema": false, which makes
+// "ema_momentum" and "ema_overwrite_frequency" inert); any other value is
+// refused naming the field.
 #pragma once
 
 #include <memory>

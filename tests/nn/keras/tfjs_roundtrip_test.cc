@@ -1,7 +1,8 @@
 // Round trips with the real TensorFlow.js (tests/tfjs, `npm install` there):
 // models built and randomized by TF.js load into edl and predict the same;
 // models edl exports load into TF.js and predict the same. Skipped when
-// node or tests/tfjs/node_modules is missing.
+// node or tests/tfjs/node_modules is missing; under CI=true that fails
+// (tests/testing/skip.h).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "nn/keras/model_spec.h"
 #include "nn/keras/tfjs_export.h"
 #include "nn/keras/zoo.h"
+#include "tests/testing/skip.h"
 
 namespace edl::nn::keras {
 namespace {
@@ -34,12 +36,9 @@ bool HaveTfjs() {
 #define EDL_REQUIRE_TFJS()                                                   \
   do {                                                                       \
     if (HaveTfjs()) break;                                                   \
-    const char* ci = std::getenv("CI");                                      \
-    if (ci && std::string(ci) == "true") {                                   \
-      FAIL() << "CI=true but node or tests/tfjs/node_modules is missing";    \
-    }                                                                        \
-    GTEST_SKIP() << "node or tests/tfjs/node_modules missing "               \
-                    "(run npm ci in tests/tfjs)";                            \
+    EDL_SKIP_OR_FAIL_IN_CI(                                                  \
+        "node (Debian package nodejs) or tests/tfjs/node_modules is missing " \
+        "(run npm ci in tests/tfjs, as scripts/test.sh does)");              \
   } while (0)
 
 // Runs a node script in tests/tfjs; returns its exit status.

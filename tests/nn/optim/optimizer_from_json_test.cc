@@ -70,6 +70,35 @@ TEST(OptimizerFromJson, ReadsAKeras3ConfigWithInertExtras) {
   EXPECT_EQ(config["nesterov"], true);
 }
 
+// Keras 3 writes these into every optimizer config; only their inert values
+// (null, 1, use_ema false) are accepted, anything else is refused by name.
+TEST(OptimizerFromJson, RefusesKerasFieldsItDoesNotImplementByNameWhenNotInert) {
+  const std::string head = R"({"class_name": "Adam", "config": {"learning_rate": 0.01, )";
+  struct Case {
+    std::string fields;
+    std::string named;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"("gradient_accumulation_steps": 4)", "optimizer.config.gradient_accumulation_steps"},
+           {R"("loss_scale_factor": 128.0)", "optimizer.config.loss_scale_factor"},
+           {R"("use_ema": true, "ema_overwrite_frequency": 100)", "optimizer.config.use_ema"},
+       }) {
+    auto opt = OptimizerFromJson(head + c.fields + "}}", "model.json");
+    ASSERT_FALSE(opt.ok()) << c.fields;
+    EXPECT_NE(opt.status().message().find(c.named), std::string::npos)
+        << opt.status().message();
+    EXPECT_NE(opt.status().message().find("model.json"), std::string::npos)
+        << opt.status().message();
+  }
+  for (const std::string& inert :
+       {R"("gradient_accumulation_steps": null)", R"("gradient_accumulation_steps": 1)",
+        R"("loss_scale_factor": null)", R"("loss_scale_factor": 1.0)",
+        R"("use_ema": false, "ema_overwrite_frequency": 100)"}) {
+    auto opt = OptimizerFromJson(head + inert + "}}", "model.json");
+    EXPECT_TRUE(opt.ok()) << inert << ": " << opt.status().message();
+  }
+}
+
 TEST(OptimizerFromJson, AcceptsTheOldLrAlias) {
   auto opt = OptimizerFromJson(
       R"({"class_name": "RMSprop", "config": {"lr": 0.05, "rho": 0.8}})", "m");
