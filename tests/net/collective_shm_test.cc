@@ -253,8 +253,11 @@ TEST(RingOverSharedMemory, PeerKilledMidTransferFailsTheSurvivorsPromptly) {
     EXPECT_EQ(statuses[r].code(), StatusCode::kUnavailable)
         << "rank " << r << ": " << statuses[r].message();
   }
-  EXPECT_NE(statuses[0].message().find("rank 2"), std::string::npos)
-      << statuses[0].message();
+  // Both survivors neighbour rank 2; whichever notices first names it, and
+  // the other may instead see that survivor leave (CI saw rank 1 first).
+  EXPECT_TRUE(statuses[0].message().find("rank 2") != std::string::npos ||
+              statuses[1].message().find("rank 2") != std::string::npos)
+      << statuses[0].message() << " / " << statuses[1].message();
   EXPECT_TRUE(SegmentNamesOf(child).empty());  // nothing leaked
 }
 
