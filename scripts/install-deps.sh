@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Installs every Debian package edl needs to build, test and benchmark.
 # Nothing is downloaded at build time; the tfjs round-trip test installs its
-# npm packages from tests/tfjs/package-lock.json (see tests/tfjs/README.md).
+# npm packages from tests/tfjs/package-lock.json (scripts/test.sh runs npm ci).
+# Under CI=true a test that misses a tool fails instead of skipping
+# (tests/testing/skip.sh, skip.h), so every tool a test needs is listed here:
+# buildah (image_build), python3-yaml (k8s_manifests), nodejs and npm (the
+# TF.js round trips), kubectl (fakekube's KubectlTest), gnuplot-nox (the
+# utilization experiment). Only the GPU tests may skip.
 #
 # Usage: scripts/install-deps.sh [--bench]
 #   --bench  also install PyTorch and OpenBLAS for scripts/bench/.
@@ -15,6 +20,7 @@ packages=(
   dataset-fashion-mnist
   buildah gnuplot-nox
   nodejs
+  python3-yaml
 )
 # nodejs from some sources bundles npm; Debian's separate npm package is only
 # needed where it does not.

@@ -5,11 +5,14 @@
 # image, the image config (entrypoint, PATH, workdir, labels), and that the
 # layer holds exactly the binary, its shared libraries (byte for byte the
 # host's), the CA bundle and /tmp, with nothing else.
-# Exit status: 0 pass, 1 fail, 77 skipped (buildah not available).
+# Exit status: 0 pass, 1 fail, 77 skipped (buildah not available; a failure
+# under CI=true, see tests/testing/skip.sh).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 readonly ROOT
+# shellcheck source=tests/testing/skip.sh
+source "$ROOT/tests/testing/skip.sh"
 readonly CA_BUNDLE=etc/ssl/certs/ca-certificates.crt
 
 fail() {
@@ -19,10 +22,8 @@ fail() {
 ok() { echo "ok: $*"; }
 
 [[ $# -eq 1 ]] || fail "usage: build_image_test.sh PATH_TO_EDL_BINARY"
-if ! command -v buildah >/dev/null 2>&1; then
-  echo "SKIP: buildah is not available (Debian: apt-get install buildah); the image cannot be built here"
-  exit 77
-fi
+command -v buildah >/dev/null 2>&1 ||
+  skip_or_fail "buildah is not available (Debian package buildah); the image cannot be built here"
 binary=$(realpath "$1")
 [[ -x $binary ]] || fail "'$1' is not an executable"
 
