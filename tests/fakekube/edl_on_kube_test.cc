@@ -109,7 +109,7 @@ TEST(EdlOnKube, TrainsTheCnnThroughAPodDeletionAPreemptionAndAKilledPs) {
                          {"--model_def=zoo:fashion_mnist_cnn", "--training_data=" + kTrain,
                           "--validation_data=" + kTest, "--num_epochs=1", "--num_ps_pods=2",
                           "--num_workers=2", "--checkpoint_dir=" + dir.File("ckpt"),
-                          "--checkpoint_steps=50"})) {
+                          "--checkpoint_steps=50", "--ps_resource_limit=cpu=2,memory=2Gi"})) {
     args.push_back(a);
   }
   EdlProcess client(args);
@@ -120,6 +120,16 @@ TEST(EdlOnKube, TrainsTheCnnThroughAPodDeletionAPreemptionAndAKilledPs) {
   ASSERT_TRUE(WaitFor([&] { return cluster.Count(workers, "Running") == 2; }, 120))
       << client.Out() << client.Err() << cluster.Log();
   ASSERT_TRUE(progressed(20)) << client.Out() << cluster.Log();
+  // Each process computes on the CPUs its pod may use: the PS its limit,
+  // the workers their request (no limit given), not one thread each.
+  for (const Json& p : cluster.Pods("edl-job=cnn,edl-role=ps")) {
+    const std::string args = p["spec"]["containers"][0]["args"].dump();
+    EXPECT_NE(args.find("\"--num_threads=2\""), std::string::npos) << args;
+  }
+  for (const Json& p : cluster.Pods(workers)) {
+    const std::string args = p["spec"]["containers"][0]["args"].dump();
+    EXPECT_NE(args.find("\"--num_threads=1\""), std::string::npos) << args;
+  }
 
   // 1. A worker pod deleted (kubectl delete pod): replaced by a new pod.
   std::string victim;
