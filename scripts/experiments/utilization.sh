@@ -1,7 +1,5 @@
 #!/usr/bin/env bash
-# Elastic versus gang scheduling on a cluster of fixed capacity (the idea edl
-# descends from: ElasticDL's "a shared cluster runs near full utilization
-# instead of jobs waiting for a full gang").
+# Elastic versus gang admission on a fake cluster of fixed capacity.
 #
 # On a fake cluster (edl-fake-kube) of one node with 8 CPUs:
 #   t=0   job "low"  (priority low workers): master 0.5 + 1 PS + 6 workers x 1 CPU = 7.5 CPUs,
@@ -10,22 +8,36 @@
 #         the same model for --epochs_high (1) epoch
 # elastic: both are edl jobs as they are: "high" preempts 4 of low's workers,
 #          low goes on with 2, and grows back to 6 when "high" is done.
-# gang:    the same jobs behind an all-or-nothing admission queue (as a gang
-#          scheduler such as Volcano or kube-batch does without preemption):
-#          a job is submitted only once all its pods fit, and is never shrunk.
-# The fake records the allocated share of the CPUs every 0.5 s. Writes, under
-# --out (default build/experiments/utilization):
-#   utilization.csv   time_s,elastic,gang           (allocated CPU / capacity)
-#   jobs.csv          scenario,job,arrival_s,start_s,pending_s,end_s,completion_s,exit_code
-#   summary.txt       mean utilization of each scenario over its makespan, per-job times
+# gang:    emulated by a wait loop in this script, not by a gang scheduler:
+#          "high" is submitted only once the fake's last sample shows 4.5 CPUs
+#          free (all its pods fit), so nothing is preempted or shrunk.
+# What is measured: every 0.5 s the fake sums the CPU requests of the pods
+# bound to its node (not terminal) and divides by its counted 8 CPUs: CPU
+# allocated to pods, not CPU consumed. Writes, under --out (default
+# build/experiments/utilization):
+#   utilization.csv   time_s,elastic,gang           (allocated CPU / counted CPUs)
+#   jobs.csv          one line per job of each scenario:
+#     scenario,job,arrival_s,submit_s   when it arrived / `edl train` was started (s from t=0)
+#     pending_s       arrival -> 3 of its pods bound (master, PS, a first worker)
+#     wait_s          submission -> all its pods (master, PS, every worker) bound at once
+#     end_s           when `edl train` returned (its master pod Succeeded or Failed)
+#     completion_s    arrival -> end;  run_s: submission -> end
+#     records_trained records trained, summed over epochs, from the master's final
+#                     report ("epoch N: T/R records trained, ...")
+#     records_per_s   records_trained / run_s
+#     exit_code       of `edl train`
+#   summary.txt       mean allocation of each scenario over its makespan, records
+#                     trained per second by both jobs together, the jobs table
 #   utilization.png   the two timelines (gnuplot)
-# and each scenario's raw data and logs in elastic/ and gang/.
+# and each scenario's raw data and logs in elastic/ and gang/. Times from the
+# fake's record (pending_s, wait_s) are as fine as its 0.5 s samples.
 #
 # The fake's CPUs are a number the scheduler counts, not real cores: every pod
-# runs on this machine's cores, so the jobs' wall times depend on the
-# machine; the allocation (what the experiment is about) does not.
+# runs on this machine's cores, so the jobs' wall times and records/s depend
+# on the machine; the allocation does not.
 #
 # Usage: scripts/experiments/utilization.sh [--build DIR] [--out DIR] [--epochs_low N] [--epochs_high N]
+#                                           [--arrival SECONDS]
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -41,7 +53,7 @@ while (($#)); do
     --epochs_low) epochs_low=$2; shift 2 ;;
     --epochs_high) epochs_high=$2; shift 2 ;;
     --arrival) arrival_high=$2; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) echo "utilization.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -91,7 +103,7 @@ scenario() {
   local kc=$dir/cluster/kubeconfig t0
   t0=$(now)
   echo "[$mode] t=0: job low arrives (6 workers, $epochs_low epochs)"
-  ( job low 6 "$epochs_low" low "$kc" "$dir/low.log"; echo $? > "$dir/low.rc"; now > "$dir/low.end" ) &
+  ( rc=0; job low 6 "$epochs_low" low "$kc" "$dir/low.log" || rc=$?; echo $rc > "$dir/low.rc"; now > "$dir/low.end" ) &
   local low_pid=$!
   echo "0 0" > "$dir/low.times"
   sleep "$arrival_high"   # the scenario's arrival time, not a wait for a condition
@@ -99,41 +111,65 @@ scenario() {
   arrival=$(elapsed "$t0" "$(now)")
   echo "[$mode] t=$arrival: job high arrives (3 workers, $epochs_high epochs)"
   if [[ $mode == gang ]]; then
-    # All or nothing: wait until the whole job (4.5 CPUs) fits.
+    # Gang admission, emulated here (no gang scheduler runs): wait until the
+    # whole job (4.5 CPUs) fits by the fake's last allocation sample.
     while awk -v f="$(free_cpu "$dir/utilization.csv")" 'BEGIN { exit !(f < 4.5) }'; do sleep 0.5; done
   fi
   start=$(elapsed "$t0" "$(now)")
   echo "[$mode] t=$start: job high submitted"
   echo "$arrival $start" > "$dir/high.times"
-  ( job high 3 "$epochs_high" high "$kc" "$dir/high.log"; echo $? > "$dir/high.rc"; now > "$dir/high.end" ) &
+  ( rc=0; job high 3 "$epochs_high" high "$kc" "$dir/high.log" || rc=$?; echo $rc > "$dir/high.rc"; now > "$dir/high.end" ) &
   local high_pid=$!
   wait "$low_pid" "$high_pid"
   for j in low high; do
     read -r arrival start < "$dir/$j.times"
-    local end
+    local end workers
     end=$(elapsed "$t0" "$(cat "$dir/$j.end")")
-    # pending: from arrival until the job's first worker pod runs (from the fake's record)
-    local first
+    workers=$([[ $j == low ]] && echo 6 || echo 3)
+    # From the fake's per-job record (time_s,job,allocated_cpu,running_pods,pending_pods;
+    # running_pods counts the job's pods bound to the node):
+    # pending: from arrival until 3 of its pods are bound (master, PS, a first worker);
+    # wait: from submission until all its pods (master, PS, every worker) are bound at once.
+    local first all
     first=$(awk -F, -v j=$j '$2 == j && $4 >= 3 { print $1; exit }' "$dir/utilization.jobs.csv")
     first=${first:-$end}
-    echo "$mode,$j,$arrival,$start,$(awk -v a="$arrival" -v f="$first" 'BEGIN { printf "%.1f", f - a }'),$end,$(awk -v a="$arrival" -v e="$end" 'BEGIN { printf "%.1f", e - a }'),$(cat "$dir/$j.rc")" >> "$out/jobs.csv"
-    echo "[$mode] job $j: exit $(cat "$dir/$j.rc"), done at t=$end"
+    all=$(awk -F, -v j=$j -v n=$((workers + 2)) -v s="$start" \
+      '$2 == j && $4 >= n && $1 >= s { print $1; exit }' "$dir/utilization.jobs.csv")
+    # Records trained: the master's final report, streamed into the client's log, has one
+    # "epoch N: T/R records trained, ..." line per epoch (T counts each record once).
+    local records
+    records=$(sed -nE 's/.*epoch ([0-9]+): ([0-9]+)\/[0-9]+ records trained.*/\1 \2/p' "$dir/$j.log" |
+      awk '{ t[$1] = $2 } END { for (e in t) s += t[e]; print s + 0 }')
+    awk -v OFS=, -v m=$mode -v j=$j -v a="$arrival" -v s="$start" -v f="$first" -v all="$all" \
+        -v e="$end" -v r="$records" -v rc="$(cat "$dir/$j.rc")" 'BEGIN {
+      run = e - s
+      wait = (all == "") ? "NA" : sprintf("%.1f", all - s)
+      rate = (run > 0) ? sprintf("%.0f", r / run) : "NA"
+      print m, j, a, s, sprintf("%.1f", f - a), wait, e, sprintf("%.1f", e - a), sprintf("%.1f", run), r, rate, rc
+    }' >> "$out/jobs.csv"
+    echo "[$mode] job $j: exit $(cat "$dir/$j.rc"), done at t=$end, $records records trained"
   done
   kill -TERM "$fake_pid"
   wait "$fake_pid" || true
 }
 
-echo "scenario,job,arrival_s,start_s,pending_s,end_s,completion_s,exit_code" > "$out/jobs.csv"
+echo "scenario,job,arrival_s,submit_s,pending_s,wait_s,end_s,completion_s,run_s,records_trained,records_per_s,exit_code" > "$out/jobs.csv"
 scenario elastic
 scenario gang
 
-# Mean utilization over each scenario's makespan (until its last job ends).
+# Per scenario: mean allocation over its makespan (until its last job ends) and
+# the records both jobs trained per second of the makespan.
 {
   for mode in elastic gang; do
-    makespan=$(awk -F, -v m=$mode '$1 == m { if ($6 > x) x = $6 } END { print x }' "$out/jobs.csv")
+    makespan=$(awk -F, -v m=$mode '$1 == m { if ($7 > x) x = $7 } END { print x }' "$out/jobs.csv")
     awk -F, -v m=$mode -v end="$makespan" 'NR > 1 && $1 <= end { s += $4; n++ }
       END { printf "%s: mean CPU utilization %.1f%% over %.0f s (%d samples)\n", m, 100 * s / n, end, n }' \
       "$out/$mode/utilization.csv"
+  done
+  for mode in elastic gang; do
+    awk -F, -v m=$mode '$1 == m { r += $10; if ($7 > x) x = $7 }
+      END { printf "%s: %d records trained by both jobs in %.0f s (%.0f records/s)\n", m, r, x, (x > 0) ? r / x : 0 }' \
+      "$out/jobs.csv"
   done
   echo
   column -s, -t < "$out/jobs.csv"
@@ -153,15 +189,15 @@ set terminal pngcairo size 1100,700 font ",10" noenhanced
 set output "$out/utilization.png"
 set multiplot layout 2,1 title "edl on a fixed 8-CPU cluster: job low (6 workers) at t=0, job high (3 workers, higher priority) at t=${arrival_high}s"
 set xlabel "time (s)"
-set ylabel "allocated CPUs"
+set ylabel "allocated CPUs (requests of bound pods)"
 set yrange [0:$capacity_cpu.5]
 set key outside right
 set style fill solid 0.5 noborder
-set title "elastic: $(sed -n 1p "$out/summary.txt" | cut -d: -f2-)"
+set title "elastic: $(grep '^elastic: mean' "$out/summary.txt" | cut -d: -f2-)"
 plot "$out/elastic/stacked.dat" using 1:2 with filledcurves x1 lc rgb "#d95f02" title "high", \
      "" using 1:2:3 with filledcurves lc rgb "#7570b3" title "low", \
      $capacity_cpu with lines dt 2 lc rgb "black" title "capacity"
-set title "gang (all-or-nothing admission): $(sed -n 2p "$out/summary.txt" | cut -d: -f2-)"
+set title "gang (emulated: submitted once all its pods fit): $(grep '^gang: mean' "$out/summary.txt" | cut -d: -f2-)"
 plot "$out/gang/stacked.dat" using 1:2 with filledcurves x1 lc rgb "#d95f02" title "high", \
      "" using 1:2:3 with filledcurves lc rgb "#7570b3" title "low", \
      $capacity_cpu with lines dt 2 lc rgb "black" title "capacity"
