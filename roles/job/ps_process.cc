@@ -93,7 +93,7 @@ Status RunPsProcess(const PsProcessOptions& o) {
   EDL_RETURN_IF_ERROR(server.Start());
   EDL_LOG(INFO) << "ps-" << o.ps_index << " of " << o.num_ps << ": serving on " << o.host
                 << ":" << server.port() << " at version " << server_ps->version() << ", "
-                << tensor::NumThreads() << " threads";
+                << tensor::NumThreads() << (tensor::NumThreads() == 1 ? " thread" : " threads");
   {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return stop; });

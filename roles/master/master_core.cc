@@ -133,7 +133,7 @@ Result<RegisterWorkerResponse> MasterCore::RegisterWorker(
   if (reg.replaced)
     ReclaimLocked(*reg.replaced, "was replaced by a new process");
   EDL_LOG(INFO) << "worker " << WorkerName(reg.worker) << " registered (pid "
-                << r.pid << ", " << r.num_threads << " threads)"
+                << r.pid << ", " << r.num_threads << (r.num_threads == 1 ? " thread)" : " threads)")
                 << (reg.worker.stopping ? "; beyond the target, asked to leave"
                                         : "");
   AfterChangeLocked();
