@@ -90,7 +90,7 @@ TEST(OptimizerFromJson, RefusesKerasFieldsItDoesNotImplementByNameWhenNotInert) 
     EXPECT_NE(opt.status().message().find("model.json"), std::string::npos)
         << opt.status().message();
   }
-  for (const std::string& inert :
+  for (const std::string inert :
        {R"("gradient_accumulation_steps": null)", R"("gradient_accumulation_steps": 1)",
         R"("loss_scale_factor": null)", R"("loss_scale_factor": 1.0)",
         R"("use_ema": false, "ema_overwrite_frequency": 100)"}) {
