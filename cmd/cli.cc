@@ -38,6 +38,7 @@ int Main(int argc, char** argv) {
   add(AddEvaluateCommand);
   add(AddPredictCommand);
   add(AddZooCommand);
+  add(AddDataCommand);
   add(AddVersionCommand);
   add(AddMasterCommand);
   add(AddPsCommand);

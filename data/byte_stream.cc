@@ -1,0 +1,237 @@
+#include "data/byte_stream.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace edl::data {
+namespace {
+
+constexpr size_t kInputBuffer = 256 * 1024;
+constexpr size_t kWindow = 32 * 1024;
+
+Status Errno(const std::string& path, const std::string& what) {
+  const int e = errno;
+  if (e == ENOENT) return NotFound(path + ": no such file");
+  return IoError(path + ": " + what + ": " + std::strerror(e));
+}
+
+}  // namespace
+
+ByteStream::ByteStream(std::string path, int fd, uint64_t file_size)
+    : path_(std::move(path)), fd_(fd), file_size_(file_size) {}
+
+ByteStream::~ByteStream() {
+  if (strm_ready_) inflateEnd(&strm_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<std::unique_ptr<ByteStream>> ByteStream::Open(const std::string& path) {
+  return OpenAt(path, GzipAccessPoint{});
+}
+
+Result<std::unique_ptr<ByteStream>> ByteStream::OpenAt(const std::string& path,
+                                                      const GzipAccessPoint& point) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Errno(path, "cannot open");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    Status s = Errno(path, "cannot stat");
+    ::close(fd);
+    return s;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return InvalidArgument(path + ": is a directory, not a data file");
+  }
+  std::unique_ptr<ByteStream> s(new ByteStream(path, fd, static_cast<uint64_t>(st.st_size)));
+  unsigned char magic[2] = {0, 0};
+  const ssize_t got = ::pread(fd, magic, 2, 0);
+  if (got < 0) return Errno(path, "cannot read");
+  s->gzip_ = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  if (!s->gzip_) {
+    if (point.out_offset > s->file_size_) {
+      return InvalidArgument(path + ": offset " + std::to_string(point.out_offset) +
+                             " is past the end of the file (" +
+                             std::to_string(s->file_size_) + " bytes)");
+    }
+    s->in_offset_ = point.out_offset;
+    s->out_offset_ = point.out_offset;
+    return s;
+  }
+  s->in_buf_.resize(kInputBuffer);
+  s->history_.assign(kWindow, '\0');
+  if (point.in_offset == 0 && point.out_offset == 0) {
+    EDL_RETURN_IF_ERROR(s->InitGzip(/*raw=*/false));
+    return s;
+  }
+  // Resume inside a member (zran): raw deflate from the point's bit.
+  EDL_RETURN_IF_ERROR(s->InitGzip(/*raw=*/true));
+  s->raw_member_ = true;
+  s->in_offset_ = point.in_offset - (point.bits ? 1 : 0);
+  if (point.bits) {
+    unsigned char byte = 0;
+    if (::pread(fd, &byte, 1, static_cast<off_t>(s->in_offset_)) != 1) {
+      return IoError(path + ": cannot read the access point at compressed byte " +
+                     std::to_string(s->in_offset_) + " (the file changed since it was indexed?)");
+    }
+    ++s->in_offset_;
+    inflatePrime(&s->strm_, point.bits, byte >> (8 - point.bits));
+  }
+  if (!point.window.empty()) {
+    inflateSetDictionary(&s->strm_, reinterpret_cast<const Bytef*>(point.window.data()),
+                         static_cast<uInt>(point.window.size()));
+  }
+  s->out_offset_ = point.out_offset;
+  return s;
+}
+
+Status ByteStream::InitGzip(bool raw) {
+  strm_ = z_stream{};
+  // 15 + 32: zlib or gzip header, detected; -15: raw deflate.
+  if (inflateInit2(&strm_, raw ? -15 : 15 + 32) != Z_OK) {
+    return Internal(path_ + ": cannot initialize zlib");
+  }
+  strm_ready_ = true;
+  return Status::Ok();
+}
+
+void ByteStream::RecordAccessPoints(uint64_t spacing, AccessPointSink sink) {
+  spacing_ = spacing;
+  sink_ = std::move(sink);
+}
+
+Status ByteStream::Corrupt(const std::string& what) const {
+  return IoError(path_ + ": corrupt gzip data near compressed byte " +
+                 std::to_string(in_offset_ - strm_.avail_in) + ": " + what);
+}
+
+// Keeps what inflate has not consumed and reads more behind it.
+Status ByteStream::FillInput() {
+  if (at_eof_) return Status::Ok();
+  size_t keep = strm_.avail_in;
+  if (keep > 0 && strm_.next_in != reinterpret_cast<Bytef*>(in_buf_.data())) {
+    std::memmove(in_buf_.data(), strm_.next_in, keep);
+  }
+  const ssize_t n = ::pread(fd_, in_buf_.data() + keep, in_buf_.size() - keep,
+                            static_cast<off_t>(in_offset_));
+  if (n < 0) return Errno(path_, "cannot read");
+  if (n == 0) at_eof_ = true;
+  in_offset_ += static_cast<uint64_t>(n);
+  strm_.next_in = reinterpret_cast<Bytef*>(in_buf_.data());
+  strm_.avail_in = static_cast<uInt>(keep + static_cast<size_t>(n));
+  return Status::Ok();
+}
+
+void ByteStream::Remember(const char* data, size_t n) {
+  if (!sink_) return;
+  if (n >= kWindow) {
+    std::memcpy(history_.data(), data + n - kWindow, kWindow);
+    history_pos_ = 0;
+    return;
+  }
+  const size_t first = std::min(n, kWindow - history_pos_);
+  std::memcpy(history_.data() + history_pos_, data, first);
+  std::memcpy(history_.data(), data + first, n - first);
+  history_pos_ = (history_pos_ + n) % kWindow;
+}
+
+Result<size_t> ByteStream::Read(char* out, size_t n) {
+  if (n == 0 || data_ended_) return size_t{0};
+  return gzip_ ? ReadGzip(out, n) : ReadPlain(out, n);
+}
+
+Result<size_t> ByteStream::ReadPlain(char* out, size_t n) {
+  const ssize_t got = ::pread(fd_, out, n, static_cast<off_t>(in_offset_));
+  if (got < 0) return Errno(path_, "cannot read");
+  in_offset_ += static_cast<uint64_t>(got);
+  out_offset_ += static_cast<uint64_t>(got);
+  if (got == 0) data_ended_ = true;
+  return static_cast<size_t>(got);
+}
+
+Result<size_t> ByteStream::ReadGzip(char* out, size_t n) {
+  strm_.next_out = reinterpret_cast<Bytef*>(out);
+  strm_.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
+  const uInt asked = strm_.avail_out;
+  while (strm_.avail_out > 0) {
+    if (strm_.avail_in == 0) {
+      EDL_RETURN_IF_ERROR(FillInput());
+      if (strm_.avail_in == 0) {
+        return IoError(path_ + ": truncated gzip data: the file ends at byte " +
+                       std::to_string(file_size_) + " inside a compressed member");
+      }
+    }
+    Bytef* before = strm_.next_out;
+    const int ret = inflate(&strm_, sink_ ? Z_BLOCK : Z_NO_FLUSH);
+    Remember(reinterpret_cast<const char*>(before), static_cast<size_t>(strm_.next_out - before));
+    if (ret == Z_NEED_DICT || ret == Z_DATA_ERROR || ret == Z_MEM_ERROR || ret == Z_STREAM_ERROR) {
+      return Corrupt(strm_.msg ? strm_.msg : "inflate failed");
+    }
+    const uint64_t out_now = out_offset_ + (asked - strm_.avail_out);
+    if (sink_ && (strm_.data_type & 128) && !(strm_.data_type & 64) &&
+        (!any_point_ || out_now - last_point_ >= spacing_)) {
+      GzipAccessPoint p;
+      p.in_offset = in_offset_ - strm_.avail_in;
+      p.out_offset = out_now;
+      p.bits = strm_.data_type & 7;
+      const size_t have = static_cast<size_t>(std::min<uint64_t>(out_now, kWindow));
+      p.window.resize(have);
+      // The ring holds the last kWindow bytes ending at history_pos_.
+      for (size_t i = 0; i < have; ++i) {
+        p.window[i] = history_[(history_pos_ + kWindow - have + i) % kWindow];
+      }
+      any_point_ = true;
+      last_point_ = out_now;
+      sink_(std::move(p));
+    }
+    if (ret == Z_STREAM_END) {
+      // The end of a member: another may follow (concatenated gzip).
+      if (raw_member_) {
+        // Resumed in raw mode: the member's 8-byte trailer is still input.
+        for (int skipped = 0; skipped < 8;) {
+          if (strm_.avail_in == 0) {
+            EDL_RETURN_IF_ERROR(FillInput());
+            if (strm_.avail_in == 0) return IoError(path_ + ": truncated gzip trailer");
+          }
+          const int step = static_cast<int>(std::min<uInt>(strm_.avail_in, 8 - skipped));
+          strm_.next_in += step;
+          strm_.avail_in -= step;
+          skipped += step;
+        }
+        raw_member_ = false;
+      }
+      if (strm_.avail_in < 2) EDL_RETURN_IF_ERROR(FillInput());
+      if (strm_.avail_in == 0) {
+        data_ended_ = true;
+        break;
+      }
+      if (strm_.avail_in < 2 || strm_.next_in[0] != 0x1f || strm_.next_in[1] != 0x8b) {
+        return Corrupt("bytes after the end of a gzip member that are not another member");
+      }
+      inflateEnd(&strm_);
+      strm_ready_ = false;
+      const Bytef* next = strm_.next_in;
+      const uInt avail = strm_.avail_in;
+      Bytef* next_out = strm_.next_out;
+      const uInt avail_out = strm_.avail_out;
+      EDL_RETURN_IF_ERROR(InitGzip(/*raw=*/false));
+      strm_.next_in = const_cast<Bytef*>(next);
+      strm_.avail_in = avail;
+      strm_.next_out = next_out;
+      strm_.avail_out = avail_out;
+    } else if (ret == Z_BUF_ERROR && strm_.avail_in > 0 && strm_.avail_out > 0) {
+      return Corrupt("inflate made no progress");
+    }
+  }
+  const size_t produced = asked - strm_.avail_out;
+  out_offset_ += produced;
+  return produced;
+}
+
+}  // namespace edl::data

@@ -1,0 +1,85 @@
+// ByteStream: a data file's bytes in order, gunzipped when the file is gzip
+// (by its magic bytes; concatenated members too), read with bounded memory
+// (a few hundred KiB whatever the file's size). It knows the uncompressed
+// offset of what it returns and can start in the middle of a file: a plain
+// file at any byte, a gzip file at an access point (the zlib "zran"
+// approach: the deflate stream's bit position at a block boundary plus the
+// 32 KiB of output before it) recorded while streaming it earlier.
+// Errors name the file and the (compressed) byte offset. Not thread-safe.
+#pragma once
+
+#include <zlib.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+
+namespace edl::data {
+
+struct GzipAccessPoint {
+  uint64_t in_offset = 0;   // compressed bytes before the point (rounded up)
+  uint64_t out_offset = 0;  // uncompressed bytes before the point
+  int bits = 0;             // bits of byte in_offset - 1 still to be read (0-7)
+  std::string window;       // the up to 32 KiB of output before the point
+};
+
+class ByteStream {
+ public:
+  // Called while streaming a gzip file at deflate block boundaries at least
+  // `spacing` uncompressed bytes apart (the first at the start of the data).
+  using AccessPointSink = std::function<void(GzipAccessPoint point)>;
+
+  static Result<std::unique_ptr<ByteStream>> Open(const std::string& path);
+  // Starts a gzip file at `point`, or a plain file at byte point.out_offset.
+  static Result<std::unique_ptr<ByteStream>> OpenAt(const std::string& path,
+                                                    const GzipAccessPoint& point);
+  ~ByteStream();
+  ByteStream(const ByteStream&) = delete;
+  ByteStream& operator=(const ByteStream&) = delete;
+
+  bool gzip() const { return gzip_; }
+  const std::string& path() const { return path_; }
+  // Uncompressed offset of the next byte Read returns.
+  uint64_t offset() const { return out_offset_; }
+  // The file's size on disk.
+  uint64_t file_size() const { return file_size_; }
+
+  void RecordAccessPoints(uint64_t spacing, AccessPointSink sink);
+
+  // Up to n bytes; 0 at the end of the data.
+  Result<size_t> Read(char* out, size_t n);
+
+ private:
+  ByteStream(std::string path, int fd, uint64_t file_size);
+  Status InitGzip(bool raw);
+  Result<size_t> ReadPlain(char* out, size_t n);
+  Result<size_t> ReadGzip(char* out, size_t n);
+  Status FillInput();
+  Status Corrupt(const std::string& what) const;
+  void Remember(const char* data, size_t n);
+
+  std::string path_;
+  int fd_ = -1;
+  uint64_t file_size_ = 0;
+  bool gzip_ = false;
+  uint64_t in_offset_ = 0;   // file bytes read into in_buf_ so far
+  uint64_t out_offset_ = 0;  // uncompressed bytes returned
+  bool at_eof_ = false;
+  bool data_ended_ = false;
+  // gzip
+  z_stream strm_{};
+  bool strm_ready_ = false;
+  bool raw_member_ = false;  // resumed inside a member: its trailer is ours to skip
+  std::string in_buf_;
+  std::string history_;      // the last 32 KiB of output (a ring), for access points
+  size_t history_pos_ = 0;
+  uint64_t spacing_ = 0;
+  uint64_t last_point_ = 0;
+  bool any_point_ = false;
+  AccessPointSink sink_;
+};
+
+}  // namespace edl::data
