@@ -154,7 +154,8 @@ Runner AddTrainCommand(CLI::App& parent) {
   AddCommonFlags(*app, s->common);
   app->add_option("--training_data", o.training_data,
                   "Training data: an IDX images file (its labels file is found "
-                  "beside it) or a CSV file (see docs/data.md)")
+                  "beside it) or a CSV file (see docs/data.md); or many files: a "
+                  "directory, a glob ('/data/part-*.csv.gz') or a comma-separated list")
       ->required();
   app->add_option("--validation_data", o.validation_data,
                   "Validation data, same formats; evaluated every --evaluation_steps "
@@ -319,7 +320,8 @@ Runner AddEvaluateCommand(CLI::App& parent) {
       ->capture_default_str();
   AddClusterFlags(*app, s->cluster, s->kube);
   app->add_option("--validation_data", s->o.validation_data,
-                  "Labeled data to evaluate on (IDX or CSV)")
+                  "Labeled data to evaluate on (IDX or CSV; a directory, glob or "
+                  "comma-separated list for many files)")
       ->required();
   app->add_option("--minibatch_size", s->o.minibatch_size, "Records per batch")
       ->check(CLI::PositiveNumber)

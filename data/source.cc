@@ -1,8 +1,11 @@
 #include "data/source.h"
 
+#include <filesystem>
 #include <numeric>
 
+#include "data/concat_source.h"
 #include "data/csv_source.h"
+#include "data/data_paths.h"
 #include "data/idx_source.h"
 
 namespace edl::data {
@@ -50,9 +53,10 @@ Result<Examples> Source::Read(int64_t begin, int64_t end) const {
   return Gather(indices);
 }
 
-Result<std::unique_ptr<Source>> OpenSource(const std::string& path,
-                                           const InputSpec& spec,
-                                           LabelPolicy labels) {
+namespace {
+
+Result<std::unique_ptr<Source>> OpenFile(const std::string& path, const InputSpec& spec,
+                                         LabelPolicy labels) {
   DataFormat format = spec.format;
   if (format == DataFormat::kAuto) {
     EDL_ASSIGN_OR_RETURN(format, DetectFormat(path));
@@ -65,6 +69,24 @@ Result<std::unique_ptr<Source>> OpenSource(const std::string& path,
   EDL_ASSIGN_OR_RETURN(std::unique_ptr<CsvSource> s,
                        CsvSource::Open(path, spec.csv, labels));
   return std::unique_ptr<Source>(std::move(s));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Source>> OpenSource(const std::string& path, const InputSpec& spec,
+                                           LabelPolicy labels) {
+  // The common case, and IDX images whose labels live beside them: one file.
+  if (std::filesystem::is_regular_file(path)) return OpenFile(path, spec, labels);
+  EDL_ASSIGN_OR_RETURN(std::vector<std::string> files, ResolveDataPaths(path));
+  if (files.size() == 1) return OpenFile(files[0], spec, labels);
+  std::vector<std::unique_ptr<Source>> parts;
+  for (const std::string& f : files) {
+    EDL_ASSIGN_OR_RETURN(std::unique_ptr<Source> part, OpenFile(f, spec, labels));
+    parts.push_back(std::move(part));
+  }
+  EDL_ASSIGN_OR_RETURN(std::unique_ptr<ConcatSource> all,
+                       ConcatSource::Create(path, std::move(parts)));
+  return std::unique_ptr<Source>(std::move(all));
 }
 
 }  // namespace edl::data

@@ -44,8 +44,10 @@ enum class LabelPolicy {
 };
 
 // Opens `path` as the format the spec names (or, for kAuto, the file name
-// suggests: *.csv, *.csv.gz, *.tsv -> CSV; *-ubyte, *-ubyte.gz, *.idx -> IDX;
-// else sniffed from the first bytes). Errors name the file and what is wrong.
+// suggests: *.csv, *.csv.gz, *.tsv -> CSV; *-ubyte, *-ubyte.gz, *.idx -> IDX).
+// `path` may also name several files (a directory, a glob, a comma-separated
+// list: data/data_paths.h), read one after another as one source whose
+// name() is `path`. Errors name the file and what is wrong.
 Result<std::unique_ptr<Source>> OpenSource(
     const std::string& path, const InputSpec& spec,
     LabelPolicy labels = LabelPolicy::kRequired);

@@ -43,6 +43,43 @@ TEST(Tabular, DeepFmLearnsClosetoThePlantedModelsAuc) {
   std::printf("planted AUC %.4f, learned %.4f\n", valid->planted_auc, learned);
 }
 
+// A data set of many files: four training shards by glob, validation as a
+// comma-separated list; a PS job trains every record of every shard once.
+TEST(Tabular, APsJobTrainsADataSetOfShardsByGlobEveryRecordOnce) {
+  TempDir dir;
+  data::PlantedOptions o;
+  o.num_rows = 5000;
+  o.interaction_std = 0.5;
+  double planted_auc = 0;
+  for (int shard = 0; shard < 4; ++shard) {
+    o.row_seed = 10 + shard;
+    auto part = data::WritePlantedCsv(dir.File("train-" + std::to_string(shard) + ".csv"), o);
+    ASSERT_TRUE(part.ok()) << part.status().message();
+  }
+  o.num_rows = 2500;
+  for (int shard = 0; shard < 2; ++shard) {
+    o.row_seed = 20 + shard;
+    auto part = data::WritePlantedCsv(dir.File("valid-" + std::to_string(shard) + ".csv"), o);
+    ASSERT_TRUE(part.ok()) << part.status().message();
+    planted_auc = part->planted_auc;
+  }
+  RunResult r = RunEdl({"train", "--job_name=shards", "--jobs_dir=" + dir.path(),
+                        "--model_def=zoo:planted_deepfm",
+                        "--training_data=" + dir.File("train-*.csv"),
+                        "--validation_data=" + dir.File("valid-0.csv") + "," + dir.File("valid-1.csv"),
+                        "--num_epochs=2", "--minibatch_size=128", "--num_workers=2",
+                        "--num_ps_pods=1", "--grace_period=5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("20000 training, 5000 validation records"), std::string::npos) << r.err;
+  for (int epoch = 1; epoch <= 2; ++epoch) {
+    EXPECT_NE(r.out.find("epoch " + std::to_string(epoch) +
+                         ": 20000/20000 records trained, 0 missing, 0 trained twice"),
+              std::string::npos)
+        << r.out;
+  }
+  EXPECT_GE(Metric(r.out, "auc"), planted_auc - 0.08) << "planted " << planted_auc << "\n" << r.out;
+}
+
 TEST(Tabular, KerasMlpLearnsIrisFromSklearnCsv) {
   TempDir dir;
   WriteText(dir.File("iris.json"), R"({

@@ -1,0 +1,73 @@
+#include "data/concat_source.h"
+
+#include <algorithm>
+
+#include "tensor/ops.h"
+
+namespace edl::data {
+namespace {
+
+bool SameInput(const InputInfo& a, const InputInfo& b) {
+  return a.name == b.name && a.dtype == b.dtype && a.shape == b.shape && a.num_ids == b.num_ids;
+}
+
+}  // namespace
+
+ConcatSource::ConcatSource(std::string name, std::vector<std::unique_ptr<Source>> parts)
+    : name_(std::move(name)), parts_(std::move(parts)) {
+  starts_.push_back(0);
+  for (const auto& p : parts_) starts_.push_back(starts_.back() + p->num_records());
+}
+
+Result<std::unique_ptr<ConcatSource>> ConcatSource::Create(
+    std::string name, std::vector<std::unique_ptr<Source>> parts) {
+  if (parts.empty()) return InvalidArgument(name + ": no files");
+  const Source& first = *parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const Source& p = *parts[i];
+    bool same = p.has_labels() == first.has_labels() && p.inputs().size() == first.inputs().size();
+    for (size_t k = 0; same && k < p.inputs().size(); ++k) {
+      same = SameInput(p.inputs()[k], first.inputs()[k]);
+    }
+    if (!same) {
+      return InvalidArgument(p.name() + ": its records do not have the inputs" +
+                             std::string(p.has_labels() != first.has_labels() ? " and labels" : "") +
+                             " of " + first.name() + ", the data set's first file");
+    }
+  }
+  return std::unique_ptr<ConcatSource>(new ConcatSource(std::move(name), std::move(parts)));
+}
+
+Result<Examples> ConcatSource::Gather(const std::vector<int64_t>& indices) const {
+  EDL_RETURN_IF_ERROR(CheckIndices(indices));
+  // Runs of indices in the same part, gathered from it, then joined.
+  std::vector<Examples> pieces;
+  size_t i = 0;
+  while (i < indices.size()) {
+    const size_t part = static_cast<size_t>(
+        std::upper_bound(starts_.begin(), starts_.end(), indices[i]) - starts_.begin() - 1);
+    std::vector<int64_t> local;
+    while (i < indices.size() && indices[i] >= starts_[part] && indices[i] < starts_[part + 1]) {
+      local.push_back(indices[i] - starts_[part]);
+      ++i;
+    }
+    EDL_ASSIGN_OR_RETURN(Examples e, parts_[part]->Gather(local));
+    pieces.push_back(std::move(e));
+  }
+  if (pieces.size() == 1) return std::move(pieces[0]);
+  if (pieces.empty()) return parts_[0]->Gather({});
+  Examples out;
+  for (size_t k = 0; k < pieces[0].inputs.size(); ++k) {
+    std::vector<tensor::Tensor> xs;
+    for (const Examples& e : pieces) xs.push_back(e.inputs[k]);
+    out.inputs.push_back(tensor::Concat(xs, 0));
+  }
+  if (pieces[0].labels.defined()) {
+    std::vector<tensor::Tensor> ys;
+    for (const Examples& e : pieces) ys.push_back(e.labels);
+    out.labels = tensor::Concat(ys, 0);
+  }
+  return out;
+}
+
+}  // namespace edl::data
