@@ -14,7 +14,7 @@
 #include <string>
 
 #include "base/check.h"
-#include "data/crc32c.h"
+#include "data/tfrecord.h"
 #include "data/record_index.h"
 
 namespace {
@@ -40,20 +40,6 @@ std::string Row(std::mt19937_64& rng) {
   return row;
 }
 
-void Put(std::string& out, const void* p, size_t n) { out.append(static_cast<const char*>(p), n); }
-
-std::string Frame(const std::string& payload) {
-  std::string out;
-  const uint64_t length = payload.size();
-  Put(out, &length, 8);
-  const uint32_t lcrc = edl::data::MaskCrc(edl::data::Crc32c(&length, 8));
-  Put(out, &lcrc, 4);
-  out += payload;
-  const uint32_t dcrc = edl::data::MaskCrc(edl::data::Crc32c(payload.data(), payload.size()));
-  Put(out, &dcrc, 4);
-  return out;
-}
-
 // Writes the CSV and TFRecord files, plain and gzip.
 void Write(const std::string& dir, uint64_t bytes) {
   std::mt19937_64 rng(1);
@@ -70,7 +56,7 @@ void Write(const std::string& dir, uint64_t bytes) {
     for (int i = 0; i < 4096; ++i) {
       const std::string row = Row(rng);
       csv_chunk += row + "\n";
-      tf_chunk += Frame(row);
+      tf_chunk += edl::data::TfRecordFrame(row);
     }
     std::fwrite(csv_chunk.data(), 1, csv_chunk.size(), csv);
     std::fwrite(tf_chunk.data(), 1, tf_chunk.size(), tf);

@@ -4,9 +4,12 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -18,6 +21,7 @@
 #include "base/logging.h"
 #include "cmd/commands.h"
 #include "data/record_index.h"
+#include "data/tf_example.h"
 #include "roles/progress.h"
 
 namespace edl::cmd {
@@ -159,10 +163,132 @@ int RunIndex(const IndexFlags& f) {
   return failed ? 1 : 0;
 }
 
+struct InspectFlags {
+  std::string path;
+  std::string format = "auto";
+  int records = 3;
+  int scan = 1000;
+  std::string index_dir;
+};
+
+// A value for people: bytes as a quoted, escaped string.
+std::string Quoted(const std::string& b) {
+  std::string out = "\"";
+  for (unsigned char c : b) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 32 && c < 127) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out + "\"";
+}
+
+std::string Values(const data::ExampleFeature& f) {
+  constexpr size_t kShown = 8;
+  std::string out = "[";
+  const size_t n = f.size();
+  for (size_t i = 0; i < std::min(n, kShown); ++i) {
+    if (i) out += ", ";
+    char buf[32];
+    switch (f.kind) {
+      case data::ExampleFeature::Kind::kBytes:
+        out += Quoted(f.bytes[i].substr(0, 64)) + (f.bytes[i].size() > 64 ? "..." : "");
+        break;
+      case data::ExampleFeature::Kind::kFloat:
+        std::snprintf(buf, sizeof buf, "%g", f.floats[i]);
+        out += buf;
+        break;
+      case data::ExampleFeature::Kind::kInt64:
+        out += std::to_string(f.ints[i]);
+        break;
+      case data::ExampleFeature::Kind::kEmpty:
+        break;
+    }
+  }
+  if (n > kShown) out += ", ... (" + std::to_string(n) + " values)";
+  return out + "]";
+}
+
+int RunInspect(const InspectFlags& f) {
+  data::RecordFormat format;
+  if (f.format == "auto") {
+    auto fmt = data::RecordFormatFromName(f.path);
+    if (!fmt.ok()) return Fail(fmt.status().message());
+    format = *fmt;
+  } else {
+    format = f.format == "csv" ? data::RecordFormat::kCsvRows : data::RecordFormat::kTfRecord;
+  }
+  auto index = data::LoadOrBuildRecordIndex(f.path, format, f.index_dir);
+  if (!index.ok()) return Fail(index.status().message());
+  std::printf("%s: %s%s, %llu %s, %.1f MB on disk\n", f.path.c_str(),
+              data::RecordFormatName(format), index->gzip ? " (gzip)" : "",
+              static_cast<unsigned long long>(index->num_records),
+              format == data::RecordFormat::kCsvRows ? "rows (a header is a row)" : "records",
+              static_cast<double>(index->file_size) / 1e6);
+  auto reader = data::RecordReader::Open(*index, 0);
+  if (!reader.ok()) return Fail(reader.status().message());
+  const int wanted = std::max(f.records, f.scan);
+  std::string record;
+  if (format == data::RecordFormat::kCsvRows) {
+    for (int i = 0; i < f.records; ++i) {
+      auto got = (*reader)->Next(&record);
+      if (!got.ok()) return Fail(got.status().message());
+      if (!*got) break;
+      std::printf("row %d: %s\n", i, record.c_str());
+    }
+    return 0;
+  }
+  struct Seen {
+    std::string kind;
+    size_t min_len = SIZE_MAX, max_len = 0;
+    int present = 0;
+  };
+  std::map<std::string, Seen> seen;
+  std::vector<std::string> shown;
+  int scanned = 0;
+  for (; scanned < wanted; ++scanned) {
+    const uint64_t at = (*reader)->offset();
+    auto got = (*reader)->Next(&record);
+    if (!got.ok()) return Fail(got.status().message());
+    if (!*got) break;
+    auto example = data::ParseExample(record, f.path + ": record " + std::to_string(scanned) +
+                                                  " at byte " + std::to_string(at));
+    if (!example.ok()) return Fail(example.status().message());
+    std::string text;
+    for (const auto& [name, feature] : *example) {
+      Seen& s = seen[name];
+      const std::string kind = data::ExampleKindName(feature.kind);
+      s.kind = s.kind.empty() || s.kind == kind ? kind : "mixed";
+      s.min_len = std::min(s.min_len, feature.size());
+      s.max_len = std::max(s.max_len, feature.size());
+      ++s.present;
+      if (scanned < f.records) text += "  " + name + ": " + Values(feature) + "\n";
+    }
+    if (scanned < f.records) shown.push_back(text);
+  }
+  std::printf("features (tf.train.Example) in the first %d record(s):\n", scanned);
+  std::printf("  %-28s %-11s %-9s %s\n", "name", "kind", "length", "present");
+  for (const auto& [name, s] : seen) {
+    const std::string length = s.min_len == s.max_len
+                                    ? std::to_string(s.min_len)
+                                    : std::to_string(s.min_len) + "-" + std::to_string(s.max_len);
+    std::printf("  %-28s %-11s %-9s %d/%d\n", name.c_str(), s.kind.c_str(), length.c_str(),
+                s.present, scanned);
+  }
+  for (size_t i = 0; i < shown.size(); ++i) std::printf("record %zu:\n%s", i, shown[i].c_str());
+  return 0;
+}
+
 }  // namespace
 
 Runner AddDataCommand(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand("data", "Work with data files (edl data index)");
+  CLI::App* app = parent.add_subcommand("data", "Work with data files (edl data index, inspect)");
   app->require_subcommand(1);
   CLI::App* index = app->add_subcommand(
       "index", "Build the record index of data files ahead of a job (counts and record "
@@ -184,7 +310,29 @@ Runner AddDataCommand(CLI::App& parent) {
                     "Seconds between progress lines when stderr is not a terminal")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  return [f]() { return RunIndex(*f); };
+  CLI::App* inspect = app->add_subcommand(
+      "inspect", "Show what a data file holds: its record count, for TFRecord the "
+                 "tf.train.Example features (name, kind, lengths seen) and a few decoded "
+                 "records, for CSV its first rows");
+  auto g = std::make_shared<InspectFlags>();
+  inspect->add_option("FILE", g->path, "A CSV or TFRecord file, plain or gzip")
+      ->required()
+      ->check(CLI::ExistingFile);
+  inspect->add_option("--format", g->format, "auto (from the file name), csv or tfrecord")
+      ->check(CLI::IsMember({"auto", "csv", "tfrecord"}))
+      ->capture_default_str();
+  inspect->add_option("--records", g->records, "Records (rows) to print")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  inspect->add_option("--scan", g->scan, "TFRecord: records whose features are summarized")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  inspect->add_option("--data_index_dir", g->index_dir,
+                      "Where to keep the file's index when its directory is not writable");
+  return [f, g, inspect]() {
+    if (inspect->parsed()) return RunInspect(*g);
+    return RunIndex(*f);
+  };
 }
 
 }  // namespace edl::cmd

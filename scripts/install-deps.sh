@@ -16,7 +16,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libdnnl-dev libboost1.81-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libgtest-dev libgmock-dev
-  libssl-dev libyaml-cpp-dev
+  libssl-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   dataset-fashion-mnist
   buildah gnuplot-nox
   nodejs

@@ -1,0 +1,22 @@
+#include "data/tfrecord.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include "data/crc32c.h"
+
+namespace edl::data {
+
+std::string TfRecordFrame(std::string_view payload) {
+  std::string out(8 + 4 + payload.size() + 4, '\0');
+  const uint64_t length = payload.size();
+  std::memcpy(out.data(), &length, 8);
+  const uint32_t length_crc = MaskCrc(Crc32c(out.data(), 8));
+  std::memcpy(out.data() + 8, &length_crc, 4);
+  std::memcpy(out.data() + 12, payload.data(), payload.size());
+  const uint32_t data_crc = MaskCrc(Crc32c(payload.data(), payload.size()));
+  std::memcpy(out.data() + 12 + payload.size(), &data_crc, 4);
+  return out;
+}
+
+}  // namespace edl::data
