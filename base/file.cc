@@ -1,5 +1,8 @@
 #include "base/file.h"
 
+#include <atomic>
+#include <cstdint>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -21,7 +24,9 @@ Result<std::string> ReadFile(const std::string& path) {
 }
 
 Status WriteFileAtomically(const std::string& path, const std::string& contents) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // Unique per call, so threads writing the same path never share a file.
+  static std::atomic<uint64_t> serial{0};
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return IoError(path + ": cannot create: " + std::strerror(errno));
   const char* p = contents.data();

@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <set>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -43,13 +45,31 @@ struct FileResult {
   double seconds = 0;
 };
 
+// CSV fields are tab-separated in a .tsv file, comma-separated otherwise.
+data::IndexOptions OptionsFor(const std::string& path) {
+  data::IndexOptions o;
+  std::string name = std::filesystem::path(path).filename().string();
+  if (name.size() > 3 && name.compare(name.size() - 3, 3, ".gz") == 0) name.resize(name.size() - 3);
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".tsv") == 0) o.delimiter = '\t';
+  return o;
+}
+
 std::string Uncompressed(uint64_t bytes) {
   char buf[64];
   std::snprintf(buf, sizeof buf, " (%.1f MB uncompressed)", static_cast<double>(bytes) / 1e6);
   return buf;
 }
 
-int RunIndex(const IndexFlags& f) {
+int RunIndex(const IndexFlags& flags) {
+  // One file named twice (or as ./x and x) is indexed once.
+  IndexFlags f = flags;
+  f.paths.clear();
+  std::set<std::string> seen;
+  for (const std::string& p : flags.paths) {
+    std::error_code ec;
+    const std::string key = std::filesystem::weakly_canonical(p, ec).string();
+    if (seen.insert(ec ? p : key).second) f.paths.push_back(p);
+  }
   std::vector<data::RecordFormat> formats;
   for (const std::string& p : f.paths) {
     if (f.format == "csv") {
@@ -80,7 +100,7 @@ int RunIndex(const IndexFlags& f) {
       FileResult& r = results[i];
       const double t0 = SystemClock().NowSeconds();
       if (f.rebuild) {
-        auto index = data::BuildRecordIndex(f.paths[i], formats[i]);
+        auto index = data::BuildRecordIndex(f.paths[i], formats[i], OptionsFor(f.paths[i]));
         r.status = index.status();
         if (index.ok()) {
           r.index = std::move(*index);
@@ -89,7 +109,8 @@ int RunIndex(const IndexFlags& f) {
         }
       } else {
         auto index =
-            data::LoadOrBuildRecordIndex(f.paths[i], formats[i], f.index_dir, {}, &r.built);
+            data::LoadOrBuildRecordIndex(f.paths[i], formats[i], f.index_dir,
+                                         OptionsFor(f.paths[i]), &r.built);
         r.status = index.status();
         if (index.ok()) r.index = std::move(*index);
       }
@@ -224,7 +245,7 @@ int RunInspect(const InspectFlags& f) {
   } else {
     format = f.format == "csv" ? data::RecordFormat::kCsvRows : data::RecordFormat::kTfRecord;
   }
-  auto index = data::LoadOrBuildRecordIndex(f.path, format, f.index_dir);
+  auto index = data::LoadOrBuildRecordIndex(f.path, format, f.index_dir, OptionsFor(f.path));
   if (!index.ok()) return Fail(index.status().message());
   std::printf("%s: %s%s, %llu %s, %.1f MB on disk\n", f.path.c_str(),
               data::RecordFormatName(format), index->gzip ? " (gzip)" : "",

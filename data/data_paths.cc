@@ -36,10 +36,11 @@ bool IsDataFileName(const std::string& name) {
 Result<std::vector<std::string>> DirectoryFiles(const std::string& dir) {
   std::vector<std::string> files;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (!e.is_regular_file()) continue;
-    const std::string name = e.path().filename().string();
-    if (IsDataFileName(name)) files.push_back(e.path().string());
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (!it->is_regular_file(type_ec)) continue;
+    const std::string name = it->path().filename().string();
+    if (IsDataFileName(name)) files.push_back(it->path().string());
   }
   if (ec) return IoError(dir + ": cannot list the directory: " + ec.message());
   std::sort(files.begin(), files.end());
@@ -69,14 +70,16 @@ Result<std::vector<std::string>> ResolveDataPaths(const std::string& value) {
   if (parts.empty()) return InvalidArgument("no data path given");
   for (const std::string& p : parts) {
     if (p.empty()) return InvalidArgument("\"" + value + "\": an empty path in the list");
-    if (HasGlobCharacters(p) && !fs::exists(p)) {
+    std::error_code exists_ec;
+    if (HasGlobCharacters(p) && !fs::exists(p, exists_ec)) {
       glob_t g{};
       const int rc = ::glob(p.c_str(), 0, nullptr, &g);
       std::vector<std::string> matched;
       if (rc == 0) {
         for (size_t i = 0; i < g.gl_pathc; ++i) {
           const std::string m = g.gl_pathv[i];
-          if (fs::is_regular_file(m) && IsDataFileName(fs::path(m).filename().string())) {
+          std::error_code type_ec;
+          if (fs::is_regular_file(m, type_ec) && IsDataFileName(fs::path(m).filename().string())) {
             matched.push_back(m);
           }
         }

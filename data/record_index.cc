@@ -20,6 +20,8 @@ constexpr char kMagic[8] = {'E', 'D', 'L', 'R', 'I', 'D', 'X', '1'};
 constexpr uint32_t kVersion = 1;
 constexpr size_t kChunk = 1 << 20;
 constexpr size_t kTfHeader = 12;  // uint64 length + masked CRC of it
+// Longer records than this are refused before any arithmetic on them.
+constexpr uint64_t kMaxTfLength = 1ull << 40;
 
 uint64_t Le64(const char* p) {
   uint64_t v;
@@ -131,6 +133,11 @@ Status IndexTfRecords(ByteStream& stream, RecordIndex* index,
     }
     const uint64_t at = in.offset();
     EDL_ASSIGN_OR_RETURN(uint64_t length, TfLength(in, records));
+    if (length > kMaxTfLength) {
+      return InvalidArgument(in.path() + ": record " + std::to_string(records) + " at byte " +
+                             std::to_string(at) + " declares " + std::to_string(length) +
+                             " bytes, more than a TFRecord may hold here (2^40)");
+    }
     if (records % index->every == 0) index->offsets.push_back(at);
     in.Advance(kTfHeader);
     EDL_ASSIGN_OR_RETURN(bool whole, in.Skip(length + 4));
@@ -146,10 +153,12 @@ Status IndexTfRecords(ByteStream& stream, RecordIndex* index,
   return Status::Ok();
 }
 
-// Quote-aware CSV rows: a '"' toggles quoting ("" inside quotes toggles
-// twice), a '\n' outside quotes ends a row; rows that are empty (or a lone
-// '\r') are not records.
-Status IndexCsvRows(ByteStream& stream, RecordIndex* index,
+// Quote-aware CSV rows, as data/csv_reader.h reads them: a '"' opens a
+// quoted field only at the start of a field (elsewhere it is a literal
+// character); inside, '""' is a literal quote and a lone '"' closes it; a
+// '\n' outside quotes ends a row. Empty rows ("" or "\r" before a '\n')
+// are not records; a last row without '\n' is one if it is not empty.
+Status IndexCsvRows(ByteStream& stream, char delimiter, RecordIndex* index,
                     const std::function<void(uint64_t)>& progress) {
   std::string buf(kChunk, '\0');
   uint64_t base = 0;          // offset of buf[0]
@@ -157,10 +166,11 @@ Status IndexCsvRows(ByteStream& stream, RecordIndex* index,
   uint64_t row_len = 0;
   char last = '\n';           // last byte of the current row so far
   bool quoted = false;
+  bool closing = false;       // quoted, and the chunk ended on a '"'
   uint64_t records = 0;
   const uint64_t every = index->every;
-  auto end_row = [&](uint64_t next_start) {
-    if (row_len > 1 || (row_len == 1 && last != '\r')) {
+  auto end_row = [&](uint64_t next_start, bool newline) {
+    if (row_len > 1 || (row_len == 1 && (last != '\r' || !newline))) {
       if (records % every == 0) index->offsets.push_back(row_start);
       ++records;
     }
@@ -174,6 +184,15 @@ Status IndexCsvRows(ByteStream& stream, RecordIndex* index,
     const char* data = buf.data();
     const char* p = data;
     const char* end = data + n;
+    if (closing) {  // the '"' that ended the last chunk: "" or a close
+      closing = false;
+      if (*p == '"') {
+        ++row_len;
+        ++p;
+      } else {
+        quoted = false;
+      }
+    }
     while (p < end) {
       if (quoted) {
         const char* q = static_cast<const char*>(std::memchr(p, '"', end - p));
@@ -185,17 +204,28 @@ Status IndexCsvRows(ByteStream& stream, RecordIndex* index,
         }
         row_len += q - p + 1;
         last = '"';
-        quoted = false;
-        p = q + 1;
+        if (q + 1 == end) {
+          closing = true;
+          p = end;
+          break;
+        }
+        if (q[1] == '"') {
+          ++row_len;
+          p = q + 2;
+        } else {
+          quoted = false;
+          p = q + 1;
+        }
         continue;
       }
       const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
       const char* stop = nl ? nl : end;
       const char* q = static_cast<const char*>(std::memchr(p, '"', stop - p));
       if (q) {
+        const char before = q > p ? q[-1] : (row_len == 0 ? delimiter : last);
+        quoted = before == delimiter;  // else a literal '"' inside a field
         row_len += q - p + 1;
         last = '"';
-        quoted = true;
         p = q + 1;
         continue;
       }
@@ -207,7 +237,7 @@ Status IndexCsvRows(ByteStream& stream, RecordIndex* index,
         p = end;
         break;
       }
-      end_row(base + static_cast<uint64_t>(nl - data) + 1);
+      end_row(base + static_cast<uint64_t>(nl - data) + 1, true);
       p = nl + 1;
     }
     base += n;
@@ -216,12 +246,13 @@ Status IndexCsvRows(ByteStream& stream, RecordIndex* index,
       next_report = base + (64ull << 20);
     }
   }
+  if (closing) quoted = false;  // the file ends on the closing quote
   if (quoted) {
     return InvalidArgument(stream.path() + ": the row starting at byte " +
                            std::to_string(row_start) +
                            " opens a quoted field that is never closed");
   }
-  end_row(base);
+  end_row(base, false);
   index->num_records = records;
   index->data_size = base;
   return Status::Ok();
@@ -303,6 +334,7 @@ Result<RecordIndex> BuildRecordIndex(const std::string& path, RecordFormat forma
   index.path = path;
   index.format = format;
   index.every = options.every;
+  index.delimiter = options.delimiter;
   EDL_RETURN_IF_ERROR(StatFile(path, &index.file_size, &index.file_mtime_ns));
   EDL_ASSIGN_OR_RETURN(std::unique_ptr<ByteStream> stream, ByteStream::Open(path));
   index.gzip = stream->gzip();
@@ -314,7 +346,7 @@ Result<RecordIndex> BuildRecordIndex(const std::string& path, RecordFormat forma
   if (format == RecordFormat::kTfRecord) {
     EDL_RETURN_IF_ERROR(IndexTfRecords(*stream, &index, progress));
   } else {
-    EDL_RETURN_IF_ERROR(IndexCsvRows(*stream, &index, progress));
+    EDL_RETURN_IF_ERROR(IndexCsvRows(*stream, options.delimiter, &index, progress));
   }
   return index;
 }
@@ -325,6 +357,7 @@ std::string SerializeRecordIndex(const RecordIndex& index) {
   w.U32(kVersion);
   w.U8(static_cast<uint8_t>(index.format));
   w.U8(index.gzip ? 1 : 0);
+  w.U8(static_cast<uint8_t>(index.delimiter));
   w.U64(index.file_size);
   w.U64(static_cast<uint64_t>(index.file_mtime_ns));
   w.U64(index.num_records);
@@ -364,6 +397,8 @@ Result<RecordIndex> ParseRecordIndex(const std::string& bytes, const std::string
   index.format = static_cast<RecordFormat>(format);
   EDL_ASSIGN_OR_RETURN(uint8_t gzip, r.U8());
   index.gzip = gzip != 0;
+  EDL_ASSIGN_OR_RETURN(uint8_t delimiter, r.U8());
+  index.delimiter = static_cast<char>(delimiter);
   EDL_ASSIGN_OR_RETURN(index.file_size, r.U64());
   EDL_ASSIGN_OR_RETURN(uint64_t mtime, r.U64());
   index.file_mtime_ns = static_cast<int64_t>(mtime);
@@ -371,8 +406,8 @@ Result<RecordIndex> ParseRecordIndex(const std::string& bytes, const std::string
   EDL_ASSIGN_OR_RETURN(index.data_size, r.U64());
   EDL_ASSIGN_OR_RETURN(index.every, r.U64());
   EDL_ASSIGN_OR_RETURN(uint64_t offsets, r.U64());
-  if (index.every == 0 || !r.Has(offsets * 8) ||
-      offsets != (index.num_records + index.every - 1) / index.every) {
+  if (index.every == 0 || offsets > body.size() / 8 || !r.Has(offsets * 8) ||
+      offsets != index.num_records / index.every + (index.num_records % index.every != 0)) {
     return InvalidArgument(where + ": inconsistent record index");
   }
   index.offsets.resize(offsets);
@@ -380,7 +415,7 @@ Result<RecordIndex> ParseRecordIndex(const std::string& bytes, const std::string
     EDL_ASSIGN_OR_RETURN(o, r.U64());
   }
   EDL_ASSIGN_OR_RETURN(uint64_t points, r.U64());
-  if (!r.Has(points * 25)) return r.Truncated();
+  if (points > body.size() / 25 || !r.Has(points * 25)) return r.Truncated();
   index.access.resize(points);
   for (GzipAccessPoint& p : index.access) {
     EDL_ASSIGN_OR_RETURN(p.in_offset, r.U64());
@@ -429,7 +464,7 @@ std::string IndexCachePath(const std::string& path, const std::string& index_dir
     return (dir / ("." + name + ".edlidx")).string();
   }
   std::error_code ec;
-  const fs::path absolute = fs::absolute(p, ec);
+  const fs::path absolute = fs::weakly_canonical(fs::absolute(p, ec), ec);
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx",
                 static_cast<unsigned long long>(Fnv1a64(ec ? path : absolute.string())));
@@ -442,7 +477,8 @@ Result<RecordIndex> LoadOrBuildRecordIndex(const std::string& path, RecordFormat
   const std::string cache = IndexCachePath(path, index_dir);
   if (auto bytes = ReadFile(cache); bytes.ok()) {
     auto index = ParseRecordIndex(*bytes, cache);
-    if (index.ok() && index->format == format) {
+    if (index.ok() && index->format == format &&
+        (format != RecordFormat::kCsvRows || index->delimiter == options.delimiter)) {
       index->path = path;
       if (CheckIndexFresh(*index).ok()) {
         if (built) *built = false;
@@ -568,33 +604,41 @@ Result<bool> RecordReader::Next(std::string* record) {
 }
 
 Result<bool> RecordReader::NextCsvRow(std::string* row) {
+  const char delimiter = index_.delimiter;
   while (true) {
-    // Scan for the row's end, quote-aware, pulling more bytes as needed.
-    size_t i = pos_;
+    // Scan for the row's end with the indexer's rules, pulling more bytes
+    // as needed (offsets from pos_: Need may move the buffer).
+    size_t i = 0;
     bool quoted = false;
+    bool newline = false;
     while (true) {
-      if (i == end_) {
-        const size_t scanned = i - pos_;
-        EDL_ASSIGN_OR_RETURN(bool more, Need(scanned + 1));
-        i = pos_ + scanned;
-        if (!more) break;
-      }
-      const char c = buf_[i];
-      if (c == '"') {
-        quoted = !quoted;
-      } else if (c == '\n' && !quoted) {
+      EDL_ASSIGN_OR_RETURN(bool more, Need(i + 1));
+      if (!more) break;
+      const char c = buf_[pos_ + i];
+      if (quoted) {
+        if (c == '"') {
+          EDL_ASSIGN_OR_RETURN(bool next, Need(i + 2));
+          if (next && buf_[pos_ + i + 1] == '"') {
+            ++i;  // "" inside quotes
+          } else {
+            quoted = false;
+          }
+        }
+      } else if (c == '"') {
+        quoted = i == 0 || buf_[pos_ + i - 1] == delimiter;
+      } else if (c == '\n') {
+        newline = true;
         break;
       }
       ++i;
     }
-    if (i == end_ && quoted) {
+    if (quoted) {
       return InvalidArgument(index_.path + ": the row starting at byte " + std::to_string(offset_) +
                              " opens a quoted field that is never closed");
     }
-    const bool newline = i < end_;
-    size_t len = i - pos_;
-    if (len > 0 && buf_[pos_ + len - 1] == '\r') --len;
-    const size_t consumed = i - pos_ + (newline ? 1 : 0);
+    size_t len = i;
+    if (newline && len > 0 && buf_[pos_ + len - 1] == '\r') --len;
+    const size_t consumed = i + (newline ? 1 : 0);
     if (consumed == 0) return false;  // the end of the data
     const bool empty = len == 0;
     if (!empty) row->assign(buf_.data() + pos_, len);
@@ -623,7 +667,16 @@ Result<bool> RecordReader::NextTfRecord(std::string* payload) {
     return InvalidArgument(index_.path + ": record " + std::to_string(record_) + " at byte " +
                            std::to_string(offset_) + ": bad length checksum");
   }
-  EDL_ASSIGN_OR_RETURN(bool whole, Need(kTfHeader + length + 4));
+  // A length past the indexed data is a changed or crafted file: refused
+  // before it sizes a buffer.
+  const uint64_t left = index_.data_size > offset_ ? index_.data_size - offset_ : 0;
+  if (length > kMaxTfLength || kTfHeader + length + 4 > left) {
+    return InvalidArgument(index_.path + ": record " + std::to_string(record_) + " at byte " +
+                           std::to_string(offset_) + " declares " + std::to_string(length) +
+                           " bytes, more than the " + std::to_string(left) +
+                           " bytes left of the indexed data (changed since it was indexed?)");
+  }
+  EDL_ASSIGN_OR_RETURN(bool whole, Need(kTfHeader + static_cast<size_t>(length) + 4));
   if (!whole) {
     return InvalidArgument(index_.path + ": truncated: record " + std::to_string(record_) +
                            " at byte " + std::to_string(offset_) + " declares " +

@@ -3,8 +3,9 @@
 // records without holding it and a reader can start near any record without
 // decoding what comes before.
 //
-// Records are the rows of a CSV file (quote-aware: a newline inside a quoted
-// field does not end a row; empty rows are not records) or the records of a
+// Records are the rows of a CSV file (quote-aware as data/csv_reader.h: a
+// newline inside a quoted field does not end a row, a quote opens a field
+// only at its start; empty rows are not records) or the records of a
 // TFRecord file (length-framed, both CRC-32Cs checked when read). The index
 // keeps the uncompressed offset of every `every`-th record and, for gzip
 // files, an access point every `access_spacing` bytes of output (see
@@ -29,6 +30,7 @@ const char* RecordFormatName(RecordFormat f);
 
 struct IndexOptions {
   uint64_t every = 1024;                   // records between offsets
+  char delimiter = ',';                    // CSV: a quote opens a field only after one
   uint64_t access_spacing = 8ull << 20;    // gzip: output bytes between access points
 };
 
@@ -36,6 +38,7 @@ struct RecordIndex {
   std::string path;
   RecordFormat format = RecordFormat::kCsvRows;
   bool gzip = false;
+  char delimiter = ',';        // CSV rows: the field delimiter (quotes open fields after it)
   uint64_t file_size = 0;      // of the file on disk, when indexed
   int64_t file_mtime_ns = 0;
   uint64_t num_records = 0;

@@ -1,5 +1,7 @@
 #include "data/tf_example.h"
 
+#include <cstdint>
+
 #include "tf_example.pb.h"
 
 namespace edl::data {
@@ -34,6 +36,10 @@ const char* ExampleKindName(ExampleFeature::Kind kind) {
 
 Result<std::map<std::string, ExampleFeature>> ParseExample(std::string_view payload,
                                                            const std::string& where) {
+  if (payload.size() > static_cast<size_t>(INT32_MAX)) {
+    return InvalidArgument(where + ": a " + std::to_string(payload.size()) +
+                           "-byte record is larger than a tf.train.Example can be (2 GiB)");
+  }
   edl::tf::Example example;
   if (!example.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
     return InvalidArgument(where + ": not a serialized tf.train.Example (" +

@@ -12,6 +12,7 @@
 
 #include "base/file.h"
 #include "data/crc32c.h"
+#include "data/csv_reader.h"
 #include "tests/data/test_files.h"
 
 namespace edl::data {
@@ -171,6 +172,47 @@ TEST_P(CsvIndex, CountsRowsQuoteAwareSkippingEmptyOnesAndReadsFromAnyOne) {
 
 INSTANTIATE_TEST_SUITE_P(PlainAndGzip, CsvIndex, ::testing::Bool());
 
+// The index counts what data/csv_reader.h reads: quotes open a field only at
+// its start (elsewhere they are literal), "" inside quotes, quoted newlines,
+// over buffer boundaries (several MiB of such rows).
+TEST(CsvIndex, CountsTheRowsTheCsvReaderReads) {
+  TempDir dir;
+  std::mt19937 rng(9);
+  std::string text = "id,text,label\n";
+  for (int i = 0; i < 60000; ++i) {
+    switch (rng() % 5) {
+      case 0: text += std::to_string(i) + ",\"a \"\"quoted\"\" and\nnewline\",1\n"; break;
+      case 1: text += std::to_string(i) + ",12\" pipe,0\n"; break;  // a literal quote
+      case 2: text += std::to_string(i) + ",\"\",1\r\n"; break;     // an empty quoted field
+      case 3: text += "\n"; break;                                   // a blank line
+      default: text += std::to_string(i) + "," + std::string(rng() % 80, 'x') + ",0\n";
+    }
+  }
+  text += "last,\"quote at the very end\"";
+  int64_t expected = 0;
+  CsvReader reader(text, ',', "t.csv");
+  while (true) {
+    auto got = reader.Next();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    if (!*got) break;
+    ++expected;
+  }
+  for (bool gzip : {false, true}) {
+    const std::string path = dir.Write(gzip ? "t.csv.gz" : "t.csv", text, gzip);
+    auto index = BuildRecordIndex(path, RecordFormat::kCsvRows, Small());
+    ASSERT_TRUE(index.ok()) << index.status().message();
+    EXPECT_EQ(static_cast<int64_t>(index->num_records), expected) << gzip;
+    const auto rows = ReadFrom(*index, 0);
+    EXPECT_EQ(static_cast<int64_t>(rows.size()), expected);
+    EXPECT_EQ(rows.back(), "last,\"quote at the very end\"");
+    EXPECT_EQ(ReadFrom(*index, 30000).size(), static_cast<size_t>(expected - 30000));
+  }
+  // An odd literal quote is not an unterminated field.
+  auto literal = BuildRecordIndex(dir.Write("odd.csv", "a,b\n1,12\" pipe\n"), RecordFormat::kCsvRows);
+  ASSERT_TRUE(literal.ok()) << literal.status().message();
+  EXPECT_EQ(literal->num_records, 2u);
+}
+
 // A reader starting deep in a gzip file resumes at an access point (a bit
 // position inside the deflate stream plus its 32 KiB window) near it.
 TEST(CsvIndex, StartsDeepInALargeGzipFileFromAnAccessPoint) {
@@ -221,6 +263,19 @@ TEST(RecordIndex, SurvivesSerializationAndIsRefusedWhenCorrupt) {
     EXPECT_EQ(r.status().message().rfind("idx: ", 0), 0u) << r.status().message();
   }
   EXPECT_FALSE(ParseRecordIndex(bytes.substr(0, 20), "idx").ok());
+}
+
+// Counts that a valid checksum vouches for but the bytes cannot hold are
+// refused before anything is allocated for them.
+TEST(RecordIndex, RefusesCraftedCountsWithAValidChecksum) {
+  for (uint64_t records : {uint64_t{1} << 61, ~uint64_t{0}}) {
+    std::string bytes = "EDLRIDX1" + Le(1, 4) + std::string(1, '\2') + std::string(1, '\0');
+    bytes += Le(0, 8) + Le(0, 8) + Le(records, 8) + Le(0, 8) + Le(1, 8) + Le(records, 8);
+    bytes += Le(Crc32c(bytes.data(), bytes.size()), 4);
+    auto r = ParseRecordIndex(bytes, "crafted.edlidx");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().message().rfind("crafted.edlidx: ", 0), 0u) << r.status().message();
+  }
 }
 
 TEST(RecordIndex, IsCachedBesideTheDataAndRebuiltWhenTheFileChanges) {
@@ -305,6 +360,33 @@ TEST(RecordReader, NamesADataChecksumMismatch) {
                                         ": data checksum mismatch"),
             std::string::npos)
       << got.status().message();
+}
+
+// A length with a valid checksum but past the data (a crafted or changed
+// file) is refused before it sizes a buffer or wraps around.
+TEST(RecordReader, RefusesALengthPastTheData) {
+  TempDir dir;
+  const std::string path = dir.Write("a.tfrecord", Frames({"hello", "world"}));
+  auto index = BuildRecordIndex(path, RecordFormat::kTfRecord);
+  ASSERT_TRUE(index.ok());
+  for (uint64_t length : {uint64_t{1} << 39, ~uint64_t{0} - 8}) {
+    std::string bytes = Frames({"hello"});
+    const std::string huge = Le(length, 8);
+    bytes += huge + Le(MaskCrc(Crc32c(huge.data(), 8)), 4) + "world" + Le(0, 4);
+    dir.Write("a.tfrecord", bytes);
+    auto reader = RecordReader::Open(*index, 1);
+    ASSERT_TRUE(reader.ok());
+    std::string r;
+    auto got = (*reader)->Next(&r);
+    ASSERT_FALSE(got.ok());
+    EXPECT_NE(got.status().message().find("record 1 at byte " + std::to_string(Frame("hello").size()) +
+                                          " declares " + std::to_string(length) + " bytes, more than"),
+              std::string::npos)
+        << got.status().message();
+    ExpectIndexError(path, RecordFormat::kTfRecord,
+                     "record 1 at byte " + std::to_string(Frame("hello").size()) + " declares " +
+                         std::to_string(length) + " bytes");
+  }
 }
 
 TEST(RecordReader, NamesAFileTruncatedAfterItWasIndexed) {
