@@ -612,25 +612,43 @@ Result<bool> RecordReader::NextCsvRow(std::string* row) {
     bool quoted = false;
     bool newline = false;
     while (true) {
-      EDL_ASSIGN_OR_RETURN(bool more, Need(i + 1));
-      if (!more) break;
-      const char c = buf_[pos_ + i];
-      if (quoted) {
-        if (c == '"') {
-          EDL_ASSIGN_OR_RETURN(bool next, Need(i + 2));
-          if (next && buf_[pos_ + i + 1] == '"') {
-            ++i;  // "" inside quotes
-          } else {
-            quoted = false;
-          }
-        }
-      } else if (c == '"') {
-        quoted = i == 0 || buf_[pos_ + i - 1] == delimiter;
-      } else if (c == '\n') {
-        newline = true;
-        break;
+      if (pos_ + i == end_) {
+        EDL_ASSIGN_OR_RETURN(bool more, Need(i + 1));
+        if (!more) break;
       }
-      ++i;
+      const char* b = buf_.data() + pos_;
+      const size_t avail = end_ - pos_;
+      if (!quoted) {
+        const char* nl = static_cast<const char*>(std::memchr(b + i, '\n', avail - i));
+        const char* stop = nl ? nl : b + avail;
+        const char* q = static_cast<const char*>(std::memchr(b + i, '"', stop - (b + i)));
+        if (q) {
+          const size_t k = static_cast<size_t>(q - b);
+          quoted = k == 0 || b[k - 1] == delimiter;  // else a literal '"'
+          i = k + 1;
+          continue;
+        }
+        if (nl) {
+          i = static_cast<size_t>(nl - b);
+          newline = true;
+          break;
+        }
+        i = avail;
+        continue;
+      }
+      const char* q = static_cast<const char*>(std::memchr(b + i, '"', avail - i));
+      if (!q) {
+        i = avail;
+        continue;
+      }
+      const size_t k = static_cast<size_t>(q - b);
+      EDL_ASSIGN_OR_RETURN(bool next, Need(k + 2));  // may move the buffer
+      if (next && buf_[pos_ + k + 1] == '"') {
+        i = k + 2;  // "" inside quotes
+      } else {
+        quoted = false;
+        i = k + 1;
+      }
     }
     if (quoted) {
       return InvalidArgument(index_.path + ": the row starting at byte " + std::to_string(offset_) +
