@@ -16,6 +16,7 @@
 #include "base/check.h"
 #include "data/tfrecord.h"
 #include "data/record_index.h"
+#include "data/record_reader.h"
 
 namespace {
 

@@ -22,7 +22,9 @@
 #include "base/file.h"
 #include "base/logging.h"
 #include "cmd/commands.h"
+#include "data/data_paths.h"
 #include "data/record_index.h"
+#include "data/record_reader.h"
 #include "data/tf_example.h"
 #include "roles/progress.h"
 
@@ -48,10 +50,24 @@ struct FileResult {
 // CSV fields are tab-separated in a .tsv file, comma-separated otherwise.
 data::IndexOptions OptionsFor(const std::string& path) {
   data::IndexOptions o;
-  std::string name = std::filesystem::path(path).filename().string();
-  if (name.size() > 3 && name.compare(name.size() - 3, 3, ".gz") == 0) name.resize(name.size() - 3);
-  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".tsv") == 0) o.delimiter = '\t';
+  if (data::FileKindFromName(path) == data::FileKind::kTsv) o.delimiter = '\t';
   return o;
+}
+
+// --format: auto (from the file's name), csv or tfrecord.
+Result<data::RecordFormat> FormatOf(const std::string& flag, const std::string& path) {
+  if (flag == "csv") return data::RecordFormat::kCsvRows;
+  if (flag == "tfrecord") return data::RecordFormat::kTfRecord;
+  return data::RecordFormatFromName(path);
+}
+
+// The flags `index` and `inspect` share.
+void AddFileFlags(CLI::App& app, std::string& format, std::string& index_dir) {
+  app.add_option("--format", format, "auto (from the file name), csv or tfrecord")
+      ->check(CLI::IsMember({"auto", "csv", "tfrecord"}))
+      ->capture_default_str();
+  app.add_option("--data_index_dir", index_dir,
+                 "Where to keep the index of a file whose directory is not writable");
 }
 
 std::string Uncompressed(uint64_t bytes) {
@@ -72,15 +88,9 @@ int RunIndex(const IndexFlags& flags) {
   }
   std::vector<data::RecordFormat> formats;
   for (const std::string& p : f.paths) {
-    if (f.format == "csv") {
-      formats.push_back(data::RecordFormat::kCsvRows);
-    } else if (f.format == "tfrecord") {
-      formats.push_back(data::RecordFormat::kTfRecord);
-    } else {
-      auto fmt = data::RecordFormatFromName(p);
-      if (!fmt.ok()) return Fail(fmt.status().message());
-      formats.push_back(*fmt);
-    }
+    auto format = FormatOf(f.format, p);
+    if (!format.ok()) return Fail(format.status().message());
+    formats.push_back(*format);
   }
   std::vector<FileResult> results(f.paths.size());
   std::atomic<size_t> next{0}, done{0};
@@ -237,14 +247,9 @@ std::string Values(const data::ExampleFeature& f) {
 }
 
 int RunInspect(const InspectFlags& f) {
-  data::RecordFormat format;
-  if (f.format == "auto") {
-    auto fmt = data::RecordFormatFromName(f.path);
-    if (!fmt.ok()) return Fail(fmt.status().message());
-    format = *fmt;
-  } else {
-    format = f.format == "csv" ? data::RecordFormat::kCsvRows : data::RecordFormat::kTfRecord;
-  }
+  auto format_or = FormatOf(f.format, f.path);
+  if (!format_or.ok()) return Fail(format_or.status().message());
+  const data::RecordFormat format = *format_or;
   auto index = data::LoadOrBuildRecordIndex(f.path, format, f.index_dir, OptionsFor(f.path));
   if (!index.ok()) return Fail(index.status().message());
   std::printf("%s: %s%s, %llu %s, %.1f MB on disk\n", f.path.c_str(),
@@ -318,11 +323,7 @@ Runner AddDataCommand(CLI::App& parent) {
   index->add_option("PATH", f->paths, "Data files (CSV or TFRecord, plain or gzip)")
       ->required()
       ->check(CLI::ExistingFile);
-  index->add_option("--format", f->format, "auto (from the file name), csv or tfrecord")
-      ->check(CLI::IsMember({"auto", "csv", "tfrecord"}))
-      ->capture_default_str();
-  index->add_option("--data_index_dir", f->index_dir,
-                    "Where to keep indexes of files whose directory is not writable");
+  AddFileFlags(*index, f->format, f->index_dir);
   index->add_option("--jobs", f->jobs, "Files indexed at once (0: the usable CPUs)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
@@ -339,17 +340,13 @@ Runner AddDataCommand(CLI::App& parent) {
   inspect->add_option("FILE", g->path, "A CSV or TFRecord file, plain or gzip")
       ->required()
       ->check(CLI::ExistingFile);
-  inspect->add_option("--format", g->format, "auto (from the file name), csv or tfrecord")
-      ->check(CLI::IsMember({"auto", "csv", "tfrecord"}))
-      ->capture_default_str();
+  AddFileFlags(*inspect, g->format, g->index_dir);
   inspect->add_option("--records", g->records, "Records (rows) to print")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   inspect->add_option("--scan", g->scan, "TFRecord: records whose features are summarized")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  inspect->add_option("--data_index_dir", g->index_dir,
-                      "Where to keep the file's index when its directory is not writable");
   return [f, g, inspect]() {
     if (inspect->parsed()) return RunInspect(*g);
     return RunIndex(*f);

@@ -16,15 +16,19 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// "csv", "tfrecord", "idx" or "" (unknown) by the file name.
+// One name per format, for messages (CSV and TSV are one format).
 std::string Family(const std::string& path) {
-  std::string name = fs::path(path).filename().string();
-  if (EndsWith(name, ".gz")) name.resize(name.size() - 3);
-  if (EndsWith(name, ".csv") || EndsWith(name, ".tsv") || EndsWith(name, ".txt")) return "csv";
-  if (EndsWith(name, ".tfrecord") || EndsWith(name, ".tfrecords") || EndsWith(name, ".tfr")) {
-    return "tfrecord";
+  switch (FileKindFromName(path)) {
+    case FileKind::kCsv:
+    case FileKind::kTsv:
+      return "csv";
+    case FileKind::kTfRecord:
+      return "tfrecord";
+    case FileKind::kIdx:
+      return "idx";
+    case FileKind::kUnknown:
+      break;
   }
-  if (EndsWith(name, "-ubyte") || EndsWith(name, ".idx")) return "idx";
   return "";
 }
 
@@ -59,6 +63,18 @@ Result<std::vector<std::string>> DirectoryFiles(const std::string& dir) {
 bool HasGlobCharacters(const std::string& s) { return s.find_first_of("*?[") != std::string::npos; }
 
 }  // namespace
+
+FileKind FileKindFromName(const std::string& path) {
+  std::string name = fs::path(path).filename().string();
+  if (EndsWith(name, ".gz")) name.resize(name.size() - 3);
+  if (EndsWith(name, ".csv") || EndsWith(name, ".txt")) return FileKind::kCsv;
+  if (EndsWith(name, ".tsv")) return FileKind::kTsv;
+  if (EndsWith(name, ".tfrecord") || EndsWith(name, ".tfrecords") || EndsWith(name, ".tfr")) {
+    return FileKind::kTfRecord;
+  }
+  if (EndsWith(name, "-ubyte") || EndsWith(name, ".idx")) return FileKind::kIdx;
+  return FileKind::kUnknown;
+}
 
 Result<std::vector<std::string>> ResolveDataPaths(const std::string& value) {
   std::vector<std::string> out;

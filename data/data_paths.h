@@ -13,6 +13,12 @@
 
 namespace edl::data {
 
+// What a data file's name says it holds, a trailing ".gz" aside: *.csv and
+// *.txt are kCsv, *.tsv kTsv, *.tfrecord, *.tfrecords and *.tfr kTfRecord,
+// *-ubyte and *.idx kIdx. The one place edl reads formats from names.
+enum class FileKind { kUnknown, kCsv, kTsv, kTfRecord, kIdx };
+FileKind FileKindFromName(const std::string& path);
+
 // Errors name the part of `value` at fault: a path that does not exist, a
 // glob that matches nothing, a directory with no data files or whose files
 // are of more than one format (CSV, TFRecord, IDX by their names), an empty

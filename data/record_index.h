@@ -86,36 +86,4 @@ Result<RecordIndex> LoadOrBuildRecordIndex(const std::string& path, RecordFormat
                                            const IndexOptions& options = {},
                                            bool* built = nullptr);
 
-// Reads records from `first` on, starting at the nearest index point.
-class RecordReader {
- public:
-  // The index must be fresh; a file changed since is reported by Next
-  // (it ends early or frames go wrong), naming the file and offset.
-  static Result<std::unique_ptr<RecordReader>> Open(const RecordIndex& index, uint64_t first);
-
-  // The next record: a CSV row without its line end, or a TFRecord's
-  // payload (both checksums verified). false at the end of the file.
-  Result<bool> Next(std::string* record);
-  // The number of the record the next call returns.
-  uint64_t record() const { return record_; }
-  // Uncompressed offset of that record.
-  uint64_t offset() const { return offset_; }
-
- private:
-  RecordReader(const RecordIndex& index, std::unique_ptr<ByteStream> stream);
-  Result<bool> Need(size_t n);          // at least n unread bytes (false at end)
-  Result<bool> NextCsvRow(std::string* row);
-  Result<bool> NextTfRecord(std::string* payload);
-  Status Skip(uint64_t records);
-
-  const RecordIndex& index_;
-  std::unique_ptr<ByteStream> stream_;
-  std::string buf_;
-  size_t pos_ = 0;     // next unread byte of buf_
-  size_t end_ = 0;     // bytes held in buf_
-  bool eof_ = false;
-  uint64_t record_ = 0;
-  uint64_t offset_ = 0;  // uncompressed offset of buf_[pos_]
-};
-
 }  // namespace edl::data

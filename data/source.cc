@@ -11,18 +11,16 @@
 namespace edl::data {
 namespace {
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 Result<DataFormat> DetectFormat(const std::string& path) {
-  std::string p =
-      EndsWith(path, ".gz") ? path.substr(0, path.size() - 3) : path;
-  if (EndsWith(p, ".csv") || EndsWith(p, ".tsv") || EndsWith(p, ".txt")) {
-    return DataFormat::kCsv;
+  switch (FileKindFromName(path)) {
+    case FileKind::kCsv:
+    case FileKind::kTsv:
+      return DataFormat::kCsv;
+    case FileKind::kIdx:
+      return DataFormat::kIdx;
+    default:
+      break;
   }
-  if (EndsWith(p, "-ubyte") || EndsWith(p, ".idx")) return DataFormat::kIdx;
   return InvalidArgument(path +
                          ": cannot tell the data format from the file "
                          "name (expected *.csv[.gz], *.tsv or *-ubyte[.gz]); "

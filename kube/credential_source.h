@@ -1,6 +1,6 @@
 // CredentialSource: what a request authenticates with right now. A static
 // token; or a token file, re-read when the copy is older than a minute and
-// after a 401 (bound service-account tokens rotate, reference §6.8); or an
+// after a 401 (bound service-account tokens rotate); or an
 // exec plugin's credential, cached until its expirationTimestamp or a 401;
 // plus a static client certificate. Thread-safe.
 #pragma once

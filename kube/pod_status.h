@@ -1,6 +1,6 @@
-// What happened to a pod, read from the pod object a watch delivered
-// (reference §2.8, §4.2, §4.6): still alive, completed, taken away by the
-// cluster (preempted, evicted, node shutdown, deleted by someone else),
+// What happened to a pod, read from the pod object a watch delivered (see
+// docs/kubernetes.md, "What the master does when a pod goes"): still alive,
+// completed, taken away by the cluster (preempted, evicted, node shutdown, deleted by someone else),
 // OOMKilled, killed by a signal, or failed on its own. The master's
 // relaunch policy depends on telling these apart, so the rules live in one
 // pure function with its own tests.

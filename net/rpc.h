@@ -1,4 +1,4 @@
-// RPC over HTTP/1.1 (DESIGN §6): `POST /<Service>/<Method>` with an opaque
+// RPC over HTTP/1.1 (docs/rpc.md): `POST /<Service>/<Method>` with an opaque
 // binary body, keep-alive connections, one server per process and port.
 // Every request must carry the job's secret (`Authorization: Bearer <secret>`);
 // one without it is answered 401 and never reaches a handler.

@@ -48,6 +48,15 @@ bool IsCpu(const std::string& v) {
   return IsDecimal(v);
 }
 
+}  // namespace
+
+double CpuCores(const std::string& v) {
+  if (v.size() > 1 && v.back() == 'm') return std::stod(v.substr(0, v.size() - 1)) / 1000.0;
+  return std::stod(v);
+}
+
+namespace {
+
 bool IsMemory(const std::string& v) {
   static const char* kSuffixes[] = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki", "E", "P",
                                     "T",  "G",  "M",  "K",  "k"};

@@ -22,6 +22,9 @@ namespace edl::roles::cluster {
 // is a whole number.
 using ResourceList = std::map<std::string, std::string>;
 Result<ResourceList> ParseResources(const std::string& flag, const std::string& text);
+// The cores a cpu quantity of a ParseResources list names ("2", "1.5",
+// "500m" -> 0.5).
+double CpuCores(const std::string& quantity);
 
 struct VolumeSpec {
   std::string name;        // "volume-0", "volume-1", ... (pod-local)

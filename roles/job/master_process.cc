@@ -30,6 +30,7 @@
 #include "roles/compiled_model.h"
 #include "roles/evaluation.h"
 #include "roles/job/job_progress.h"
+#include "roles/job/master_cluster.h"
 #include "roles/job/ps_process.h"
 #include "roles/job_dir.h"
 #include "roles/master/master_core.h"
@@ -48,26 +49,6 @@ using std::chrono::milliseconds;
 // How long a stopping PS may take to write its final checkpoint.
 constexpr milliseconds kPsCheckpointGrace{600000};
 
-// A port nobody listens on right now: bound, read and released. The PS binds
-// it moments later (a rare race with another process is possible); the port
-// stays the PS's for the whole job, so a relaunched PS is found again.
-Result<int> PickFreePort(const std::string& host) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return Unavailable("cannot open a socket to pick a port");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = 0;
-  ::inet_pton(AF_INET, host.c_str(), &addr.sin_addr);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return Unavailable("cannot bind " + host + " to pick a port");
-  }
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return static_cast<int>(ntohs(addr.sin_port));
-}
-
 Result<int64_t> CountRecords(const std::string& flag, const std::string& path,
                              const CompiledModel& cm, bool labels) {
   if (path.empty()) return int64_t{0};
@@ -77,75 +58,6 @@ Result<int64_t> CountRecords(const std::string& flag, const std::string& path,
 
 std::string PsName(int i) { return "ps-" + std::to_string(i); }
 std::string WorkerName(int i) { return "worker-" + std::to_string(i); }
-
-std::string Getenv(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
-// The pods of a job on Kubernetes: the master's pod is their owner (from
-// the downward API's POD_NAME/POD_UID), so deleting it removes the job.
-Result<std::unique_ptr<cluster::KubeCluster>> MakeKubeCluster(const MasterProcessOptions& o,
-                                                             kube::Client& client) {
-  const KubeJobOptions& k = o.kube;
-  cluster::KubeClusterOptions ko;
-  ko.job_name = o.job.job_name;
-  ko.namespace_name = k.namespace_name;
-  ko.image = k.image;
-  ko.image_pull_policy = k.image_pull_policy;
-  ko.owner_pod_name = Getenv("POD_NAME");
-  ko.owner_pod_uid = Getenv("POD_UID");
-  if (ko.owner_pod_uid.empty()) {
-    EDL_LOG(WARNING) << "POD_UID is not set (not running in a pod?): the job's pods get no "
-                        "owner and outlive this master";
-  }
-  ko.config_map = k.config_map;
-  ko.secret_name = k.secret_name;
-  EDL_ASSIGN_OR_RETURN(ko.volumes, cluster::ParseVolumes("--volume", k.volume));
-  EDL_ASSIGN_OR_RETURN(ko.env, cluster::ParseEnvs("--envs", k.envs));
-  ko.termination_grace_period_s = k.termination_grace_period_s;
-  cluster::PodOptions ps, worker;
-  EDL_ASSIGN_OR_RETURN(ps.requests, cluster::ParseResources("--ps_resource_request", k.ps_resource_request));
-  EDL_ASSIGN_OR_RETURN(ps.limits, cluster::ParseResources("--ps_resource_limit", k.ps_resource_limit));
-  if (k.ps_resource_limit.empty()) ps.limits = ps.requests;
-  ps.priority_class = k.ps_pod_priority;
-  EDL_ASSIGN_OR_RETURN(worker.requests,
-                       cluster::ParseResources("--worker_resource_request", k.worker_resource_request));
-  EDL_ASSIGN_OR_RETURN(worker.limits,
-                       cluster::ParseResources("--worker_resource_limit", k.worker_resource_limit));
-  if (k.worker_resource_limit.empty()) worker.limits = worker.requests;
-  EDL_ASSIGN_OR_RETURN(std::vector<std::string> priorities,
-                       cluster::WorkerPriorities("--worker_pod_priority", k.worker_pod_priority,
-                                                 o.num_workers));
-  ko.pod_options = [ps, worker, priorities](const std::string& name) {
-    if (name.rfind("ps-", 0) == 0) return ps;
-    cluster::PodOptions w = worker;
-    const int index = std::atoi(name.substr(name.rfind('-') + 1).c_str());
-    if (!priorities.empty()) {
-      w.priority_class = priorities[std::min<size_t>(static_cast<size_t>(std::max(index, 0)),
-                                                     priorities.size() - 1)];
-    }
-    return w;
-  };
-  return cluster::KubeCluster::Create(client, std::move(ko));
-}
-
-// The job's final checkpoint: every PS writes its partition of the final
-// version now, while the master waits; the first failure is the job's.
-Status SaveFinalCheckpoint(const std::vector<std::string>& ps_addrs, const std::string& secret) {
-  for (size_t i = 0; i < ps_addrs.size(); ++i) {
-    std::string host;
-    int port = 0;
-    EDL_RETURN_IF_ERROR(net::ParseAddress(ps_addrs[i], "PS address", &host, &port));
-    net::RpcChannel channel(host, port, secret);
-    auto r = channel.Call(kPsSaveCheckpointPath, "", milliseconds(600000));
-    if (!r.ok()) {
-      return r.status().WithPrefix("final checkpoint: " + PsName(static_cast<int>(i)));
-    }
-    EDL_LOG(INFO) << PsName(static_cast<int>(i)) << " wrote its final checkpoint to " << *r;
-  }
-  return Status::Ok();
-}
 
 }  // namespace
 
@@ -468,7 +380,7 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
       EDL_LOG(INFO) << "the ring exported the trained model to " << o.output;
     }
   } else if (core->state() == master::JobState::kSucceeded) {
-    if (!o.checkpoint_dir.empty()) result = SaveFinalCheckpoint(ps_addrs, secret);
+    if (!o.checkpoint_dir.empty()) result = SaveFinalCheckpoints(ps_addrs, secret);
     // The final model: every PS's partition pulled into the master's model.
     ps::PsClient client(services);
     Status pulled = result.ok() ? client.PullDense(cm.model->parameters()) : result;

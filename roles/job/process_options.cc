@@ -34,17 +34,7 @@ int PodCpus(const std::string& resources) {
   if (!list.ok()) return 0;
   auto cpu = list->find("cpu");
   if (cpu == list->end()) return 0;
-  std::string v = cpu->second;
-  double cores = 0;
-  try {
-    if (!v.empty() && v.back() == 'm') {
-      cores = std::stod(v.substr(0, v.size() - 1)) / 1000.0;
-    } else {
-      cores = std::stod(v);
-    }
-  } catch (...) {
-    return 0;
-  }
+  const double cores = cluster::CpuCores(cpu->second);  // checked by ParseResources
   return cores > 0 ? std::max(1, static_cast<int>(std::ceil(cores - 1e-9))) : 0;
 }
 

@@ -111,4 +111,20 @@ Status RunPsProcess(const PsProcessOptions& o) {
   return Status::Ok();
 }
 
+// Each PS in turn, while the master waits; the first failure is returned.
+Status SaveFinalCheckpoints(const std::vector<std::string>& ps_addrs, const std::string& secret) {
+  for (size_t i = 0; i < ps_addrs.size(); ++i) {
+    std::string host;
+    int port = 0;
+    EDL_RETURN_IF_ERROR(net::ParseAddress(ps_addrs[i], "PS address", &host, &port));
+    net::RpcChannel channel(host, port, secret);
+    auto r = channel.Call(kPsSaveCheckpointPath, "", std::chrono::milliseconds(600000));
+    if (!r.ok()) {
+      return r.status().WithPrefix("final checkpoint: ps-" + std::to_string(i));
+    }
+    EDL_LOG(INFO) << "ps-" << i << " wrote its final checkpoint to " << *r;
+  }
+  return Status::Ok();
+}
+
 }  // namespace edl::roles::job

@@ -5,6 +5,9 @@
 // failed write on SIGTERM exits non-zero, naming the reason.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "base/status.h"
 #include "roles/job/process_options.h"
 
@@ -15,6 +18,11 @@ Status RunPsProcess(const PsProcessOptions& options);
 // The PS's control RPC (empty body): writes its partition of the current
 // version now; answers the partition's path, or the error.
 inline constexpr char kPsSaveCheckpointPath[] = "/edl.PsControl/SaveCheckpoint";
+
+// The job's final checkpoint: asks every PS (host:port each, in PS order)
+// to write its partition of the current version; the first failure, named
+// "final checkpoint: ps-<i>: <why>".
+Status SaveFinalCheckpoints(const std::vector<std::string>& ps_addrs, const std::string& secret);
 
 // Whether `path` is a single-process checkpoint (local training, an --output
 // export), which CompileModel can restore (it carries the model spec), as

@@ -1,6 +1,7 @@
 // RecordIndex: counting and finding the records of CSV and TFRecord files,
 // plain and gzip, with bounded memory; and every malformed input named.
 #include "data/record_index.h"
+#include "data/record_reader.h"
 
 #include <gtest/gtest.h>
 #include <utime.h>

@@ -1,0 +1,86 @@
+#include "roles/job/master_cluster.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "base/logging.h"
+#include "roles/cluster/kube_resources.h"
+
+namespace edl::roles::job {
+namespace {
+
+std::string Getenv(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+}  // namespace
+
+Result<int> PickFreePort(const std::string& host) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return Unavailable("cannot open a socket to pick a port");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = 0;
+  ::inet_pton(AF_INET, host.c_str(), &addr.sin_addr);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return Unavailable("cannot bind " + host + " to pick a port");
+  }
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return static_cast<int>(ntohs(addr.sin_port));
+}
+
+Result<std::unique_ptr<cluster::KubeCluster>> MakeKubeCluster(const MasterProcessOptions& o,
+                                                             kube::Client& client) {
+  const KubeJobOptions& k = o.kube;
+  cluster::KubeClusterOptions ko;
+  ko.job_name = o.job.job_name;
+  ko.namespace_name = k.namespace_name;
+  ko.image = k.image;
+  ko.image_pull_policy = k.image_pull_policy;
+  ko.owner_pod_name = Getenv("POD_NAME");
+  ko.owner_pod_uid = Getenv("POD_UID");
+  if (ko.owner_pod_uid.empty()) {
+    EDL_LOG(WARNING) << "POD_UID is not set (not running in a pod?): the job's pods get no "
+                        "owner and outlive this master";
+  }
+  ko.config_map = k.config_map;
+  ko.secret_name = k.secret_name;
+  EDL_ASSIGN_OR_RETURN(ko.volumes, cluster::ParseVolumes("--volume", k.volume));
+  EDL_ASSIGN_OR_RETURN(ko.env, cluster::ParseEnvs("--envs", k.envs));
+  ko.termination_grace_period_s = k.termination_grace_period_s;
+  cluster::PodOptions ps, worker;
+  EDL_ASSIGN_OR_RETURN(ps.requests, cluster::ParseResources("--ps_resource_request", k.ps_resource_request));
+  EDL_ASSIGN_OR_RETURN(ps.limits, cluster::ParseResources("--ps_resource_limit", k.ps_resource_limit));
+  if (k.ps_resource_limit.empty()) ps.limits = ps.requests;
+  ps.priority_class = k.ps_pod_priority;
+  EDL_ASSIGN_OR_RETURN(worker.requests,
+                       cluster::ParseResources("--worker_resource_request", k.worker_resource_request));
+  EDL_ASSIGN_OR_RETURN(worker.limits,
+                       cluster::ParseResources("--worker_resource_limit", k.worker_resource_limit));
+  if (k.worker_resource_limit.empty()) worker.limits = worker.requests;
+  EDL_ASSIGN_OR_RETURN(std::vector<std::string> priorities,
+                       cluster::WorkerPriorities("--worker_pod_priority", k.worker_pod_priority,
+                                                 o.num_workers));
+  ko.pod_options = [ps, worker, priorities](const std::string& name) {
+    if (name.rfind("ps-", 0) == 0) return ps;
+    cluster::PodOptions w = worker;
+    const int index = std::atoi(name.substr(name.rfind('-') + 1).c_str());
+    if (!priorities.empty()) {
+      w.priority_class = priorities[std::min<size_t>(static_cast<size_t>(std::max(index, 0)),
+                                                     priorities.size() - 1)];
+    }
+    return w;
+  };
+  return cluster::KubeCluster::Create(client, std::move(ko));
+}
+
+}  // namespace edl::roles::job

@@ -1,0 +1,25 @@
+// Where the master runs a job's PS and workers: a free port for each local
+// PS, and the Kubernetes cluster object (pod options from the job's flags).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+#include "kube/client.h"
+#include "roles/cluster/kube_cluster.h"
+#include "roles/job/process_options.h"
+
+namespace edl::roles::job {
+
+// A port nobody listens on right now: bound, read and released. The PS binds
+// it moments later (a rare race with another process is possible); the port
+// stays the PS's for the whole job, so a relaunched PS is found again.
+Result<int> PickFreePort(const std::string& host);
+
+// The pods of a job on Kubernetes: the master's pod is their owner (from
+// the downward API's POD_NAME/POD_UID), so deleting it removes the job.
+Result<std::unique_ptr<cluster::KubeCluster>> MakeKubeCluster(const MasterProcessOptions& o,
+                                                             kube::Client& client);
+
+}  // namespace edl::roles::job
