@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "base/logging.h"
+#include "base/memory.h"
 #include "cmd/commands.h"
 #include "cmd/kube_flags.h"
 #include "cmd/model_flags.h"
@@ -146,6 +147,7 @@ Runner AddMasterCommand(CLI::App& parent) {
     s->o.binary = SelfBinary();
     if (s->o.binary.empty()) return Fail("cannot find the edl binary (/proc/self/exe)");
     Status st = roles::job::RunMasterProcess(s->o);
+    EDL_LOG(INFO) << PeakRssLine("master");
     if (!st.ok()) return Fail("job " + s->o.job.job_name + " failed: " + st.message());
     return 0;
   };
@@ -181,6 +183,7 @@ Runner AddPsCommand(CLI::App& parent) {
     if (!ApplyCommonFlags(s->common)) return 2;
     s->o.job.log_level = s->common.log_level;
     Status st = roles::job::RunPsProcess(s->o);
+    EDL_LOG(INFO) << PeakRssLine("ps-" + std::to_string(s->o.ps_index));
     if (!st.ok()) return Fail("ps-" + std::to_string(s->o.ps_index) + ": " + st.message());
     return 0;
   };
@@ -231,6 +234,7 @@ Runner AddWorkerCommand(CLI::App& parent) {
     s->o.job.log_level = s->common.log_level;
     s->o.ps_addrs = SplitComma(s->ps_addrs);
     Status st = roles::job::RunWorkerProcess(s->o);
+    EDL_LOG(INFO) << PeakRssLine(s->o.worker_name);
     if (!st.ok()) return Fail(s->o.worker_name + ": " + st.message());
     return 0;
   };

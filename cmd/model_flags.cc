@@ -43,6 +43,10 @@ void AddModelFlags(CLI::App& app, roles::ModelOptions& o) {
                  "when usable, else cpu). The parameter server always uses the CPU")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->capture_default_str();
+  app.add_option("--data_index_dir", o.data_index_dir,
+                 "Where record indexes of CSV and TFRecord data are cached when the "
+                 "data's own directory is read-only (docs/data.md); distributed jobs "
+                 "stream their data through these indexes");
 }
 
 void AddCommonFlags(CLI::App& app, CommonFlags& f) {

@@ -38,6 +38,24 @@ Result<std::unique_ptr<ConcatSource>> ConcatSource::Create(
   return std::unique_ptr<ConcatSource>(new ConcatSource(std::move(name), std::move(parts)));
 }
 
+std::vector<int64_t> ConcatSource::file_records() const {
+  std::vector<int64_t> out;
+  for (const auto& p : parts_) {
+    for (int64_t n : p->file_records()) out.push_back(n);
+  }
+  return out;
+}
+
+Result<Examples> ConcatSource::Read(int64_t begin, int64_t end) const {
+  // Within one part (a task of a streamed data set): the part's own Read.
+  if (begin >= 0 && begin < end && end <= num_records()) {
+    const size_t part = static_cast<size_t>(
+        std::upper_bound(starts_.begin(), starts_.end(), begin) - starts_.begin() - 1);
+    if (end <= starts_[part + 1]) return parts_[part]->Read(begin - starts_[part], end - starts_[part]);
+  }
+  return Source::Read(begin, end);
+}
+
 Result<Examples> ConcatSource::Gather(const std::vector<int64_t>& indices) const {
   EDL_RETURN_IF_ERROR(CheckIndices(indices));
   // Runs of indices in the same part, gathered from it, then joined.

@@ -23,7 +23,9 @@ class ConcatSource : public Source {
   int64_t num_records() const override { return starts_.back(); }
   bool has_labels() const override { return parts_[0]->has_labels(); }
   const std::vector<InputInfo>& inputs() const override { return parts_[0]->inputs(); }
+  Result<Examples> Read(int64_t begin, int64_t end) const override;
   Result<Examples> Gather(const std::vector<int64_t>& indices) const override;
+  std::vector<int64_t> file_records() const override;
 
  private:
   ConcatSource(std::string name, std::vector<std::unique_ptr<Source>> parts);

@@ -13,7 +13,11 @@ const std::set<std::string> kIdxFields = {"scale", "offset", "shape",
 const std::set<std::string> kCsvFields = {
     "delimiter", "header",        "skip_rows",        "column_names",
     "label",     "label_type",    "label_vocabulary", "numeric",
-    "normalize", "missing_value", "categorical",      "categorical_layout"};
+    "normalize", "missing_value", "categorical",      "categorical_layout",
+    "lengths"};
+// CSV fields that mean nothing for TFRecord files.
+const std::set<std::string> kCsvOnlyFields = {"delimiter", "header", "skip_rows",
+                                              "column_names"};
 
 // Field access with errors of the form "<where>.field: must be ...".
 class Fields {
@@ -190,6 +194,15 @@ Status ParseCsvField(const Fields& f, const std::string& key, const json& v,
           ParseCategorical(f, v[i], key + "[" + std::to_string(i) + "]", &c));
       csv->categorical.push_back(std::move(c));
     }
+  } else if (key == "lengths") {
+    if (!v.is_object()) {
+      return f.Bad(key, "must be an object {\"feature\": values per record}, got " + v.dump());
+    }
+    for (const auto& [name, n] : v.items()) {
+      EDL_ASSIGN_OR_RETURN(int64_t len, f.Int(n, key + "." + name));
+      if (len <= 0) return f.Bad(key + "." + name, "must be positive, got " + n.dump());
+      csv->lengths[name] = len;
+    }
   } else if (key == "categorical_layout") {
     EDL_ASSIGN_OR_RETURN(std::string t, f.String(v, key));
     if (t == "separate") {
@@ -256,22 +269,28 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text,
       spec.format = DataFormat::kIdx;
     } else if (format == "csv") {
       spec.format = DataFormat::kCsv;
+    } else if (format == "tfrecord") {
+      spec.format = DataFormat::kTfRecord;
     } else if (format != "auto") {
-      return f.Bad("format", "must be \"idx\", \"csv\" or \"auto\", got \"" +
+      return f.Bad("format", "must be \"idx\", \"csv\", \"tfrecord\" or \"auto\", got \"" +
                                  format + "\"");
     }
   }
   for (const auto& [key, value] : j.items()) {
     if (key == "format") continue;
     if (kIdxFields.count(key)) {
-      if (spec.format == DataFormat::kCsv) {
-        return f.Bad(key, "is an IDX field, but format is \"csv\"");
+      if (spec.format == DataFormat::kCsv || spec.format == DataFormat::kTfRecord) {
+        return f.Bad(key, std::string("is an IDX field, but format is \"") +
+                              (spec.format == DataFormat::kCsv ? "csv" : "tfrecord") + "\"");
       }
       idx_key = key;
       EDL_RETURN_IF_ERROR(ParseIdxField(f, key, value, &spec.idx));
     } else if (kCsvFields.count(key)) {
       if (spec.format == DataFormat::kIdx) {
         return f.Bad(key, "is a CSV field, but format is \"idx\"");
+      }
+      if (spec.format == DataFormat::kTfRecord && kCsvOnlyFields.count(key)) {
+        return f.Bad(key, "is a CSV field, but format is \"tfrecord\" (features have names)");
       }
       csv_key = key;
       EDL_RETURN_IF_ERROR(ParseCsvField(f, key, value, &spec.csv));
@@ -281,7 +300,7 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text,
                    "shape, labels_path or CSV fields delimiter, header, "
                    "skip_rows, column_names, label, label_type, "
                    "label_vocabulary, numeric, normalize, missing_value, "
-                   "categorical, categorical_layout)");
+                   "categorical, categorical_layout, lengths)");
     }
   }
   if (!idx_key.empty() && !csv_key.empty()) {
@@ -291,6 +310,27 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text,
   if (spec.format == DataFormat::kAuto) {
     if (!idx_key.empty()) spec.format = DataFormat::kIdx;
     if (!csv_key.empty()) spec.format = DataFormat::kCsv;
+  }
+  if (spec.format == DataFormat::kTfRecord) {
+    // Features are named: a column index means nothing in an Example.
+    const CsvSpec& c = spec.csv;
+    if (c.has_label && c.label.by_index &&
+        !(j.contains("label") && !j["label"].is_null())) {
+      return f.Bad("label", "is needed for TFRecord: the name of the label feature, or null");
+    }
+    if (c.has_label && c.label.by_index) return f.Bad("label", "must be a feature name");
+    for (size_t i = 0; i < c.numeric.size(); ++i) {
+      if (c.numeric[i].by_index) {
+        return f.Bad("numeric[" + std::to_string(i) + "]", "must be a feature name");
+      }
+    }
+    for (size_t i = 0; i < c.categorical.size(); ++i) {
+      if (c.categorical[i].column.by_index) {
+        return f.Bad("categorical[" + std::to_string(i) + "].column", "must be a feature name");
+      }
+    }
+  } else if (!spec.csv.lengths.empty()) {
+    return f.Bad("lengths", "is a TFRecord field (set \"format\": \"tfrecord\")");
   }
   if (!spec.csv.label_vocabulary.empty() &&
       spec.csv.label_type != LabelType::kInt) {
@@ -314,11 +354,16 @@ std::string InputSpecToJson(const InputSpec& spec) {
   }
   if (spec.format == DataFormat::kAuto) return j.dump();
   const CsvSpec& c = spec.csv;
-  j["format"] = "csv";
-  j["delimiter"] = std::string(1, c.delimiter);
-  j["header"] = c.header;
-  j["skip_rows"] = c.skip_rows;
-  if (!c.column_names.empty()) j["column_names"] = c.column_names;
+  if (spec.format == DataFormat::kTfRecord) {
+    j["format"] = "tfrecord";
+    if (!c.lengths.empty()) j["lengths"] = c.lengths;
+  } else {
+    j["format"] = "csv";
+    j["delimiter"] = std::string(1, c.delimiter);
+    j["header"] = c.header;
+    j["skip_rows"] = c.skip_rows;
+    if (!c.column_names.empty()) j["column_names"] = c.column_names;
+  }
   j["label"] = c.has_label ? column(c.label) : json(nullptr);
   j["label_type"] = c.label_type == LabelType::kInt ? "int" : "float";
   if (!c.label_vocabulary.empty()) j["label_vocabulary"] = c.label_vocabulary;

@@ -20,7 +20,7 @@
 
 namespace edl::data {
 
-enum class DataFormat { kAuto, kIdx, kCsv };
+enum class DataFormat { kAuto, kIdx, kCsv, kTfRecord };
 enum class LabelType { kInt, kFloat };
 enum class CategoricalLayout { kSeparate, kConcatWithOffsets };
 
@@ -80,12 +80,19 @@ struct CsvSpec {
   std::optional<double> missing_value;  // empty numeric fields; else an error
   std::vector<CategoricalColumn> categorical;
   CategoricalLayout categorical_layout = CategoricalLayout::kSeparate;
+  // TFRecord: values per numeric feature (absent: its length in the data
+  // set's first record).
+  std::map<std::string, int64_t> lengths;
 };
 
+// TFRecord files of tf.train.Example use the CSV fields with features in
+// place of columns (by name only): label, label_type, label_vocabulary,
+// numeric, normalize, missing_value, categorical, categorical_layout, and
+// lengths; a numeric feature of length L adds L values to "numeric".
 struct InputSpec {
   DataFormat format = DataFormat::kAuto;  // kAuto: from the file name/bytes
   IdxSpec idx;
-  CsvSpec csv;
+  CsvSpec csv;  // CSV and TFRecord
 };
 
 // Parses the "input" JSON object. Errors are InvalidArgument naming `where`

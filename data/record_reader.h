@@ -39,6 +39,7 @@ class RecordReader {
   std::unique_ptr<ByteStream> stream_;
   BufferedInput in_;
   uint64_t record_ = 0;
+  bool skipping_ = false;  // TFRecord payloads are neither checked nor copied
 };
 
 }  // namespace edl::data

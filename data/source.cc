@@ -7,6 +7,7 @@
 #include "data/csv_source.h"
 #include "data/data_paths.h"
 #include "data/idx_source.h"
+#include "data/streamed_source.h"
 
 namespace edl::data {
 namespace {
@@ -18,12 +19,14 @@ Result<DataFormat> DetectFormat(const std::string& path) {
       return DataFormat::kCsv;
     case FileKind::kIdx:
       return DataFormat::kIdx;
+    case FileKind::kTfRecord:
+      return DataFormat::kTfRecord;
     default:
       break;
   }
   return InvalidArgument(path +
                          ": cannot tell the data format from the file "
-                         "name (expected *.csv[.gz], *.tsv or *-ubyte[.gz]); "
+                         "name (expected *.csv[.gz], *.tsv, *.tfrecord[.gz] or *-ubyte[.gz]); "
                          "set \"format\" in the model spec's input");
 }
 
@@ -54,32 +57,52 @@ Result<Examples> Source::Read(int64_t begin, int64_t end) const {
 namespace {
 
 Result<std::unique_ptr<Source>> OpenFile(const std::string& path, const InputSpec& spec,
-                                         LabelPolicy labels) {
+                                         const OpenOptions& options) {
   DataFormat format = spec.format;
   if (format == DataFormat::kAuto) {
     EDL_ASSIGN_OR_RETURN(format, DetectFormat(path));
   }
   if (format == DataFormat::kIdx) {
     EDL_ASSIGN_OR_RETURN(std::unique_ptr<IdxSource> s,
-                         IdxSource::Open(path, spec.idx, labels));
+                         IdxSource::Open(path, spec.idx, options.labels));
     return std::unique_ptr<Source>(std::move(s));
   }
-  EDL_ASSIGN_OR_RETURN(std::unique_ptr<CsvSource> s,
-                       CsvSource::Open(path, spec.csv, labels));
-  return std::unique_ptr<Source>(std::move(s));
+  if (format == DataFormat::kCsv && !options.stream) {
+    EDL_ASSIGN_OR_RETURN(std::unique_ptr<ColumnSource> s,
+                         CsvSource::Open(path, spec.csv, options.labels));
+    return std::unique_ptr<Source>(std::move(s));
+  }
+  StreamOptions so;
+  so.labels = options.labels;
+  so.index_dir = options.index_dir;
+  EDL_ASSIGN_OR_RETURN(std::unique_ptr<StreamedSource> s,
+                       StreamedSource::Open(path, spec, format, so));
+  if (options.stream) return std::unique_ptr<Source>(std::move(s));
+  // TFRecord loaded whole: every record decoded once into memory.
+  ColumnBuffer records;
+  EDL_RETURN_IF_ERROR(s->DecodeRange(0, s->num_records(), &records));
+  return std::unique_ptr<Source>(
+      std::make_unique<ColumnSource>(path, s->layout(), std::move(records)));
 }
 
 }  // namespace
 
 Result<std::unique_ptr<Source>> OpenSource(const std::string& path, const InputSpec& spec,
                                            LabelPolicy labels) {
+  OpenOptions options;
+  options.labels = labels;
+  return OpenSource(path, spec, options);
+}
+
+Result<std::unique_ptr<Source>> OpenSource(const std::string& path, const InputSpec& spec,
+                                           const OpenOptions& options) {
   // The common case, and IDX images whose labels live beside them: one file.
-  if (std::filesystem::is_regular_file(path)) return OpenFile(path, spec, labels);
+  if (std::filesystem::is_regular_file(path)) return OpenFile(path, spec, options);
   EDL_ASSIGN_OR_RETURN(std::vector<std::string> files, ResolveDataPaths(path));
-  if (files.size() == 1) return OpenFile(files[0], spec, labels);
+  if (files.size() == 1) return OpenFile(files[0], spec, options);
   std::vector<std::unique_ptr<Source>> parts;
   for (const std::string& f : files) {
-    EDL_ASSIGN_OR_RETURN(std::unique_ptr<Source> part, OpenFile(f, spec, labels));
+    EDL_ASSIGN_OR_RETURN(std::unique_ptr<Source> part, OpenFile(f, spec, options));
     parts.push_back(std::move(part));
   }
   EDL_ASSIGN_OR_RETURN(std::unique_ptr<ConcatSource> all,

@@ -34,6 +34,10 @@ class Source {
   virtual Result<Examples> Gather(
       const std::vector<int64_t>& indices) const = 0;
 
+  // The records of each file of the data set, in order (one entry for a
+  // single file); they sum to num_records().
+  virtual std::vector<int64_t> file_records() const { return {num_records()}; }
+
  protected:
   Status CheckIndices(const std::vector<int64_t>& indices) const;
 };
@@ -43,13 +47,24 @@ enum class LabelPolicy {
   kIfPresent,  // unlabeled data is fine (prediction data)
 };
 
+struct OpenOptions {
+  LabelPolicy labels = LabelPolicy::kRequired;
+  // CSV and TFRecord files read from disk on demand through their record
+  // indexes (data/streamed_source.h) instead of loaded whole. IDX files are
+  // always loaded.
+  bool stream = false;
+  std::string index_dir;  // where indexes go when the data's directory is read-only
+};
+
 // Opens `path` as the format the spec names (or, for kAuto, the file name
-// suggests: *.csv, *.csv.gz, *.tsv -> CSV; *-ubyte, *-ubyte.gz, *.idx -> IDX).
+// suggests: *.csv, *.csv.gz, *.tsv -> CSV; *.tfrecord[s], *.tfr (also .gz)
+// -> TFRecord; *-ubyte, *-ubyte.gz, *.idx -> IDX).
 // `path` may also name several files (a directory, a glob, a comma-separated
 // list: data/data_paths.h), read one after another as one source whose
 // name() is `path`. Errors name the file and what is wrong.
-Result<std::unique_ptr<Source>> OpenSource(
-    const std::string& path, const InputSpec& spec,
-    LabelPolicy labels = LabelPolicy::kRequired);
+Result<std::unique_ptr<Source>> OpenSource(const std::string& path, const InputSpec& spec,
+                                           const OpenOptions& options);
+Result<std::unique_ptr<Source>> OpenSource(const std::string& path, const InputSpec& spec,
+                                           LabelPolicy labels = LabelPolicy::kRequired);
 
 }  // namespace edl::data

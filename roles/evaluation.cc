@@ -62,10 +62,13 @@ Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
 Result<std::unique_ptr<data::Source>> OpenSourceForModel(const std::string& flag,
                                                          const std::string& path,
                                                          const CompiledModel& cm,
-                                                         bool need_labels) {
-  auto source = data::OpenSource(path, cm.input,
-                                 need_labels ? data::LabelPolicy::kRequired
-                                             : data::LabelPolicy::kIfPresent);
+                                                         bool need_labels, bool stream,
+                                                         const std::string& index_dir) {
+  data::OpenOptions options;
+  options.labels = need_labels ? data::LabelPolicy::kRequired : data::LabelPolicy::kIfPresent;
+  options.stream = stream;
+  options.index_dir = index_dir;
+  auto source = data::OpenSource(path, cm.input, options);
   if (!source.ok()) return source.status().WithPrefix(flag);
   EDL_RETURN_IF_ERROR(CheckSourceFitsModel(**source, cm, flag, need_labels));
   return source;

@@ -30,11 +30,14 @@ Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
                             const std::string& flag, bool need_labels);
 
 // Opens `path` with the model's input spec and checks it fits the model
-// (CheckSourceFitsModel); errors name `flag`.
+// (CheckSourceFitsModel); errors name `flag`. `stream`: CSV and TFRecord
+// files are read on demand through record indexes (cached under
+// `index_dir` when the data's directory is read-only) instead of loaded.
 Result<std::unique_ptr<data::Source>> OpenSourceForModel(const std::string& flag,
                                                          const std::string& path,
                                                          const CompiledModel& cm,
-                                                         bool need_labels);
+                                                         bool need_labels, bool stream = false,
+                                                         const std::string& index_dir = "");
 
 // The batch's inputs reshaped to the model's declared input shapes (a CSV
 // row of 784 numbers feeds a [28, 28] input), on `device` (uploaded when it

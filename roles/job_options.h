@@ -23,6 +23,9 @@ struct ModelOptions {
   // can be used) or "auto" (cuda when usable, else cpu); roles/device_choice.h.
   // The parameter server and the master always compute on the CPU.
   std::string device = "cpu";
+  // Where record indexes of CSV/TFRecord data are cached when the data's
+  // directory is read-only ("" = beside the data only).
+  std::string data_index_dir;
   // Evaluate/predict: a spec without loss or optimizer is fine.
   bool for_inference = false;
 };

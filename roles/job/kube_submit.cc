@@ -118,7 +118,9 @@ Status Validate(const MasterProcessOptions& m, std::string* model_spec_text) {
     if (fs::exists(*path)) {
       if (cm) {
         EDL_RETURN_IF_ERROR(
-            OpenSourceForModel(flag, *path, *cm, std::string(flag) != "--prediction_data").status());
+            OpenSourceForModel(flag, *path, *cm, std::string(flag) != "--prediction_data",
+                               /*stream=*/true, mo.data_index_dir)
+                .status());
       }
     } else if (!OnVolume(*path, volumes)) {
       return InvalidArgument(std::string(flag) + " " + *path +

@@ -49,11 +49,20 @@ using std::chrono::milliseconds;
 // How long a stopping PS may take to write its final checkpoint.
 constexpr milliseconds kPsCheckpointGrace{600000};
 
-Result<int64_t> CountRecords(const std::string& flag, const std::string& path,
-                             const CompiledModel& cm, bool labels) {
-  if (path.empty()) return int64_t{0};
-  EDL_ASSIGN_OR_RETURN(auto source, OpenSourceForModel(flag, path, cm, labels));
-  return source->num_records();
+// The records of a data set, per file, from the files' record indexes (built
+// here when missing or stale, so the workers find them fresh); the master
+// never decodes the data itself.
+Status CountRecords(const std::string& flag, const std::string& path, const CompiledModel& cm,
+                    bool labels, const std::string& index_dir, int64_t* records,
+                    std::vector<int64_t>* files) {
+  if (path.empty()) return Status::Ok();
+  EDL_ASSIGN_OR_RETURN(auto source,
+                       OpenSourceForModel(flag, path, cm, labels, /*stream=*/true, index_dir));
+  *records = source->num_records();
+  *files = source->file_records();
+  EDL_LOG(INFO) << flag << " " << path << ": " << *records << " records in " << files->size()
+                << (files->size() == 1 ? " file" : " files");
+  return Status::Ok();
 }
 
 std::string PsName(int i) { return "ps-" + std::to_string(i); }
@@ -91,12 +100,14 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
 
   master::MasterOptions mopt;
   mopt.job_name = o.job.job_name;
-  EDL_ASSIGN_OR_RETURN(mopt.records.training,
-                       CountRecords("--training_data", o.training_data, cm, true));
-  EDL_ASSIGN_OR_RETURN(mopt.records.validation,
-                       CountRecords("--validation_data", o.validation_data, cm, true));
-  EDL_ASSIGN_OR_RETURN(mopt.records.prediction,
-                       CountRecords("--prediction_data", o.prediction_data, cm, false));
+  const std::string& index_dir = o.model.data_index_dir;
+  master::DatasetSizes& r = mopt.records;
+  EDL_RETURN_IF_ERROR(CountRecords("--training_data", o.training_data, cm, true, index_dir,
+                                   &r.training, &r.training_files));
+  EDL_RETURN_IF_ERROR(CountRecords("--validation_data", o.validation_data, cm, true, index_dir,
+                                   &r.validation, &r.validation_files));
+  EDL_RETURN_IF_ERROR(CountRecords("--prediction_data", o.prediction_data, cm, false, index_dir,
+                                   &r.prediction, &r.prediction_files));
   mopt.minibatch_size = o.minibatch_size;
   // AllreduceStrategy: a task is one member's share of one step.
   mopt.num_minibatches_per_task = o.allreduce ? 1 : o.num_minibatches_per_task;

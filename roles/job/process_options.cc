@@ -70,6 +70,7 @@ std::vector<std::string> ModelArgs(const ModelOptions& o) {
   Add(&args, "seed", Str(o.seed));
   Add(&args, "num_threads", Str(o.num_threads));
   Add(&args, "device", o.device);
+  Add(&args, "data_index_dir", o.data_index_dir);
   return args;
 }
 

@@ -8,15 +8,10 @@
 
 namespace edl::roles::master {
 
-DataLedger::DataLedger(int64_t records, int64_t records_per_task,
-                       int num_epochs)
-    : records_(records),
-      records_per_task_(records_per_task),
-      tasks_((records + records_per_task - 1) / records_per_task),
-      times_(num_epochs),
-      sums_(num_epochs) {
-  EDL_CHECK_GT(records_per_task, 0);
+DataLedger::DataLedger(TaskCuts cuts, int num_epochs)
+    : cuts_(std::move(cuts)), times_(num_epochs), sums_(num_epochs) {
   EDL_CHECK_GE(num_epochs, 0);
+  const int64_t records = cuts_.records();
   for (int e = 0; e < num_epochs; ++e) {
     sums_[e].epoch = e + 1;
     sums_[e].records = records;
@@ -24,19 +19,14 @@ DataLedger::DataLedger(int64_t records, int64_t records_per_task,
   }
 }
 
-int64_t DataLedger::TaskRecords(int64_t index) const {
-  return std::min(records_per_task_, records_ - index * records_per_task_);
-}
-
 void DataLedger::RecordTrained(int epoch, int64_t begin, int64_t end) {
   EDL_CHECK(epoch >= 1 && epoch <= static_cast<int>(times_.size()))
       << "epoch " << epoch;
-  EDL_CHECK_EQ(begin % records_per_task_, 0);
-  const int64_t index = begin / records_per_task_;
-  EDL_CHECK(index < tasks_ && end - begin == TaskRecords(index))
+  const int64_t index = begin >= 0 && begin < cuts_.records() ? cuts_.TaskOf(begin) : -1;
+  EDL_CHECK(index >= 0 && cuts_.Range(index) == std::make_pair(begin, end))
       << "range [" << begin << ", " << end << ") is not a task";
   auto& times = times_[epoch - 1];
-  if (times.empty()) times.assign(tasks_, 0);
+  if (times.empty()) times.assign(cuts_.num_tasks(), 0);
   EpochLedger& s = sums_[epoch - 1];
   const int64_t n = end - begin;
   uint16_t& t = times[index];
@@ -53,9 +43,9 @@ void DataLedger::RecordTrained(int epoch, int64_t begin, int64_t end) {
 
 int DataLedger::TimesTrained(int epoch, int64_t record) const {
   EDL_CHECK(epoch >= 1 && epoch <= static_cast<int>(times_.size()));
-  EDL_CHECK(record >= 0 && record < records_);
+  EDL_CHECK(record >= 0 && record < cuts_.records());
   const auto& times = times_[epoch - 1];
-  return times.empty() ? 0 : times[record / records_per_task_];
+  return times.empty() ? 0 : times[cuts_.TaskOf(record)];
 }
 
 std::vector<EpochLedger> DataLedger::Summary() const { return sums_; }

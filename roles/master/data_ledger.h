@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "roles/master/task_cuts.h"
+
 namespace edl::roles::master {
 
 struct EpochLedger {
@@ -31,7 +33,7 @@ struct EpochLedger {
 
 class DataLedger {
  public:
-  DataLedger(int64_t records, int64_t records_per_task, int num_epochs);
+  DataLedger(TaskCuts cuts, int num_epochs);
 
   // Records [begin, end) of `epoch` were trained once more.
   // REQUIRES: the range is one of the ledger's tasks, 1 <= epoch <= epochs.
@@ -53,11 +55,7 @@ class DataLedger {
   std::string ToJson() const;
 
  private:
-  int64_t TaskRecords(int64_t index) const;
-
-  int64_t records_;
-  int64_t records_per_task_;
-  int64_t tasks_;
+  TaskCuts cuts_;
   int64_t total_ = 0;
   // Per epoch: times each task was trained (allocated on first use), and the
   // running sums.

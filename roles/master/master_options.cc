@@ -30,16 +30,31 @@ Status ValidateMasterOptions(const MasterOptions& o) {
     return Bad("num_epochs", ">= 1", std::to_string(o.num_epochs));
   }
   const int64_t per_task = o.minibatch_size * o.num_minibatches_per_task;
-  const std::pair<const char*, int64_t> sets[] = {
-      {"training", o.records.training},
-      {"validation", o.records.validation},
-      {"prediction", o.records.prediction}};
-  for (const auto& [name, records] : sets) {
+  struct Set {
+    const char* name;
+    int64_t records;
+    const std::vector<int64_t>& files;
+  };
+  const Set sets[] = {{"training", o.records.training, o.records.training_files},
+                      {"validation", o.records.validation, o.records.validation_files},
+                      {"prediction", o.records.prediction, o.records.prediction_files}};
+  for (const auto& [name, records, files] : sets) {
     if (records < 0) {
       return Bad(std::string(name) + " records", ">= 0",
                  std::to_string(records));
     }
-    if ((records + per_task - 1) / per_task > (int64_t{1} << 32) - 1) {
+    int64_t sum = 0, tasks = 0;
+    for (int64_t n : files) {
+      if (n < 0) return Bad(std::string(name) + " file records", ">= 0", std::to_string(n));
+      sum += n;
+      tasks += (n + per_task - 1) / per_task;
+    }
+    if (!files.empty() && sum != records) {
+      return Bad(std::string(name) + " file records", "summing to " + std::to_string(records),
+                 std::to_string(sum));
+    }
+    if (files.empty()) tasks = (records + per_task - 1) / per_task;
+    if (tasks > (int64_t{1} << 32) - 1) {
       return InvalidArgument(std::string("master: ") + name + " data of " +
                              std::to_string(records) +
                              " records makes more than 2^32 tasks; raise "

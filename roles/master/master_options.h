@@ -19,6 +19,11 @@ struct DatasetSizes {
   int64_t training = 0;
   int64_t validation = 0;
   int64_t prediction = 0;
+  // Records per file of a data set of several files (empty: one file); no
+  // task spans two files (roles/master/task_cuts.h).
+  std::vector<int64_t> training_files;
+  std::vector<int64_t> validation_files;
+  std::vector<int64_t> prediction_files;
 };
 
 // Fresh metric objects for one evaluation round (same configuration as the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
 
 #include "base/check.h"
 
@@ -46,6 +47,11 @@ int Index(TaskType type) { return static_cast<int>(type) & 3; }
 TaskDispatcher::TaskDispatcher(const DispatcherOptions& options)
     : options_(options) {
   EDL_CHECK_GT(options_.records_per_task, 0);
+  const DatasetSizes& r = options_.records;
+  const int64_t k = options_.records_per_task;
+  cuts_[static_cast<int>(Dataset::kTraining)] = TaskCuts(r.training, r.training_files, k);
+  cuts_[static_cast<int>(Dataset::kValidation)] = TaskCuts(r.validation, r.validation_files, k);
+  cuts_[static_cast<int>(Dataset::kPrediction)] = TaskCuts(r.prediction, r.prediction_files, k);
   EDL_CHECK_GE(options_.num_epochs, 1);
   EDL_CHECK_GE(options_.max_task_failures, 1);
   for (Dataset d :
@@ -62,19 +68,7 @@ TaskDispatcher::TaskDispatcher(const DispatcherOptions& options)
 }
 
 int64_t TaskDispatcher::tasks_in(Dataset dataset) const {
-  int64_t records = 0;
-  switch (dataset) {
-    case Dataset::kTraining:
-      records = options_.records.training;
-      break;
-    case Dataset::kValidation:
-      records = options_.records.validation;
-      break;
-    case Dataset::kPrediction:
-      records = options_.records.prediction;
-      break;
-  }
-  return (records + options_.records_per_task - 1) / options_.records_per_task;
+  return cuts_[static_cast<int>(dataset)].num_tasks();
 }
 
 std::optional<Task> TaskDispatcher::Decode(int64_t task_id) const {
@@ -102,12 +96,7 @@ std::optional<Task> TaskDispatcher::Decode(int64_t task_id) const {
   }
   t.dataset = DatasetOf(type);
   if (index >= tasks_in(t.dataset)) return std::nullopt;
-  int64_t records = t.dataset == Dataset::kTraining ? options_.records.training
-                    : t.dataset == Dataset::kValidation
-                        ? options_.records.validation
-                        : options_.records.prediction;
-  t.begin = index * options_.records_per_task;
-  t.end = std::min(t.begin + options_.records_per_task, records);
+  std::tie(t.begin, t.end) = cuts_[static_cast<int>(t.dataset)].Range(index);
   t.seed =
       SplitMix64(options_.seed ^ SplitMix64(static_cast<uint64_t>(task_id)));
   return t;

@@ -1,6 +1,7 @@
 // TaskDispatcher: dynamic data sharding (DESIGN §4, ElasticDL's task manager
 // done better). Each data set is cut into tasks of `records_per_task`
-// records [begin, end) (the last one shorter). Training tasks come one epoch
+// records [begin, end) (a file's last one shorter; no task spans two files:
+// roles/master/task_cuts.h). Training tasks come one epoch
 // at a time in a seeded shuffled order (epoch e from seed + e); epoch e + 1
 // is created only when all of epoch e's tasks are handed out, so a task's
 // epoch means what it says. Evaluation rounds are queued on demand and take
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "roles/master/master_options.h"
+#include "roles/master/task_cuts.h"
 #include "roles/protocol/messages.h"
 
 namespace edl::roles::master {
@@ -148,6 +150,7 @@ class TaskDispatcher {
   std::deque<int64_t>& QueueOf(TaskType type);
 
   DispatcherOptions options_;
+  TaskCuts cuts_[3];  // by Dataset
   int epoch_ = 0;
   int64_t rounds_ = 0;
   std::string failure_;

@@ -1,6 +1,7 @@
 #include "roles/worker/infer_task.h"
 
 #include "data/batcher.h"
+#include "data/examples_source.h"
 #include "nn/autograd.h"
 #include "roles/evaluation.h"
 #include "tensor/ops.h"
@@ -36,7 +37,10 @@ Status InferTask(CompiledModel& cm, const data::Source& source, const protocol::
   data::BatchOptions bo;
   bo.batch_size = batch_size;
   bo.shuffle = false;
-  data::Batcher batcher(source, task.begin, task.end, bo);
+  // Read in one pass (a streamed source decodes only the task's records).
+  auto records = data::ReadIntoMemory(source, task.begin, task.end);
+  if (!records.ok()) return records.status().WithPrefix(TaskRangeName(task));
+  data::Batcher batcher(**records, 0, (*records)->num_records(), bo);
   EDL_ASSIGN_OR_RETURN(auto metrics, cm.MakeMetrics());
   std::vector<tensor::Tensor> predictions;
   nn::NoGradGuard no_grad;

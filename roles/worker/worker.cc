@@ -6,6 +6,7 @@
 
 #include "base/logging.h"
 #include "data/batcher.h"
+#include "data/examples_source.h"
 #include "nn/autograd.h"
 #include "nn/functional.h"
 #include "roles/evaluation.h"
@@ -151,7 +152,11 @@ Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
   bo.batch_size = options_.minibatch_size;
   bo.shuffle = options_.shuffle && task.type == TaskType::kTraining;
   bo.seed = task.seed;
-  data::Batcher batcher(*source, task.begin, task.end, bo);
+  // The task's records, read once (a streamed source decodes only these),
+  // then cut into minibatches in memory: O(records per task).
+  auto records = data::ReadIntoMemory(*source, task.begin, task.end);
+  if (!records.ok()) return records.status().WithPrefix(TaskRangeName(task));
+  data::Batcher batcher(**records, 0, (*records)->num_records(), bo);
   const bool training = task.type == TaskType::kTraining;
   auto metrics = cm_.MakeMetrics();
   if (!metrics.ok()) return metrics.status();

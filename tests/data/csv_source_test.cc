@@ -266,7 +266,7 @@ TEST(CsvSource, NamesColumnsFromColumnNames) {
   auto s = Open(p, Spec(R"({"delimiter": "\t", "header": false,
                             "column_names": ["u", "v", "y"], "label": "y",
                             "numeric": ["v"]})"));
-  auto csv = dynamic_cast<const CsvSource*>(s.get());
+  auto csv = dynamic_cast<const ColumnSource*>(s.get());
   ASSERT_NE(csv, nullptr);
   EXPECT_EQ(csv->column_names(), (std::vector<std::string>{"u", "v", "y"}));
   EXPECT_EQ(s->Read(0, 2)->inputs[0].ToVector(), (std::vector<float>{2, 4}));

@@ -6,7 +6,7 @@ namespace edl::roles::master {
 namespace {
 
 TEST(DataLedger, StartsWithEveryRecordMissing) {
-  DataLedger ledger(1000, 128, 2);
+  DataLedger ledger(TaskCuts(1000, {}, 128), 2);
   auto s = ledger.Summary();
   ASSERT_EQ(s.size(), 2u);
   EXPECT_EQ(s[1].epoch, 2);
@@ -17,7 +17,7 @@ TEST(DataLedger, StartsWithEveryRecordMissing) {
 }
 
 TEST(DataLedger, CountsEachTaskRangeAndRepeats) {
-  DataLedger ledger(1000, 128, 1);
+  DataLedger ledger(TaskCuts(1000, {}, 128), 1);
   ledger.RecordTrained(1, 0, 128);
   ledger.RecordTrained(1, 896, 1000);  // the short last task
   ledger.RecordTrained(1, 896, 1000);
@@ -35,7 +35,7 @@ TEST(DataLedger, CountsEachTaskRangeAndRepeats) {
 }
 
 TEST(DataLedger, PrintsOneLinePerEpoch) {
-  DataLedger ledger(256, 128, 2);
+  DataLedger ledger(TaskCuts(256, {}, 128), 2);
   ledger.RecordTrained(1, 0, 128);
   ledger.RecordTrained(1, 128, 256);
   ledger.RecordTrained(1, 128, 256);
@@ -48,7 +48,7 @@ TEST(DataLedger, PrintsOneLinePerEpoch) {
 }
 
 TEST(DataLedger, WritesJson) {
-  DataLedger ledger(256, 128, 1);
+  DataLedger ledger(TaskCuts(256, {}, 128), 1);
   ledger.RecordTrained(1, 0, 128);
   EXPECT_EQ(ledger.ToJson(),
             R"([{"epoch":1,"missing":128,"record_trainings":128,"records":256,)"
@@ -56,7 +56,7 @@ TEST(DataLedger, WritesJson) {
 }
 
 TEST(DataLedgerDeathTest, RejectsARangeThatIsNotATask) {
-  DataLedger ledger(256, 128, 1);
+  DataLedger ledger(TaskCuts(256, {}, 128), 1);
   EXPECT_DEATH(ledger.RecordTrained(1, 0, 100), "not a task");
   EXPECT_DEATH(ledger.RecordTrained(2, 0, 128), "epoch 2");
 }

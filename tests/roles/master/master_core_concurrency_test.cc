@@ -17,7 +17,8 @@ TEST(MasterCoreConcurrency, WorkerThreadsTrainEveryRecordExactlyOnce) {
   FakeClock clock;
   MasterOptions o;
   o.job_name = "hammer";
-  o.records = {20000, 1000, 0};
+  o.records.training = 20000;
+  o.records.validation = 1000;
   o.minibatch_size = 5;
   o.num_minibatches_per_task = 2;  // 2000 training tasks per epoch
   o.num_epochs = 3;

@@ -20,7 +20,9 @@ MasterOptions Options(int64_t training, int64_t validation = 0,
                       int64_t prediction = 0) {
   MasterOptions o;
   o.job_name = "test";
-  o.records = {training, validation, prediction};
+  o.records.training = training;
+  o.records.validation = validation;
+  o.records.prediction = prediction;
   o.minibatch_size = 16;
   o.num_minibatches_per_task = 4;  // 64 records per task
   o.num_epochs = 1;

@@ -23,7 +23,7 @@ using protocol::RingViewRequest;
 MasterOptions Options() {
   MasterOptions o;
   o.job_name = "ring";
-  o.records = {6400, 0, 0};
+  o.records.training = 6400;
   o.minibatch_size = 16;
   o.num_minibatches_per_task = 4;
   o.num_epochs = 1;
@@ -168,7 +168,7 @@ TEST(MasterRing, TheRingStartsSmallerWhenTheWaitTimesOut) {
 TEST(MasterRing, RingMembersOfAFinishedJobAreNotStoppedButToldDone) {
   FakeClock clock;
   MasterOptions o = Options();
-  o.records = {64, 0, 0};  // one task
+  o.records.training = 64;  // one task
   auto core = MasterCore::Create(o, clock);
   ASSERT_TRUE(core.ok());
   const int64_t a = Register(**core, "worker-0");

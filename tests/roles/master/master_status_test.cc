@@ -17,7 +17,8 @@ using testing::SimulatedWorker;
 MasterOptions Options() {
   MasterOptions o;
   o.job_name = "fm";
-  o.records = {1280, 128, 0};
+  o.records.training = 1280;
+  o.records.validation = 128;
   o.minibatch_size = 16;
   o.num_minibatches_per_task = 4;  // 20 training tasks, 2 evaluation tasks
   o.num_epochs = 2;

@@ -16,7 +16,9 @@ DispatcherOptions Options(int64_t training, int64_t validation = 0,
                           int64_t prediction = 0, int64_t per_task = 128,
                           int epochs = 1) {
   DispatcherOptions o;
-  o.records = {training, validation, prediction};
+  o.records.training = training;
+  o.records.validation = validation;
+  o.records.prediction = prediction;
   o.records_per_task = per_task;
   o.num_epochs = epochs;
   o.lease_timeout_nanos = kLease;

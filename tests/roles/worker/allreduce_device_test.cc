@@ -32,7 +32,7 @@ TEST(AllreduceOnDevice, ADeviceMemberAndACpuMemberEndWithIdenticalWeights) {
   tensor::ScopedDeviceRuntime scope(tensor::Device::kCUDA, &fake);
   master::MasterOptions o;
   o.job_name = "mixed";
-  o.records = {256, 0, 0};
+  o.records.training = 256;
   o.minibatch_size = 32;
   o.num_minibatches_per_task = 1;
   o.num_epochs = 1;

@@ -33,7 +33,7 @@ class RingOfWorkers {
   RingOfWorkers(int n, int64_t records, int epochs) {
     master::MasterOptions o;
     o.job_name = "ring";
-    o.records = {records, 0, 0};
+    o.records.training = records;
     o.minibatch_size = 32;
     o.num_minibatches_per_task = 1;
     o.num_epochs = epochs;

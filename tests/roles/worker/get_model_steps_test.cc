@@ -59,7 +59,7 @@ struct Counts {
 Counts TrainWithGetModelSteps(int get_model_steps) {
   master::MasterOptions o;
   o.job_name = "pulls";
-  o.records = {640, 0, 0};
+  o.records.training = 640;
   o.minibatch_size = 32;
   o.num_minibatches_per_task = 4;
   o.num_epochs = 1;

@@ -1,0 +1,38 @@
+#include "data/examples_source.h"
+
+#include <cstring>
+
+namespace edl::data {
+namespace {
+
+// Rows `indices` of `t` (first axis), copied.
+tensor::Tensor GatherRows(const tensor::Tensor& t, const std::vector<int64_t>& indices) {
+  tensor::Shape shape = t.shape();
+  const int64_t n = static_cast<int64_t>(indices.size());
+  const size_t row = t.dim(0) > 0 ? t.bytes() / static_cast<size_t>(t.dim(0)) : 0;
+  shape[0] = n;
+  tensor::Tensor out = tensor::Tensor::Empty(shape, t.dtype());
+  const char* src = static_cast<const char*>(t.raw_data());
+  char* dst = static_cast<char*>(out.raw_data());
+  for (int64_t r = 0; r < n; ++r) std::memcpy(dst + r * row, src + indices[r] * row, row);
+  return out;
+}
+
+}  // namespace
+
+Result<Examples> ExamplesSource::Gather(const std::vector<int64_t>& indices) const {
+  EDL_RETURN_IF_ERROR(CheckIndices(indices));
+  Examples out;
+  for (const tensor::Tensor& x : records_.inputs) out.inputs.push_back(GatherRows(x, indices));
+  if (records_.labels.defined()) out.labels = GatherRows(records_.labels, indices);
+  return out;
+}
+
+Result<std::unique_ptr<ExamplesSource>> ReadIntoMemory(const Source& source, int64_t begin,
+                                                       int64_t end) {
+  EDL_ASSIGN_OR_RETURN(Examples records, source.Read(begin, end));
+  return std::make_unique<ExamplesSource>(source.name(), std::move(records), source.inputs(),
+                                          source.has_labels());
+}
+
+}  // namespace edl::data

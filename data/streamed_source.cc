@@ -1,0 +1,169 @@
+#include "data/streamed_source.h"
+
+#include <algorithm>
+
+#include "data/csv_reader.h"
+#include "data/csv_row_decoder.h"
+#include "data/csv_source.h"
+#include "data/example_decoder.h"
+#include "data/record_reader.h"
+
+namespace edl::data {
+
+// One record's bytes -> its values, for either format.
+class StreamedSource::Decoder {
+ public:
+  virtual ~Decoder() = default;
+  virtual const ColumnLayout& layout() const = 0;
+  virtual Status Decode(const std::string& record, ColumnBuffer* out) const = 0;
+};
+
+namespace {
+
+class CsvDecoder : public StreamedSource::Decoder {
+ public:
+  CsvDecoder(std::unique_ptr<CsvRowDecoder> rows, char delimiter, std::string path)
+      : rows_(std::move(rows)), delimiter_(delimiter), path_(std::move(path)) {}
+  const ColumnLayout& layout() const override { return rows_->layout(); }
+  Status Decode(const std::string& record, ColumnBuffer* out) const override {
+    CsvReader reader(record, delimiter_, path_);
+    EDL_ASSIGN_OR_RETURN(bool got, reader.Next());
+    static const std::vector<std::string> kNoFields;
+    return rows_->Decode(got ? reader.fields() : kNoFields, out);
+  }
+
+ private:
+  std::unique_ptr<CsvRowDecoder> rows_;
+  char delimiter_;
+  std::string path_;
+};
+
+class TfExampleDecoder : public StreamedSource::Decoder {
+ public:
+  explicit TfExampleDecoder(std::unique_ptr<ExampleDecoder> examples)
+      : examples_(std::move(examples)) {}
+  const ColumnLayout& layout() const override { return examples_->layout(); }
+  Status Decode(const std::string& record, ColumnBuffer* out) const override {
+    return examples_->Decode(record, out);
+  }
+
+ private:
+  std::unique_ptr<ExampleDecoder> examples_;
+};
+
+// "x.csv: row 18 (byte 1234)" / "x.tfrecord: record 17 (byte 1234)".
+std::string Where(const RecordIndex& index, uint64_t record, uint64_t offset) {
+  const bool csv = index.format == RecordFormat::kCsvRows;
+  return index.path + (csv ? ": row " + std::to_string(record + 1)
+                           : ": record " + std::to_string(record)) +
+         " (byte " + std::to_string(offset) + ")";
+}
+
+// The CSV fields of `index`'s record `n`, or nullopt past the end.
+Result<std::optional<std::vector<std::string>>> CsvRow(const RecordIndex& index, uint64_t n,
+                                                        std::string* where) {
+  if (n >= index.num_records) return std::optional<std::vector<std::string>>();
+  EDL_ASSIGN_OR_RETURN(auto reader, RecordReader::Open(index, n));
+  *where = Where(index, n, reader->offset());
+  std::string row;
+  EDL_ASSIGN_OR_RETURN(bool got, reader->Next(&row));
+  CsvReader fields(row, index.delimiter, index.path);
+  EDL_ASSIGN_OR_RETURN(bool any, fields.Next());
+  if (!got || !any) return std::optional<std::vector<std::string>>(std::vector<std::string>());
+  return std::optional<std::vector<std::string>>(fields.fields());
+}
+
+}  // namespace
+
+StreamedSource::~StreamedSource() = default;
+
+Result<std::unique_ptr<StreamedSource>> StreamedSource::Open(const std::string& path,
+                                                             const InputSpec& spec,
+                                                             DataFormat format,
+                                                             const StreamOptions& options) {
+  EDL_CHECK(format == DataFormat::kCsv || format == DataFormat::kTfRecord);
+  const bool csv = format == DataFormat::kCsv;
+  IndexOptions io;
+  io.delimiter = spec.csv.delimiter;
+  std::unique_ptr<StreamedSource> s(new StreamedSource());
+  s->name_ = path;
+  EDL_ASSIGN_OR_RETURN(s->index_,
+                       LoadOrBuildRecordIndex(path, csv ? RecordFormat::kCsvRows : RecordFormat::kTfRecord,
+                                              options.index_dir, io));
+  const int64_t total = static_cast<int64_t>(s->index_.num_records);
+  if (csv) {
+    const CsvSpec& c = spec.csv;
+    s->skip_ = std::min<int64_t>(total, c.skip_rows);
+    std::string where;
+    EDL_ASSIGN_OR_RETURN(auto first, CsvRow(s->index_, s->skip_, &where));
+    EDL_ASSIGN_OR_RETURN(std::vector<std::string> columns,
+                         CsvColumnNames(path, c, first ? &*first : nullptr, where));
+    if (c.header && first) ++s->skip_;
+    EDL_ASSIGN_OR_RETURN(auto rows, CsvRowDecoder::Create(path, columns, c, options.labels));
+    s->decoder_ = std::make_unique<CsvDecoder>(std::move(rows), c.delimiter, path);
+  } else {
+    std::optional<ExampleFeatures> first;
+    if (total > 0) {
+      EDL_ASSIGN_OR_RETURN(auto reader, RecordReader::Open(s->index_, 0));
+      std::string payload;
+      EDL_ASSIGN_OR_RETURN(bool got, reader->Next(&payload));
+      if (got) {
+        EDL_ASSIGN_OR_RETURN(first, ParseExample(payload, Where(s->index_, 0, 0)));
+      }
+    }
+    EDL_ASSIGN_OR_RETURN(auto examples, ExampleDecoder::Create(path, spec.csv, options.labels,
+                                                               first ? &*first : nullptr));
+    s->decoder_ = std::make_unique<TfExampleDecoder>(std::move(examples));
+  }
+  s->num_records_ = total - s->skip_;
+  return s;
+}
+
+bool StreamedSource::has_labels() const { return decoder_->layout().has_labels; }
+const std::vector<InputInfo>& StreamedSource::inputs() const { return decoder_->layout().inputs; }
+const ColumnLayout& StreamedSource::layout() const { return decoder_->layout(); }
+
+Status StreamedSource::DecodeRange(int64_t begin, int64_t end, ColumnBuffer* out) const {
+  if (begin < 0 || begin > end || end > num_records_) {
+    return InvalidArgument(name_ + ": record range [" + std::to_string(begin) + ", " +
+                           std::to_string(end) + ") is not within [0, " +
+                           std::to_string(num_records_) + ")");
+  }
+  if (begin == end) return Status::Ok();
+  EDL_ASSIGN_OR_RETURN(auto reader,
+                       RecordReader::Open(index_, static_cast<uint64_t>(skip_ + begin)));
+  std::string record;
+  for (int64_t i = begin; i < end; ++i) {
+    const uint64_t offset = reader->offset();
+    const uint64_t n = reader->record();
+    Result<bool> got = reader->Next(&record);
+    if (got.ok() && !*got) {
+      got = InvalidArgument(index_.path + ": ends before record " + std::to_string(n) +
+                            " (changed since it was indexed?)");
+    }
+    if (!got.ok()) return got.status();
+    Status s = decoder_->Decode(record, out);
+    if (!s.ok()) return s.WithPrefix(Where(index_, n, offset));
+  }
+  return Status::Ok();
+}
+
+Result<Examples> StreamedSource::Read(int64_t begin, int64_t end) const {
+  ColumnBuffer records;
+  EDL_RETURN_IF_ERROR(DecodeRange(begin, end, &records));
+  return records.Slice(layout(), 0, records.size);
+}
+
+Result<Examples> StreamedSource::Gather(const std::vector<int64_t>& indices) const {
+  EDL_RETURN_IF_ERROR(CheckIndices(indices));
+  if (indices.empty()) return ColumnBuffer().Slice(layout(), 0, 0);
+  const auto [lo, hi] = std::minmax_element(indices.begin(), indices.end());
+  const int64_t first = *lo;
+  ColumnBuffer records;
+  EDL_RETURN_IF_ERROR(DecodeRange(first, *hi + 1, &records));
+  std::vector<int64_t> local(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) local[i] = indices[i] - first;
+  return records.Gather(layout(), local.data(), static_cast<int64_t>(local.size()));
+}
+
+}  // namespace edl::data
