@@ -1,6 +1,7 @@
 #include "data/streamed_source.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "data/csv_reader.h"
 #include "data/csv_row_decoder.h"

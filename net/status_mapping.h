@@ -1,4 +1,4 @@
-// How a Status crosses the wire (DESIGN §6, docs/rpc.md): each StatusCode
+// How a Status crosses the wire (docs/rpc.md): each StatusCode
 // maps to an HTTP status, and the code's name travels in the `Edl-Status`
 // header so the client recovers the exact code. Pure functions, thread-safe.
 #pragma once

@@ -1,4 +1,4 @@
-// Checkpoint: a model version on disk (DESIGN §7). One directory per version,
+// Checkpoint: a model version on disk (docs/checkpoints.md). One directory per version,
 // `<root>/version-<N>/`, holding `manifest.json` (format, version, epoch, the
 // full model spec, and for every tensor its name, group, shape, dtype, byte
 // offset, size and CRC-32) and `tensors.bin` (the raw little-endian bytes).

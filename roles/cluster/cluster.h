@@ -1,4 +1,4 @@
-// Cluster: where a job's processes run (DESIGN §4). The master asks it to
+// Cluster: where a job's processes run (docs/distributed.md). The master asks it to
 // launch, kill and watch the PS and worker processes by name; LocalCluster
 // runs them as child processes of this machine, KubeCluster (later) as pods.
 // Thread-safe.

@@ -1,5 +1,5 @@
-// KubeCluster: the job's processes as Kubernetes pods (DESIGN §4, reference
-// §4–5), behind the same Cluster interface as LocalCluster, so the
+// KubeCluster: the job's processes as Kubernetes pods (docs/kubernetes.md),
+// behind the same Cluster interface as LocalCluster, so the
 // Supervisor's relaunch policy and the master's loop are the same on both.
 //
 // * Launch creates pod `<job>-<name>-<incarnation>` (a relaunch is a new

@@ -1,5 +1,5 @@
 // The Kubernetes flags of a job in ElasticDL's syntax, parsed and checked
-// before anything is created (DESIGN §4.1): resources
+// before anything is created (docs/kubernetes.md): resources
 // ("cpu=1,memory=4096Mi,gpu=1"), volumes ("claim_name=c,mount_path=/p;
 // host_path=/h,mount_path=/q"), worker priorities ("high", "low", a class
 // name, or a fraction such as 0.5: that share of the workers get class

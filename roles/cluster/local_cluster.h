@@ -1,5 +1,5 @@
 // LocalCluster: a Cluster whose processes are children of this process
-// (DESIGN §4), for `edl train --cluster=local` and for tests.
+// (docs/distributed.md), for `edl train --cluster=local` and for tests.
 //
 // Every process runs `binary` (the lead passes the edl executable itself,
 // /proc/self/exe) with ProcessSpec::args, the inherited environment plus

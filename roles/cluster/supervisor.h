@@ -1,5 +1,5 @@
 // Supervisor: keeps a desired set of named processes running on a Cluster
-// under a relaunch policy, whatever the processes are (DESIGN §5). It is
+// under a relaunch policy, whatever the processes are (docs/distributed.md). It is
 // the only reader of the cluster's WaitExit().
 //
 // When a desired process exits:

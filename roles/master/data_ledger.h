@@ -1,5 +1,5 @@
 // DataLedger: which training records each epoch has trained and how many
-// times (DESIGN §5, data accounting). Training tasks cut every epoch the same
+// times (docs/distributed.md, data accounting). Training tasks cut every epoch the same
 // way, so the ledger counts completions per task range; a completion reported
 // late (after the task was reclaimed and re-run) still counts, because its
 // gradients were applied. Without failures every record is trained exactly

@@ -1,5 +1,5 @@
 // EvaluationAggregator: decides when to evaluate and merges the workers'
-// evaluation reports (DESIGN §4 step 4, ElasticDL's evaluation service done
+// evaluation reports (docs/distributed.md; ElasticDL's evaluation service done
 // better: workers send mergeable metric states, not raw outputs).
 //
 // Triggers (MasterCore feeds the events and creates the tasks):

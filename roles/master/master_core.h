@@ -1,4 +1,4 @@
-// MasterCore: the master's logic (DESIGN §4-5) as one MasterService: task
+// MasterCore: the master's logic (docs/distributed.md) as one MasterService: task
 // dispatch with leases, membership and death detection, the data ledger,
 // evaluation rounds and prediction gathering, the job's outcome, and its
 // status as JSON, Prometheus text and a final report. No networking: the

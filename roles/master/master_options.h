@@ -1,4 +1,4 @@
-// MasterOptions: every knob of the master's core logic (DESIGN §4-5), filled
+// MasterOptions: every knob of the master's core logic (docs/distributed.md), filled
 // by cmd/ from flags and passed down. ValidateMasterOptions() names the
 // offending field so a bad job fails before anything starts.
 #pragma once

@@ -1,4 +1,4 @@
-// Membership: the workers of the job (DESIGN §5). Each registration is a new
+// Membership: the workers of the job (docs/distributed.md). Each registration is a new
 // incarnation with a unique id (1, 2, ...), even for a relaunched process of
 // the same name; registering a name that is still alive declares the old
 // incarnation dead (it was relaunched before its death was noticed).

@@ -1,4 +1,4 @@
-// TaskDispatcher: dynamic data sharding (DESIGN §4, ElasticDL's task manager
+// TaskDispatcher: dynamic data sharding (docs/distributed.md; ElasticDL's task manager
 // done better). Each data set is cut into tasks of `records_per_task`
 // records [begin, end) (a file's last one shorter; no task spans two files:
 // roles/master/task_cuts.h). Training tasks come one epoch

@@ -1,4 +1,4 @@
-// The protocol codec (DESIGN §6): every message of roles/protocol/messages.h
+// The protocol codec (docs/rpc.md): every message of roles/protocol/messages.h
 // to bytes and back, shared by both ends of every RPC.
 //
 // An encoded message is a 1-byte message tag, a 1-byte wire version, then

@@ -1,4 +1,4 @@
-// The messages the roles exchange (DESIGN §4, §6): worker <-> master and
+// The messages the roles exchange (docs/distributed.md, docs/rpc.md): worker <-> master and
 // worker <-> parameter server. Plain values; roles/protocol/codec.h turns
 // each into bytes and back. Adding a field means adding it to the codec (at
 // the end of the message) and to the codec tests.

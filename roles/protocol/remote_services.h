@@ -1,4 +1,4 @@
-// The services of roles/protocol/services.h across processes (DESIGN §6):
+// The services of roles/protocol/services.h across processes (docs/rpc.md):
 // RemoteMaster and RemotePs are clients that encode each request, POST it
 // over a net::RpcChannel and decode the answer; ServeMaster and ServePs
 // register the matching handlers on a net::RpcServer.

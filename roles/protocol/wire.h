@@ -1,4 +1,4 @@
-// The byte-level wire format the protocol codec is built from (DESIGN §6):
+// The byte-level wire format the protocol codec is built from (docs/rpc.md):
 // little-endian fixed-width integers and doubles, LEB128 varints for lengths,
 // length-prefixed strings, and tensors as a dtype byte, a rank, the dims and
 // the raw element bytes (or a single marker byte for an undefined tensor).

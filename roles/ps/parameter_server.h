@@ -1,5 +1,5 @@
-// ParameterServer: one PS of a job (DESIGN §4-5; ElasticDL's PS, reference
-// §5): it holds its partition of the model (roles/ps/partition.h) and
+// ParameterServer: one PS of a job (docs/distributed.md; ElasticDL's
+// PS done better): it holds its partition of the model (roles/ps/partition.h) and
 // applies workers' gradients with the job's optimizer — the same
 // nn::optim code as local training, dense variables by name (ApplyDense),
 // embedding rows lazily created and sparsely updated (EmbeddingTable).

@@ -1,4 +1,4 @@
-// Worker: the training loop of one worker process (DESIGN §4): register with
+// Worker: the training loop of one worker process (docs/distributed.md): register with
 // the master, then get a task, read exactly its records, train on them (pull
 // dense parameters and the embedding rows the batch needs, forward, backward,
 // push gradients), report, repeat; evaluation and prediction tasks likewise.

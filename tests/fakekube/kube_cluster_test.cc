@@ -1,7 +1,7 @@
 // KubeCluster (the master's view of its pods) against the fake API server
 // over HTTPS, with no scheduler or kubelet: the test plays the cluster,
 // writing pod states the way a kubelet or the scheduler would, and checks
-// what the master concludes (roles/cluster/kube_cluster.h, reference §4).
+// what the master concludes (roles/cluster/kube_cluster.h).
 #include "roles/cluster/kube_cluster.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Tests for the fake cluster's scheduler: placement by requests, the
-// Unschedulable condition, priority order and preemption (reference §4.2).
+// Unschedulable condition, priority order and preemption.
 #include "tests/fakekube/server/scheduler.h"
 
 #include <gtest/gtest.h>

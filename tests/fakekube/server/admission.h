@@ -1,7 +1,7 @@
 // What kube-apiserver does to an object between the request and etcd on
 // create: the Priority admission plugin, the registry strategies'
-// PrepareForCreate and defaulting, and validation (reference §2.1, §2.5,
-// §4.1). Pure functions of the object and a view of the cluster; the store
+// PrepareForCreate and defaulting, and validation.
+// Pure functions of the object and a view of the cluster; the store
 // calls them under its lock.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Status objects with apimachinery's exact wording (reference §2.7).
+// Status objects with apimachinery's exact wording.
 #include "tests/fakekube/server/api_errors.h"
 
 namespace edl::fakekube {

@@ -1,5 +1,5 @@
 // The Kubernetes errors the fake reports, with the exact reasons, codes and
-// messages of apimachinery's pkg/api/errors/errors.go (reference §2.7), so
+// messages of apimachinery's pkg/api/errors/errors.go, so
 // that kubectl and client libraries print and classify them as they would
 // the real server's. ApiError itself is declared in store.h.
 #pragma once

@@ -1,5 +1,5 @@
 // ApiServer: the fake kube-apiserver's HTTPS front end over a Store. Serves
-// what kubectl 1.32 and client-go need (reference §3.5): /version,
+// what kubectl 1.32 and client-go need: /version,
 // discovery, OpenAPI v3, CRUD with selectors, watch (chunked, bookmarks,
 // 410 as an in-band ERROR), pods/log (with follow) and the service/pod
 // proxy, all behind a bearer token.

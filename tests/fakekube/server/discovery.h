@@ -1,7 +1,7 @@
 // The fixed documents a kube-apiserver serves about itself: /version,
 // legacy discovery (/api, /apis, /api/v1, /apis/GROUP[/VERSION]) and the
 // OpenAPI v3 index and per-group documents that make kubectl use
-// server-side field validation (reference §3.2).
+// server-side field validation.
 #pragma once
 
 #include <optional>

@@ -1,5 +1,5 @@
 // GarbageCollector: the kube-controller-manager's garbage collector, reduced
-// to what a test cluster needs (reference §5.2). It works only through the
+// to what a test cluster needs. It works only through the
 // Store's public API, as the real one works through the API server:
 //  * a namespaced object whose ownerReferences are all dangling (no object
 //    with that uid in its namespace or at cluster scope) is deleted: pods

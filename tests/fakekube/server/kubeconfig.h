@@ -1,4 +1,4 @@
-// The kubeconfig a client of the fake API server needs (reference §1.2):
+// The kubeconfig a client of the fake API server needs:
 // one cluster, one user, one context with namespace default.
 #pragma once
 

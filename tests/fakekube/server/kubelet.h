@@ -43,7 +43,7 @@ class Kubelet {
   // as they are. Idempotent.
   void Stop();
 
-  // Node-pressure eviction of a running pod (reference §4.2): SIGKILL, one
+  // Node-pressure eviction of a running pod: SIGKILL, one
   // MODIFIED with phase Failed, status.reason Evicted, status.message
   // `message`, DisruptionTarget/TerminationByKubelet; the pod is not
   // deleted. NotFound if the pod does not exist, FailedPrecondition if this

@@ -1,5 +1,5 @@
-// pods/NAME/log as kube-apiserver and the kubelet answer it (reference
-// §3.1): container choice and checks, the "waiting to start" refusal,
+// pods/NAME/log as kube-apiserver and the kubelet answer it:
+// container choice and checks, the "waiting to start" refusal,
 // tailLines and limitBytes. Socket-free; the server streams `follow=true`
 // by calling these again as the log grows.
 #pragma once

@@ -1,5 +1,5 @@
 // Victim selection for priority preemption, as kube-scheduler's
-// DefaultPreemption plugin does it (reference §4.2): on each node, remove
+// DefaultPreemption plugin does it: on each node, remove
 // every lower-priority pod that is not already being deleted; if the
 // preemptor then fits, give back ("reprieve") victims from the highest
 // priority down while it still fits; among feasible nodes pick the one

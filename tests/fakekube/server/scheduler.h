@@ -5,7 +5,7 @@
 // kube-scheduler's message; if it may preempt, lower-priority pods on one
 // node are marked DisruptionTarget/PreemptionByScheduler and deleted
 // gracefully, the pod gets status.nominatedNodeName and is bound once they
-// are gone (reference §4.2). Room is computed from the requests of the
+// are gone. Room is computed from the requests of the
 // non-terminal pods bound to a node, including pods being deleted.
 //
 // Reads and writes only through the Store. Runs on its own thread, woken by

@@ -124,7 +124,7 @@ class Store {
   ApiResult<Json> Update(const std::string& resource, const std::string& ns,
                          const std::string& name, const std::function<void(Json&)>& mutate);
 
-  // DELETE as kube-apiserver does it (reference §2.3): for pods, grace
+  // DELETE as kube-apiserver does it: for pods, grace
   // defaults to terminationGracePeriodSeconds, forced to 0 when unscheduled
   // (no spec.nodeName) or terminal; grace > 0 sets deletionTimestamp (now +
   // grace) and deletionGracePeriodSeconds and returns the pod (MODIFIED);

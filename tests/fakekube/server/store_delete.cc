@@ -1,4 +1,4 @@
-// Store: deletion as kube-apiserver's registry does it (reference §2.3):
+// Store: deletion as kube-apiserver's registry does it:
 // grace periods, preconditions, finalizers and propagation policies.
 #include "tests/fakekube/server/store_impl.h"
 
