@@ -1,16 +1,13 @@
 #include "base/file.h"
 
-#include <atomic>
-#include <cstdint>
-
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "base/atomic_file.h"
 
 namespace edl {
 
@@ -24,35 +21,10 @@ Result<std::string> ReadFile(const std::string& path) {
 }
 
 Status WriteFileAtomically(const std::string& path, const std::string& contents) {
-  // Unique per call, so threads writing the same path never share a file.
-  static std::atomic<uint64_t> serial{0};
-  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return IoError(path + ": cannot create: " + std::strerror(errno));
-  const char* p = contents.data();
-  size_t left = contents.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return IoError(path + ": write failed: " + std::strerror(e));
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    return IoError(path + ": cannot flush: " + std::strerror(errno));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    return IoError(path + ": cannot rename into place: " + std::strerror(e));
-  }
-  return Status::Ok();
+  auto w = AtomicFileWriter::Open(path);
+  if (!w.ok()) return w.status();
+  EDL_RETURN_IF_ERROR((*w)->Append(contents));
+  return (*w)->Commit();
 }
 
 bool IsTerminal(int fd) { return ::isatty(fd) == 1; }

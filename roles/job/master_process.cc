@@ -31,6 +31,7 @@
 #include "roles/evaluation.h"
 #include "roles/job/job_progress.h"
 #include "roles/job/master_cluster.h"
+#include "roles/job/prediction_parts.h"
 #include "roles/job/ps_process.h"
 #include "roles/job_dir.h"
 #include "roles/master/master_core.h"
@@ -122,6 +123,18 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
   mopt.shuffle = o.shuffle;
   mopt.target_workers = 0;
   mopt.make_metrics = [&cm] { return cm.MakeMetrics(); };
+  // Prediction outputs go to disk task by task as the core accepts them.
+  std::unique_ptr<PredictionParts> prediction_parts;
+  if (!o.prediction_output.empty() && r.prediction > 0) {
+    auto parts = PredictionParts::Open(
+        o.prediction_output, [&cm](const tensor::Tensor& rows) { return PredictionCsv(cm, rows); });
+    if (!parts.ok()) return parts.status().WithPrefix("--prediction_output");
+    prediction_parts = std::move(*parts);
+    mopt.store_predictions = [p = prediction_parts.get()](int64_t begin, int64_t end,
+                                                          const tensor::Tensor& rows) {
+      return p->Put(begin, end, rows);
+    };
+  }
   EDL_ASSIGN_OR_RETURN(auto core, master::MasterCore::Create(mopt, SystemClock()));
 
   // RPC service, status API and job control on one port.
@@ -411,13 +424,12 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
         result = ExportModel(cm, o.output);
         if (result.ok()) EDL_LOG(INFO) << "exported the trained model to " << o.output;
       }
-      if (result.ok() && !o.prediction_output.empty() && mopt.records.prediction > 0) {
-        auto predictions = core->Predictions();
-        if (!predictions.ok()) {
-          result = predictions.status();
-        } else {
-          const std::string csv = PredictionCsv(cm, *predictions);
-          result = WriteFileAtomically(o.prediction_output, csv);
+      if (result.ok() && prediction_parts) {
+        result = core->PredictionsComplete();
+        if (result.ok()) result = prediction_parts->Finish(mopt.records.prediction);
+        if (result.ok()) {
+          EDL_LOG(INFO) << "wrote the predictions of " << mopt.records.prediction
+                        << " records to " << o.prediction_output;
         }
       }
     } else {

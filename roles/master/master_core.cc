@@ -71,7 +71,7 @@ MasterCore::MasterCore(const MasterOptions& options, const Clock& clock)
               options.records.training > 0 ? options.num_epochs : 0),
       evaluation_(options.evaluation_steps, options.records.validation > 0,
                   options.make_metrics),
-      predictions_(options.records.prediction) {
+      predictions_(options.records.prediction, options.store_predictions) {
   std::lock_guard<std::mutex> lock(mu_);
   started_ns_ = clock_.NowNanos();
   ring_started_ = options.ring_start_members <= 0;
@@ -412,9 +412,9 @@ std::vector<EpochLedger> MasterCore::ledger() const {
   return ledger_.Summary();
 }
 
-Result<tensor::Tensor> MasterCore::Predictions() const {
+Status MasterCore::PredictionsComplete() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return predictions_.Assemble();
+  return predictions_.CheckComplete();
 }
 
 }  // namespace edl::roles::master

@@ -100,8 +100,9 @@ class MasterCore final : public protocol::MasterService {
   std::vector<WorkerInfo> workers() const;
   std::vector<EvaluationRecord> evaluation_history() const;
   std::vector<EpochLedger> ledger() const;
-  // Prediction outputs in record order (FailedPrecondition until complete).
-  Result<tensor::Tensor> Predictions() const;
+  // OK once every prediction record's outputs went to
+  // MasterOptions::store_predictions; FailedPrecondition before.
+  Status PredictionsComplete() const;
 
   // {"job":..., "state":..., "reason":..., "epoch":..., "num_epochs":...,
   //  "model_version":..., "workers":[{"id","name","pid","last_heartbeat_age_s",

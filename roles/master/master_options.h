@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "nn/metrics/metric.h"
+#include "roles/master/prediction_collector.h"
 
 namespace edl::roles::master {
 
@@ -67,6 +68,9 @@ struct MasterOptions {
   double ring_start_timeout_s = 120;
   // Builds evaluation metrics; unset: evaluation reports only the loss.
   MetricsFactory make_metrics;
+  // Keeps each prediction task's outputs as it is accepted (called under
+  // the core's lock); unset: they are counted and dropped.
+  PredictionSink store_predictions;
 };
 
 // InvalidArgument naming the field, e.g. "master: minibatch_size must be > 0,

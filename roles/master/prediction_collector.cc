@@ -1,9 +1,6 @@
 #include "roles/master/prediction_collector.h"
 
 #include <string>
-#include <vector>
-
-#include "tensor/ops.h"
 
 namespace edl::roles::master {
 
@@ -29,36 +26,37 @@ Status PredictionCollector::Add(int64_t begin, int64_t end,
              ? "shape " + tensor::ShapeString(predictions.shape())
              : std::string("none")));
   }
-  if (!parts_.empty()) {
-    const tensor::Tensor& first = parts_.begin()->second;
-    tensor::Shape a(first.shape().begin() + 1, first.shape().end());
-    tensor::Shape b(predictions.shape().begin() + 1, predictions.shape().end());
-    if (a != b || first.dtype() != predictions.dtype()) {
-      return InvalidArgument(Range(begin, end) + ": predictions of shape " +
-                             tensor::ShapeString(predictions.shape()) + " " +
-                             tensor::DTypeName(predictions.dtype()) +
-                             " do not match the others' " +
-                             tensor::ShapeString(first.shape()) + " " +
-                             tensor::DTypeName(first.dtype()));
-    }
+  const tensor::Shape row(predictions.shape().begin() + 1, predictions.shape().end());
+  if (have_first_ && (row != row_shape_ || predictions.dtype() != dtype_)) {
+    std::string shown = "[rows";
+    for (int64_t d : row_shape_) shown += ", " + std::to_string(d);
+    shown += "]";
+    return InvalidArgument(Range(begin, end) + ": predictions of shape " +
+                           tensor::ShapeString(predictions.shape()) + " " +
+                           tensor::DTypeName(predictions.dtype()) +
+                           " do not match the others' " + shown + " " +
+                           tensor::DTypeName(dtype_));
   }
-  if (parts_.emplace(begin, predictions).second) received_ += end - begin;
+  if (begins_.count(begin)) return Status::Ok();
+  if (sink_) EDL_RETURN_IF_ERROR(sink_(begin, end, predictions));
+  if (!have_first_) {
+    row_shape_ = row;
+    dtype_ = predictions.dtype();
+    have_first_ = true;
+  }
+  begins_.insert(begin);
+  received_ += end - begin;
   return Status::Ok();
 }
 
-Result<tensor::Tensor> PredictionCollector::Assemble() const {
-  if (records_ == 0)
-    return FailedPrecondition("the job has no prediction data");
+Status PredictionCollector::CheckComplete() const {
+  if (records_ == 0) return FailedPrecondition("the job has no prediction data");
   if (!complete()) {
     return FailedPrecondition("predictions for " + std::to_string(received_) +
                               " of " + std::to_string(records_) +
                               " records received so far");
   }
-  std::vector<tensor::Tensor> parts;
-  parts.reserve(parts_.size());
-  for (const auto& [begin, t] : parts_) parts.push_back(t);
-  if (parts.size() == 1) return parts[0].Clone();
-  return tensor::Concat(parts, 0);
+  return Status::Ok();
 }
 
 }  // namespace edl::roles::master

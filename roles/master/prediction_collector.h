@@ -1,38 +1,52 @@
-// PredictionCollector: gathers the outputs of prediction tasks (any order,
-// any worker) and assembles them in record order, for the master to write as
-// CSV (roles/prediction.h's format) when the job ends.
+// PredictionCollector: accepts the outputs of prediction tasks (any order,
+// any worker), checks each against the data set and the parts before it,
+// and hands it to a sink (the master writes it as a part file,
+// roles/job/prediction_parts.h), so the master holds no predicted rows: only
+// which ranges arrived, whatever the data set's size.
 //
 // Not thread-safe (MasterCore guards it).
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <functional>
+#include <set>
 
 #include "base/status.h"
 #include "tensor/tensor.h"
 
 namespace edl::roles::master {
 
+// Keeps the outputs of records [begin, end): `rows` has end - begin rows.
+using PredictionSink =
+    std::function<Status(int64_t begin, int64_t end, const tensor::Tensor& rows)>;
+
 class PredictionCollector {
  public:
-  explicit PredictionCollector(int64_t records) : records_(records) {}
+  // An unset sink counts the outputs and drops them.
+  PredictionCollector(int64_t records, PredictionSink sink)
+      : records_(records), sink_(std::move(sink)) {}
 
   // Outputs of records [begin, end): a tensor of end - begin rows, the same
   // columns and dtype as the others. InvalidArgument naming the range
-  // otherwise (nothing is kept). A range received twice keeps the first.
+  // otherwise, or the sink's error (nothing is counted). A range received
+  // twice is ignored after the first.
   Status Add(int64_t begin, int64_t end, const tensor::Tensor& predictions);
 
   bool complete() const { return received_ == records_; }
   int64_t records_received() const { return received_; }
 
-  // All outputs in record order: [records, ...]. FailedPrecondition while
-  // incomplete or when there is no prediction data.
-  Result<tensor::Tensor> Assemble() const;
+  // OK once every record's outputs arrived; FailedPrecondition saying how
+  // many did, or that the job has no prediction data.
+  Status CheckComplete() const;
 
  private:
   int64_t records_;
+  PredictionSink sink_;
   int64_t received_ = 0;
-  std::map<int64_t, tensor::Tensor> parts_;  // by begin
+  std::set<int64_t> begins_;     // ranges received
+  tensor::Shape row_shape_;      // of the first part, without its rows
+  tensor::DType dtype_{};
+  bool have_first_ = false;
 };
 
 }  // namespace edl::roles::master

@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -179,6 +180,27 @@ TEST(Distributed, PredictionOnTheClusterWritesWhatLocalPredictionWrites) {
   const std::string expected = ReadText(dir.File("local.csv"));
   EXPECT_GT(expected.size(), 10000u);
   EXPECT_EQ(ReadText(dir.File("job.csv")), expected);
+  EXPECT_FALSE(std::filesystem::exists(dir.File("job.csv.parts")));
+
+  // Into a directory: the parts, one per task, are the output.
+  RunResult parts = RunEdl({"predict", "--distribution_strategy=ParameterServerStrategy",
+                            "--job_name=predict-parts", "--jobs_dir=" + dir.path(),
+                            "--checkpoint_dir_for_init=" + dir.File("model"),
+                            "--prediction_data=" + kTest, "--output=" + dir.File("parts") + "/",
+                            "--num_workers=2", "--num_ps_pods=1"});
+  ASSERT_EQ(parts.exit_code, 0) << parts.err;
+  std::set<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.File("parts")))
+    names.insert(e.path().filename().string());
+  ASSERT_EQ(names.count("_SUCCESS"), 1u);
+  std::string joined;
+  for (const std::string& name : names) {
+    if (name == "_SUCCESS") continue;
+    const std::string text = ReadText(dir.File("parts") + "/" + name);
+    joined += joined.empty() ? text : text.substr(text.find('\n') + 1);
+  }
+  EXPECT_GT(names.size(), 2u);
+  EXPECT_EQ(joined, expected);
 }
 
 TEST(Distributed, ScalesOneToThreeToTwoWorkersAndSigtermHandsTheTaskBack) {
