@@ -47,6 +47,12 @@ void AddModelFlags(CLI::App& app, roles::ModelOptions& o) {
                  "Where record indexes of CSV and TFRecord data are cached when the "
                  "data's own directory is read-only (docs/data.md); distributed jobs "
                  "stream their data through these indexes");
+  app.add_flag("--skip_corrupt_records", o.skip_corrupt_records,
+               "Leave out records that are corrupt on their own (a TFRecord data "
+               "checksum mismatch, a record the input spec cannot decode) instead of "
+               "failing the task: each is logged (the first 20 per file) and counted "
+               "in the job's report. Applies to TFRecord files and to data streamed "
+               "by distributed jobs");
 }
 
 void AddCommonFlags(CLI::App& app, CommonFlags& f) {

@@ -56,6 +56,24 @@ Result<Examples> ConcatSource::Read(int64_t begin, int64_t end) const {
   return Source::Read(begin, end);
 }
 
+int64_t ConcatSource::corrupt_records_skipped() const {
+  int64_t n = 0;
+  for (const auto& p : parts_) n += p->corrupt_records_skipped();
+  return n;
+}
+
+Result<std::unique_ptr<RecordCursor>> ConcatSource::OpenCursor(int64_t begin,
+                                                               int64_t end) const {
+  if (begin >= 0 && begin < end && end <= num_records()) {
+    const size_t part = static_cast<size_t>(
+        std::upper_bound(starts_.begin(), starts_.end(), begin) - starts_.begin() - 1);
+    if (end <= starts_[part + 1]) {
+      return parts_[part]->OpenCursor(begin - starts_[part], end - starts_[part]);
+    }
+  }
+  return Source::OpenCursor(begin, end);
+}
+
 Result<Examples> ConcatSource::Gather(const std::vector<int64_t>& indices) const {
   EDL_RETURN_IF_ERROR(CheckIndices(indices));
   // Runs of indices in the same part, gathered from it, then joined.

@@ -24,8 +24,11 @@ class ConcatSource : public Source {
   bool has_labels() const override { return parts_[0]->has_labels(); }
   const std::vector<InputInfo>& inputs() const override { return parts_[0]->inputs(); }
   Result<Examples> Read(int64_t begin, int64_t end) const override;
+  // Within one part, the part's own cursor.
+  Result<std::unique_ptr<RecordCursor>> OpenCursor(int64_t begin, int64_t end) const override;
   Result<Examples> Gather(const std::vector<int64_t>& indices) const override;
   std::vector<int64_t> file_records() const override;
+  int64_t corrupt_records_skipped() const override;
 
  private:
   ConcatSource(std::string name, std::vector<std::unique_ptr<Source>> parts);

@@ -61,6 +61,7 @@ Status RecordReader::Skip(uint64_t records) {
 }
 
 Result<bool> RecordReader::Next(std::string* record) {
+  passed_bad_record_ = false;
   Result<bool> got = index_.format == RecordFormat::kTfRecord ? NextTfRecord(record)
                                                               : NextCsvRow(record);
   if (got.ok() && !*got && record_ < index_.num_records) {
@@ -174,7 +175,11 @@ Result<bool> RecordReader::NextTfRecord(std::string* payload) {
   // a corrupt one is the business of the task that reads it.
   if (!skipping_) {
     if (!TfRecordPayloadOk(data, length, data + length)) {
-      return InvalidArgument(record() + ": data checksum mismatch");
+      Status bad = InvalidArgument(record() + ": data checksum mismatch");
+      in_.Advance(frame);
+      ++record_;
+      passed_bad_record_ = true;
+      return bad;
     }
     payload->assign(data, length);
   }

@@ -24,6 +24,10 @@ class RecordReader {
   // The next record: a CSV row without its line end, or a TFRecord's
   // payload (both checksums verified). false at the end of the file.
   Result<bool> Next(std::string* record);
+  // After an error from Next: whether it was one record's own (a TFRecord
+  // payload checksum) and the reader has moved past that record, so reading
+  // on is possible (--skip_corrupt_records). false for framing errors.
+  bool passed_bad_record() const { return passed_bad_record_; }
   // The number of the record the next call returns.
   uint64_t record() const { return record_; }
   // Uncompressed offset of that record.
@@ -40,6 +44,7 @@ class RecordReader {
   BufferedInput in_;
   uint64_t record_ = 0;
   bool skipping_ = false;  // TFRecord payloads are neither checked nor copied
+  bool passed_bad_record_ = false;
 };
 
 }  // namespace edl::data

@@ -1,5 +1,6 @@
 #include "data/source.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <numeric>
 
@@ -43,15 +44,46 @@ Status Source::CheckIndices(const std::vector<int64_t>& indices) const {
   return Status::Ok();
 }
 
-Result<Examples> Source::Read(int64_t begin, int64_t end) const {
+Status Source::CheckRange(int64_t begin, int64_t end) const {
   if (begin < 0 || begin > end || end > num_records()) {
     return InvalidArgument(name() + ": record range [" + std::to_string(begin) +
                            ", " + std::to_string(end) + ") is not within [0, " +
                            std::to_string(num_records()) + ")");
   }
+  return Status::Ok();
+}
+
+Result<Examples> Source::Read(int64_t begin, int64_t end) const {
+  EDL_RETURN_IF_ERROR(CheckRange(begin, end));
   std::vector<int64_t> indices(end - begin);
   std::iota(indices.begin(), indices.end(), begin);
   return Gather(indices);
+}
+
+namespace {
+
+class ReadingCursor : public RecordCursor {
+ public:
+  ReadingCursor(const Source& source, int64_t begin, int64_t end)
+      : source_(source), next_(begin), end_(end) {}
+  Result<Examples> Next(int64_t n) override {
+    const int64_t stop = std::min(end_, next_ + std::max<int64_t>(n, 0));
+    auto e = source_.Read(next_, stop);
+    if (e.ok()) next_ = stop;
+    return e;
+  }
+
+ private:
+  const Source& source_;
+  int64_t next_;
+  int64_t end_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<RecordCursor>> Source::OpenCursor(int64_t begin, int64_t end) const {
+  EDL_RETURN_IF_ERROR(CheckRange(begin, end));
+  return std::unique_ptr<RecordCursor>(new ReadingCursor(*this, begin, end));
 }
 
 namespace {
@@ -75,6 +107,7 @@ Result<std::unique_ptr<Source>> OpenFile(const std::string& path, const InputSpe
   StreamOptions so;
   so.labels = options.labels;
   so.index_dir = options.index_dir;
+  so.skip_corrupt_records = options.skip_corrupt_records;
   EDL_ASSIGN_OR_RETURN(std::unique_ptr<StreamedSource> s,
                        StreamedSource::Open(path, spec, format, so));
   if (options.stream) return std::unique_ptr<Source>(std::move(s));

@@ -15,6 +15,16 @@
 
 namespace edl::data {
 
+// Records of a range read in order, a few at a time, by one reader (a
+// streamed file is opened once and never re-skipped): how a worker streams
+// a task. Not thread-safe; borrows its Source.
+class RecordCursor {
+ public:
+  virtual ~RecordCursor() = default;
+  // The next min(n, left) records; an empty Examples after the last.
+  virtual Result<Examples> Next(int64_t n) = 0;
+};
+
 class Source {
  public:
   virtual ~Source() = default;
@@ -38,8 +48,17 @@ class Source {
   // single file); they sum to num_records().
   virtual std::vector<int64_t> file_records() const { return {num_records()}; }
 
+  // Records left out so far because they were corrupt
+  // (OpenOptions::skip_corrupt_records); reads return fewer records then.
+  virtual int64_t corrupt_records_skipped() const { return 0; }
+
+  // A cursor over records [begin, end); InvalidArgument as Read. The
+  // default reads each step with Read (right for sources in memory).
+  virtual Result<std::unique_ptr<RecordCursor>> OpenCursor(int64_t begin, int64_t end) const;
+
  protected:
   Status CheckIndices(const std::vector<int64_t>& indices) const;
+  Status CheckRange(int64_t begin, int64_t end) const;
 };
 
 enum class LabelPolicy {
@@ -54,6 +73,9 @@ struct OpenOptions {
   // always loaded.
   bool stream = false;
   std::string index_dir;  // where indexes go when the data's directory is read-only
+  // Streamed and TFRecord files: corrupt records are logged, counted and
+  // left out (StreamOptions::skip_corrupt_records).
+  bool skip_corrupt_records = false;
 };
 
 // Opens `path` as the format the spec names (or, for kAuto, the file name

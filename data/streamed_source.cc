@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "base/logging.h"
 #include "data/csv_reader.h"
 #include "data/csv_row_decoder.h"
 #include "data/csv_source.h"
@@ -117,6 +118,7 @@ Result<std::unique_ptr<StreamedSource>> StreamedSource::Open(const std::string& 
     s->decoder_ = std::make_unique<TfExampleDecoder>(std::move(examples));
   }
   s->num_records_ = total - s->skip_;
+  s->skip_corrupt_ = options.skip_corrupt_records;
   return s;
 }
 
@@ -124,29 +126,86 @@ bool StreamedSource::has_labels() const { return decoder_->layout().has_labels; 
 const std::vector<InputInfo>& StreamedSource::inputs() const { return decoder_->layout().inputs; }
 const ColumnLayout& StreamedSource::layout() const { return decoder_->layout(); }
 
-Status StreamedSource::DecodeRange(int64_t begin, int64_t end, ColumnBuffer* out) const {
-  if (begin < 0 || begin > end || end > num_records_) {
-    return InvalidArgument(name_ + ": record range [" + std::to_string(begin) + ", " +
-                           std::to_string(end) + ") is not within [0, " +
-                           std::to_string(num_records_) + ")");
-  }
-  if (begin == end) return Status::Ok();
-  EDL_ASSIGN_OR_RETURN(auto reader,
-                       RecordReader::Open(index_, static_cast<uint64_t>(skip_ + begin)));
-  std::string record;
-  for (int64_t i = begin; i < end; ++i) {
-    const uint64_t offset = reader->offset();
-    const uint64_t n = reader->record();
-    Result<bool> got = reader->Next(&record);
-    if (got.ok() && !*got) {
-      got = InvalidArgument(index_.path + ": ends before record " + std::to_string(n) +
-                            " (changed since it was indexed?)");
+constexpr int64_t kLoggedSkips = 20;  // per file
+
+// Decodes records in order from one reader opened at the first.
+class StreamedSource::Cursor : public RecordCursor {
+ public:
+  Cursor(const StreamedSource& source, std::unique_ptr<RecordReader> reader, int64_t next,
+         int64_t end)
+      : source_(source), reader_(std::move(reader)), next_(next), end_(end) {}
+
+  // Appends the next min(n, left) records to `out`.
+  Status Decode(int64_t n, ColumnBuffer* out) {
+    const RecordIndex& index = source_.index_;
+    const int64_t stop = std::min(end_, next_ + std::max<int64_t>(n, 0));
+    for (; next_ < stop; ++next_) {
+      const uint64_t offset = reader_->offset();
+      const uint64_t r = reader_->record();
+      Result<bool> got = reader_->Next(&record_);
+      if (got.ok() && !*got) {
+        got = InvalidArgument(index.path + ": ends before record " + std::to_string(r) +
+                              " (changed since it was indexed?)");
+      }
+      if (!got.ok()) {
+        if (source_.skip_corrupt_ && reader_->passed_bad_record()) {
+          Skipped(got.status());
+          continue;
+        }
+        return got.status();
+      }
+      Status s = source_.decoder_->Decode(record_, out);
+      if (!s.ok()) {
+        s = s.WithPrefix(Where(index, r, offset));
+        if (!source_.skip_corrupt_) return s;
+        Skipped(s);
+      }
     }
-    if (!got.ok()) return got.status();
-    Status s = decoder_->Decode(record, out);
-    if (!s.ok()) return s.WithPrefix(Where(index_, n, offset));
+    return Status::Ok();
   }
-  return Status::Ok();
+
+  void Skipped(const Status& why) {
+    const int64_t n = ++source_.skipped_;
+    // The first few are logged; every one is counted.
+    if (n <= kLoggedSkips) {
+      EDL_LOG(WARNING) << "skipping a corrupt record (--skip_corrupt_records): " << why.message()
+                       << (n == kLoggedSkips ? " (further ones are counted, not logged)" : "");
+    }
+  }
+
+  Result<Examples> Next(int64_t n) override {
+    ColumnBuffer records;
+    EDL_RETURN_IF_ERROR(Decode(n, &records));
+    return records.Slice(source_.layout(), 0, records.size);
+  }
+
+ private:
+  const StreamedSource& source_;
+  std::unique_ptr<RecordReader> reader_;
+  int64_t next_;
+  int64_t end_;
+  std::string record_;
+};
+
+Result<std::unique_ptr<StreamedSource::Cursor>> StreamedSource::OpenStreamCursor(
+    int64_t begin, int64_t end) const {
+  EDL_RETURN_IF_ERROR(CheckRange(begin, end));
+  std::unique_ptr<RecordReader> reader;
+  if (begin < end) {
+    EDL_ASSIGN_OR_RETURN(reader, RecordReader::Open(index_, static_cast<uint64_t>(skip_ + begin)));
+  }
+  return std::make_unique<Cursor>(*this, std::move(reader), begin, end);
+}
+
+Result<std::unique_ptr<RecordCursor>> StreamedSource::OpenCursor(int64_t begin,
+                                                                 int64_t end) const {
+  EDL_ASSIGN_OR_RETURN(auto cursor, OpenStreamCursor(begin, end));
+  return std::unique_ptr<RecordCursor>(std::move(cursor));
+}
+
+Status StreamedSource::DecodeRange(int64_t begin, int64_t end, ColumnBuffer* out) const {
+  EDL_ASSIGN_OR_RETURN(auto cursor, OpenStreamCursor(begin, end));
+  return cursor->Decode(end - begin, out);
 }
 
 Result<Examples> StreamedSource::Read(int64_t begin, int64_t end) const {
@@ -162,6 +221,11 @@ Result<Examples> StreamedSource::Gather(const std::vector<int64_t>& indices) con
   const int64_t first = *lo;
   ColumnBuffer records;
   EDL_RETURN_IF_ERROR(DecodeRange(first, *hi + 1, &records));
+  if (records.size != *hi + 1 - first) {
+    return InvalidArgument(name_ + ": records were skipped in [" + std::to_string(first) + ", " +
+                           std::to_string(*hi + 1) +
+                           ") (--skip_corrupt_records): read the range and gather from it");
+  }
   std::vector<int64_t> local(indices.size());
   for (size_t i = 0; i < indices.size(); ++i) local[i] = indices[i] - first;
   return records.Gather(layout(), local.data(), static_cast<int64_t>(local.size()));

@@ -7,6 +7,7 @@
 // Const and thread-safe: every call reads with a reader of its own.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ struct StreamOptions {
   // Where indexes are cached when the data's directory is not writable
   // ("" = beside the data only).
   std::string index_dir;
+  // A record that fails on its own (a TFRecord payload checksum, a record
+  // the spec cannot decode) is logged, counted and left out instead of
+  // failing the read. Framing errors (truncation, a changed file) still fail.
+  bool skip_corrupt_records = false;
 };
 
 class StreamedSource : public Source {
@@ -45,21 +50,30 @@ class StreamedSource : public Source {
   // gather from one task's range at a time).
   Result<Examples> Gather(const std::vector<int64_t>& indices) const override;
 
+  // Reads [begin, end) with one reader, opened at the index point nearest
+  // `begin`: each step decodes only the records it returns.
+  Result<std::unique_ptr<RecordCursor>> OpenCursor(int64_t begin, int64_t end) const override;
+
   // Decodes records [begin, end) into `out`.
   Status DecodeRange(int64_t begin, int64_t end, ColumnBuffer* out) const;
   const ColumnLayout& layout() const;
+  int64_t corrupt_records_skipped() const override { return skipped_; }
 
   // One record's bytes to its values (CSV rows or Examples); internal.
   class Decoder;
 
  private:
+  class Cursor;
   StreamedSource() = default;
+  Result<std::unique_ptr<Cursor>> OpenStreamCursor(int64_t begin, int64_t end) const;
 
   std::string name_;
   RecordIndex index_;
   int64_t skip_ = 0;  // records before the data (CSV: skipped rows and the header)
   int64_t num_records_ = 0;
   std::unique_ptr<Decoder> decoder_;
+  bool skip_corrupt_ = false;
+  mutable std::atomic<int64_t> skipped_{0};
 };
 
 }  // namespace edl::data

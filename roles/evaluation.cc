@@ -62,16 +62,21 @@ Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
 Result<std::unique_ptr<data::Source>> OpenSourceForModel(const std::string& flag,
                                                          const std::string& path,
                                                          const CompiledModel& cm,
-                                                         bool need_labels, bool stream,
-                                                         const std::string& index_dir) {
-  data::OpenOptions options;
-  options.labels = need_labels ? data::LabelPolicy::kRequired : data::LabelPolicy::kIfPresent;
-  options.stream = stream;
-  options.index_dir = index_dir;
-  auto source = data::OpenSource(path, cm.input, options);
+                                                         bool need_labels,
+                                                         data::OpenOptions reading) {
+  reading.labels = need_labels ? data::LabelPolicy::kRequired : data::LabelPolicy::kIfPresent;
+  auto source = data::OpenSource(path, cm.input, reading);
   if (!source.ok()) return source.status().WithPrefix(flag);
   EDL_RETURN_IF_ERROR(CheckSourceFitsModel(**source, cm, flag, need_labels));
   return source;
+}
+
+data::OpenOptions StreamedReading(const ModelOptions& model) {
+  data::OpenOptions o;
+  o.stream = true;
+  o.index_dir = model.data_index_dir;
+  o.skip_corrupt_records = model.skip_corrupt_records;
+  return o;
 }
 
 std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,

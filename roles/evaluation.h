@@ -30,14 +30,17 @@ Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
                             const std::string& flag, bool need_labels);
 
 // Opens `path` with the model's input spec and checks it fits the model
-// (CheckSourceFitsModel); errors name `flag`. `stream`: CSV and TFRecord
-// files are read on demand through record indexes (cached under
-// `index_dir` when the data's directory is read-only) instead of loaded.
+// (CheckSourceFitsModel); errors name `flag`. `reading`: streamed or
+// loaded, where indexes go, corrupt records skipped (data/source.h); its
+// `labels` is set from need_labels.
 Result<std::unique_ptr<data::Source>> OpenSourceForModel(const std::string& flag,
                                                          const std::string& path,
                                                          const CompiledModel& cm,
-                                                         bool need_labels, bool stream = false,
-                                                         const std::string& index_dir = "");
+                                                         bool need_labels,
+                                                         data::OpenOptions reading = {});
+// How a distributed job's processes read data: streamed, with the model
+// flags' --data_index_dir and --skip_corrupt_records.
+data::OpenOptions StreamedReading(const ModelOptions& model);
 
 // The batch's inputs reshaped to the model's declared input shapes (a CSV
 // row of 784 numbers feeds a [28, 28] input), on `device` (uploaded when it

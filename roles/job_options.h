@@ -26,6 +26,10 @@ struct ModelOptions {
   // Where record indexes of CSV/TFRecord data are cached when the data's
   // directory is read-only ("" = beside the data only).
   std::string data_index_dir;
+  // Streamed data (distributed jobs) and TFRecord files: a record that is
+  // corrupt on its own is logged, counted and left out instead of failing
+  // its task.
+  bool skip_corrupt_records = false;
   // Evaluate/predict: a spec without loss or optimizer is fine.
   bool for_inference = false;
 };

@@ -17,8 +17,12 @@ namespace {
 
 Result<std::unique_ptr<data::Source>> OpenFor(const std::string& flag,
                                               const std::string& path,
-                                              const CompiledModel& cm) {
-  EDL_ASSIGN_OR_RETURN(auto source, OpenSourceForModel(flag, path, cm, true));
+                                              const CompiledModel& cm,
+                                              const ModelOptions& model) {
+  data::OpenOptions reading;
+  reading.index_dir = model.data_index_dir;
+  reading.skip_corrupt_records = model.skip_corrupt_records;
+  EDL_ASSIGN_OR_RETURN(auto source, OpenSourceForModel(flag, path, cm, true, reading));
   if (source->num_records() == 0) {
     return InvalidArgument(flag + " " + path + ": holds no records");
   }
@@ -67,10 +71,10 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   tensor::SetNumThreads(o.model.num_threads);  // 0: UsableCpus()
 
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(o.model));
-  EDL_ASSIGN_OR_RETURN(auto train, OpenFor("--training_data", o.training_data, cm));
+  EDL_ASSIGN_OR_RETURN(auto train, OpenFor("--training_data", o.training_data, cm, o.model));
   std::unique_ptr<data::Source> validation;
   if (!o.validation_data.empty()) {
-    EDL_ASSIGN_OR_RETURN(validation, OpenFor("--validation_data", o.validation_data, cm));
+    EDL_ASSIGN_OR_RETURN(validation, OpenFor("--validation_data", o.validation_data, cm, o.model));
   }
 
   const int64_t n = train->num_records();

@@ -119,7 +119,7 @@ Status Validate(const MasterProcessOptions& m, std::string* model_spec_text) {
       if (cm) {
         EDL_RETURN_IF_ERROR(
             OpenSourceForModel(flag, *path, *cm, std::string(flag) != "--prediction_data",
-                               /*stream=*/true, mo.data_index_dir)
+                               StreamedReading(mo))
                 .status());
       }
     } else if (!OnVolume(*path, volumes)) {

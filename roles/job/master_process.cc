@@ -54,11 +54,11 @@ constexpr milliseconds kPsCheckpointGrace{600000};
 // here when missing or stale, so the workers find them fresh); the master
 // never decodes the data itself.
 Status CountRecords(const std::string& flag, const std::string& path, const CompiledModel& cm,
-                    bool labels, const std::string& index_dir, int64_t* records,
+                    bool labels, const ModelOptions& model, int64_t* records,
                     std::vector<int64_t>* files) {
   if (path.empty()) return Status::Ok();
   EDL_ASSIGN_OR_RETURN(auto source,
-                       OpenSourceForModel(flag, path, cm, labels, /*stream=*/true, index_dir));
+                       OpenSourceForModel(flag, path, cm, labels, StreamedReading(model)));
   *records = source->num_records();
   *files = source->file_records();
   EDL_LOG(INFO) << flag << " " << path << ": " << *records << " records in " << files->size()
@@ -101,13 +101,12 @@ Status RunMasterProcess(const MasterProcessOptions& o) {
 
   master::MasterOptions mopt;
   mopt.job_name = o.job.job_name;
-  const std::string& index_dir = o.model.data_index_dir;
   master::DatasetSizes& r = mopt.records;
-  EDL_RETURN_IF_ERROR(CountRecords("--training_data", o.training_data, cm, true, index_dir,
+  EDL_RETURN_IF_ERROR(CountRecords("--training_data", o.training_data, cm, true, o.model,
                                    &r.training, &r.training_files));
-  EDL_RETURN_IF_ERROR(CountRecords("--validation_data", o.validation_data, cm, true, index_dir,
+  EDL_RETURN_IF_ERROR(CountRecords("--validation_data", o.validation_data, cm, true, o.model,
                                    &r.validation, &r.validation_files));
-  EDL_RETURN_IF_ERROR(CountRecords("--prediction_data", o.prediction_data, cm, false, index_dir,
+  EDL_RETURN_IF_ERROR(CountRecords("--prediction_data", o.prediction_data, cm, false, o.model,
                                    &r.prediction, &r.prediction_files));
   mopt.minibatch_size = o.minibatch_size;
   // AllreduceStrategy: a task is one member's share of one step.

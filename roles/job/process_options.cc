@@ -71,6 +71,7 @@ std::vector<std::string> ModelArgs(const ModelOptions& o) {
   Add(&args, "num_threads", Str(o.num_threads));
   Add(&args, "device", o.device);
   Add(&args, "data_index_dir", o.data_index_dir);
+  if (o.skip_corrupt_records) Add(&args, "skip_corrupt_records", "true");
   return args;
 }
 

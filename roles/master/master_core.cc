@@ -219,6 +219,9 @@ Result<ReportTaskResponse> MasterCore::ReportTask(const ReportTaskRequest& r) {
                      << " failed on worker id " << r.worker_id << ": "
                      << r.error;
   }
+  if (r.ok && (outcome.accepted || task.type == TaskType::kTraining)) {
+    records_skipped_ += r.records_skipped;
+  }
   if (outcome.accepted && r.ok) {
     if (task.type == TaskType::kEvaluation) {
       HandleEvaluationLocked(r);

@@ -146,6 +146,7 @@ class MasterCore final : public protocol::MasterService {
   DataLedger ledger_;
   EvaluationAggregator evaluation_;
   PredictionCollector predictions_;
+  int64_t records_skipped_ = 0;  // corrupt records workers left out
   JobState state_ = JobState::kRunning;
   std::string failure_;
   int64_t model_version_ = 0;

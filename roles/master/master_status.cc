@@ -87,6 +87,7 @@ std::string MasterCore::StatusJson() const {
                        {"tasks", tasks}});
   }
   j["workers"] = workers;
+  j["records_skipped"] = records_skipped_;
   j["workers_target"] = membership_.target();
   j["workers_registered"] = membership_.registrations();
   j["workers_lost"] = membership_.deaths();
@@ -187,6 +188,10 @@ std::string MasterCore::FinalReport() const {
   out += ledger_.ToString();
   if (!evaluation_.history().empty()) {
     out += evaluation_.history().back().ToString() + "\n";
+  }
+  if (records_skipped_ > 0) {
+    out += "corrupt records skipped: " + std::to_string(records_skipped_) +
+           " (--skip_corrupt_records; the workers' logs name the first ones)\n";
   }
   if (options_.records.prediction > 0) {
     out += "predictions: " + std::to_string(predictions_.records_received()) +

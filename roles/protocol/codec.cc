@@ -183,6 +183,7 @@ void Put(W& w, const ReportTaskRequest& m) {
   w.I64(m.model_version);
   w.F64(m.loss_sum);
   w.I64(m.samples);
+  w.I64(m.records_skipped);
   PutVector(w, m.metrics);
   w.Tensor(m.predictions);
 }
@@ -194,6 +195,7 @@ void Get(Reader& r, ReportTaskRequest* m) {
   m->model_version = r.I64("model_version");
   m->loss_sum = r.F64("loss_sum");
   m->samples = r.I64("samples");
+  m->records_skipped = r.I64("records_skipped");
   GetVector(r, "metrics", kMinMetricStateBytes, &m->metrics);
   m->predictions = r.Tensor("predictions");
 }

@@ -72,6 +72,8 @@ struct ReportTaskRequest {
   int64_t model_version = 0;   // the newest model version the worker saw
   double loss_sum = 0;         // sum over the task's records
   int64_t samples = 0;
+  // Records of the task left out as corrupt (--skip_corrupt_records).
+  int64_t records_skipped = 0;
   std::vector<MetricState> metrics;  // evaluation (and training) metric states
   tensor::Tensor predictions;        // prediction tasks: [records, outputs]
 };

@@ -140,6 +140,7 @@ Status AllreduceWorker::Step(bool* all_done, bool* all_idle, int64_t* total_samp
     if (batch != nullptr) {
       last_ = std::move(pending_.front());
       pending_.pop_front();
+      report.records_skipped = last_->records_skipped;
       if (!last_->reported) EDL_RETURN_IF_ERROR(Report(last_->task, std::move(report)));
       last_->reported = true;
     }

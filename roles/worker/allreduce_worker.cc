@@ -6,6 +6,7 @@
 
 #include "base/logging.h"
 #include "data/batcher.h"
+#include "data/examples_source.h"
 #include "roles/evaluation.h"
 #include "roles/worker/infer_task.h"
 #include "roles/worker/retry.h"
@@ -202,14 +203,29 @@ Status AllreduceWorker::FetchWork() {
       protocol::ReportTaskRequest failed;
       Status s = CheckTaskRange(*task, source);
       if (s.ok()) {
-        data::BatchOptions bo;
-        bo.batch_size = std::max<int64_t>(1, task->end - task->begin);
-        bo.shuffle = options_.shuffle;
-        bo.seed = task->seed;
-        data::Batcher batcher(*source, task->begin, task->end, bo);
-        auto batch = batcher.Batch(0);
+        // The task is one step's batch: read in one pass, then shuffled.
+        const int64_t skipped_before = source->corrupt_records_skipped();
+        auto records = data::ReadIntoMemory(*source, task->begin, task->end);
+        Result<data::Examples> batch = records.status();
+        if (records.ok() && (*records)->num_records() == 0) {
+          // Every record was skipped as corrupt: nothing to step on.
+          protocol::ReportTaskRequest empty;
+          empty.records_skipped = source->corrupt_records_skipped() - skipped_before;
+          return Report(*task, std::move(empty));
+        }
+        if (records.ok()) {
+          data::BatchOptions bo;
+          bo.batch_size = (*records)->num_records();
+          bo.shuffle = options_.shuffle;
+          bo.seed = task->seed;
+          batch = data::Batcher(**records, 0, bo.batch_size, bo).Batch(0);
+        }
         if (batch.ok()) {
-          pending_.push_back({*task, std::move(*batch), false});
+          LocalBatch local;
+          local.task = *task;
+          local.examples = std::move(*batch);
+          local.records_skipped = source->corrupt_records_skipped() - skipped_before;
+          pending_.push_back(std::move(local));
           epochs_seen_ = std::max<int64_t>(epochs_seen_, task->epoch + 1);
           return Status::Ok();
         }

@@ -93,6 +93,7 @@ class AllreduceWorker {
     protocol::Task task;
     data::Examples examples;
     bool reported = false;  // given back by a roll-back after its report
+    int64_t records_skipped = 0;  // left out as corrupt
   };
 
   Status Loop();

@@ -1,7 +1,7 @@
 #include "roles/worker/infer_task.h"
 
 #include "data/batcher.h"
-#include "data/examples_source.h"
+#include "data/batch_prefetcher.h"
 #include "nn/autograd.h"
 #include "roles/evaluation.h"
 #include "tensor/ops.h"
@@ -37,16 +37,17 @@ Status InferTask(CompiledModel& cm, const data::Source& source, const protocol::
   data::BatchOptions bo;
   bo.batch_size = batch_size;
   bo.shuffle = false;
-  // Read in one pass (a streamed source decodes only the task's records).
-  auto records = data::ReadIntoMemory(source, task.begin, task.end);
-  if (!records.ok()) return records.status().WithPrefix(TaskRangeName(task));
-  data::Batcher batcher(**records, 0, (*records)->num_records(), bo);
+  // Streamed batch by batch, a reader thread a few batches ahead.
+  const int64_t skipped_before = source.corrupt_records_skipped();
+  data::BatchPrefetcher batches(source, task.begin, task.end, bo, data::kPrefetchBatches);
   EDL_ASSIGN_OR_RETURN(auto metrics, cm.MakeMetrics());
   std::vector<tensor::Tensor> predictions;
   nn::NoGradGuard no_grad;
-  for (int64_t b = 0; b < batcher.num_batches(); ++b) {
-    auto batch = batcher.Batch(b);
-    if (!batch.ok()) return batch.status().WithPrefix(TaskRangeName(task));
+  for (;;) {
+    auto next = batches.Next();
+    if (!next.ok()) return next.status().WithPrefix(TaskRangeName(task));
+    if (!next->has_value()) break;
+    const data::Examples* batch = &**next;
     std::vector<nn::Var> out = cm.model->Forward(ModelInputs(*batch, cm), /*training=*/false);
     report->samples += batch->size();
     const tensor::Tensor& y = out[0].value();
@@ -67,6 +68,7 @@ Status InferTask(CompiledModel& cm, const data::Source& source, const protocol::
   }
   for (auto& m : metrics) report->metrics.push_back({m->name(), m->State()});
   if (!predictions.empty()) report->predictions = tensor::Concat(predictions, 0);
+  report->records_skipped = source.corrupt_records_skipped() - skipped_before;
   return Status::Ok();
 }
 

@@ -6,7 +6,7 @@
 
 #include "base/logging.h"
 #include "data/batcher.h"
-#include "data/examples_source.h"
+#include "data/batch_prefetcher.h"
 #include "nn/autograd.h"
 #include "nn/functional.h"
 #include "roles/evaluation.h"
@@ -152,11 +152,10 @@ Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
   bo.batch_size = options_.minibatch_size;
   bo.shuffle = options_.shuffle && task.type == TaskType::kTraining;
   bo.seed = task.seed;
-  // The task's records, read once (a streamed source decodes only these),
-  // then cut into minibatches in memory: O(records per task).
-  auto records = data::ReadIntoMemory(*source, task.begin, task.end);
-  if (!records.ok()) return records.status().WithPrefix(TaskRangeName(task));
-  data::Batcher batcher(**records, 0, (*records)->num_records(), bo);
+  // A reader thread decodes the next minibatches while this one trains
+  // (a streamed source decodes only the task's records).
+  const int64_t skipped_before = source->corrupt_records_skipped();
+  data::BatchPrefetcher batches(*source, task.begin, task.end, bo, data::kPrefetchBatches);
   const bool training = task.type == TaskType::kTraining;
   auto metrics = cm_.MakeMetrics();
   if (!metrics.ok()) return metrics.status();
@@ -165,13 +164,15 @@ Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
     Status s = Retry("pull parameters", [&] { return ps_.PullDense(cm_.model->parameters()); });
     if (!s.ok()) return s;
   }
-  for (int64_t b = 0; b < batcher.num_batches(); ++b) {
+  for (;;) {
     if (stop_) {
       interrupted_ = true;
       return Status::Ok();
     }
-    auto batch = batcher.Batch(b);
-    if (!batch.ok()) return batch.status().WithPrefix(TaskRangeName(task));
+    auto next = batches.Next();
+    if (!next.ok()) return next.status().WithPrefix(TaskRangeName(task));
+    if (!next->has_value()) break;
+    data::Examples* batch = &**next;
     // Embedding rows are pulled for the host ids; Forward gets the inputs on
     // the model's device.
     std::vector<tensor::Tensor> inputs = ModelInputs(*batch, cm_, tensor::Device::kCPU);
@@ -222,6 +223,7 @@ Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
   }
   for (auto& m : *metrics) report->metrics.push_back({m->name(), m->State()});
   if (!predictions.empty()) report->predictions = tensor::Concat(predictions, 0);
+  report->records_skipped = source->corrupt_records_skipped() - skipped_before;
   return Status::Ok();
 }
 

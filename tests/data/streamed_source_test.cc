@@ -24,6 +24,7 @@
 namespace edl::data {
 namespace {
 
+using testing_files::ExpectSameExamples;
 using testing_files::TempDir;
 
 InputSpec Spec(const std::string& json) {
@@ -37,21 +38,6 @@ OpenOptions Streamed(LabelPolicy labels = LabelPolicy::kRequired) {
   o.stream = true;
   o.labels = labels;
   return o;
-}
-
-void ExpectSameExamples(const Examples& a, const Examples& b) {
-  ASSERT_EQ(a.inputs.size(), b.inputs.size());
-  for (size_t k = 0; k < a.inputs.size(); ++k) {
-    ASSERT_EQ(a.inputs[k].shape(), b.inputs[k].shape());
-    ASSERT_EQ(a.inputs[k].dtype(), b.inputs[k].dtype());
-    ASSERT_EQ(0, std::memcmp(a.inputs[k].raw_data(), b.inputs[k].raw_data(), a.inputs[k].bytes()))
-        << "input " << k;
-  }
-  ASSERT_EQ(a.labels.defined(), b.labels.defined());
-  if (a.labels.defined()) {
-    ASSERT_EQ(a.labels.shape(), b.labels.shape());
-    ASSERT_EQ(0, std::memcmp(a.labels.raw_data(), b.labels.raw_data(), a.labels.bytes()));
-  }
 }
 
 // A CSV of `rows` rows: two numeric columns, a categorical one whose quoted
@@ -221,6 +207,62 @@ TEST(StreamedSource, AWrongChecksumIsNamedWithItsByteOffset) {
   EXPECT_NE(error.find("crc.tfrecord"), std::string::npos) << error;
   EXPECT_NE(error.find("checksum"), std::string::npos) << error;
   EXPECT_EQ(ReadError(path, Spec(kTfSpec), 31, 50), "ok");
+}
+
+TEST(StreamedSource, SkipsAndCountsCorruptRecordsWhenAskedToButNotABrokenFile) {
+  TempDir dir;
+  // Record 30's payload has a wrong checksum; record 41 lacks its label.
+  std::string bytes = TfRecords(50, [](int i) {
+    if (i != 41) return ExampleBytes(i);
+    std::map<std::string, ExampleFeature> f;
+    f["dense"].kind = ExampleFeature::Kind::kFloat;
+    f["dense"].floats = {1, 2, 3};
+    f["count"].kind = ExampleFeature::Kind::kInt64;
+    f["count"].ints = {1};
+    f["shop"].kind = ExampleFeature::Kind::kInt64;
+    f["shop"].ints = {1};
+    f["city"].kind = ExampleFeature::Kind::kBytes;
+    f["city"].bytes = {"Oslo"};
+    return SerializeExample(f);
+  });
+  size_t at = 0;
+  for (int i = 0; i < 30; ++i) at += TfRecordFrame(ExampleBytes(i)).size();
+  bytes[at + kTfRecordHeader + 5] ^= 0x5a;
+  const std::string path = dir.Write("bad.tfrecord.gz", bytes, /*gzip=*/true);
+  OpenOptions skipping = Streamed();
+  skipping.skip_corrupt_records = true;
+  auto s = OpenSource(path, Spec(kTfSpec), skipping);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto r = (*s)->Read(25, 45);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->size(), 18);
+  EXPECT_EQ((*s)->corrupt_records_skipped(), 2);
+  // The records kept are the others, in order: dense[0] is the record number.
+  std::vector<float> kept;
+  for (int64_t i = 0; i < r->size(); ++i) kept.push_back(r->inputs[0].f32()[i * 4]);
+  std::vector<float> want;
+  for (int i = 25; i < 45; ++i) {
+    if (i != 30 && i != 41) want.push_back(static_cast<float>(i));
+  }
+  EXPECT_EQ(kept, want);
+  // A task's cursor skips the same way.
+  auto cursor = (*s)->OpenCursor(28, 32);
+  ASSERT_TRUE(cursor.ok());
+  EXPECT_EQ((*cursor)->Next(4)->size(), 3);
+  EXPECT_EQ((*s)->corrupt_records_skipped(), 3);
+  // Loaded whole, too.
+  OpenOptions loaded;
+  loaded.skip_corrupt_records = true;
+  auto whole = OpenSource(path, Spec(kTfSpec), loaded);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  EXPECT_EQ((*whole)->num_records(), 48);
+
+  // A file truncated mid-record is broken, not corrupt: still an error.
+  const std::string cut = dir.Write("cut.tfrecord", TfRecords(50));
+  auto c = OpenSource(cut, Spec(kTfSpec), skipping);
+  ASSERT_TRUE(c.ok());
+  std::filesystem::resize_file(cut, std::filesystem::file_size(cut) - 7);
+  EXPECT_FALSE((*c)->Read(40, 50).ok());
 }
 
 TEST(StreamedSource, AFileTruncatedOrDeletedAfterIndexingFailsTheReadNamingIt) {

@@ -1,14 +1,16 @@
-// Test helpers: a temporary directory removed at scope exit, and writing
-// plain or gzip files into it.
+// Test helpers: a temporary directory removed at scope exit, writing plain
+// or gzip files into it, and comparing Examples byte for byte.
 #pragma once
 
 #include <zlib.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "data/examples.h"
 #include "gtest/gtest.h"
 
 namespace edl::data::testing_files {
@@ -48,6 +50,21 @@ class TempDir {
 inline std::string ReadRaw(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+inline void ExpectSameExamples(const Examples& a, const Examples& b) {
+  ASSERT_EQ(a.inputs.size(), b.inputs.size());
+  for (size_t k = 0; k < a.inputs.size(); ++k) {
+    ASSERT_EQ(a.inputs[k].shape(), b.inputs[k].shape());
+    ASSERT_EQ(a.inputs[k].dtype(), b.inputs[k].dtype());
+    ASSERT_EQ(0, std::memcmp(a.inputs[k].raw_data(), b.inputs[k].raw_data(), a.inputs[k].bytes()))
+        << "input " << k;
+  }
+  ASSERT_EQ(a.labels.defined(), b.labels.defined());
+  if (a.labels.defined()) {
+    ASSERT_EQ(a.labels.shape(), b.labels.shape());
+    ASSERT_EQ(0, std::memcmp(a.labels.raw_data(), b.labels.raw_data(), a.labels.bytes()));
+  }
 }
 
 }  // namespace edl::data::testing_files

@@ -50,6 +50,7 @@ ReportTaskRequest SampleReportTaskRequest() {
   r.model_version = 12;
   r.loss_sum = -0.125e-300;
   r.samples = 100;
+  r.records_skipped = 7;
   r.metrics = {{"accuracy", {1.5, 2.0}},
                {"", {}},
                {"auc", {std::numeric_limits<double>::infinity(), -0.0, 1e308}}};
@@ -187,6 +188,7 @@ void ExpectSame(const ReportTaskRequest& a, const ReportTaskRequest& b) {
   EXPECT_EQ(a.model_version, b.model_version);
   ExpectSameDouble(a.loss_sum, b.loss_sum);
   EXPECT_EQ(a.samples, b.samples);
+  EXPECT_EQ(a.records_skipped, b.records_skipped);
   ASSERT_EQ(a.metrics.size(), b.metrics.size());
   for (size_t i = 0; i < a.metrics.size(); ++i) {
     EXPECT_EQ(a.metrics[i].name, b.metrics[i].name);
