@@ -3,13 +3,13 @@
 #include <sys/stat.h>
 
 #include <chrono>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
 #include "base/file.h"
 #include "base/logging.h"
+#include "data/data_paths.h"
 #include "kube/base64.h"
 #include "kube/client.h"
 #include "kube/json_path.h"
@@ -31,7 +31,6 @@ namespace {
 
 using Json = nlohmann::json;
 using kube::StringAt;
-namespace fs = std::filesystem;
 
 Json Labels(const std::string& job, const std::string& role) {
   return cluster::JobLabels(job, role, "edl");
@@ -115,16 +114,29 @@ Status Validate(const MasterProcessOptions& m, std::string* model_spec_text) {
       {"--prediction_data", &m.prediction_data}};
   for (const auto& [flag, path] : data) {
     if (path->empty()) continue;
-    if (fs::exists(*path)) {
+    // A data set this machine sees (a file, directory, glob or list) is
+    // checked against the model here; otherwise each of its comma-separated
+    // parts must lie on a volume, and the pods resolve it.
+    if (data::ResolveDataPaths(*path).ok()) {
       if (cm) {
         EDL_RETURN_IF_ERROR(
             OpenSourceForModel(flag, *path, *cm, std::string(flag) != "--prediction_data",
                                StreamedReading(mo))
                 .status());
       }
-    } else if (!OnVolume(*path, volumes)) {
-      return InvalidArgument(std::string(flag) + " " + *path +
-                             ": not found here and not under any --volume mount_path the pods see");
+      continue;
+    }
+    size_t begin = 0;
+    while (begin <= path->size()) {
+      size_t end = path->find(',', begin);
+      if (end == std::string::npos) end = path->size();
+      const std::string part = path->substr(begin, end - begin);
+      if (!OnVolume(part, volumes)) {
+        return InvalidArgument(std::string(flag) + " " + part +
+                               ": not found here and not under any --volume mount_path the "
+                               "pods see");
+      }
+      begin = end + 1;
     }
   }
   for (const std::string* out : {&m.output, &m.checkpoint_dir, &m.prediction_output}) {

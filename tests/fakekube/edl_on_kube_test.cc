@@ -287,6 +287,38 @@ TEST(EdlOnKube, YamlWritesTheJobsObjectsAndKubectlCanCreateThem) {
   EXPECT_TRUE(cluster.Pods("edl-job=yamljob").empty());
 }
 
+TEST(EdlOnKube, ShardedDataOnAVolumeIsLeftToThePodsAndDataOffEveryVolumeIsRefused) {
+  TempDir dir;
+  FakeCluster cluster("node-a:cpu=8,memory=64Gi");
+  ASSERT_TRUE(cluster.ready()) << cluster.Log();
+  auto run = [&](const std::string& name, const std::string& data) {
+    std::vector<std::string> args = {"train"};
+    for (auto& a : KubeJob(cluster, name,
+                           {"--model_def=zoo:planted_deepfm", "--training_data=" + data,
+                            "--volume=claim_name=datasets,mount_path=/data",
+                            "--data_index_dir=/data/edl-index",
+                            "--yaml=" + dir.File(name + ".yaml")})) {
+      args.push_back(a);
+    }
+    return RunEdl(args);
+  };
+  // Not on this machine, but on the volume: the pods resolve the glob.
+  RunResult ok = run("shards", "/data/clicks/part-*.csv.gz,/data/more");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  const std::string yaml = ReadText(dir.File("shards.yaml"));
+  EXPECT_NE(yaml.find("--training_data=/data/clicks/part-*.csv.gz,/data/more"), std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("--data_index_dir=/data/edl-index"), std::string::npos) << yaml;
+  // One part of the list is on no volume: refused, naming that part.
+  RunResult bad = run("offvolume", "/data/clicks/part-*.csv.gz,/elsewhere/b.csv");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--training_data /elsewhere/b.csv: not found here and not under any "
+                         "--volume mount_path the pods see"),
+            std::string::npos)
+      << bad.err;
+  EXPECT_TRUE(cluster.Pods("").empty());
+}
+
 TEST(EdlOnKube, ABadFlagFailsBeforeAnythingIsCreated) {
   FakeCluster cluster("node-a:cpu=8,memory=64Gi");
   ASSERT_TRUE(cluster.ready()) << cluster.Log();
