@@ -1,8 +1,11 @@
-// Record index building and decoding rates on one core (data/record_index.h):
-// writes a Criteo-shaped CSV (13 numeric + 26 categorical columns and a
-// label) and a TFRecord file of the same rows (each row's text as the
-// payload), plain and gzip, of about SIZE_MB of data each, then times
-// BuildRecordIndex and a RecordReader over every record.
+// Record index building and decoding rates on one core (data/record_index.h,
+// data/streamed_source.h): writes Criteo-shaped rows (bench/criteo_rows.h: a
+// label, 13 numeric and 26 categorical columns) as a CSV and as a TFRecord
+// file of tf.train.Examples, plain and gzip, of about SIZE_MB of CSV each,
+// then times BuildRecordIndex, a RecordReader over every record (framing and
+// checksums), and decoding every record into model inputs through a streamed
+// source's cursor (the criteo_deepfm zoo model's input spec: 13 numbers, 26
+// hashed categories, the label).
 // Usage: edl_data_index_bench [SIZE_MB=512] [DIR=/tmp]
 #include <zlib.h>
 
@@ -10,13 +13,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <string>
 
 #include "base/check.h"
-#include "data/tfrecord.h"
+#include "bench/criteo_rows.h"
 #include "data/record_index.h"
 #include "data/record_reader.h"
+#include "data/source.h"
+#include "data/tfrecord.h"
 
 namespace {
 
@@ -27,48 +31,53 @@ double Now() {
       .count();
 }
 
-std::string Row(std::mt19937_64& rng) {
-  std::string row = std::to_string(rng() % 2);
-  char buf[32];
-  for (int i = 0; i < 13; ++i) {
-    std::snprintf(buf, sizeof buf, ",%llu", static_cast<unsigned long long>(rng() % 5000));
-    row += buf;
-  }
-  for (int i = 0; i < 26; ++i) {
-    std::snprintf(buf, sizeof buf, ",%08llx", static_cast<unsigned long long>(rng() % 100000));
-    row += buf;
-  }
-  return row;
-}
-
 // Writes the CSV and TFRecord files, plain and gzip.
 void Write(const std::string& dir, uint64_t bytes) {
-  std::mt19937_64 rng(1);
+  edl::bench::CriteoRows rows(1);
+  edl::bench::CriteoRow row;
   std::FILE* csv = std::fopen((dir + "/bench.csv").c_str(), "wb");
   std::FILE* tf = std::fopen((dir + "/bench.tfrecord").c_str(), "wb");
   gzFile csv_gz = gzopen((dir + "/bench.csv.gz").c_str(), "wb6");
   gzFile tf_gz = gzopen((dir + "/bench.tfrecord.gz").c_str(), "wb6");
   EDL_CHECK(csv && tf && csv_gz && tf_gz);
   uint64_t written = 0;
-  std::string csv_chunk, tf_chunk;
+  std::string csv_chunk = edl::bench::CriteoCsvHeader(), tf_chunk;
   while (written < bytes) {
-    csv_chunk.clear();
-    tf_chunk.clear();
     for (int i = 0; i < 4096; ++i) {
-      const std::string row = Row(rng);
-      csv_chunk += row + "\n";
-      tf_chunk += edl::data::TfRecordFrame(row);
+      rows.Next(&row);
+      edl::bench::AppendCriteoCsv(row, &csv_chunk);
+      tf_chunk += edl::data::TfRecordFrame(edl::bench::CriteoExample(row));
     }
     std::fwrite(csv_chunk.data(), 1, csv_chunk.size(), csv);
     std::fwrite(tf_chunk.data(), 1, tf_chunk.size(), tf);
     gzwrite(csv_gz, csv_chunk.data(), static_cast<unsigned>(csv_chunk.size()));
     gzwrite(tf_gz, tf_chunk.data(), static_cast<unsigned>(tf_chunk.size()));
     written += csv_chunk.size();
+    csv_chunk.clear();
+    tf_chunk.clear();
   }
   std::fclose(csv);
   std::fclose(tf);
   gzclose(csv_gz);
   gzclose(tf_gz);
+}
+
+// The criteo_deepfm zoo model's input spec, for CSV or TFRecord.
+edl::data::InputSpec CriteoSpec(bool tfrecord) {
+  std::string json = std::string("{\"format\": \"") + (tfrecord ? "tfrecord" : "csv") +
+                     "\", \"label\": \"label\", \"numeric\": [";
+  for (int j = 1; j <= edl::bench::kNumeric; ++j) {
+    json += (j > 1 ? ", \"I" : "\"I") + std::to_string(j) + "\"";
+  }
+  json += "], \"categorical\": [";
+  for (int k = 0; k < edl::bench::kCategorical; ++k) {
+    json += (k ? ", " : "") + std::string("{\"column\": \"C") + std::to_string(k + 1) +
+            "\", \"hash_buckets\": " + std::to_string(2 * edl::bench::kCardinality[k]) + "}";
+  }
+  json += "], \"categorical_layout\": \"concat_with_offsets\"}";
+  auto spec = edl::data::InputSpecFromJson(json, "input");
+  EDL_CHECK(spec.ok()) << spec.status().message();
+  return *spec;
 }
 
 void Measure(const std::string& path, RecordFormat format) {
@@ -97,12 +106,29 @@ void Measure(const std::string& path, RecordFormat format) {
   }
   const double read_s = Now() - t0;
   EDL_CHECK_EQ(n, index->num_records);
+  // Every record into model inputs, 4096 at a time, as a worker streams.
+  edl::data::OpenOptions streamed;
+  streamed.stream = true;
+  auto source =
+      edl::data::OpenSource(path, CriteoSpec(format == RecordFormat::kTfRecord), streamed);
+  EDL_CHECK(source.ok()) << source.status().message();
+  t0 = Now();
+  const int64_t records = (*source)->num_records();
+  auto cursor = (*source)->OpenCursor(0, records);
+  EDL_CHECK(cursor.ok());
+  for (int64_t done = 0; done < records;) {
+    auto batch = (*cursor)->Next(4096);
+    EDL_CHECK(batch.ok()) << batch.status().message();
+    done += batch->size();
+  }
+  const double decode_s = Now() - t0;
   const double gb = static_cast<double>(index->data_size) / 1e9;
-  std::printf("%-22s %8.0f MB %7.0f MB  %6.2f GB/s %7.2f M rec/s   %6.2f GB/s %7.2f M rec/s\n",
+  std::printf("%-18s %6.0f MB %6.0f MB  %5.2f GB/s %6.2f M/s   %5.2f GB/s %6.2f M/s   %5.2f GB/s %6.2f M/s\n",
               std::filesystem::path(path).filename().c_str(),
               static_cast<double>(index->file_size) / 1e6, gb * 1e3, gb / index_s,
               static_cast<double>(n) / index_s / 1e6, gb / read_s,
-              static_cast<double>(n) / read_s / 1e6);
+              static_cast<double>(n) / read_s / 1e6, gb / decode_s,
+              static_cast<double>(records) / decode_s / 1e6);
 }
 
 }  // namespace
@@ -112,9 +138,9 @@ int main(int argc, char** argv) {
   const std::string dir = (argc > 2 ? std::string(argv[2]) : std::string("/tmp")) + "/edl-index-bench";
   std::filesystem::create_directories(dir);
   Write(dir, mb << 20);
-  std::printf("one core; page cache warm; data = uncompressed bytes\n");
-  std::printf("%-22s %11s %10s  %-23s %-23s\n", "file", "on disk", "data", "index build",
-              "decode (framing+CRC)");
+  std::printf("one core; page cache warm; data = uncompressed bytes; M/s = million records/s\n");
+  std::printf("%-18s %9s %9s  %-20s %-20s %-20s\n", "file", "on disk", "data", "index build",
+              "read (framing+CRC)", "decode to inputs");
   for (const char* name : {"bench.csv", "bench.csv.gz"}) Measure(dir + "/" + name, RecordFormat::kCsvRows);
   for (const char* name : {"bench.tfrecord", "bench.tfrecord.gz"}) {
     Measure(dir + "/" + name, RecordFormat::kTfRecord);

@@ -53,6 +53,10 @@ void AddModelFlags(CLI::App& app, roles::ModelOptions& o) {
                "failing the task: each is logged (the first 20 per file) and counted "
                "in the job's report. Applies to TFRecord files and to data streamed "
                "by distributed jobs");
+  app.add_flag("--data_in_memory", o.data_in_memory,
+               "Distributed jobs: every worker loads its data sets whole when it starts "
+               "(decoded once, reused every epoch; memory grows with the data set) "
+               "instead of streaming each task's records from disk");
 }
 
 void AddCommonFlags(CLI::App& app, CommonFlags& f) {

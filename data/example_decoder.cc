@@ -13,8 +13,14 @@ const ExampleFeature* FindFeature(const ExampleFeatures& features, const std::st
   return it == features.end() || it->second.kind == Kind::kEmpty ? nullptr : &it->second;
 }
 
-std::string KindError(const std::string& name, const ExampleFeature& f, const char* want) {
+std::string KindError(const std::string& name, const FeatureView& f, const char* want) {
   return "feature '" + name + "' is a " + ExampleKindName(f.kind) + ", expected " + want;
+}
+
+// One parser per reading thread: decoders are shared by a source's readers.
+ExampleParser& ThreadParser() {
+  thread_local ExampleParser parser;
+  return parser;
 }
 
 }  // namespace
@@ -116,19 +122,11 @@ Result<std::unique_ptr<ExampleDecoder>> ExampleDecoder::Create(const std::string
   return d;
 }
 
-Status ExampleDecoder::Decode(std::string_view payload, ColumnBuffer* out) const {
-  EDL_ASSIGN_OR_RETURN(ExampleFeatures features, ParseExample(payload, "the record"));
-  return Decode(features, out);
-}
-
-Status ExampleDecoder::Decode(const ExampleFeatures& features, ColumnBuffer* out) const {
-  return out->Append([&](ColumnBuffer* b) { return DecodeInto(features, b); });
-}
-
-Status ExampleDecoder::DecodeInto(const ExampleFeatures& features, ColumnBuffer* out) const {
+template <typename Find>
+Status ExampleDecoder::DecodeInto(const Find& find, ColumnBuffer* out) const {
   for (const Numeric& n : numeric_) {
-    const ExampleFeature* f = FindFeature(features, n.name);
-    if (f == nullptr) {
+    const FeatureView f = find(n.name);
+    if (f.kind == Kind::kEmpty) {
       if (!spec_.missing_value) {
         return InvalidArgument("feature '" + n.name +
                                "' is missing (set input.missing_value to fill absent features)");
@@ -137,13 +135,13 @@ Status ExampleDecoder::DecodeInto(const ExampleFeatures& features, ColumnBuffer*
       out->numeric.insert(out->numeric.end(), n.length, v);
       continue;
     }
-    if (f->kind == Kind::kBytes) return InvalidArgument(KindError(n.name, *f, "float_list or int64_list"));
-    if (static_cast<int64_t>(f->size()) != n.length) {
-      return InvalidArgument("feature '" + n.name + "' has " + std::to_string(f->size()) +
+    if (f.kind == Kind::kBytes) return InvalidArgument(KindError(n.name, f, "float_list or int64_list"));
+    if (static_cast<int64_t>(f.size) != n.length) {
+      return InvalidArgument("feature '" + n.name + "' has " + std::to_string(f.size) +
                              " values, expected " + std::to_string(n.length));
     }
-    for (size_t i = 0; i < f->size(); ++i) {
-      const double x = f->kind == Kind::kFloat ? f->floats[i] : static_cast<double>(f->ints[i]);
+    for (size_t i = 0; i < f.size; ++i) {
+      const double x = f.kind == Kind::kFloat ? f.floats[i] : static_cast<double>(f.ints[i]);
       if (!std::isfinite(x)) {
         return InvalidArgument("feature '" + n.name + "' value " + std::to_string(i) +
                                " is not finite");
@@ -152,53 +150,70 @@ Status ExampleDecoder::DecodeInto(const ExampleFeatures& features, ColumnBuffer*
     }
   }
   for (size_t k = 0; k < categorical_.size(); ++k) {
-    const ExampleFeature* f = FindFeature(features, categorical_[k]);
+    const FeatureView f = find(categorical_[k]);
     int64_t id;
-    if (f == nullptr) {
+    if (f.kind == Kind::kEmpty) {
       id = encoders_[k].Id("");
-    } else if (f->size() != 1) {
-      return InvalidArgument("feature '" + categorical_[k] + "' has " + std::to_string(f->size()) +
+    } else if (f.size != 1) {
+      return InvalidArgument("feature '" + categorical_[k] + "' has " + std::to_string(f.size) +
                              " values; a categorical feature has one");
-    } else if (f->kind == Kind::kBytes) {
-      id = encoders_[k].Id(f->bytes[0]);
-    } else if (f->kind == Kind::kInt64) {
-      id = encoders_[k].Id(std::to_string(f->ints[0]));
+    } else if (f.kind == Kind::kBytes) {
+      id = encoders_[k].Id(f.bytes(0));
+    } else if (f.kind == Kind::kInt64) {
+      id = encoders_[k].Id(std::to_string(f.ints[0]));
     } else {
-      return InvalidArgument(KindError(categorical_[k], *f, "int64_list or bytes_list"));
+      return InvalidArgument(KindError(categorical_[k], f, "int64_list or bytes_list"));
     }
     out->ids.push_back(id + offsets_[k]);
   }
-  return layout_.has_labels ? DecodeLabel(features, out) : Status::Ok();
+  return layout_.has_labels ? DecodeLabel(find, out) : Status::Ok();
 }
 
-Status ExampleDecoder::DecodeLabel(const ExampleFeatures& features, ColumnBuffer* out) const {
-  const ExampleFeature* f = FindFeature(features, label_);
-  if (f == nullptr) return InvalidArgument("the label feature '" + label_ + "' is missing");
-  if (f->size() != 1) {
+template <typename Find>
+Status ExampleDecoder::DecodeLabel(const Find& find, ColumnBuffer* out) const {
+  const FeatureView f = find(label_);
+  if (f.kind == Kind::kEmpty) return InvalidArgument("the label feature '" + label_ + "' is missing");
+  if (f.size != 1) {
     return InvalidArgument("the label feature '" + label_ + "' has " +
-                           std::to_string(f->size()) + " values, expected 1");
+                           std::to_string(f.size) + " values, expected 1");
   }
   if (layout_.float_labels) {
-    if (f->kind == Kind::kBytes) return InvalidArgument(KindError(label_, *f, "float_list or int64_list"));
-    out->float_labels.push_back(f->kind == Kind::kFloat ? f->floats[0]
-                                                        : static_cast<float>(f->ints[0]));
+    if (f.kind == Kind::kBytes) return InvalidArgument(KindError(label_, f, "float_list or int64_list"));
+    out->float_labels.push_back(f.kind == Kind::kFloat ? f.floats[0]
+                                                       : static_cast<float>(f.ints[0]));
     return Status::Ok();
   }
   if (!label_vocabulary_.empty()) {
-    if (f->kind != Kind::kBytes) return InvalidArgument(KindError(label_, *f, "bytes_list (label_vocabulary is set)"));
-    auto it = label_vocabulary_.find(f->bytes[0]);
+    if (f.kind != Kind::kBytes) return InvalidArgument(KindError(label_, f, "bytes_list (label_vocabulary is set)"));
+    auto it = label_vocabulary_.find(std::string(f.bytes(0)));
     if (it == label_vocabulary_.end()) {
-      return InvalidArgument("label '" + f->bytes[0] + "' is not in input.label_vocabulary");
+      return InvalidArgument("label '" + std::string(f.bytes(0)) +
+                             "' is not in input.label_vocabulary");
     }
     out->int_labels.push_back(it->second);
     return Status::Ok();
   }
-  if (f->kind != Kind::kInt64) {
-    return InvalidArgument(KindError(label_, *f, "int64_list (classes; use label_type \"float\" "
-                                                 "for regression, label_vocabulary for names)"));
+  if (f.kind != Kind::kInt64) {
+    return InvalidArgument(KindError(label_, f, "int64_list (classes; use label_type \"float\" "
+                                                "for regression, label_vocabulary for names)"));
   }
-  out->int_labels.push_back(f->ints[0]);
+  out->int_labels.push_back(f.ints[0]);
   return Status::Ok();
+}
+
+Status ExampleDecoder::Decode(std::string_view payload, ColumnBuffer* out) const {
+  ExampleParser& parser = ThreadParser();
+  EDL_RETURN_IF_ERROR(parser.Parse(payload, "the record"));
+  auto find = [&](const std::string& name) { return parser.Find(name); };
+  return out->Append([&](ColumnBuffer* b) { return DecodeInto(find, b); });
+}
+
+Status ExampleDecoder::Decode(const ExampleFeatures& features, ColumnBuffer* out) const {
+  auto find = [&](const std::string& name) {
+    auto it = features.find(name);
+    return it == features.end() ? FeatureView() : ViewOf(it->second);
+  };
+  return out->Append([&](ColumnBuffer* b) { return DecodeInto(find, b); });
 }
 
 }  // namespace edl::data

@@ -53,8 +53,11 @@ class ExampleDecoder {
     Normalization norm;
   };
   explicit ExampleDecoder(const CsvSpec& spec) : spec_(spec) {}
-  Status DecodeInto(const ExampleFeatures& features, ColumnBuffer* out) const;
-  Status DecodeLabel(const ExampleFeatures& features, ColumnBuffer* out) const;
+  // `find(name)` gives a FeatureView (kind kEmpty when absent).
+  template <typename Find>
+  Status DecodeInto(const Find& find, ColumnBuffer* out) const;
+  template <typename Find>
+  Status DecodeLabel(const Find& find, ColumnBuffer* out) const;
 
   CsvSpec spec_;
   ColumnLayout layout_;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,43 @@ const char* ExampleKindName(ExampleFeature::Kind kind);  // "bytes_list", ...
 // record) when the payload is not a serialized Example.
 Result<std::map<std::string, ExampleFeature>> ParseExample(std::string_view payload,
                                                            const std::string& where);
+
+// One feature of an Example viewed in place, without copies: from an
+// ExampleParser (valid until it parses the next record) or ViewOf.
+struct FeatureView {
+  ExampleFeature::Kind kind = ExampleFeature::Kind::kEmpty;
+  size_t size = 0;
+  const float* floats = nullptr;  // kFloat
+  const int64_t* ints = nullptr;  // kInt64
+  // kBytes: value i.
+  std::string_view bytes(size_t i) const;
+
+  // Where bytes() reads: a protobuf repeated field or a std::vector.
+  const void* bytes_list = nullptr;
+  bool bytes_in_vector = false;
+};
+FeatureView ViewOf(const ExampleFeature& feature);
+
+// Parses Examples one after another into memory it reuses (a protobuf
+// arena), so decoding a record allocates nothing once warm; features are
+// found by name in the parsed message's hash map. Not thread-safe: one per
+// reading thread.
+class ExampleParser {
+ public:
+  ExampleParser();
+  ~ExampleParser();
+  ExampleParser(const ExampleParser&) = delete;
+  ExampleParser& operator=(const ExampleParser&) = delete;
+
+  // InvalidArgument naming `where` as ParseExample.
+  Status Parse(std::string_view payload, const std::string& where);
+  // The feature, or one of kind kEmpty when the record lacks it.
+  FeatureView Find(const std::string& name) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // The serialized Example of `features` (tests and tools).
 std::string SerializeExample(const std::map<std::string, ExampleFeature>& features);

@@ -85,7 +85,7 @@ Result<std::vector<std::unique_ptr<nn::metrics::Metric>>> CompiledModel::MakeMet
                                              : "";
   return nn::metrics::MetricsFromJson(
       spec.metrics_json.empty() ? "[]" : spec.metrics_json, loss_name,
-      spec.origin + ": metrics");
+      spec.origin + ": metrics", transform != OutputTransform::kNone);
 }
 
 tensor::Tensor CompiledModel::ForMetrics(const tensor::Tensor& output) const {

@@ -71,9 +71,9 @@ Result<std::unique_ptr<data::Source>> OpenSourceForModel(const std::string& flag
   return source;
 }
 
-data::OpenOptions StreamedReading(const ModelOptions& model) {
+data::OpenOptions JobReading(const ModelOptions& model, bool worker) {
   data::OpenOptions o;
-  o.stream = true;
+  o.stream = !(worker && model.data_in_memory);
   o.index_dir = model.data_index_dir;
   o.skip_corrupt_records = model.skip_corrupt_records;
   return o;

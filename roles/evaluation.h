@@ -38,9 +38,10 @@ Result<std::unique_ptr<data::Source>> OpenSourceForModel(const std::string& flag
                                                          const CompiledModel& cm,
                                                          bool need_labels,
                                                          data::OpenOptions reading = {});
-// How a distributed job's processes read data: streamed, with the model
-// flags' --data_index_dir and --skip_corrupt_records.
-data::OpenOptions StreamedReading(const ModelOptions& model);
+// How a distributed job's processes read data: streamed (a worker's loaded
+// whole with --data_in_memory; the master's never), with the model flags'
+// --data_index_dir and --skip_corrupt_records.
+data::OpenOptions JobReading(const ModelOptions& model, bool worker);
 
 // The batch's inputs reshaped to the model's declared input shapes (a CSV
 // row of 784 numbers feeds a [28, 28] input), on `device` (uploaded when it

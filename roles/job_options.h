@@ -30,6 +30,9 @@ struct ModelOptions {
   // corrupt on its own is logged, counted and left out instead of failing
   // its task.
   bool skip_corrupt_records = false;
+  // Distributed jobs: each worker loads its data sets whole when it starts
+  // (decoded once, memory O(data set)) instead of streaming its tasks.
+  bool data_in_memory = false;
   // Evaluate/predict: a spec without loss or optimizer is fine.
   bool for_inference = false;
 };

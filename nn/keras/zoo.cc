@@ -93,13 +93,39 @@ constexpr char kPlantedDeepFm[] = R"json({
   "loss": {"class_name": "BinaryCrossentropy", "config": {"from_logits": true}},
   "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.001}},
   "metrics": [{"class_name": "AUC", "config": {"from_logits": true}},
-              {"class_name": "BinaryAccuracy", "config": {"threshold": 0.0}}],
+              "binary_accuracy"],
   "input": {"format": "csv", "label": "label", "numeric": ["x0", "x1", "x2", "x3"],
             "categorical": [{"column": "c0", "hash_buckets": 32},
                             {"column": "c1", "hash_buckets": 256},
                             {"column": "c2", "hash_buckets": 2048}],
             "categorical_layout": "concat_with_offsets"}
 })json";
+
+// DeepFM for Criteo-shaped click logs: numeric I1..I13, categorical
+// C1..C26 each hashed into its own range of one shared table (2x the
+// cardinalities of bench/criteo_rows.h's generator; 336,630 rows); the
+// same linear + FM + deep parts as planted_deepfm. The model of the data at
+// scale benchmark (scripts/bench/criteo_bench.sh).
+constexpr char kCriteoDeepFm[] = R"json({"model": {"class_name": "Functional", "config": {"name": "criteo_deepfm", "layers": [{"name": "numeric", "class_name": "InputLayer", "config": {"name": "numeric", "batch_input_shape": [null, 13], "dtype": "float32"}, "inbound_nodes": []},
+      {"name": "categorical", "class_name": "InputLayer", "config": {"name": "categorical", "batch_input_shape": [null, 26], "dtype": "int32"}, "inbound_nodes": []},
+      {"name": "fm_embedding", "class_name": "Embedding", "config": {"name": "fm_embedding", "input_dim": 336630, "output_dim": 8}, "inbound_nodes": [[["categorical", 0, 0, {}]]]},
+      {"name": "linear_embedding", "class_name": "Embedding", "config": {"name": "linear_embedding", "input_dim": 336630, "output_dim": 1}, "inbound_nodes": [[["categorical", 0, 0, {}]]]},
+      {"name": "linear_flat", "class_name": "Flatten", "config": {"name": "linear_flat"}, "inbound_nodes": [[["linear_embedding", 0, 0, {}]]]},
+      {"name": "linear_in", "class_name": "Concatenate", "config": {"name": "linear_in", "axis": -1}, "inbound_nodes": [[["linear_flat", 0, 0, {}], ["numeric", 0, 0, {}]]]},
+      {"name": "linear", "class_name": "Dense", "config": {"name": "linear", "units": 1}, "inbound_nodes": [[["linear_in", 0, 0, {}]]]},
+      {"name": "fields", "class_name": "Reshape", "config": {"name": "fields", "target_shape": [26, 1, 8]}, "inbound_nodes": [[["fm_embedding", 0, 0, {}]], [["fm_embedding", 0, 0, {}]]]},
+      {"name": "field_mean", "class_name": "GlobalAveragePooling2D", "config": {"name": "field_mean"}, "inbound_nodes": [[["fields", 0, 0, {}]], [["fields", 1, 0, {}]]]},
+      {"name": "square_of_sum", "class_name": "Multiply", "config": {"name": "square_of_sum"}, "inbound_nodes": [[["field_mean", 0, 0, {}], ["field_mean", 1, 0, {}]]]},
+      {"name": "squares", "class_name": "Multiply", "config": {"name": "squares"}, "inbound_nodes": [[["fields", 0, 0, {}], ["fields", 1, 0, {}]]]},
+      {"name": "sum_of_squares", "class_name": "GlobalAveragePooling2D", "config": {"name": "sum_of_squares"}, "inbound_nodes": [[["squares", 0, 0, {}]]]},
+      {"name": "fm_terms", "class_name": "Concatenate", "config": {"name": "fm_terms", "axis": -1}, "inbound_nodes": [[["square_of_sum", 0, 0, {}], ["sum_of_squares", 0, 0, {}]]]},
+      {"name": "fm", "class_name": "Dense", "config": {"name": "fm", "units": 1, "use_bias": false}, "inbound_nodes": [[["fm_terms", 0, 0, {}]]]},
+      {"name": "deep_flat", "class_name": "Flatten", "config": {"name": "deep_flat"}, "inbound_nodes": [[["fm_embedding", 0, 0, {}]]]},
+      {"name": "deep_in", "class_name": "Concatenate", "config": {"name": "deep_in", "axis": -1}, "inbound_nodes": [[["deep_flat", 0, 0, {}], ["numeric", 0, 0, {}]]]},
+      {"name": "deep_1", "class_name": "Dense", "config": {"name": "deep_1", "units": 64, "activation": "relu"}, "inbound_nodes": [[["deep_in", 0, 0, {}]]]},
+      {"name": "deep_2", "class_name": "Dense", "config": {"name": "deep_2", "units": 32, "activation": "relu"}, "inbound_nodes": [[["deep_1", 0, 0, {}]]]},
+      {"name": "deep", "class_name": "Dense", "config": {"name": "deep", "units": 1, "use_bias": false}, "inbound_nodes": [[["deep_2", 0, 0, {}]]]},
+      {"name": "logit", "class_name": "Add", "config": {"name": "logit"}, "inbound_nodes": [[["linear", 0, 0, {}], ["fm", 0, 0, {}], ["deep", 0, 0, {}]]]}], "input_layers": [["numeric", 0, 0], ["categorical", 0, 0]], "output_layers": [["logit", 0, 0]]}}, "loss": {"class_name": "BinaryCrossentropy", "config": {"from_logits": true}}, "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.001}}, "metrics": [{"class_name": "AUC", "config": {"from_logits": true}}, "binary_accuracy"], "input": {"format": "csv", "label": "label", "numeric": ["I1", "I2", "I3", "I4", "I5", "I6", "I7", "I8", "I9", "I10", "I11", "I12", "I13"], "categorical": [{"column": "C1", "hash_buckets": 1000}, {"column": "C2", "hash_buckets": 500}, {"column": "C3", "hash_buckets": 50000}, {"column": "C4", "hash_buckets": 20000}, {"column": "C5", "hash_buckets": 300}, {"column": "C6", "hash_buckets": 30}, {"column": "C7", "hash_buckets": 10000}, {"column": "C8", "hash_buckets": 600}, {"column": "C9", "hash_buckets": 10}, {"column": "C10", "hash_buckets": 30000}, {"column": "C11", "hash_buckets": 5000}, {"column": "C12", "hash_buckets": 50000}, {"column": "C13", "hash_buckets": 3000}, {"column": "C14", "hash_buckets": 30}, {"column": "C15", "hash_buckets": 10000}, {"column": "C16", "hash_buckets": 50000}, {"column": "C17", "hash_buckets": 10}, {"column": "C18", "hash_buckets": 4000}, {"column": "C19", "hash_buckets": 2000}, {"column": "C20", "hash_buckets": 10}, {"column": "C21", "hash_buckets": 50000}, {"column": "C22", "hash_buckets": 20}, {"column": "C23", "hash_buckets": 20}, {"column": "C24", "hash_buckets": 30000}, {"column": "C25", "hash_buckets": 100}, {"column": "C26", "hash_buckets": 20000}], "categorical_layout": "concat_with_offsets"}})json";
 
 const std::map<std::string, ZooEntry>& Zoo() {
   static const auto* zoo = new std::map<std::string, ZooEntry>{
@@ -108,6 +134,11 @@ const std::map<std::string, ZooEntry>& Zoo() {
         "blocks (16/32/64 filters, projection shortcuts), global average pooling, "
         "Dense(10) logits; SGD 0.05 momentum 0.9",
         kCifar10Resnet}},
+      {"criteo_deepfm",
+       {"DeepFM for Criteo-shaped CSVs (label, numeric I1..I13, categorical C1..C26 hashed "
+        "into 336,630 shared embedding rows): linear + FM + deep parts; binary "
+        "cross-entropy from logits, AUC",
+        kCriteoDeepFm}},
       {"fashion_mnist_mlp",
        {"Fashion-MNIST MLP: Flatten -> Dense(128, relu) -> Dense(10) logits; Adam 0.001 cosine-decayed "
         "to 1e-4 over 2 epochs of batch 64",

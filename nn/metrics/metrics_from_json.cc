@@ -59,7 +59,7 @@ Status ReadThreshold(KerasObject& o, const std::string& key,
 }
 
 Result<std::unique_ptr<Metric>> Build(KerasObject& o, bool from_string,
-                                      const std::string& loss_name) {
+                                      const std::string& loss_name, bool probabilities) {
   const std::string& c = o.canonical();
   std::string name;
   o.Ignore({"dtype"});
@@ -133,7 +133,7 @@ Result<std::unique_ptr<Metric>> Build(KerasObject& o, bool from_string,
     EDL_RETURN_IF_ERROR(RequireInert(o, "label_weights"));
     if (name.empty()) name = "auc";
     metric = std::make_unique<Auc>(name, static_cast<int>(num_thresholds),
-                                   from_logits);
+                                   from_logits && !probabilities);
   } else {
     return InvalidArgument(o.where() + ": unknown metric \"" + o.class_name() +
                            "\" (known: " + kKnown + ")");
@@ -146,7 +146,7 @@ Result<std::unique_ptr<Metric>> Build(KerasObject& o, bool from_string,
 
 Result<std::vector<std::unique_ptr<Metric>>> MetricsFromJson(
     const std::string& json_text, const std::string& loss_name,
-    const std::string& where) {
+    const std::string& where, bool outputs_are_probabilities) {
   nlohmann::json list =
       nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (list.is_discarded()) {
@@ -167,7 +167,7 @@ Result<std::vector<std::unique_ptr<Metric>>> MetricsFromJson(
     const std::string entry = where + ": metrics[" + std::to_string(i) + "]";
     EDL_ASSIGN_OR_RETURN(KerasObject o, KerasObject::FromJson(list[i], entry));
     EDL_ASSIGN_OR_RETURN(std::unique_ptr<Metric> metric,
-                         Build(o, list[i].is_string(), loss_name));
+                         Build(o, list[i].is_string(), loss_name, outputs_are_probabilities));
     out.push_back(std::move(metric));
   }
   return out;

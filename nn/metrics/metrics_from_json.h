@@ -6,7 +6,10 @@
 // binary_crossentropy -> binary_accuracy, anything else ->
 // categorical_accuracy. A metric named by string keeps that string as its
 // name, except the class-like "auc"/"precision"/"recall" (any case), which
-// get Keras' lowercase names.
+// get Keras' lowercase names. Thresholds are on probabilities: edl gives
+// metrics the model's outputs after the sigmoid/softmax of a from_logits
+// loss (CompiledModel::ForMetrics); with `outputs_are_probabilities` an
+// AUC's from_logits is then not applied a second time.
 #pragma once
 
 #include <memory>
@@ -24,6 +27,6 @@ namespace edl::nn::metrics {
 //   model.json: metrics[0]: config.num_thresholds: expected an integer > 1
 Result<std::vector<std::unique_ptr<Metric>>> MetricsFromJson(
     const std::string& json_text, const std::string& loss_name,
-    const std::string& where);
+    const std::string& where, bool outputs_are_probabilities = false);
 
 }  // namespace edl::nn::metrics

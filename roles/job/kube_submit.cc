@@ -121,7 +121,7 @@ Status Validate(const MasterProcessOptions& m, std::string* model_spec_text) {
       if (cm) {
         EDL_RETURN_IF_ERROR(
             OpenSourceForModel(flag, *path, *cm, std::string(flag) != "--prediction_data",
-                               StreamedReading(mo))
+                               JobReading(mo, /*worker=*/false))
                 .status());
       }
       continue;

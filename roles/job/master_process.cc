@@ -58,7 +58,7 @@ Status CountRecords(const std::string& flag, const std::string& path, const Comp
                     std::vector<int64_t>* files) {
   if (path.empty()) return Status::Ok();
   EDL_ASSIGN_OR_RETURN(auto source,
-                       OpenSourceForModel(flag, path, cm, labels, StreamedReading(model)));
+                       OpenSourceForModel(flag, path, cm, labels, JobReading(model, /*worker=*/false)));
   *records = source->num_records();
   *files = source->file_records();
   EDL_LOG(INFO) << flag << " " << path << ": " << *records << " records in " << files->size()

@@ -72,6 +72,7 @@ std::vector<std::string> ModelArgs(const ModelOptions& o) {
   Add(&args, "device", o.device);
   Add(&args, "data_index_dir", o.data_index_dir);
   if (o.skip_corrupt_records) Add(&args, "skip_corrupt_records", "true");
+  if (o.data_in_memory) Add(&args, "data_in_memory", "true");
   return args;
 }
 

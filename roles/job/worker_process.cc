@@ -46,13 +46,13 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
   std::unique_ptr<data::Source> training, validation, prediction;
   if (!o.training_data.empty()) {
-    EDL_ASSIGN_OR_RETURN(training, OpenSourceForModel("--training_data", o.training_data, cm, true, StreamedReading(o.model)));
+    EDL_ASSIGN_OR_RETURN(training, OpenSourceForModel("--training_data", o.training_data, cm, true, JobReading(o.model, /*worker=*/true)));
   }
   if (!o.validation_data.empty()) {
-    EDL_ASSIGN_OR_RETURN(validation, OpenSourceForModel("--validation_data", o.validation_data, cm, true, StreamedReading(o.model)));
+    EDL_ASSIGN_OR_RETURN(validation, OpenSourceForModel("--validation_data", o.validation_data, cm, true, JobReading(o.model, /*worker=*/true)));
   }
   if (!o.prediction_data.empty()) {
-    EDL_ASSIGN_OR_RETURN(prediction, OpenSourceForModel("--prediction_data", o.prediction_data, cm, false, StreamedReading(o.model)));
+    EDL_ASSIGN_OR_RETURN(prediction, OpenSourceForModel("--prediction_data", o.prediction_data, cm, false, JobReading(o.model, /*worker=*/true)));
   }
 
   std::string host;

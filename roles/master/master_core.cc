@@ -179,7 +179,11 @@ Result<protocol::Task> MasterCore::GetTask(const GetTaskRequest& r) {
                                        std::to_string(options_.ring_start_members) + ")"
                                  : "");
   }
-  return dispatcher_.GetTask(r.worker_id, now);
+  protocol::Task task = dispatcher_.GetTask(r.worker_id, now);
+  if (task.type == TaskType::kTraining && training_started_nanos_ < 0) {
+    training_started_nanos_ = now;
+  }
+  return task;
 }
 
 void MasterCore::HandleEvaluationLocked(const ReportTaskRequest& r) {
@@ -235,6 +239,7 @@ Result<ReportTaskResponse> MasterCore::ReportTask(const ReportTaskRequest& r) {
                   << " trained (model version " << model_version_ << ")";
   }
   if (outcome.training_completed) {
+    training_ended_nanos_ = clock_.NowNanos();
     evaluation_.OnTrainingEnd(model_version_);
   } else if (outcome.epoch_completed) {
     evaluation_.OnEpochEnd(*outcome.epoch_completed, model_version_);

@@ -147,6 +147,9 @@ class MasterCore final : public protocol::MasterService {
   EvaluationAggregator evaluation_;
   PredictionCollector predictions_;
   int64_t records_skipped_ = 0;  // corrupt records workers left out
+  // The first training task handed out, the last one reported (clock_).
+  int64_t training_started_nanos_ = -1;
+  int64_t training_ended_nanos_ = -1;
   JobState state_ = JobState::kRunning;
   std::string failure_;
   int64_t model_version_ = 0;

@@ -189,6 +189,14 @@ std::string MasterCore::FinalReport() const {
   if (!evaluation_.history().empty()) {
     out += evaluation_.history().back().ToString() + "\n";
   }
+  if (training_started_nanos_ >= 0 && training_ended_nanos_ > training_started_nanos_) {
+    const double seconds = static_cast<double>(training_ended_nanos_ - training_started_nanos_) * 1e-9;
+    const double records = static_cast<double>(options_.records.training) * options_.num_epochs;
+    char line[160];
+    std::snprintf(line, sizeof line, "training: %.0f records in %.1f s, %.0f records/s\n", records,
+                  seconds, records / seconds);
+    out += line;
+  }
   if (records_skipped_ > 0) {
     out += "corrupt records skipped: " + std::to_string(records_skipped_) +
            " (--skip_corrupt_records; the workers' logs name the first ones)\n";

@@ -46,8 +46,9 @@ TEST(ModelSpec, ReadsABareKerasModel) {
 }
 
 TEST(ModelSpec, LoadsEveryZooModel) {
-  ASSERT_EQ(ZooNames(), (std::vector<std::string>{"cifar10_resnet", "fashion_mnist_cnn",
-                                                  "fashion_mnist_mlp", "planted_deepfm"}));
+  ASSERT_EQ(ZooNames(), (std::vector<std::string>{"cifar10_resnet", "criteo_deepfm",
+                                                  "fashion_mnist_cnn", "fashion_mnist_mlp",
+                                                  "planted_deepfm"}));
   for (const std::string& name : ZooNames()) {
     auto s = LoadModelSpec("zoo:" + name);
     ASSERT_TRUE(s.ok()) << s.status().message();
@@ -66,9 +67,14 @@ TEST(ModelSpec, LoadsEveryZooModel) {
   auto deepfm = BuildModel(LoadModelSpec("zoo:planted_deepfm").value(), 1);
   ASSERT_EQ((*deepfm)->inputs().size(), 2u);
   EXPECT_EQ((*deepfm)->inputs()[1].dtype, tensor::DType::kInt64);
+  auto criteo = BuildModel(LoadModelSpec("zoo:criteo_deepfm").value(), 1);
+  ASSERT_EQ((*criteo)->inputs().size(), 2u);
+  EXPECT_EQ((*criteo)->inputs()[0].shape, (Shape{13}));
+  EXPECT_EQ((*criteo)->inputs()[1].shape, (Shape{26}));
+  EXPECT_EQ((*criteo)->EmbeddingInputs().size(), 2u);
   EXPECT_EQ(LoadModelSpec("zoo:resnet").status().message(),
-            "zoo:resnet: no such model in the zoo (known: cifar10_resnet, fashion_mnist_cnn, "
-            "fashion_mnist_mlp, planted_deepfm)");
+            "zoo:resnet: no such model in the zoo (known: cifar10_resnet, criteo_deepfm, "
+            "fashion_mnist_cnn, fashion_mnist_mlp, planted_deepfm)");
 }
 
 class TfjsDir : public ::testing::Test {

@@ -63,6 +63,23 @@ TEST(MetricsFromJson, ReadsNamesAndObjectsWithKerasNames) {
   EXPECT_DOUBLE_EQ((*m)[5]->Result(), 0.0);  // 0.65 is below 0.7
 }
 
+TEST(MetricsFromJson, AnAucFromLogitsOverProbabilitiesAppliesNoSecondSigmoid) {
+  // Scores spread over (0, 1): a second sigmoid would squeeze them into
+  // (0.5, 0.73), a few of the 5 thresholds, and lose the ranking.
+  const Tensor labels = Tensor::FromVector({4, 1}, {0, 1, 0, 1});
+  const Tensor probabilities = Tensor::FromVector({4, 1}, {0.1f, 0.3f, 0.6f, 0.9f});
+  const char* spec = R"([{"class_name": "AUC", "config": {"num_thresholds": 5, "from_logits": true}}])";
+  auto plain = MetricsFromJson(R"([{"class_name": "AUC", "config": {"num_thresholds": 5}}])",
+                               "binary_crossentropy", "m.json");
+  auto given = MetricsFromJson(spec, "binary_crossentropy", "m.json",
+                               /*outputs_are_probabilities=*/true);
+  auto twice = MetricsFromJson(spec, "binary_crossentropy", "m.json");
+  ASSERT_TRUE(plain.ok() && given.ok() && twice.ok());
+  for (auto* m : {&plain, &given, &twice}) (**m)[0]->Update(labels, probabilities);
+  EXPECT_DOUBLE_EQ((*given)[0]->Result(), (*plain)[0]->Result());
+  EXPECT_NE((*twice)[0]->Result(), (*plain)[0]->Result());
+}
+
 TEST(MetricsFromJson, EmptyOrNullListGivesNoMetrics) {
   auto empty = MetricsFromJson("[]", "mse", "m.json");
   ASSERT_TRUE(empty.ok());

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -135,6 +136,31 @@ TEST(MasterStatus, FinalReportHasTheOutcomeLedgerAndLastEvaluation) {
                    0),
       0u)
       << report;
+}
+
+TEST(MasterStatus, FinalReportHasTheTrainingThroughputFromFirstTaskToLastReport) {
+  FakeClock clock;
+  MasterOptions o = Options();  // 2 epochs of 1280 records, evaluations between
+  auto core = MasterCore::Create(o, clock).value();
+  SimulatedWorker a(*core, "worker-0");
+  std::atomic<int64_t> version{0};
+  clock.AdvanceSeconds(100);  // before the first task: not counted
+  double first = -1, last = -1;
+  for (;;) {
+    const double now = static_cast<double>(clock.NowNanos()) * 1e-9;
+    const TaskType type = a.Step(version);  // takes and reports a task at `now`
+    if (type == TaskType::kDone) break;
+    if (type == TaskType::kTraining) {
+      if (first < 0) first = now;
+      last = now;
+    }
+    clock.AdvanceSeconds(0.5);
+  }
+  ASSERT_GT(last, first);
+  char want[128];
+  std::snprintf(want, sizeof want, "training: 2560 records in %.1f s, %.0f records/s\n",
+                last - first, 2560 / (last - first));
+  EXPECT_NE(core->FinalReport().find(want), std::string::npos) << core->FinalReport() << want;
 }
 
 }  // namespace
