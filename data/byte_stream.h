@@ -24,6 +24,13 @@ struct GzipAccessPoint {
   uint64_t out_offset = 0;  // uncompressed bytes before the point
   int bits = 0;             // bits of byte in_offset - 1 still to be read (0-7)
   std::string window;       // the up to 32 KiB of output before the point
+  // A window left in the index file (RecordIndex::window_file) until a
+  // reader starts here: where its deflated bytes are, their CRC-32C, and
+  // the inflated size. packed_size 0: `window` is in memory.
+  uint64_t packed_at = 0;
+  uint64_t packed_size = 0;
+  uint32_t packed_crc = 0;
+  uint32_t window_size = 0;
 };
 
 class ByteStream {

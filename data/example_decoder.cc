@@ -204,7 +204,7 @@ Status ExampleDecoder::DecodeLabel(const Find& find, ColumnBuffer* out) const {
 Status ExampleDecoder::Decode(std::string_view payload, ColumnBuffer* out) const {
   ExampleParser& parser = ThreadParser();
   EDL_RETURN_IF_ERROR(parser.Parse(payload, "the record"));
-  auto find = [&](const std::string& name) { return parser.Find(name); };
+  auto find = [&](const std::string& name) { return parser.Find(name, ExampleParser::Hash(name)); };
   return out->Append([&](ColumnBuffer* b) { return DecodeInto(find, b); });
 }
 

@@ -263,7 +263,7 @@ Result<RecordIndex> LoadOrBuildRecordIndex(const std::string& path, RecordFormat
                                            const IndexOptions& options, bool* built) {
   const std::string cache = IndexCachePath(path, index_dir);
   if (auto bytes = ReadFile(cache); bytes.ok()) {
-    auto index = ParseRecordIndex(*bytes, cache);
+    auto index = ParseRecordIndex(*bytes, cache, /*lazy_windows=*/true);
     if (index.ok() && index->format == format &&
         (format != RecordFormat::kCsvRows || index->delimiter == options.delimiter)) {
       index->path = path;
@@ -280,7 +280,17 @@ Result<RecordIndex> LoadOrBuildRecordIndex(const std::string& path, RecordFormat
   if (built) *built = true;
   Status saved = SaveRecordIndex(index, index_dir);
   if (!saved.ok()) {
+    // Kept whole in memory: 32 KiB per gzip access point.
     EDL_LOG(WARNING) << "cannot cache the index of " << path << ": " << saved.message();
+    return index;
+  }
+  // As if loaded: the windows stay in the file just written.
+  if (auto bytes = ReadFile(cache); bytes.ok()) {
+    auto lazy = ParseRecordIndex(*bytes, cache, /*lazy_windows=*/true);
+    if (lazy.ok()) {
+      lazy->path = path;
+      return std::move(*lazy);
+    }
   }
   return index;
 }

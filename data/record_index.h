@@ -9,7 +9,8 @@
 // TFRecord file (length-framed, both CRC-32Cs checked when read). The index
 // keeps the uncompressed offset of every `every`-th record and, for gzip
 // files, an access point every `access_spacing` bytes of output (see
-// data/byte_stream.h). It is saved to a small file (".<name>.edlidx" beside
+// data/byte_stream.h; its 32 KiB window is kept deflated in the index file
+// and read only by a reader that starts there). It is saved to a small file (".<name>.edlidx" beside
 // the data when that directory is writable, else under an index directory)
 // and reused while the data file's size and modification time match.
 #pragma once
@@ -31,7 +32,7 @@ const char* RecordFormatName(RecordFormat f);
 struct IndexOptions {
   uint64_t every = 1024;                   // records between offsets
   char delimiter = ',';                    // CSV: a quote opens a field only after one
-  uint64_t access_spacing = 8ull << 20;    // gzip: output bytes between access points
+  uint64_t access_spacing = 2ull << 20;    // gzip: output bytes between access points
 };
 
 struct RecordIndex {
@@ -46,7 +47,17 @@ struct RecordIndex {
   uint64_t every = 1024;
   std::vector<uint64_t> offsets;  // [i]: uncompressed offset of record i * every
   std::vector<GzipAccessPoint> access;  // ascending out_offset; empty unless gzip
+  // Loaded from a cache file: the access points' windows stay there and a
+  // reader reads the one it starts at (LoadAccessWindow), so an index in
+  // memory holds about 50 bytes per access point, whatever the file's size.
+  std::string window_file;
+  uint64_t window_file_size = 0;
 };
+
+// The window of `point` (of `index`), from memory or read from the index
+// file and checked against the CRC-32C taken when the index was loaded.
+// Errors name the index file (changed or removed since it was loaded).
+Result<std::string> LoadAccessWindow(const RecordIndex& index, const GzipAccessPoint& point);
 
 // Streams `path` once. `progress` (optional) gets the compressed bytes read
 // so far now and then. Errors name the file and the byte offset: a
@@ -56,9 +67,13 @@ Result<RecordIndex> BuildRecordIndex(const std::string& path, RecordFormat forma
                                      const IndexOptions& options = {},
                                      const std::function<void(uint64_t)>& progress = nullptr);
 
+// REQUIRES: the windows in memory (a freshly built index).
 std::string SerializeRecordIndex(const RecordIndex& index);
 // `where` names the index file in errors (bad magic, version, checksum).
-Result<RecordIndex> ParseRecordIndex(const std::string& bytes, const std::string& where);
+// With `lazy_windows`, the access points' windows are left in the file
+// `where` (whose size must be bytes.size()) and read when needed.
+Result<RecordIndex> ParseRecordIndex(const std::string& bytes, const std::string& where,
+                                     bool lazy_windows = false);
 
 // Whether the file at index.path still has the size and mtime it had.
 Status CheckIndexFresh(const RecordIndex& index);

@@ -6,8 +6,11 @@
 // deflated as length-prefixed bytes), and a CRC-32C of all before it.
 #include <zlib.h>
 
+#include <cerrno>
 #include <cstring>
+#include <fstream>
 
+#include "base/check.h"
 #include "data/crc32c.h"
 #include "data/record_index.h"
 
@@ -71,6 +74,7 @@ class Reader {
     return s;
   }
   Status Truncated() const { return InvalidArgument(where_ + ": truncated record index"); }
+  size_t pos() const { return pos_; }
 
  private:
   const std::string& b_;
@@ -91,6 +95,7 @@ std::string Deflate(const std::string& in) {
 }  // namespace
 
 std::string SerializeRecordIndex(const RecordIndex& index) {
+  EDL_CHECK(index.window_file.empty()) << "the windows of " << index.path << " are not in memory";
   Writer w;
   w.out().append(kMagic, sizeof kMagic);
   w.U32(kVersion);
@@ -116,7 +121,8 @@ std::string SerializeRecordIndex(const RecordIndex& index) {
   return std::move(w.out());
 }
 
-Result<RecordIndex> ParseRecordIndex(const std::string& bytes, const std::string& where) {
+Result<RecordIndex> ParseRecordIndex(const std::string& bytes, const std::string& where,
+                                     bool lazy_windows) {
   if (bytes.size() < sizeof kMagic + 4 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
     return InvalidArgument(where + ": not an edl record index");
   }
@@ -161,9 +167,17 @@ Result<RecordIndex> ParseRecordIndex(const std::string& bytes, const std::string
     EDL_ASSIGN_OR_RETURN(p.out_offset, r.U64());
     EDL_ASSIGN_OR_RETURN(uint8_t bits, r.U8());
     EDL_ASSIGN_OR_RETURN(uint64_t window, r.U64());
+    const size_t at = sizeof kMagic + r.pos() + 8;  // the deflated bytes, in the file
     EDL_ASSIGN_OR_RETURN(std::string packed, r.Bytes());
     if (bits > 7 || window > 32768) return InvalidArgument(where + ": bad access point");
     p.bits = bits;
+    if (lazy_windows && window > 0) {
+      p.packed_at = at;
+      p.packed_size = packed.size();
+      p.packed_crc = Crc32c(packed.data(), packed.size());
+      p.window_size = static_cast<uint32_t>(window);
+      continue;
+    }
     p.window.resize(window);
     uLongf size = window;
     if (uncompress(reinterpret_cast<Bytef*>(p.window.data()), &size,
@@ -172,7 +186,38 @@ Result<RecordIndex> ParseRecordIndex(const std::string& bytes, const std::string
       return InvalidArgument(where + ": bad access point window");
     }
   }
+  if (lazy_windows) {
+    index.window_file = where;
+    index.window_file_size = bytes.size();
+  }
   return index;
+}
+
+Result<std::string> LoadAccessWindow(const RecordIndex& index, const GzipAccessPoint& point) {
+  if (point.packed_size == 0) return point.window;
+  const std::string& file = index.window_file;
+  auto changed = [&](const std::string& why) {
+    return InvalidArgument(file + ": " + why + " since it was loaded (the index of " + index.path +
+                           " was rebuilt?)");
+  };
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return NotFound(file + ": cannot open the record index: " + std::strerror(errno));
+  in.seekg(0, std::ios::end);
+  if (static_cast<uint64_t>(in.tellg()) != index.window_file_size) return changed("changed size");
+  std::string packed(point.packed_size, '\0');
+  in.seekg(static_cast<std::streamoff>(point.packed_at));
+  if (!in.read(packed.data(), static_cast<std::streamsize>(packed.size()))) {
+    return IoError(file + ": cannot read an access point's window");
+  }
+  if (Crc32c(packed.data(), packed.size()) != point.packed_crc) return changed("changed");
+  std::string window(point.window_size, '\0');
+  uLongf size = point.window_size;
+  if (uncompress(reinterpret_cast<Bytef*>(window.data()), &size,
+                 reinterpret_cast<const Bytef*>(packed.data()), packed.size()) != Z_OK ||
+      size != point.window_size) {
+    return InvalidArgument(file + ": bad access point window");
+  }
+  return window;
 }
 
 }  // namespace edl::data

@@ -24,7 +24,11 @@ Result<std::unique_ptr<RecordReader>> RecordReader::Open(const RecordIndex& inde
   if (index.gzip) {
     auto it = std::upper_bound(index.access.begin(), index.access.end(), at,
                                [](uint64_t v, const GzipAccessPoint& p) { return v < p.out_offset; });
-    if (it != index.access.begin()) start = *std::prev(it);
+    if (it != index.access.begin()) {
+      start = *std::prev(it);
+      EDL_ASSIGN_OR_RETURN(start.window, LoadAccessWindow(index, start));
+      start.packed_size = 0;
+    }
   } else {
     start.out_offset = at;
   }

@@ -1,6 +1,11 @@
 #include "data/tf_example.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "tf_example.pb.h"
@@ -52,9 +57,8 @@ Status ParseInto(std::string_view payload, const std::string& where, edl::tf::Ex
 }  // namespace
 
 std::string_view FeatureView::bytes(size_t i) const {
-  if (bytes_in_vector) return (*static_cast<const std::vector<std::string>*>(bytes_list))[i];
-  return static_cast<const google::protobuf::RepeatedPtrField<std::string>*>(bytes_list)->Get(
-      static_cast<int>(i));
+  if (views != nullptr) return views[i];
+  return (*static_cast<const std::vector<std::string>*>(bytes_list))[i];
 }
 
 FeatureView ViewOf(const ExampleFeature& feature) {
@@ -64,59 +68,248 @@ FeatureView ViewOf(const ExampleFeature& feature) {
   v.floats = feature.floats.data();
   v.ints = feature.ints.data();
   v.bytes_list = &feature.bytes;
-  v.bytes_in_vector = true;
   return v;
 }
 
+// The scanner behind ExampleParser: reads the wire format with protobuf's
+// CodedInputStream, keeping features in place (bytes as views into the
+// payload, numbers copied into reused buffers), indexed by a hash of their
+// names. Field numbers and wire types are tf.train.Example's
+// (data/proto/tf_example.proto); unknown fields are skipped, the last of a
+// repeated key or oneof wins, as the generated parser does.
 struct ExampleParser::Impl {
-  // The arena's first block, reused by every record that fits in it.
-  std::vector<char> block = std::vector<char>(256 << 10);
-  google::protobuf::Arena arena;
-  edl::tf::Example* example = nullptr;
+  struct Entry {
+    std::string_view key;
+    uint64_t hash = 0;
+    ExampleFeature::Kind kind = ExampleFeature::Kind::kEmpty;
+    size_t begin = 0;  // into floats, ints or bytes
+    size_t size = 0;
+  };
+  std::vector<Entry> entries;
+  std::vector<float> floats;
+  std::vector<int64_t> ints;
+  std::vector<std::string_view> bytes;
+  std::vector<int32_t> table;  // open addressing: entry index + 1, 0 = empty
+  size_t mask = 0;
 
-  static google::protobuf::ArenaOptions Options(std::vector<char>& block) {
-    google::protobuf::ArenaOptions o;
-    o.initial_block = block.data();
-    o.initial_block_size = block.size();
-    return o;
-  }
-  Impl() : arena(Options(block)) {}
+  bool ParseExample(const uint8_t* data, int size);
+  bool ParseFeatures(const uint8_t* data, int size);
+  bool ParseEntry(const uint8_t* data, int size);
+  bool ParseFeature(const uint8_t* data, int size, Entry* e);
+  void Index();
+  const Entry* Lookup(std::string_view key, uint64_t hash) const;
 };
+
+namespace {
+
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::internal::WireFormatLite;
+
+// Cheap and good enough for feature names: collisions are compared out.
+uint64_t KeyHash(std::string_view s) {
+  uint64_t a = 0, b = 0;
+  const size_t n = s.size();
+  std::memcpy(&a, s.data(), std::min<size_t>(n, 8));
+  if (n > 8) std::memcpy(&b, s.data() + n - std::min<size_t>(n - 8, 8), std::min<size_t>(n - 8, 8));
+  uint64_t h = (n + 1) * 0x9E3779B97F4A7C15ull ^ a * 0xff51afd7ed558ccdull;
+  h ^= (b + (h >> 29)) * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 32);
+}
+
+// The next length-delimited field's bytes; false when malformed.
+bool ReadBytes(CodedInputStream& in, const uint8_t* base, std::string_view* out) {
+  uint32_t len = 0;
+  if (!in.ReadVarint32(&len)) return false;
+  const int at = in.CurrentPosition();
+  if (!in.Skip(static_cast<int>(len))) return false;
+  *out = std::string_view(reinterpret_cast<const char*>(base) + at, len);
+  return true;
+}
+
+const uint8_t* Bytes(std::string_view v) { return reinterpret_cast<const uint8_t*>(v.data()); }
+
+}  // namespace
+
+bool ExampleParser::Impl::ParseExample(const uint8_t* data, int size) {
+  CodedInputStream in(data, size);
+  while (uint32_t tag = in.ReadTag()) {
+    if (tag == WireFormatLite::MakeTag(1, WireFormatLite::WIRETYPE_LENGTH_DELIMITED)) {
+      std::string_view features;
+      if (!ReadBytes(in, data, &features)) return false;
+      if (!ParseFeatures(Bytes(features), static_cast<int>(features.size()))) return false;
+    } else if (!WireFormatLite::SkipField(&in, tag)) {
+      return false;
+    }
+  }
+  return in.ConsumedEntireMessage() && in.CurrentPosition() == size;
+}
+
+bool ExampleParser::Impl::ParseFeatures(const uint8_t* data, int size) {
+  CodedInputStream in(data, size);
+  while (uint32_t tag = in.ReadTag()) {
+    if (tag == WireFormatLite::MakeTag(1, WireFormatLite::WIRETYPE_LENGTH_DELIMITED)) {
+      std::string_view entry;
+      if (!ReadBytes(in, data, &entry)) return false;
+      if (!ParseEntry(Bytes(entry), static_cast<int>(entry.size()))) return false;
+    } else if (!WireFormatLite::SkipField(&in, tag)) {
+      return false;
+    }
+  }
+  return in.CurrentPosition() == size;
+}
+
+bool ExampleParser::Impl::ParseEntry(const uint8_t* data, int size) {
+  CodedInputStream in(data, size);
+  Entry e;
+  std::string_view value;
+  bool has_value = false;
+  while (uint32_t tag = in.ReadTag()) {
+    if (tag == WireFormatLite::MakeTag(1, WireFormatLite::WIRETYPE_LENGTH_DELIMITED)) {
+      if (!ReadBytes(in, data, &e.key)) return false;
+    } else if (tag == WireFormatLite::MakeTag(2, WireFormatLite::WIRETYPE_LENGTH_DELIMITED)) {
+      if (!ReadBytes(in, data, &value)) return false;
+      has_value = true;
+    } else if (!WireFormatLite::SkipField(&in, tag)) {
+      return false;
+    }
+  }
+  if (in.CurrentPosition() != size) return false;
+  if (has_value && !ParseFeature(Bytes(value), static_cast<int>(value.size()), &e)) return false;
+  e.hash = KeyHash(e.key);
+  entries.push_back(e);
+  return true;
+}
+
+bool ExampleParser::Impl::ParseFeature(const uint8_t* data, int size, Entry* e) {
+  CodedInputStream in(data, size);
+  while (uint32_t tag = in.ReadTag()) {
+    const int field = WireFormatLite::GetTagFieldNumber(tag);
+    if (field < 1 || field > 3 ||
+        WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      if (!WireFormatLite::SkipField(&in, tag)) return false;
+      continue;
+    }
+    std::string_view list;
+    if (!ReadBytes(in, data, &list)) return false;
+    CodedInputStream values(Bytes(list), static_cast<int>(list.size()));
+    // The last of the oneof wins, as a fresh list.
+    e->kind = field == 1 ? ExampleFeature::Kind::kBytes
+              : field == 2 ? ExampleFeature::Kind::kFloat
+                           : ExampleFeature::Kind::kInt64;
+    e->begin = field == 1 ? bytes.size() : field == 2 ? floats.size() : ints.size();
+    while (uint32_t t = values.ReadTag()) {
+      const bool packed = WireFormatLite::GetTagWireType(t) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+      if (WireFormatLite::GetTagFieldNumber(t) != 1) {
+        if (!WireFormatLite::SkipField(&values, t)) return false;
+        continue;
+      }
+      if (field == 1 && packed) {
+        std::string_view b;
+        if (!ReadBytes(values, Bytes(list), &b)) return false;
+        bytes.push_back(b);
+      } else if (field == 2 && packed) {
+        std::string_view b;
+        if (!ReadBytes(values, Bytes(list), &b) || b.size() % 4 != 0) return false;
+        const size_t at = floats.size();
+        floats.resize(at + b.size() / 4);
+        std::memcpy(floats.data() + at, b.data(), b.size());  // little-endian, as x86 and ARM
+      } else if (field == 2 && WireFormatLite::GetTagWireType(t) == WireFormatLite::WIRETYPE_FIXED32) {
+        uint32_t bits = 0;
+        if (!values.ReadLittleEndian32(&bits)) return false;
+        float v;
+        std::memcpy(&v, &bits, 4);
+        floats.push_back(v);
+      } else if (field == 3 && packed) {
+        std::string_view b;
+        if (!ReadBytes(values, Bytes(list), &b)) return false;
+        CodedInputStream packed_in(Bytes(b), static_cast<int>(b.size()));
+        while (packed_in.CurrentPosition() < static_cast<int>(b.size())) {
+          uint64_t v = 0;
+          if (!packed_in.ReadVarint64(&v)) return false;
+          ints.push_back(static_cast<int64_t>(v));
+        }
+      } else if (field == 3 && WireFormatLite::GetTagWireType(t) == WireFormatLite::WIRETYPE_VARINT) {
+        uint64_t v = 0;
+        if (!values.ReadVarint64(&v)) return false;
+        ints.push_back(static_cast<int64_t>(v));
+      } else if (!WireFormatLite::SkipField(&values, t)) {
+        return false;
+      }
+    }
+    if (values.CurrentPosition() != static_cast<int>(list.size())) return false;
+    e->size = (field == 1 ? bytes.size() : field == 2 ? floats.size() : ints.size()) - e->begin;
+  }
+  return in.CurrentPosition() == size;
+}
+
+void ExampleParser::Impl::Index() {
+  size_t cap = 16;
+  while (cap < 2 * entries.size()) cap *= 2;
+  table.assign(cap, 0);
+  mask = cap - 1;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    size_t slot = entries[i].hash & mask;
+    while (table[slot] != 0) {
+      Entry& other = entries[static_cast<size_t>(table[slot] - 1)];
+      if (other.hash == entries[i].hash && other.key == entries[i].key) break;  // a later one wins
+      slot = (slot + 1) & mask;
+    }
+    table[slot] = static_cast<int32_t>(i + 1);
+  }
+}
+
+const ExampleParser::Impl::Entry* ExampleParser::Impl::Lookup(std::string_view key,
+                                                             uint64_t hash) const {
+  if (table.empty()) return nullptr;
+  for (size_t slot = hash & mask; table[slot] != 0; slot = (slot + 1) & mask) {
+    const Entry& e = entries[static_cast<size_t>(table[slot] - 1)];
+    if (e.hash == hash && e.key == key) return &e;
+  }
+  return nullptr;
+}
 
 ExampleParser::ExampleParser() : impl_(std::make_unique<Impl>()) {}
 ExampleParser::~ExampleParser() = default;
 
+uint64_t ExampleParser::Hash(std::string_view name) { return KeyHash(name); }
+
 Status ExampleParser::Parse(std::string_view payload, const std::string& where) {
-  impl_->example = nullptr;
-  impl_->arena.Reset();
-  impl_->example = google::protobuf::Arena::CreateMessage<edl::tf::Example>(&impl_->arena);
-  return ParseInto(payload, where, impl_->example);
+  Impl& m = *impl_;
+  m.entries.clear();
+  m.floats.clear();
+  m.ints.clear();
+  m.bytes.clear();
+  m.table.clear();
+  if (payload.size() > static_cast<size_t>(INT32_MAX)) {
+    return InvalidArgument(where + ": a " + std::to_string(payload.size()) +
+                           "-byte record is larger than a tf.train.Example can be (2 GiB)");
+  }
+  if (!m.ParseExample(Bytes(payload), static_cast<int>(payload.size()))) {
+    m.entries.clear();
+    return InvalidArgument(where + ": not a serialized tf.train.Example (" +
+                           std::to_string(payload.size()) + " bytes that do not parse)");
+  }
+  m.Index();
+  return Status::Ok();
 }
 
-FeatureView ExampleParser::Find(const std::string& name) const {
+FeatureView ExampleParser::Find(std::string_view name, uint64_t hash) const {
   FeatureView v;
-  if (impl_->example == nullptr) return v;
-  const auto& features = impl_->example->features().feature();
-  auto it = features.find(name);
-  if (it == features.end()) return v;
-  const edl::tf::Feature& f = it->second;
-  switch (f.kind_case()) {
-    case edl::tf::Feature::kBytesList:
-      v.kind = ExampleFeature::Kind::kBytes;
-      v.size = static_cast<size_t>(f.bytes_list().value_size());
-      v.bytes_list = &f.bytes_list().value();
+  const Impl::Entry* e = impl_->Lookup(name, hash);
+  if (e == nullptr) return v;
+  v.kind = e->kind;
+  v.size = e->size;
+  switch (e->kind) {
+    case ExampleFeature::Kind::kFloat:
+      v.floats = impl_->floats.data() + e->begin;
       break;
-    case edl::tf::Feature::kFloatList:
-      v.kind = ExampleFeature::Kind::kFloat;
-      v.size = static_cast<size_t>(f.float_list().value_size());
-      v.floats = f.float_list().value().data();
+    case ExampleFeature::Kind::kInt64:
+      v.ints = impl_->ints.data() + e->begin;
       break;
-    case edl::tf::Feature::kInt64List:
-      v.kind = ExampleFeature::Kind::kInt64;
-      v.size = static_cast<size_t>(f.int64_list().value_size());
-      v.ints = f.int64_list().value().data();
+    case ExampleFeature::Kind::kBytes:
+      v.views = impl_->bytes.data() + e->begin;
       break;
-    case edl::tf::Feature::KIND_NOT_SET:
+    case ExampleFeature::Kind::kEmpty:
       break;
   }
   return v;

@@ -7,6 +7,8 @@
 #include <utime.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +21,7 @@
 namespace edl::data {
 namespace {
 
+using testing_files::ReadRaw;
 using testing_files::TempDir;
 
 std::string Le(uint64_t v, int bytes) {
@@ -264,6 +267,47 @@ TEST(RecordIndex, SurvivesSerializationAndIsRefusedWhenCorrupt) {
     EXPECT_EQ(r.status().message().rfind("idx: ", 0), 0u) << r.status().message();
   }
   EXPECT_FALSE(ParseRecordIndex(bytes.substr(0, 20), "idx").ok());
+}
+
+TEST(RecordIndex, ALoadedIndexLeavesItsWindowsInTheFileUntilAReaderStartsThere) {
+  TempDir dir;
+  const auto payloads = Payloads(400, 6);
+  const std::string path = dir.Write("a.tfrecord.gz", Frames(payloads), true);
+  bool built = false;
+  auto index = LoadOrBuildRecordIndex(path, RecordFormat::kTfRecord, "", Small(), &built);
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  EXPECT_TRUE(built);
+  ASSERT_GT(index->access.size(), 3u);
+  // Built and saved, it is held as if loaded: no window in memory.
+  EXPECT_EQ(index->window_file, dir.File(".a.tfrecord.gz.edlidx"));
+  for (const GzipAccessPoint& p : index->access) {
+    EXPECT_TRUE(p.window.empty());
+    if (p.out_offset > 0) {
+      EXPECT_GT(p.packed_size, 0u);
+    }
+  }
+  for (uint64_t first : {0, 150, 399}) {
+    const auto got = ReadFrom(*index, first);
+    ASSERT_EQ(got.size(), 400 - first);
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], payloads[first + i]) << first;
+  }
+  // The index file rewritten under a loaded index: a reader that needs a
+  // window says so, naming the index file.
+  const std::string idx = index->window_file;
+  std::string bytes = ReadRaw(idx);
+  for (const GzipAccessPoint& p : index->access) {
+    if (p.packed_size > 0) bytes[p.packed_at] ^= 0x20;  // every window, same size
+  }
+  std::ofstream(idx, std::ios::binary) << bytes;
+  auto reader = RecordReader::Open(*index, 399);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().message().rfind(idx + ": changed since it was loaded", 0), 0u)
+      << reader.status().message();
+  std::filesystem::remove(idx);
+  reader = RecordReader::Open(*index, 399);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().message().rfind(idx + ": cannot open the record index", 0), 0u)
+      << reader.status().message();
 }
 
 // Counts that a valid checksum vouches for but the bytes cannot hold are
