@@ -129,10 +129,17 @@ Status CsvRowDecoder::Resolve(LabelPolicy labels) {
 }
 
 Status CsvRowDecoder::Decode(const std::vector<std::string>& fields, ColumnBuffer* out) const {
+  thread_local std::vector<std::string_view> views;
+  views.assign(fields.begin(), fields.end());
+  return Decode(views, out);
+}
+
+Status CsvRowDecoder::Decode(const std::vector<std::string_view>& fields,
+                             ColumnBuffer* out) const {
   return out->Append([&](ColumnBuffer* b) { return DecodeInto(fields, b); });
 }
 
-Status CsvRowDecoder::DecodeInto(const std::vector<std::string>& fields,
+Status CsvRowDecoder::DecodeInto(const std::vector<std::string_view>& fields,
                                  ColumnBuffer* out) const {
   if (fields.size() != columns_.size()) {
     return InvalidArgument("expected " + std::to_string(columns_.size()) + " fields, got " +
@@ -151,7 +158,7 @@ Status CsvRowDecoder::DecodeInto(const std::vector<std::string>& fields,
     out->ids.push_back(encoders_[k].Id(fields[categorical_columns_[k]]) + offsets_[k]);
   }
   if (!layout_.has_labels) return Status::Ok();
-  const std::string& label = fields[label_column_];
+  const std::string_view label = fields[label_column_];
   if (layout_.float_labels) {
     double y;
     if (!ParseCsvDouble(label, &y)) return CellError(fields, label_column_);
@@ -159,9 +166,9 @@ Status CsvRowDecoder::DecodeInto(const std::vector<std::string>& fields,
     return Status::Ok();
   }
   if (!label_vocabulary_.empty()) {
-    auto it = label_vocabulary_.find(label);
+    auto it = label_vocabulary_.find(std::string(label));
     if (it == label_vocabulary_.end()) {
-      return InvalidArgument("label '" + label + "' is not in input.label_vocabulary");
+      return InvalidArgument("label '" + std::string(label) + "' is not in input.label_vocabulary");
     }
     out->int_labels.push_back(it->second);
     return Status::Ok();
@@ -169,7 +176,7 @@ Status CsvRowDecoder::DecodeInto(const std::vector<std::string>& fields,
   double y;
   if (!ParseCsvDouble(label, &y) || y != std::floor(y) || std::fabs(y) > 9e15) {
     return InvalidArgument("label column '" + columns_[label_column_] + "': cannot parse '" +
-                           label +
+                           std::string(label) +
                            "' as an integer class (use label_type \"float\" for "
                            "regression or label_vocabulary for names)");
   }
@@ -177,10 +184,11 @@ Status CsvRowDecoder::DecodeInto(const std::vector<std::string>& fields,
   return Status::Ok();
 }
 
-Status CsvRowDecoder::CellError(const std::vector<std::string>& fields, int64_t column) const {
-  const std::string& v = fields[column];
+Status CsvRowDecoder::CellError(const std::vector<std::string_view>& fields,
+                                int64_t column) const {
+  const std::string_view v = fields[column];
   std::string what = Trim(v).empty() ? "empty value (set input.missing_value to fill empty fields)"
-                                     : "cannot parse '" + v + "' as a number";
+                                     : "cannot parse '" + std::string(v) + "' as a number";
   return InvalidArgument("column '" + columns_[column] + "': " + what);
 }
 

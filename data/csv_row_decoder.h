@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -32,14 +33,15 @@ class CsvRowDecoder {
   // ("expected 5 fields, got 4", "column 'age': cannot parse 'x' as a
   // number"); callers prefix where the row is.
   Status Decode(const std::vector<std::string>& fields, ColumnBuffer* out) const;
+  Status Decode(const std::vector<std::string_view>& fields, ColumnBuffer* out) const;
 
  private:
   CsvRowDecoder(const std::string& path, std::vector<std::string> columns, const CsvSpec& spec);
   Status Resolve(LabelPolicy labels);
   Result<int64_t> Find(const ColumnRef& c, const std::string& role) const;
   Status Claim(int64_t column, const std::string& role);
-  Status DecodeInto(const std::vector<std::string>& fields, ColumnBuffer* out) const;
-  Status CellError(const std::vector<std::string>& fields, int64_t column) const;
+  Status DecodeInto(const std::vector<std::string_view>& fields, ColumnBuffer* out) const;
+  Status CellError(const std::vector<std::string_view>& fields, int64_t column) const;
   Status Bad(const std::string& what) const { return InvalidArgument(path_ + ": " + what); }
 
   std::string path_;

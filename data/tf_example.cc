@@ -92,10 +92,12 @@ struct ExampleParser::Impl {
   std::vector<int32_t> table;  // open addressing: entry index + 1, 0 = empty
   size_t mask = 0;
 
+  using Stream = google::protobuf::io::CodedInputStream;
   bool ParseExample(const uint8_t* data, int size);
-  bool ParseFeatures(const uint8_t* data, int size);
-  bool ParseEntry(const uint8_t* data, int size);
-  bool ParseFeature(const uint8_t* data, int size, Entry* e);
+  bool ParseFeatures(Stream& in, const uint8_t* data);
+  bool ParseEntry(Stream& in, const uint8_t* data);
+  bool ParseFeature(Stream& in, const uint8_t* data, Entry* e);
+  bool ParseList(Stream& in, const uint8_t* data, int list);
   void Index();
   const Entry* Lookup(std::string_view key, uint64_t hash) const;
 };
@@ -116,6 +118,18 @@ uint64_t KeyHash(std::string_view s) {
   return h ^ (h >> 32);
 }
 
+// Reads a length-delimited nested message with `parse`, within its limit.
+template <typename F>
+bool Nested(CodedInputStream& in, F parse) {
+  uint32_t len = 0;
+  if (!in.ReadVarint32(&len) || len > static_cast<uint32_t>(INT32_MAX)) return false;
+  const auto limit = in.PushLimit(static_cast<int>(len));
+  if (in.BytesUntilLimit() != static_cast<int>(len)) return false;  // past the end
+  const bool ok = parse();
+  in.PopLimit(limit);
+  return ok;
+}
+
 // The next length-delimited field's bytes; false when malformed.
 bool ReadBytes(CodedInputStream& in, const uint8_t* base, std::string_view* out) {
   uint32_t len = 0;
@@ -130,13 +144,13 @@ const uint8_t* Bytes(std::string_view v) { return reinterpret_cast<const uint8_t
 
 }  // namespace
 
+// One CodedInputStream over the payload; nested messages are read within
+// PushLimit/PopLimit, as protobuf's own parsers do.
 bool ExampleParser::Impl::ParseExample(const uint8_t* data, int size) {
   CodedInputStream in(data, size);
   while (uint32_t tag = in.ReadTag()) {
     if (tag == WireFormatLite::MakeTag(1, WireFormatLite::WIRETYPE_LENGTH_DELIMITED)) {
-      std::string_view features;
-      if (!ReadBytes(in, data, &features)) return false;
-      if (!ParseFeatures(Bytes(features), static_cast<int>(features.size()))) return false;
+      if (!Nested(in, [&] { return ParseFeatures(in, data); })) return false;
     } else if (!WireFormatLite::SkipField(&in, tag)) {
       return false;
     }
@@ -144,44 +158,36 @@ bool ExampleParser::Impl::ParseExample(const uint8_t* data, int size) {
   return in.ConsumedEntireMessage() && in.CurrentPosition() == size;
 }
 
-bool ExampleParser::Impl::ParseFeatures(const uint8_t* data, int size) {
-  CodedInputStream in(data, size);
+bool ExampleParser::Impl::ParseFeatures(CodedInputStream& in, const uint8_t* data) {
   while (uint32_t tag = in.ReadTag()) {
     if (tag == WireFormatLite::MakeTag(1, WireFormatLite::WIRETYPE_LENGTH_DELIMITED)) {
-      std::string_view entry;
-      if (!ReadBytes(in, data, &entry)) return false;
-      if (!ParseEntry(Bytes(entry), static_cast<int>(entry.size()))) return false;
+      if (!Nested(in, [&] { return ParseEntry(in, data); })) return false;
     } else if (!WireFormatLite::SkipField(&in, tag)) {
       return false;
     }
   }
-  return in.CurrentPosition() == size;
+  return in.ConsumedEntireMessage();
 }
 
-bool ExampleParser::Impl::ParseEntry(const uint8_t* data, int size) {
-  CodedInputStream in(data, size);
+bool ExampleParser::Impl::ParseEntry(CodedInputStream& in, const uint8_t* data) {
   Entry e;
-  std::string_view value;
-  bool has_value = false;
   while (uint32_t tag = in.ReadTag()) {
     if (tag == WireFormatLite::MakeTag(1, WireFormatLite::WIRETYPE_LENGTH_DELIMITED)) {
       if (!ReadBytes(in, data, &e.key)) return false;
     } else if (tag == WireFormatLite::MakeTag(2, WireFormatLite::WIRETYPE_LENGTH_DELIMITED)) {
-      if (!ReadBytes(in, data, &value)) return false;
-      has_value = true;
+      // A value given twice merges; its last list wins.
+      if (!Nested(in, [&] { return ParseFeature(in, data, &e); })) return false;
     } else if (!WireFormatLite::SkipField(&in, tag)) {
       return false;
     }
   }
-  if (in.CurrentPosition() != size) return false;
-  if (has_value && !ParseFeature(Bytes(value), static_cast<int>(value.size()), &e)) return false;
+  if (!in.ConsumedEntireMessage()) return false;
   e.hash = KeyHash(e.key);
   entries.push_back(e);
   return true;
 }
 
-bool ExampleParser::Impl::ParseFeature(const uint8_t* data, int size, Entry* e) {
-  CodedInputStream in(data, size);
+bool ExampleParser::Impl::ParseFeature(CodedInputStream& in, const uint8_t* data, Entry* e) {
   while (uint32_t tag = in.ReadTag()) {
     const int field = WireFormatLite::GetTagFieldNumber(tag);
     if (field < 1 || field > 3 ||
@@ -189,57 +195,59 @@ bool ExampleParser::Impl::ParseFeature(const uint8_t* data, int size, Entry* e) 
       if (!WireFormatLite::SkipField(&in, tag)) return false;
       continue;
     }
-    std::string_view list;
-    if (!ReadBytes(in, data, &list)) return false;
-    CodedInputStream values(Bytes(list), static_cast<int>(list.size()));
     // The last of the oneof wins, as a fresh list.
     e->kind = field == 1 ? ExampleFeature::Kind::kBytes
               : field == 2 ? ExampleFeature::Kind::kFloat
                            : ExampleFeature::Kind::kInt64;
     e->begin = field == 1 ? bytes.size() : field == 2 ? floats.size() : ints.size();
-    while (uint32_t t = values.ReadTag()) {
-      const bool packed = WireFormatLite::GetTagWireType(t) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
-      if (WireFormatLite::GetTagFieldNumber(t) != 1) {
-        if (!WireFormatLite::SkipField(&values, t)) return false;
-        continue;
-      }
-      if (field == 1 && packed) {
-        std::string_view b;
-        if (!ReadBytes(values, Bytes(list), &b)) return false;
-        bytes.push_back(b);
-      } else if (field == 2 && packed) {
-        std::string_view b;
-        if (!ReadBytes(values, Bytes(list), &b) || b.size() % 4 != 0) return false;
-        const size_t at = floats.size();
-        floats.resize(at + b.size() / 4);
-        std::memcpy(floats.data() + at, b.data(), b.size());  // little-endian, as x86 and ARM
-      } else if (field == 2 && WireFormatLite::GetTagWireType(t) == WireFormatLite::WIRETYPE_FIXED32) {
-        uint32_t bits = 0;
-        if (!values.ReadLittleEndian32(&bits)) return false;
-        float v;
-        std::memcpy(&v, &bits, 4);
-        floats.push_back(v);
-      } else if (field == 3 && packed) {
-        std::string_view b;
-        if (!ReadBytes(values, Bytes(list), &b)) return false;
-        CodedInputStream packed_in(Bytes(b), static_cast<int>(b.size()));
-        while (packed_in.CurrentPosition() < static_cast<int>(b.size())) {
-          uint64_t v = 0;
-          if (!packed_in.ReadVarint64(&v)) return false;
-          ints.push_back(static_cast<int64_t>(v));
-        }
-      } else if (field == 3 && WireFormatLite::GetTagWireType(t) == WireFormatLite::WIRETYPE_VARINT) {
-        uint64_t v = 0;
-        if (!values.ReadVarint64(&v)) return false;
-        ints.push_back(static_cast<int64_t>(v));
-      } else if (!WireFormatLite::SkipField(&values, t)) {
-        return false;
-      }
-    }
-    if (values.CurrentPosition() != static_cast<int>(list.size())) return false;
+    if (!Nested(in, [&] { return ParseList(in, data, field); })) return false;
     e->size = (field == 1 ? bytes.size() : field == 2 ? floats.size() : ints.size()) - e->begin;
   }
-  return in.CurrentPosition() == size;
+  return in.ConsumedEntireMessage();
+}
+
+// The values of a BytesList (field 1), FloatList (2) or Int64List (3),
+// packed or not.
+bool ExampleParser::Impl::ParseList(CodedInputStream& in, const uint8_t* data, int list) {
+  while (uint32_t t = in.ReadTag()) {
+    const auto wire = WireFormatLite::GetTagWireType(t);
+    if (WireFormatLite::GetTagFieldNumber(t) != 1) {
+      if (!WireFormatLite::SkipField(&in, t)) return false;
+    } else if (list == 1 && wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      std::string_view b;
+      if (!ReadBytes(in, data, &b)) return false;
+      bytes.push_back(b);
+    } else if (list == 2 && wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      std::string_view b;
+      if (!ReadBytes(in, data, &b) || b.size() % 4 != 0) return false;
+      const size_t at = floats.size();
+      floats.resize(at + b.size() / 4);
+      std::memcpy(floats.data() + at, b.data(), b.size());  // little-endian, as x86 and ARM
+    } else if (list == 2 && wire == WireFormatLite::WIRETYPE_FIXED32) {
+      uint32_t bits = 0;
+      if (!in.ReadLittleEndian32(&bits)) return false;
+      float v;
+      std::memcpy(&v, &bits, 4);
+      floats.push_back(v);
+    } else if (list == 3 && wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      uint32_t len = 0;
+      if (!in.ReadVarint32(&len)) return false;
+      const auto limit = in.PushLimit(static_cast<int>(len));
+      while (in.BytesUntilLimit() > 0) {
+        uint64_t v = 0;
+        if (!in.ReadVarint64(&v)) return false;
+        ints.push_back(static_cast<int64_t>(v));
+      }
+      in.PopLimit(limit);
+    } else if (list == 3 && wire == WireFormatLite::WIRETYPE_VARINT) {
+      uint64_t v = 0;
+      if (!in.ReadVarint64(&v)) return false;
+      ints.push_back(static_cast<int64_t>(v));
+    } else if (!WireFormatLite::SkipField(&in, t)) {
+      return false;
+    }
+  }
+  return in.ConsumedEntireMessage();
 }
 
 void ExampleParser::Impl::Index() {
