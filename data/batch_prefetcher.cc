@@ -6,7 +6,6 @@
 
 #include "base/check.h"
 #include "data/examples_source.h"
-#include "tensor/ops.h"
 
 namespace edl::data {
 
@@ -40,27 +39,6 @@ bool BatchPrefetcher::Push(Result<Examples> batch) {
   cv_.notify_all();
   return true;
 }
-
-namespace {
-
-// The batches of a cursor's records joined along the record dimension.
-Examples Join(std::vector<Examples> pieces) {
-  if (pieces.size() == 1) return std::move(pieces[0]);
-  Examples out;
-  for (size_t k = 0; k < pieces[0].inputs.size(); ++k) {
-    std::vector<tensor::Tensor> parts;
-    for (const Examples& p : pieces) parts.push_back(p.inputs[k]);
-    out.inputs.push_back(tensor::Concat(parts, 0));
-  }
-  if (pieces[0].labels.defined()) {
-    std::vector<tensor::Tensor> parts;
-    for (const Examples& p : pieces) parts.push_back(p.labels);
-    out.labels = tensor::Concat(parts, 0);
-  }
-  return out;
-}
-
-}  // namespace
 
 void BatchPrefetcher::Run() {
   Produce();
@@ -97,7 +75,7 @@ void BatchPrefetcher::Produce() {
         if (piece->size() > 0) pieces.push_back(std::move(*piece));
       }
       if (have == 0 || (have < size && options_.drop_remainder)) return;
-      if (!Push(Join(std::move(pieces)))) return;
+      if (!Push(JoinExamples(std::move(pieces)))) return;
     }
     return;
   }

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tensor/ops.h"
+#include "data/examples_source.h"
 
 namespace edl::data {
 namespace {
@@ -90,20 +90,8 @@ Result<Examples> ConcatSource::Gather(const std::vector<int64_t>& indices) const
     EDL_ASSIGN_OR_RETURN(Examples e, parts_[part]->Gather(local));
     pieces.push_back(std::move(e));
   }
-  if (pieces.size() == 1) return std::move(pieces[0]);
   if (pieces.empty()) return parts_[0]->Gather({});
-  Examples out;
-  for (size_t k = 0; k < pieces[0].inputs.size(); ++k) {
-    std::vector<tensor::Tensor> xs;
-    for (const Examples& e : pieces) xs.push_back(e.inputs[k]);
-    out.inputs.push_back(tensor::Concat(xs, 0));
-  }
-  if (pieces[0].labels.defined()) {
-    std::vector<tensor::Tensor> ys;
-    for (const Examples& e : pieces) ys.push_back(e.labels);
-    out.labels = tensor::Concat(ys, 0);
-  }
-  return out;
+  return JoinExamples(std::move(pieces));
 }
 
 }  // namespace edl::data

@@ -2,6 +2,9 @@
 
 #include <cstring>
 
+#include "base/check.h"
+#include "tensor/ops.h"
+
 namespace edl::data {
 namespace {
 
@@ -33,6 +36,23 @@ Result<std::unique_ptr<ExamplesSource>> ReadIntoMemory(const Source& source, int
   EDL_ASSIGN_OR_RETURN(Examples records, source.Read(begin, end));
   return std::make_unique<ExamplesSource>(source.name(), std::move(records), source.inputs(),
                                           source.has_labels());
+}
+
+Examples JoinExamples(std::vector<Examples> pieces) {
+  EDL_CHECK(!pieces.empty());
+  if (pieces.size() == 1) return std::move(pieces[0]);
+  Examples out;
+  for (size_t k = 0; k < pieces[0].inputs.size(); ++k) {
+    std::vector<tensor::Tensor> xs;
+    for (const Examples& e : pieces) xs.push_back(e.inputs[k]);
+    out.inputs.push_back(tensor::Concat(xs, 0));
+  }
+  if (pieces[0].labels.defined()) {
+    std::vector<tensor::Tensor> ys;
+    for (const Examples& e : pieces) ys.push_back(e.labels);
+    out.labels = tensor::Concat(ys, 0);
+  }
+  return out;
 }
 
 }  // namespace edl::data

@@ -34,6 +34,10 @@ class ExamplesSource : public Source {
   bool has_labels_;
 };
 
+// The records of `pieces` (of the same inputs), in order, as one Examples.
+// REQUIRES: !pieces.empty().
+Examples JoinExamples(std::vector<Examples> pieces);
+
 // Records [begin, end) of `source` read in one pass (one reader for a
 // streamed source) and held in memory: a task's records, which a Batcher
 // then cuts into minibatches. Errors are the source's.
