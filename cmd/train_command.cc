@@ -154,8 +154,9 @@ Runner AddTrainCommand(CLI::App& parent) {
   AddCommonFlags(*app, s->common);
   app->add_option("--training_data", o.training_data,
                   "Training data: an IDX images file (its labels file is found "
-                  "beside it) or a CSV file (see docs/data.md); or many files: a "
-                  "directory, a glob ('/data/part-*.csv.gz') or a comma-separated list")
+                  "beside it), a CSV file or a TFRecord file of tf.train.Examples, "
+                  "plain or gzip (see docs/data.md); or many files: a directory, a glob "
+                  "('/data/part-*.tfrecord.gz') or a comma-separated list")
       ->required();
   app->add_option("--validation_data", o.validation_data,
                   "Validation data, same formats; evaluated every --evaluation_steps "
@@ -402,10 +403,14 @@ Runner AddPredictCommand(CLI::App& parent) {
   app->add_option("--jobs_dir", s->jobs_dir, "Where local jobs keep their directory")
       ->capture_default_str();
   app->add_option("--prediction_data", s->o.prediction_data,
-                  "Records to predict: IDX images, the model's CSV format, or a CSV "
-                  "with a header whose rows are the flattened model input")
+                  "Records to predict: IDX images, the model's CSV or TFRecord format, "
+                  "or a CSV with a header whose rows are the flattened model input; one "
+                  "file or many (a directory, a glob, a list)")
       ->required();
-  app->add_option("--output", s->o.output, "CSV file to write (atomically)")->required();
+  app->add_option("--output", s->o.output,
+                  "CSV file to write (atomically); with ParameterServerStrategy also a "
+                  "directory (a trailing '/'): one CSV part per task, then _SUCCESS")
+      ->required();
   app->add_option("--minibatch_size", s->o.minibatch_size, "Records per batch")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <utime.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -137,6 +138,27 @@ TEST(StreamedSource, ATfRecordOfExamplesBecomesTheSpecsInputs) {
     auto whole = OpenSource(path, Spec(kTfSpec));
     ASSERT_TRUE(whole.ok()) << whole.status().message();
     ExpectSameExamples(*(*whole)->Read(2041, 2044), *r);
+  }
+}
+
+// Examples encoded in Python from the wire format (tests/data/write_tfrecords.py),
+// decoded by the scanner a streamed source uses.
+TEST(StreamedSource, DecodesExamplesWrittenByAnIndependentEncoder) {
+  TempDir dir;
+  const std::string script = std::string(EDL_SOURCE_DIR) + "/tests/data/write_tfrecords.py";
+  ASSERT_EQ(std::system(("/usr/bin/python3 " + script + " " + dir.File("py") + " 20").c_str()), 0);
+  auto s = OpenSource(dir.File("py.examples.tfrecord"),
+                      Spec(R"({"format": "tfrecord", "label": "label", "numeric": ["dense"],
+                               "categorical": [{"column": "sometimes", "vocabulary": ["42"]}]})"),
+                      Streamed());
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto r = (*s)->Read(0, 20);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_FLOAT_EQ(r->inputs[0].f32()[i * 3], 0.5f * i);
+    EXPECT_FLOAT_EQ(r->inputs[0].f32()[i * 3 + 2], 2.0f);
+    EXPECT_EQ(r->inputs[1].i64()[i], i == 7 ? 0 : 1) << i;  // absent in record 7: the empty value
+    EXPECT_EQ(r->labels.i64()[i], i % 2);
   }
 }
 
