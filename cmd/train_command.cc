@@ -355,7 +355,11 @@ Runner AddEvaluateCommand(CLI::App& parent) {
     if (!cm->loss) {
       return Fail(cm->spec.origin + ": the model has no loss to evaluate; pass --loss");
     }
-    auto source = data::OpenSource(s->o.validation_data, cm->input);
+    data::OpenOptions reading;  // streamed: CSV/TFRecord read a batch at a time
+    reading.stream = true;
+    reading.index_dir = mo.data_index_dir;
+    reading.skip_corrupt_records = mo.skip_corrupt_records;
+    auto source = data::OpenSource(s->o.validation_data, cm->input, reading);
     if (!source.ok()) return Fail(source.status().WithPrefix("--validation_data").message());
     Status fits = roles::CheckSourceFitsModel(**source, *cm, "--validation_data", true);
     if (!fits.ok()) return Fail(fits.message());

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "data/batcher.h"
+#include "data/batch_prefetcher.h"
 #include "nn/autograd.h"
 
 namespace edl::roles {
@@ -118,11 +118,12 @@ Result<EvaluationResult> Evaluate(CompiledModel& cm, const data::Source& source,
   EDL_ASSIGN_OR_RETURN(auto metrics, cm.MakeMetrics());
   data::BatchOptions bo;
   bo.batch_size = batch_size;
-  data::Batcher batcher(source, 0, source.num_records(), bo);
+  // In record order through one cursor, a reader thread a few batches ahead.
+  data::BatchPrefetcher batches(source, 0, source.num_records(), bo, data::kPrefetchBatches);
   EvaluationResult r;
   double loss_sum = 0;
   while (true) {
-    EDL_ASSIGN_OR_RETURN(auto next, batcher.Next());
+    EDL_ASSIGN_OR_RETURN(auto next, batches.Next());
     if (!next) break;
     const data::Examples& batch = *next;
     std::vector<nn::Var> out = cm.model->Forward(ModelInputs(batch, cm), false);

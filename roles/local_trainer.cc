@@ -18,8 +18,9 @@ namespace {
 Result<std::unique_ptr<data::Source>> OpenFor(const std::string& flag,
                                               const std::string& path,
                                               const CompiledModel& cm,
-                                              const ModelOptions& model) {
+                                              const ModelOptions& model, bool stream) {
   data::OpenOptions reading;
+  reading.stream = stream;
   reading.index_dir = model.data_index_dir;
   reading.skip_corrupt_records = model.skip_corrupt_records;
   EDL_ASSIGN_OR_RETURN(auto source, OpenSourceForModel(flag, path, cm, true, reading));
@@ -71,10 +72,14 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   tensor::SetNumThreads(o.model.num_threads);  // 0: UsableCpus()
 
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(o.model));
-  EDL_ASSIGN_OR_RETURN(auto train, OpenFor("--training_data", o.training_data, cm, o.model));
+  // Training data is loaded whole (shuffled across the whole data set each
+  // epoch); validation data is streamed, a batch at a time.
+  EDL_ASSIGN_OR_RETURN(auto train,
+                       OpenFor("--training_data", o.training_data, cm, o.model, /*stream=*/false));
   std::unique_ptr<data::Source> validation;
   if (!o.validation_data.empty()) {
-    EDL_ASSIGN_OR_RETURN(validation, OpenFor("--validation_data", o.validation_data, cm, o.model));
+    EDL_ASSIGN_OR_RETURN(validation, OpenFor("--validation_data", o.validation_data, cm, o.model,
+                                                /*stream=*/true));
   }
 
   const int64_t n = train->num_records();

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <string>
 
-#include "base/file.h"
+#include "base/atomic_file.h"
 #include "base/logging.h"
-#include "data/batcher.h"
+#include "data/batch_prefetcher.h"
 #include "nn/autograd.h"
 #include "roles/evaluation.h"
 #include "tensor/ops.h"
@@ -45,8 +45,16 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
   // The model's own input spec first (a tabular model's CSV layout, IDX
   // images); a CSV that does not fit it is read as rows of the flattened
   // input tensor of a single-input model.
+  // Streamed: CSV and TFRecord files are read through their record indexes,
+  // a batch at a time, and the CSV is written as it goes, so memory does not
+  // grow with the data.
+  data::OpenOptions reading;
+  reading.labels = data::LabelPolicy::kIfPresent;
+  reading.stream = true;
+  reading.index_dir = o.model.data_index_dir;
+  reading.skip_corrupt_records = o.model.skip_corrupt_records;
   Result<std::unique_ptr<data::Source>> opened =
-      data::OpenSource(o.prediction_data, cm.input, data::LabelPolicy::kIfPresent);
+      data::OpenSource(o.prediction_data, cm.input, reading);
   Status fits = opened.ok() ? CheckSourceFitsModel(**opened, cm, "--prediction_data", false)
                             : opened.status().WithPrefix("--prediction_data");
   if (!fits.ok() && cm.input.format != data::DataFormat::kCsv &&
@@ -62,7 +70,7 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
     if (EndsWith(o.prediction_data, ".tsv") || EndsWith(o.prediction_data, ".tsv.gz")) {
       flat.csv.delimiter = '\t';
     }
-    opened = data::OpenSource(o.prediction_data, flat, data::LabelPolicy::kIfPresent);
+    opened = data::OpenSource(o.prediction_data, flat, reading);
     fits = opened.ok() ? CheckSourceFitsModel(**opened, cm, "--prediction_data", false)
                        : opened.status().WithPrefix("--prediction_data");
   }
@@ -73,13 +81,20 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   data::BatchOptions bo;
   bo.batch_size = o.minibatch_size;
-  data::Batcher batcher(source, 0, source.num_records(), bo);
+  data::BatchPrefetcher batches(source, 0, source.num_records(), bo, data::kPrefetchBatches);
+  auto file = AtomicFileWriter::Open(o.output);
+  if (!file.ok()) return file.status().WithPrefix("--output");
   std::string csv;
   bool header_written = false;
   PredictionSummary summary;
   const auto names = cm.model->output_names();
   while (true) {
-    EDL_ASSIGN_OR_RETURN(auto next, batcher.Next());
+    if (csv.size() >= (1 << 20)) {
+      Status s = (*file)->Append(csv);
+      if (!s.ok()) return s.WithPrefix("--output");
+      csv.clear();
+    }
+    EDL_ASSIGN_OR_RETURN(auto next, batches.Next());
     if (!next) break;
     std::vector<nn::Var> forward = cm.model->Forward(ModelInputs(*next, cm), false);
     // The CSV is written from host copies of the outputs.
@@ -123,7 +138,8 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
   }
   summary.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  Status s = WriteFileAtomically(o.output, csv);
+  Status s = (*file)->Append(csv);
+  if (s.ok()) s = (*file)->Commit();
   if (!s.ok()) return s.WithPrefix("--output");
   return summary;
 }

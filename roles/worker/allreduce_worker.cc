@@ -206,19 +206,21 @@ Status AllreduceWorker::FetchWork() {
         // The task is one step's batch: read in one pass, then shuffled.
         const int64_t skipped_before = source->corrupt_records_skipped();
         auto records = data::ReadIntoMemory(*source, task->begin, task->end);
-        Result<data::Examples> batch = records.status();
         if (records.ok() && (*records)->num_records() == 0) {
           // Every record was skipped as corrupt: nothing to step on.
           protocol::ReportTaskRequest empty;
           empty.records_skipped = source->corrupt_records_skipped() - skipped_before;
           return Report(*task, std::move(empty));
         }
+        Result<data::Examples> batch = data::Examples{};
         if (records.ok()) {
           data::BatchOptions bo;
           bo.batch_size = (*records)->num_records();
           bo.shuffle = options_.shuffle;
           bo.seed = task->seed;
           batch = data::Batcher(**records, 0, bo.batch_size, bo).Batch(0);
+        } else {
+          batch = records.status();
         }
         if (batch.ok()) {
           LocalBatch local;

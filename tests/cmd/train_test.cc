@@ -190,8 +190,13 @@ TEST(Predict, AcceptsACsvOfFlattenedInputs) {
                           "--prediction_data=" + dir.File("bad.csv"),
                           "--output=" + dir.File("bad_out.csv")});
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.err.find("bad.csv:5"), std::string::npos) << bad.err;
+  // Streamed: the row and its byte offset are named; nothing is left behind.
+  EXPECT_NE(bad.err.find("bad.csv: row 5 (byte "), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("expected 784 fields, got 3"), std::string::npos) << bad.err;
   EXPECT_FALSE(fs::exists(dir.File("bad_out.csv")));
+  for (const auto& e : fs::directory_iterator(dir.path())) {
+    EXPECT_EQ(e.path().filename().string().find("bad_out.csv"), std::string::npos) << e.path();
+  }
 }
 
 TEST(Train, SameSeedGivesTheSameRun) {

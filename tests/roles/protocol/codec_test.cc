@@ -294,6 +294,7 @@ TEST(Codec, NamesTheFieldInsideAVectorItem) {
     w.I64(3);
     w.F64(0.5);
     w.I64(4);
+    w.I64(0);     // records_skipped
     w.Varint(2);  // metrics
     w.String("acc");
     w.Doubles({1, 2});
