@@ -15,6 +15,17 @@
 #include "data/data_paths.h"
 
 namespace edl::data {
+
+namespace {
+
+// Writes an index file atomically, creating its directory.
+Status WriteIndexFile(const std::string& cache, const std::string& bytes) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(cache).parent_path(), ec);
+  return WriteFileAtomically(cache, bytes);
+}
+
+}  // namespace
 namespace {
 
 constexpr size_t kChunk = 1 << 20;
@@ -278,28 +289,22 @@ Result<RecordIndex> LoadOrBuildRecordIndex(const std::string& path, RecordFormat
   }
   EDL_ASSIGN_OR_RETURN(RecordIndex index, BuildRecordIndex(path, format, options));
   if (built) *built = true;
-  Status saved = SaveRecordIndex(index, index_dir);
+  const std::string bytes = SerializeRecordIndex(index);
+  Status saved = WriteIndexFile(cache, bytes);
   if (!saved.ok()) {
     // Kept whole in memory: 32 KiB per gzip access point.
     EDL_LOG(WARNING) << "cannot cache the index of " << path << ": " << saved.message();
     return index;
   }
   // As if loaded: the windows stay in the file just written.
-  if (auto bytes = ReadFile(cache); bytes.ok()) {
-    auto lazy = ParseRecordIndex(*bytes, cache, /*lazy_windows=*/true);
-    if (lazy.ok()) {
-      lazy->path = path;
-      return std::move(*lazy);
-    }
-  }
-  return index;
+  auto lazy = ParseRecordIndex(bytes, cache, /*lazy_windows=*/true);
+  if (!lazy.ok()) return index;
+  lazy->path = path;
+  return std::move(*lazy);
 }
 
 Status SaveRecordIndex(const RecordIndex& index, const std::string& index_dir) {
-  const std::string cache = IndexCachePath(index.path, index_dir);
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(cache).parent_path(), ec);
-  return WriteFileAtomically(cache, SerializeRecordIndex(index));
+  return WriteIndexFile(IndexCachePath(index.path, index_dir), SerializeRecordIndex(index));
 }
 
 Result<RecordFormat> RecordFormatFromName(const std::string& path) {

@@ -212,16 +212,14 @@ Status AllreduceWorker::FetchWork() {
           empty.records_skipped = source->corrupt_records_skipped() - skipped_before;
           return Report(*task, std::move(empty));
         }
-        Result<data::Examples> batch = data::Examples{};
-        if (records.ok()) {
+        Result<data::Examples> batch = [&]() -> Result<data::Examples> {
+          if (!records.ok()) return records.status();
           data::BatchOptions bo;
           bo.batch_size = (*records)->num_records();
           bo.shuffle = options_.shuffle;
           bo.seed = task->seed;
-          batch = data::Batcher(**records, 0, bo.batch_size, bo).Batch(0);
-        } else {
-          batch = records.status();
-        }
+          return data::Batcher(**records, 0, bo.batch_size, bo).Batch(0);
+        }();
         if (batch.ok()) {
           LocalBatch local;
           local.task = *task;
