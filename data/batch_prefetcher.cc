@@ -42,6 +42,7 @@ bool BatchPrefetcher::Push(Result<Examples> batch) {
 
 void BatchPrefetcher::Run() {
   Produce();
+  finished_reading_ = true;
   {
     std::lock_guard<std::mutex> lock(mu_);
     done_ = true;
@@ -72,6 +73,7 @@ void BatchPrefetcher::Produce() {
         }
         left -= take;
         have += piece->size();
+        records_skipped_ += take - piece->size();
         if (piece->size() > 0) pieces.push_back(std::move(*piece));
       }
       if (have == 0 || (have < size && options_.drop_remainder)) return;
@@ -84,6 +86,8 @@ void BatchPrefetcher::Produce() {
     Push(records.status());
     return;
   }
+  records_skipped_ = (end_ - begin_) - (*records)->num_records();
+  finished_reading_ = true;
   Batcher batcher(**records, 0, (*records)->num_records(), options_);
   for (int64_t i = 0; i < batcher.num_batches(); ++i) {
     Result<Examples> batch = batcher.Batch(i);

@@ -12,6 +12,7 @@
 // Borrows the Source, which must outlive it.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -49,6 +50,12 @@ class BatchPrefetcher {
   Result<std::optional<Examples>> Next();
   // Seconds Next spent waiting for the reader (input stalls).
   double stall_seconds() const { return stall_seconds_; }
+  // The reader has read its last record (its batches may still be queued):
+  // a good moment to start reading the next task.
+  bool finished_reading() const { return finished_reading_.load(); }
+  // Records of the range left out as corrupt; final once Next has returned
+  // nullopt or an error.
+  int64_t records_skipped() const { return records_skipped_.load(); }
 
  private:
   void Run();
@@ -70,6 +77,8 @@ class BatchPrefetcher {
   std::deque<Result<Examples>> queue_;  // guarded by mu_
   bool stop_ = false;                   // guarded by mu_
   bool done_ = false;                   // the reader has finished; guarded by mu_
+  std::atomic<bool> finished_reading_{false};
+  std::atomic<int64_t> records_skipped_{0};
   std::thread reader_;
 };
 

@@ -56,6 +56,13 @@ Result<Examples> ConcatSource::Read(int64_t begin, int64_t end) const {
   return Source::Read(begin, end);
 }
 
+bool ConcatSource::streamed() const {
+  for (const auto& p : parts_) {
+    if (p->streamed()) return true;
+  }
+  return false;
+}
+
 int64_t ConcatSource::corrupt_records_skipped() const {
   int64_t n = 0;
   for (const auto& p : parts_) n += p->corrupt_records_skipped();

@@ -29,6 +29,7 @@ class ConcatSource : public Source {
   Result<Examples> Gather(const std::vector<int64_t>& indices) const override;
   std::vector<int64_t> file_records() const override;
   int64_t corrupt_records_skipped() const override;
+  bool streamed() const override;  // any part is
 
  private:
   ConcatSource(std::string name, std::vector<std::unique_ptr<Source>> parts);

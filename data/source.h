@@ -48,6 +48,10 @@ class Source {
   // single file); they sum to num_records().
   virtual std::vector<int64_t> file_records() const { return {num_records()}; }
 
+  // Reads decode from disk (a streamed file) rather than copy out of
+  // memory: reading a task ahead, while the one before trains, pays.
+  virtual bool streamed() const { return false; }
+
   // Records left out so far because they were corrupt
   // (OpenOptions::skip_corrupt_records); reads return fewer records then.
   virtual int64_t corrupt_records_skipped() const { return 0; }

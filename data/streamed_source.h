@@ -58,6 +58,7 @@ class StreamedSource : public Source {
   Status DecodeRange(int64_t begin, int64_t end, ColumnBuffer* out) const;
   const ColumnLayout& layout() const;
   int64_t corrupt_records_skipped() const override { return skipped_; }
+  bool streamed() const override { return true; }
 
   // One record's bytes to its values (CSV rows or Examples); internal.
   class Decoder;

@@ -1,5 +1,6 @@
 #include "roles/job/worker_process.h"
 
+#include <cstdio>
 #include <memory>
 
 #include "base/clock.h"
@@ -101,7 +102,9 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   if (stop_early) w.RequestStop();
   Status s = w.Run();
   running = nullptr;
-  EDL_LOG(INFO) << o.worker_name << ": " << w.tasks_done() << " task(s) done"
+  char stalls[48];
+  std::snprintf(stalls, sizeof stalls, "%.1f s waiting for input", w.input_stall_seconds());
+  EDL_LOG(INFO) << o.worker_name << ": " << w.tasks_done() << " task(s) done, " << stalls
                 << (s.ok() ? "" : "; " + s.message());
   return s;
 }

@@ -38,7 +38,6 @@ Status InferTask(CompiledModel& cm, const data::Source& source, const protocol::
   bo.batch_size = batch_size;
   bo.shuffle = false;
   // Streamed batch by batch, a reader thread a few batches ahead.
-  const int64_t skipped_before = source.corrupt_records_skipped();
   data::BatchPrefetcher batches(source, task.begin, task.end, bo, data::kPrefetchBatches);
   EDL_ASSIGN_OR_RETURN(auto metrics, cm.MakeMetrics());
   std::vector<tensor::Tensor> predictions;
@@ -68,7 +67,7 @@ Status InferTask(CompiledModel& cm, const data::Source& source, const protocol::
   }
   for (auto& m : metrics) report->metrics.push_back({m->name(), m->State()});
   if (!predictions.empty()) report->predictions = tensor::Concat(predictions, 0);
-  report->records_skipped = source.corrupt_records_skipped() - skipped_before;
+  report->records_skipped = batches.records_skipped();
   return Status::Ok();
 }
 

@@ -87,32 +87,44 @@ Status Worker::Run() {
   EDL_LOG(INFO) << options_.name << ": registered as worker " << worker_id_;
   heartbeat_ = std::thread(&Worker::HeartbeatLoop, this);
 
+  for (const data::Source* d : {data_.training, data_.validation, data_.prediction}) {
+    read_ahead_ = read_ahead_ || (d != nullptr && d->streamed());
+  }
   Status result;
   while (!stop_) {
-    auto task = Retry("get a task", [&] { return master_.GetTask({worker_id_}); });
-    if (!task.ok()) {
-      result = task.status().WithPrefix("getting a task");
-      break;
+    Lease lease;
+    if (ahead_) {
+      lease = std::move(*ahead_);
+      ahead_.reset();
+    } else {
+      auto task = Retry("get a task", [&] { return master_.GetTask({worker_id_}); });
+      if (!task.ok()) {
+        result = task.status().WithPrefix("getting a task");
+        break;
+      }
+      if (task->type == TaskType::kDone) break;
+      if (task->type == TaskType::kWait) {
+        Pause(options_.wait_interval);
+        continue;
+      }
+      lease = StartTask(*task);
     }
-    if (task->type == TaskType::kDone) break;
-    if (task->type == TaskType::kWait) {
-      Pause(options_.wait_interval);
-      continue;
-    }
+    asked_ahead_ = false;
+    const Task& task = lease.task;
     protocol::ReportTaskRequest report;
     report.worker_id = worker_id_;
-    report.task_id = task->id;
-    Status s = RunTask(*task, &report);
+    report.task_id = task.id;
+    Status s = lease.error.ok() ? RunTask(lease, &report) : lease.error;
     if (interrupted_) {
       // Stopping mid-task: not reporting hands the task back as soon as the
       // master learns this worker is gone (process exit or heartbeats).
-      EDL_LOG(INFO) << options_.name << ": stopping; handing back " << TaskRangeName(*task);
+      EDL_LOG(INFO) << options_.name << ": stopping; handing back " << TaskRangeName(task);
       break;
     }
     if (!s.ok()) {
       report.ok = false;
       report.error = s.message();
-      EDL_LOG(WARNING) << options_.name << ": task " << task->id << " failed: " << s.message();
+      EDL_LOG(WARNING) << options_.name << ": task " << task.id << " failed: " << s.message();
     }
     report.model_version = model_version_;
     auto r = Retry("report a task", [&] { return master_.ReportTask(report); });
@@ -126,6 +138,12 @@ Status Worker::Run() {
       break;
     }
   }
+  if (ahead_) {
+    // Left unreported like an interrupted task: handed back when the master
+    // learns this worker is gone.
+    EDL_LOG(INFO) << options_.name << ": stopping; handing back " << TaskRangeName(ahead_->task);
+    ahead_.reset();
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     heartbeat_done_ = true;
@@ -135,18 +153,22 @@ Status Worker::Run() {
   return result;
 }
 
-Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
+Worker::Lease Worker::StartTask(const Task& task) const {
+  Lease lease;
+  lease.task = task;
   const data::Source* source = task.dataset == Dataset::kTraining     ? data_.training
                                : task.dataset == Dataset::kValidation ? data_.validation
                                                                       : data_.prediction;
   if (source == nullptr) {
-    return FailedPrecondition("this worker was given no " +
-                              std::string(DatasetName(task.dataset)));
+    lease.error = FailedPrecondition("this worker was given no " +
+                                     std::string(DatasetName(task.dataset)));
+    return lease;
   }
   if (task.begin < 0 || task.end > source->num_records() || task.begin > task.end) {
-    return InvalidArgument(TaskRangeName(task) + ": outside the " +
-                           std::to_string(source->num_records()) + " records of " +
-                           source->name());
+    lease.error = InvalidArgument(TaskRangeName(task) + ": outside the " +
+                                  std::to_string(source->num_records()) + " records of " +
+                                  source->name());
+    return lease;
   }
   data::BatchOptions bo;
   bo.batch_size = options_.minibatch_size;
@@ -154,8 +176,21 @@ Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
   bo.seed = task.seed;
   // A reader thread decodes the next minibatches while this one trains
   // (a streamed source decodes only the task's records).
-  const int64_t skipped_before = source->corrupt_records_skipped();
-  data::BatchPrefetcher batches(*source, task.begin, task.end, bo, data::kPrefetchBatches);
+  lease.batches = std::make_unique<data::BatchPrefetcher>(*source, task.begin, task.end, bo,
+                                                          data::kPrefetchBatches);
+  return lease;
+}
+
+void Worker::LeaseAhead() {
+  asked_ahead_ = true;
+  auto task = master_.GetTask({worker_id_});
+  if (!task.ok() || task->type == TaskType::kDone || task->type == TaskType::kWait) return;
+  ahead_ = StartTask(*task);
+}
+
+Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
+  const Task& task = lease.task;
+  data::BatchPrefetcher& batches = *lease.batches;
   const bool training = task.type == TaskType::kTraining;
   auto metrics = cm_.MakeMetrics();
   if (!metrics.ok()) return metrics.status();
@@ -169,9 +204,12 @@ Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
       interrupted_ = true;
       return Status::Ok();
     }
+    const double stalled = batches.stall_seconds();
     auto next = batches.Next();
+    input_stall_seconds_ += batches.stall_seconds() - stalled;
     if (!next.ok()) return next.status().WithPrefix(TaskRangeName(task));
     if (!next->has_value()) break;
+    if (read_ahead_ && !asked_ahead_ && batches.finished_reading()) LeaseAhead();
     data::Examples* batch = &**next;
     // Embedding rows are pulled for the host ids; Forward gets the inputs on
     // the model's device.
@@ -223,7 +261,7 @@ Status Worker::RunTask(const Task& task, protocol::ReportTaskRequest* report) {
   }
   for (auto& m : *metrics) report->metrics.push_back({m->name(), m->State()});
   if (!predictions.empty()) report->predictions = tensor::Concat(predictions, 0);
-  report->records_skipped = source->corrupt_records_skipped() - skipped_before;
+  report->records_skipped = batches.records_skipped();
   return Status::Ok();
 }
 

@@ -5,6 +5,9 @@
 // A heartbeat thread keeps the master informed; a stop request (SIGTERM, or
 // the master scaling down) ends the loop after the current minibatch without
 // reporting the task, so the master hands it to someone else at once.
+// With streamed data the worker holds up to two leases: once the current
+// task's records are all read, it leases the next task and starts reading
+// it, so that reading overlaps training across task boundaries too.
 //
 // Written against MasterService& and PsClient, so it runs the same with the
 // master and PS in-process (tests) or remote. Run() on one thread;
@@ -16,11 +19,13 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "base/clock.h"
 #include "base/status.h"
+#include "data/batch_prefetcher.h"
 #include "data/source.h"
 #include "roles/compiled_model.h"
 #include "roles/protocol/services.h"
@@ -63,11 +68,24 @@ class Worker {
 
   int64_t worker_id() const { return worker_id_; }
   int64_t tasks_done() const { return tasks_done_; }
+  // Seconds training waited for the reader thread to decode its batches.
+  double input_stall_seconds() const { return input_stall_seconds_; }
 
  private:
+  // A leased task and the reader of its records; `error` (then no reader)
+  // when this worker cannot read it, reported as the task's failure.
+  struct Lease {
+    protocol::Task task;
+    Status error;
+    std::unique_ptr<data::BatchPrefetcher> batches;
+  };
+  Lease StartTask(const protocol::Task& task) const;
   // Trains or infers on the task's records, filling the report. Sets
   // interrupted_ (and returns OK) when a stop arrives between minibatches.
-  Status RunTask(const protocol::Task& task, protocol::ReportTaskRequest* report);
+  Status RunTask(Lease& lease, protocol::ReportTaskRequest* report);
+  // Leases the next task and starts reading it into ahead_; once per task,
+  // one try (the main loop asks again, with retries, if this gets nothing).
+  void LeaseAhead();
   // Pulls dense parameters and the rows the batch's ids need.
   Status PullFor(const std::vector<tensor::Tensor>& inputs, bool dense);
   // Calls f until it succeeds, is not Unavailable, or the retry timeout
@@ -88,6 +106,10 @@ class Worker {
   int64_t tasks_done_ = 0;
   int64_t model_version_ = 0;
   int64_t steps_ = 0;
+  double input_stall_seconds_ = 0;
+  bool read_ahead_ = false;   // some data set is streamed
+  bool asked_ahead_ = false;  // LeaseAhead ran during the current task
+  std::optional<Lease> ahead_;
 
   std::atomic<bool> stop_{false};
   std::atomic<bool> interrupted_{false};  // a task was left unfinished by a stop

@@ -19,10 +19,12 @@ using testing_files::ExpectSameExamples;
 using testing_files::TempDir;
 
 // Record r: one numeric input r and the label r % 3. Counts the records
-// handed out; reading record `bad` fails.
+// handed out; reading record `bad` fails, or leaves it out as corrupt
+// (`skip_bad`).
 class CountingSource : public Source {
  public:
-  explicit CountingSource(int64_t n, int64_t bad = -1) : n_(n), bad_(bad) {
+  explicit CountingSource(int64_t n, int64_t bad = -1, bool skip_bad = false)
+      : n_(n), bad_(bad), skip_bad_(skip_bad) {
     layout_.num_numeric = 1;
     layout_.has_labels = true;
     layout_.inputs = {{"x", tensor::DType::kFloat32, {1}, 0}};
@@ -35,6 +37,7 @@ class CountingSource : public Source {
     EDL_RETURN_IF_ERROR(CheckIndices(indices));
     ColumnBuffer b;
     for (int64_t i : indices) {
+      if (i == bad_ && skip_bad_) continue;
       if (i == bad_) return InvalidArgument("counting: record " + std::to_string(i) + ": bad");
       b.numeric.push_back(static_cast<float>(i));
       b.int_labels.push_back(i % 3);
@@ -51,6 +54,7 @@ class CountingSource : public Source {
   std::string name_ = "counting";
   int64_t n_;
   int64_t bad_;
+  bool skip_bad_;
   ColumnLayout layout_;
   mutable std::atomic<int64_t> read_{0};
 };
@@ -137,6 +141,32 @@ TEST(BatchPrefetcher, StopsAReaderBlockedOnAFullQueueWhenDestroyed) {
     ASSERT_TRUE(p.Next().ok());
   }  // joins: the reader stops at the full queue instead of reading on
   EXPECT_LE(source.read(), 3);
+}
+
+TEST(BatchPrefetcher, CountsTheRecordsLeftOutAsCorruptAndSaysWhenItHasReadAll) {
+  CountingSource source(100, /*bad=*/42, /*skip_bad=*/true);
+  BatchOptions o;
+  o.batch_size = 10;
+  for (bool shuffle : {false, true}) {
+    o.shuffle = shuffle;
+    BatchPrefetcher p(source, 0, 100, o, 2);
+    int64_t records = 0;
+    for (;;) {
+      auto next = p.Next();
+      ASSERT_TRUE(next.ok()) << next.status().message();
+      if (!next->has_value()) break;
+      records += (*next)->size();
+    }
+    EXPECT_TRUE(p.finished_reading());
+    EXPECT_EQ(records, 99) << "shuffle " << shuffle;
+    EXPECT_EQ(p.records_skipped(), 1) << "shuffle " << shuffle;
+  }
+  // Not finished while the reader waits for room in the queue.
+  CountingSource big(1000);
+  o.shuffle = false;
+  BatchPrefetcher blocked(big, 0, 1000, o, 1);
+  ASSERT_TRUE(blocked.Next().ok());
+  EXPECT_FALSE(blocked.finished_reading());
 }
 
 TEST(BatchPrefetcher, StreamsATaskOfAFileLikeTheLoadedFile) {
