@@ -257,6 +257,13 @@ int RunInspect(const InspectFlags& f) {
               static_cast<unsigned long long>(index->num_records),
               format == data::RecordFormat::kCsvRows ? "rows (a header is a row)" : "records",
               static_cast<double>(index->file_size) / 1e6);
+  if (index->gzip && !index->access.empty()) {
+    // How much a reader may inflate before a task's first record.
+    std::printf("%.1f MB uncompressed; %zu gzip access points, about %.2f MB apart\n",
+                static_cast<double>(index->data_size) / 1e6, index->access.size(),
+                static_cast<double>(index->data_size) / 1e6 /
+                    static_cast<double>(index->access.size()));
+  }
   auto reader = data::RecordReader::Open(*index, 0);
   if (!reader.ok()) return Fail(reader.status().message());
   const int wanted = std::max(f.records, f.scan);

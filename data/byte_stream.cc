@@ -65,7 +65,6 @@ Result<std::unique_ptr<ByteStream>> ByteStream::OpenAt(const std::string& path,
     return s;
   }
   s->in_buf_.resize(kInputBuffer);
-  s->history_.assign(kWindow, '\0');
   if (point.in_offset == 0 && point.out_offset == 0) {
     EDL_RETURN_IF_ERROR(s->InitGzip(/*raw=*/false));
     return s;
@@ -101,9 +100,41 @@ Status ByteStream::InitGzip(bool raw) {
   return Status::Ok();
 }
 
-void ByteStream::RecordAccessPoints(uint64_t spacing, AccessPointSink sink) {
-  spacing_ = spacing;
+void ByteStream::RecordAccessPoints(uint64_t safety_spacing, AccessPointSink sink) {
+  spacing_ = safety_spacing;
   sink_ = std::move(sink);
+  history_.assign(kAccessHistory, '\0');
+}
+
+void ByteStream::MakePoint(const Boundary& b) {
+  GzipAccessPoint p;
+  p.in_offset = b.in_offset;
+  p.out_offset = b.out_offset;
+  p.bits = b.bits;
+  const uint64_t have = std::min<uint64_t>(b.out_offset, kWindow);
+  p.window.resize(have);
+  // The window is output [out - have, out): at most two pieces of the ring.
+  const uint64_t from = b.out_offset - have;
+  const size_t at = static_cast<size_t>(from % kAccessHistory);
+  const size_t first = static_cast<size_t>(std::min<uint64_t>(have, kAccessHistory - at));
+  std::memcpy(p.window.data(), history_.data() + at, first);
+  std::memcpy(p.window.data() + first, history_.data(), have - first);
+  any_point_ = true;
+  last_point_ = std::max(last_point_, b.out_offset);
+  sink_(std::move(p));
+}
+
+bool ByteStream::AccessPointBefore(uint64_t at) {
+  if (!sink_) return false;
+  for (auto it = boundaries_.rbegin(); it != boundaries_.rend(); ++it) {
+    if (it->out_offset > at) continue;
+    // Its window must still be in the history.
+    const uint64_t from = it->out_offset - std::min<uint64_t>(it->out_offset, kWindow);
+    if (remembered_ - from > kAccessHistory) return false;
+    if (!any_point_ || it->out_offset != last_point_) MakePoint(*it);
+    return true;
+  }
+  return false;
 }
 
 Status ByteStream::Corrupt(const std::string& what) const {
@@ -128,17 +159,18 @@ Status ByteStream::FillInput() {
   return Status::Ok();
 }
 
-void ByteStream::Remember(const char* data, size_t n) {
-  if (!sink_) return;
-  if (n >= kWindow) {
-    std::memcpy(history_.data(), data + n - kWindow, kWindow);
-    history_pos_ = 0;
-    return;
+void ByteStream::Remember(const char* data, size_t n, uint64_t at) {
+  if (!sink_ || n == 0) return;
+  if (n > kAccessHistory) {
+    data += n - kAccessHistory;
+    at += n - kAccessHistory;
+    n = kAccessHistory;
   }
-  const size_t first = std::min(n, kWindow - history_pos_);
-  std::memcpy(history_.data() + history_pos_, data, first);
+  const size_t pos = static_cast<size_t>(at % kAccessHistory);
+  const size_t first = std::min<size_t>(n, kAccessHistory - pos);
+  std::memcpy(history_.data() + pos, data, first);
   std::memcpy(history_.data(), data + first, n - first);
-  history_pos_ = (history_pos_ + n) % kWindow;
+  remembered_ = at + n;
 }
 
 Result<size_t> ByteStream::Read(char* out, size_t n) {
@@ -168,27 +200,30 @@ Result<size_t> ByteStream::ReadGzip(char* out, size_t n) {
       }
     }
     Bytef* before = strm_.next_out;
+    const uint64_t before_offset = out_offset_ + (asked - strm_.avail_out);
     const int ret = inflate(&strm_, sink_ ? Z_BLOCK : Z_NO_FLUSH);
-    Remember(reinterpret_cast<const char*>(before), static_cast<size_t>(strm_.next_out - before));
+    Remember(reinterpret_cast<const char*>(before), static_cast<size_t>(strm_.next_out - before),
+             before_offset);
     if (ret == Z_NEED_DICT || ret == Z_DATA_ERROR || ret == Z_MEM_ERROR || ret == Z_STREAM_ERROR) {
       return Corrupt(strm_.msg ? strm_.msg : "inflate failed");
     }
     const uint64_t out_now = out_offset_ + (asked - strm_.avail_out);
-    if (sink_ && (strm_.data_type & 128) && !(strm_.data_type & 64) &&
-        (!any_point_ || out_now - last_point_ >= spacing_)) {
-      GzipAccessPoint p;
-      p.in_offset = in_offset_ - strm_.avail_in;
-      p.out_offset = out_now;
-      p.bits = strm_.data_type & 7;
-      const size_t have = static_cast<size_t>(std::min<uint64_t>(out_now, kWindow));
-      p.window.resize(have);
-      // The ring holds the last kWindow bytes ending at history_pos_.
-      for (size_t i = 0; i < have; ++i) {
-        p.window[i] = history_[(history_pos_ + kWindow - have + i) % kWindow];
+    if (sink_ && (strm_.data_type & 128) && !(strm_.data_type & 64)) {
+      // A block boundary (not after the last block): a possible access point.
+      Boundary b;
+      b.in_offset = in_offset_ - strm_.avail_in;
+      b.out_offset = out_now;
+      b.bits = strm_.data_type & 7;
+      if (boundaries_.empty() || boundaries_.back().out_offset != out_now) {
+        boundaries_.push_back(b);
       }
-      any_point_ = true;
-      last_point_ = out_now;
-      sink_(std::move(p));
+      while (boundaries_.size() > 1 &&
+             out_now - (boundaries_.front().out_offset -
+                        std::min<uint64_t>(boundaries_.front().out_offset, kWindow)) >
+                 kAccessHistory) {
+        boundaries_.pop_front();
+      }
+      if (!any_point_ || out_now - last_point_ >= spacing_) MakePoint(b);
     }
     if (ret == Z_STREAM_END) {
       // The end of a member: another may follow (concatenated gzip).

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -35,8 +36,6 @@ struct GzipAccessPoint {
 
 class ByteStream {
  public:
-  // Called while streaming a gzip file at deflate block boundaries at least
-  // `spacing` uncompressed bytes apart (the first at the start of the data).
   using AccessPointSink = std::function<void(GzipAccessPoint point)>;
 
   static Result<std::unique_ptr<ByteStream>> Open(const std::string& path);
@@ -54,7 +53,19 @@ class ByteStream {
   // The file's size on disk.
   uint64_t file_size() const { return file_size_; }
 
-  void RecordAccessPoints(uint64_t spacing, AccessPointSink sink);
+  // Indexing a gzip file (call before the first Read): keeps the last
+  // kAccessHistory bytes of output and the deflate block boundaries among
+  // them, so that AccessPointBefore can make an access point at the last
+  // boundary before any offset read recently. Makes points itself at the
+  // start of the data and at the first boundary `safety_spacing` bytes past
+  // the last point made (so that data whose blocks outgrow the history
+  // still gets them). Points go to `sink`, not necessarily in order.
+  void RecordAccessPoints(uint64_t safety_spacing, AccessPointSink sink);
+  // Makes a point at the last block boundary at or before uncompressed
+  // offset `at` (already read); false when that boundary has left the
+  // history (or there is none).
+  bool AccessPointBefore(uint64_t at);
+  static constexpr uint64_t kAccessHistory = 4 << 20;
 
   // Up to n bytes; 0 at the end of the data.
   Result<size_t> Read(char* out, size_t n);
@@ -66,7 +77,13 @@ class ByteStream {
   Result<size_t> ReadGzip(char* out, size_t n);
   Status FillInput();
   Status Corrupt(const std::string& what) const;
-  void Remember(const char* data, size_t n);
+  struct Boundary {
+    uint64_t in_offset = 0;
+    uint64_t out_offset = 0;
+    int bits = 0;
+  };
+  void Remember(const char* data, size_t n, uint64_t at);
+  void MakePoint(const Boundary& b);
 
   std::string path_;
   int fd_ = -1;
@@ -81,10 +98,13 @@ class ByteStream {
   bool strm_ready_ = false;
   bool raw_member_ = false;  // resumed inside a member: its trailer is ours to skip
   std::string in_buf_;
-  std::string history_;      // the last 32 KiB of output (a ring), for access points
-  size_t history_pos_ = 0;
+  // Indexing: the last kAccessHistory bytes of output (byte o at
+  // o % kAccessHistory) and the block boundaries whose windows they hold.
+  std::string history_;
+  uint64_t remembered_ = 0;  // output offset where the history ends
+  std::deque<Boundary> boundaries_;
   uint64_t spacing_ = 0;
-  uint64_t last_point_ = 0;
+  uint64_t last_point_ = 0;  // the greatest out_offset of a point made
   bool any_point_ = false;
   AccessPointSink sink_;
 };

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <filesystem>
 
@@ -61,7 +62,65 @@ Status TruncatedTf(const BufferedInput& in, uint64_t record, uint64_t at, uint64
                          std::to_string(in.offset() + in.available()));
 }
 
-Status IndexTfRecords(ByteStream& stream, RecordIndex* index,
+// Where an index keeps record offsets and, for gzip, asks for access
+// points. Once the records starting in the first `access_spacing` bytes
+// are counted (n), points go just before the records numbered a multiple
+// of `stride`, the power of two >= n (rounded to a multiple of `every`):
+// points about access_spacing to twice that apart, and a task of a
+// power-of-two size at least `stride` starts right after one instead of up
+// to a spacing earlier. Records larger than a spacing / `every` make
+// `every` smaller (a power of two >= n), so that offsets stay as dense as
+// the points. A point is left out when it would come less than half a
+// spacing after the last (records of very uneven sizes).
+class IndexPlanner {
+ public:
+  IndexPlanner(RecordIndex* index, ByteStream& stream, const IndexOptions& options)
+      : index_(index), stream_(stream.gzip() ? &stream : nullptr),
+        spacing_(options.access_spacing) {
+    if (stream_) stream_->RecordAccessPoints(4 * spacing_, [this](GzipAccessPoint p) {
+      index_->access.push_back(std::move(p));
+    });
+  }
+
+  // Record r starts at uncompressed offset `at`; records come in order.
+  void OnRecord(uint64_t r, uint64_t at) {
+    if (r == 0) first_at_ = at;
+    if (stride_ == 0 && r > 0 && at - first_at_ >= spacing_) {
+      const uint64_t n = std::bit_ceil(r);
+      index_->every = std::min<uint64_t>(index_->every, n);
+      stride_ = (n + index_->every - 1) / index_->every * index_->every;
+    }
+    if (r % index_->every == 0) index_->offsets.push_back(at);
+    if (stream_ && stride_ > 0 && r % stride_ == 0 && at - last_at_ >= spacing_ / 2 &&
+        stream_->AccessPointBefore(at)) {
+      last_at_ = at;
+    }
+  }
+
+  // The points in order, each once (the stream's own and those asked for
+  // come in their own orders).
+  void Finish() {
+    auto& a = index_->access;
+    std::sort(a.begin(), a.end(), [](const GzipAccessPoint& x, const GzipAccessPoint& y) {
+      return x.out_offset < y.out_offset;
+    });
+    a.erase(std::unique(a.begin(), a.end(),
+                        [](const GzipAccessPoint& x, const GzipAccessPoint& y) {
+                          return x.out_offset == y.out_offset;
+                        }),
+            a.end());
+  }
+
+ private:
+  RecordIndex* index_;
+  ByteStream* stream_;  // null unless gzip
+  uint64_t spacing_;
+  uint64_t first_at_ = 0;
+  uint64_t stride_ = 0;  // 0 until decided
+  uint64_t last_at_ = 0;
+};
+
+Status IndexTfRecords(ByteStream& stream, RecordIndex* index, IndexPlanner& plan,
                       const std::function<void(uint64_t)>& progress) {
   BufferedInput in(stream);
   uint64_t records = 0;
@@ -83,7 +142,7 @@ Status IndexTfRecords(ByteStream& stream, RecordIndex* index,
                              std::to_string(at) + " declares " + std::to_string(length) +
                              " bytes, more than a TFRecord may hold here (2^40)");
     }
-    if (records % index->every == 0) index->offsets.push_back(at);
+    plan.OnRecord(records, at);
     in.Advance(kTfRecordHeader);
     EDL_ASSIGN_OR_RETURN(bool whole, in.Skip(length + 4));
     if (!whole) return TruncatedTf(in, records, at, length);
@@ -103,7 +162,7 @@ Status IndexTfRecords(ByteStream& stream, RecordIndex* index,
 // character); inside, '""' is a literal quote and a lone '"' closes it; a
 // '\n' outside quotes ends a row. Empty rows ("" or "\r" before a '\n')
 // are not records; a last row without '\n' is one if it is not empty.
-Status IndexCsvRows(ByteStream& stream, char delimiter, RecordIndex* index,
+Status IndexCsvRows(ByteStream& stream, char delimiter, RecordIndex* index, IndexPlanner& plan,
                     const std::function<void(uint64_t)>& progress) {
   std::string buf(kChunk, '\0');
   uint64_t base = 0;          // offset of buf[0]
@@ -113,10 +172,9 @@ Status IndexCsvRows(ByteStream& stream, char delimiter, RecordIndex* index,
   bool quoted = false;
   bool closing = false;       // quoted, and the chunk ended on a '"'
   uint64_t records = 0;
-  const uint64_t every = index->every;
   auto end_row = [&](uint64_t next_start, bool newline) {
     if (row_len > 1 || (row_len == 1 && (last != '\r' || !newline))) {
-      if (records % every == 0) index->offsets.push_back(row_start);
+      plan.OnRecord(records, row_start);
       ++records;
     }
     row_start = next_start;
@@ -221,16 +279,13 @@ Result<RecordIndex> BuildRecordIndex(const std::string& path, RecordFormat forma
   EDL_RETURN_IF_ERROR(StatFile(path, &index.file_size, &index.file_mtime_ns));
   EDL_ASSIGN_OR_RETURN(std::unique_ptr<ByteStream> stream, ByteStream::Open(path));
   index.gzip = stream->gzip();
-  if (index.gzip) {
-    stream->RecordAccessPoints(options.access_spacing, [&](GzipAccessPoint p) {
-      index.access.push_back(std::move(p));
-    });
-  }
+  IndexPlanner plan(&index, *stream, options);
   if (format == RecordFormat::kTfRecord) {
-    EDL_RETURN_IF_ERROR(IndexTfRecords(*stream, &index, progress));
+    EDL_RETURN_IF_ERROR(IndexTfRecords(*stream, &index, plan, progress));
   } else {
-    EDL_RETURN_IF_ERROR(IndexCsvRows(*stream, options.delimiter, &index, progress));
+    EDL_RETURN_IF_ERROR(IndexCsvRows(*stream, options.delimiter, &index, plan, progress));
   }
+  plan.Finish();
   return index;
 }
 

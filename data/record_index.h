@@ -8,11 +8,12 @@
 // only at its start; empty rows are not records) or the records of a
 // TFRecord file (length-framed, both CRC-32Cs checked when read). The index
 // keeps the uncompressed offset of every `every`-th record and, for gzip
-// files, an access point every `access_spacing` bytes of output (see
-// data/byte_stream.h; its 32 KiB window is kept deflated in the index file
-// and read only by a reader that starts there). It is saved to a small file (".<name>.edlidx" beside
-// the data when that directory is writable, else under an index directory)
-// and reused while the data file's size and modification time match.
+// files, an access point about every `access_spacing` bytes of output, just
+// before a record (see IndexOptions and data/byte_stream.h; its 32 KiB
+// window is kept deflated in the index file and read only by a reader that
+// starts there). It is saved to a small file (".<name>.edlidx" beside the
+// data when that directory is writable, else under an index directory) and
+// reused while the data file's size and modification time match.
 #pragma once
 
 #include <cstdint>
@@ -30,9 +31,14 @@ enum class RecordFormat : uint8_t { kCsvRows = 1, kTfRecord = 2 };
 const char* RecordFormatName(RecordFormat f);
 
 struct IndexOptions {
-  uint64_t every = 1024;                   // records between offsets
+  // Records between offsets (at most: fewer for records so large that the
+  // access points below need denser offsets).
+  uint64_t every = 1024;
   char delimiter = ',';                    // CSV: a quote opens a field only after one
-  uint64_t access_spacing = 2ull << 20;    // gzip: output bytes between access points
+  // gzip: about how many output bytes between access points (1 to 2 times
+  // this), placed just before records numbered a multiple of a power of
+  // two, so that tasks of a power-of-two size start right after one.
+  uint64_t access_spacing = 1ull << 20;
 };
 
 struct RecordIndex {

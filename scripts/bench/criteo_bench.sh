@@ -7,13 +7,15 @@
 #   1. from the gzip CSV shards, streamed;
 #   2. from the gzip TFRecord shards, streamed;
 #   3. on the first KEEP shards only, streamed and with --data_in_memory (the
-#      same records decoded once, held by every worker), for the ratio.
+#      same records decoded once, held by every worker), for the ratio:
+#      REPEAT (default 3) pairs, alternating, and the median ratio (one run
+#      varies by several percent on a shared machine).
 # Before the jobs it builds the shards' record indexes (edl data index). Prints
 # for each run the training throughput (first task to last report),
 # the final evaluation's AUC against the planted model's, and every process's
 # peak RSS (VmHWM). The data set is kept in DIR for reruns (delete DIR/done
 # to write it again).
-# Usage: scripts/bench/criteo_bench.sh [GB=10] [SHARDS=16] [DIR=/tmp/edl-criteo] [KEEP=2]
+# Usage: [REPEAT=3] scripts/bench/criteo_bench.sh [GB=10] [SHARDS=16] [DIR=/tmp/edl-criteo] [KEEP=2]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 GB=${1:-10}
@@ -50,6 +52,7 @@ done
 
 echo "record indexes, built ahead ($(nproc) files at a time):"
 "$EDL" data index --rebuild --log_interval=60 "$DIR"/csv/*.csv.gz "$DIR"/csv-valid/*.csv.gz 2>/dev/null | tail -1
+"$EDL" data index --rebuild "$DIR"/keep-csv/*.csv.gz > /dev/null 2>&1
 "$EDL" data index --rebuild --log_interval=60 "$DIR"/tfrecord/*.tfrecord.gz \
   "$DIR"/tfrecord-valid/*.tfrecord.gz 2>/dev/null | tail -1
 
@@ -79,14 +82,18 @@ PY
 echo "one epoch of zoo:criteo_deepfm, 2 PS + 2 workers on the local cluster ($(nproc) cores)"
 run csv-streamed "$DIR/deepfm_csv.json" "$DIR/csv/" "$DIR/csv-valid/"
 run tfrecord-streamed "$DIR/deepfm_tfrecord.json" "$DIR/tfrecord/" "$DIR/tfrecord-valid/"
-run keep-streamed "$DIR/deepfm_csv.json" "$DIR/keep-csv/" "$DIR/csv-valid/"
-run keep-in-memory "$DIR/deepfm_csv.json" "$DIR/keep-csv/" "$DIR/csv-valid/" --data_in_memory
-/usr/bin/python3 - "$DIR" <<'PY'
-import re, sys
-d = sys.argv[1]
+REPEAT=${REPEAT:-3}
+for ((k = 1; k <= REPEAT; k++)); do
+  run "keep-streamed-$k" "$DIR/deepfm_csv.json" "$DIR/keep-csv/" "$DIR/csv-valid/"
+  run "keep-in-memory-$k" "$DIR/deepfm_csv.json" "$DIR/keep-csv/" "$DIR/csv-valid/" --data_in_memory
+done
+/usr/bin/python3 - "$DIR" "$REPEAT" <<'PY'
+import re, statistics, sys
+d, repeat = sys.argv[1], int(sys.argv[2])
 def rate(name):
     return float(re.search(r"(\d+) records/s", open("%s/%s.out" % (d, name)).read()).group(1))
-print("streamed / in memory, same %s records: %.2f" % (
-    re.search(r"training: (\d+) records", open(d + "/keep-streamed.out").read()).group(1),
-    rate("keep-streamed") / rate("keep-in-memory")))
+ratios = [rate("keep-streamed-%d" % k) / rate("keep-in-memory-%d" % k) for k in range(1, repeat + 1)]
+print("streamed / in memory, same %s records, %d pairs: %s; median %.2f" % (
+    re.search(r"training: (\d+) records", open(d + "/keep-streamed-1.out").read()).group(1),
+    repeat, " ".join("%.2f" % r for r in ratios), statistics.median(ratios)))
 PY
