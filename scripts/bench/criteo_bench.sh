@@ -9,13 +9,13 @@
 #   3. on the first KEEP shards only, streamed and with --data_in_memory (the
 #      same records decoded once, held by every worker), for the ratio:
 #      REPEAT (default 3) pairs, alternating, and the median ratio (one run
-#      varies by several percent on a shared machine).
+#      varies by several percent on a shared machine). FULL=0 skips 1 and 2.
 # Before the jobs it builds the shards' record indexes (edl data index). Prints
 # for each run the training throughput (first task to last report),
 # the final evaluation's AUC against the planted model's, and every process's
 # peak RSS (VmHWM). The data set is kept in DIR for reruns (delete DIR/done
 # to write it again).
-# Usage: [REPEAT=3] scripts/bench/criteo_bench.sh [GB=10] [SHARDS=16] [DIR=/tmp/edl-criteo] [KEEP=2]
+# Usage: [REPEAT=3] [FULL=1] scripts/bench/criteo_bench.sh [GB=10] [SHARDS=16] [DIR=/tmp/edl-criteo] [KEEP=2]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 GB=${1:-10}
@@ -80,13 +80,16 @@ PY
 }
 
 echo "one epoch of zoo:criteo_deepfm, 2 PS + 2 workers on the local cluster ($(nproc) cores)"
-run csv-streamed "$DIR/deepfm_csv.json" "$DIR/csv/" "$DIR/csv-valid/"
-run tfrecord-streamed "$DIR/deepfm_tfrecord.json" "$DIR/tfrecord/" "$DIR/tfrecord-valid/"
+if [[ "${FULL:-1}" == 1 ]]; then
+  run csv-streamed "$DIR/deepfm_csv.json" "$DIR/csv/" "$DIR/csv-valid/"
+  run tfrecord-streamed "$DIR/deepfm_tfrecord.json" "$DIR/tfrecord/" "$DIR/tfrecord-valid/"
+fi
 REPEAT=${REPEAT:-3}
 for ((k = 1; k <= REPEAT; k++)); do
   run "keep-streamed-$k" "$DIR/deepfm_csv.json" "$DIR/keep-csv/" "$DIR/csv-valid/"
   run "keep-in-memory-$k" "$DIR/deepfm_csv.json" "$DIR/keep-csv/" "$DIR/csv-valid/" --data_in_memory
 done
+[[ "$REPEAT" -gt 0 ]] || exit 0
 /usr/bin/python3 - "$DIR" "$REPEAT" <<'PY'
 import re, statistics, sys
 d, repeat = sys.argv[1], int(sys.argv[2])
