@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nn/layers/activation_layers.h"
+#include "nn/layers/advanced_activations.h"
 #include "nn/layers/config_reader.h"
 #include "nn/layers/conv2d.h"
 #include "nn/layers/core.h"
@@ -57,7 +58,14 @@ const std::map<std::string, Factory>& Factories() {
       {"Embedding", Embedding::FromConfig},
       {"Concatenate", Concatenate::FromConfig},
       {"Add", merge(ElementwiseMerge::Op::kAdd)},
+      {"Subtract", merge(ElementwiseMerge::Op::kSubtract)},
       {"Multiply", merge(ElementwiseMerge::Op::kMultiply)},
+      {"Average", merge(ElementwiseMerge::Op::kAverage)},
+      {"Maximum", merge(ElementwiseMerge::Op::kMaximum)},
+      {"Minimum", merge(ElementwiseMerge::Op::kMinimum)},
+      {"LeakyReLU", LeakyReLU::FromConfig},
+      {"ELU", Elu::FromConfig},
+      {"PReLU", PReLU::FromConfig},
   };
   return *factories;
 }

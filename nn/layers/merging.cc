@@ -61,8 +61,23 @@ Result<std::unique_ptr<Layer>> ElementwiseMerge::FromConfig(
   return std::unique_ptr<Layer>(new ElementwiseMerge(op, name));
 }
 
+const char* ElementwiseMerge::class_name() const {
+  switch (op_) {
+    case Op::kAdd: return "Add";
+    case Op::kSubtract: return "Subtract";
+    case Op::kMultiply: return "Multiply";
+    case Op::kAverage: return "Average";
+    case Op::kMaximum: return "Maximum";
+    case Op::kMinimum: return "Minimum";
+  }
+  return "Add";
+}
+
 Result<std::vector<Shape>> ElementwiseMerge::OutputShapes(
     const std::vector<Shape>& in) {
+  if (op_ == Op::kSubtract && in.size() != 2) {
+    return Error("expects exactly 2 inputs, got " + std::to_string(in.size()));
+  }
   if (in.size() < 2) {
     return Error("expects at least 2 inputs, got " + std::to_string(in.size()));
   }
@@ -82,8 +97,16 @@ std::vector<Var> ElementwiseMerge::Call(const std::vector<Var>& inputs,
                                         const CallContext& ctx) {
   Var y = inputs[0];
   for (size_t i = 1; i < inputs.size(); ++i) {
-    y = op_ == Op::kAdd ? fn::Add(y, inputs[i]) : fn::Mul(y, inputs[i]);
+    switch (op_) {
+      case Op::kAdd:
+      case Op::kAverage: y = fn::Add(y, inputs[i]); break;
+      case Op::kSubtract: y = fn::Sub(y, inputs[i]); break;
+      case Op::kMultiply: y = fn::Mul(y, inputs[i]); break;
+      case Op::kMaximum: y = fn::Maximum(y, inputs[i]); break;
+      case Op::kMinimum: y = fn::Minimum(y, inputs[i]); break;
+    }
   }
+  if (op_ == Op::kAverage) y = fn::Affine(y, 1.f / static_cast<float>(inputs.size()));
   return {y};
 }
 

@@ -1,6 +1,7 @@
 // Layers that merge several inputs: Concatenate (along `axis`, counted with
-// the batch axis; default -1), Add and Multiply (elementwise, with numpy
-// broadcasting between inputs of equal rank). At least two inputs, as Keras.
+// the batch axis; default -1), Add, Subtract, Multiply, Average, Maximum and
+// Minimum (elementwise, with numpy broadcasting between inputs of equal
+// rank). At least two inputs, as Keras; Subtract exactly two.
 #pragma once
 
 #include "nn/layers/layer.h"
@@ -24,15 +25,13 @@ class Concatenate : public Layer {
   int64_t axis_ = -1;
 };
 
-// Add or Multiply.
+// Add, Subtract, Multiply, Average, Maximum or Minimum.
 class ElementwiseMerge : public Layer {
  public:
-  enum class Op { kAdd, kMultiply };
+  enum class Op { kAdd, kSubtract, kMultiply, kAverage, kMaximum, kMinimum };
   static Result<std::unique_ptr<Layer>> FromConfig(Op op, const std::string& name,
                                                    const nlohmann::json& config);
-  const char* class_name() const override {
-    return op_ == Op::kAdd ? "Add" : "Multiply";
-  }
+  const char* class_name() const override;
   std::vector<Var> Call(const std::vector<Var>& inputs,
                         const CallContext& ctx) override;
 

@@ -95,6 +95,21 @@ const builders = {
     return {model: tf.model({inputs: [a, b, ids], outputs: [out1, out2]}),
             inputs: [[3, 4], [3, 4], [3, 2, 10]]};
   },
+  merging_activations() {
+    const a = tf.input({shape: [6], name: 'a'});
+    const b = tf.input({shape: [6], name: 'b'});
+    const da = L.dense({units: 5, name: 'da'}).apply(a);
+    const db = L.dense({units: 5, name: 'db'}).apply(b);
+    const avg = L.average().apply([da, db]);
+    const max = L.maximum().apply([da, db, avg]);
+    const min = L.minimum().apply([da, db]);
+    const leaky = L.leakyReLU({alpha: 0.2}).apply(max);
+    const elu = L.elu().apply(min);
+    const prelu = L.prelu({alphaInitializer: 'ones'}).apply(L.concatenate().apply([leaky, elu]));
+    const shared = L.prelu({sharedAxes: [1]}).apply(L.reshape({targetShape: [2, 5]}).apply(prelu));
+    const out = L.dense({units: 3}).apply(L.flatten().apply(shared));
+    return {model: tf.model({inputs: [a, b], outputs: out}), inputs: [[4, 6], [4, 6]]};
+  },
   global_pooling() {
     const x = tf.input({shape: [5, 6, 3]});
     const c = L.conv2d({filters: 4, kernelSize: 1, activation: 'sigmoid'}).apply(x);

@@ -107,6 +107,36 @@ TEST(Model, ReadsKeras3InboundNodes) {
   EXPECT_EQ(m->output_shapes(), (std::vector<Shape>{{3}}));
 }
 
+// Subtract has no TF.js counterpart: Keras JSON is its only way in.
+TEST(Model, ReadsKeras3SubtractLeakyReLUAndPReLUAndRoundTripsThem) {
+  const std::string tensor = R"({"class_name": "__keras_tensor__", "config": {"keras_history": [)";
+  auto m = Build(R"({"class_name": "Functional", "config": {"name": "k3",
+    "layers": [
+      {"module": "keras.layers", "class_name": "InputLayer", "name": "a",
+       "config": {"batch_shape": [null, 2], "dtype": "float32", "name": "a"}, "inbound_nodes": []},
+      {"module": "keras.layers", "class_name": "InputLayer", "name": "b",
+       "config": {"batch_shape": [null, 2], "dtype": "float32", "name": "b"}, "inbound_nodes": []},
+      {"module": "keras.layers", "class_name": "Subtract", "name": "diff", "config": {"name": "diff"},
+       "inbound_nodes": [{"args": [[)" + tensor + R"("a", 0, 0]}}, )" + tensor + R"("b", 0, 0]}}]],
+                          "kwargs": {}}]},
+      {"module": "keras.layers", "class_name": "LeakyReLU", "name": "leaky",
+       "config": {"name": "leaky", "negative_slope": 0.5},
+       "inbound_nodes": [{"args": [)" + tensor + R"("diff", 0, 0]}}], "kwargs": {}}]},
+      {"module": "keras.layers", "class_name": "PReLU", "name": "p",
+       "config": {"name": "p", "alpha_initializer": {"module": "keras.initializers",
+         "class_name": "Constant", "config": {"value": 2.0}, "registered_name": null},
+         "alpha_regularizer": null, "alpha_constraint": null, "shared_axes": [1]},
+       "inbound_nodes": [{"args": [)" + tensor + R"("leaky", 0, 0]}}], "kwargs": {}}]}],
+    "input_layers": [["a", 0, 0], ["b", 0, 0]], "output_layers": ["p", 0, 0]}})");
+  EXPECT_EQ(Names(*m), (std::vector<std::string>{"p/alpha"}));
+  const std::vector<Tensor> in = {Tensor::FromVector({1, 2}, {1, 5}),
+                                  Tensor::FromVector({1, 2}, {3, 2})};
+  // a - b = [-2, 3]; leaky: [-1, 3]; PReLU with slope 2: [-2, 3].
+  EXPECT_EQ(m->Forward(in, false)[0].value().ToVector(), (std::vector<float>{-2, 3}));
+  auto again = Build(m->ToKerasJson());
+  EXPECT_EQ(again->Forward(in, false)[0].value().ToVector(), (std::vector<float>{-2, 3}));
+}
+
 TEST(Model, RoundTripsThroughItsOwnKerasJson) {
   auto m = Build(kFunctional, 3);
   auto again = Build(m->ToKerasJson(), 3);

@@ -1,0 +1,167 @@
+// Subtract, Average, Maximum, Minimum, LeakyReLU, ELU and PReLU: what they
+// compute, their gradients (finite differences, on the reference and oneDNN
+// backends), their weights, and config errors that name the field.
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "nn/layers/layer_factory.h"
+#include "tests/nn/gradient_check.h"
+
+namespace edl::nn::layers {
+namespace {
+
+using nlohmann::json;
+using testing::ExpectGradientsMatch;
+using testing::GradCheckOptions;
+using testing::RandomTensor;
+
+// `{}` in a call is null json: an empty config.
+std::unique_ptr<Layer> Built(const std::string& cls, json config, const std::vector<Shape>& in) {
+  if (config.is_null()) config = json::object();
+  auto l = CreateLayer(cls, config.value("name", "l"), config);
+  EDL_CHECK(l.ok()) << l.status().message();
+  std::mt19937_64 rng(1);
+  auto out = (*l)->Build(in, rng);
+  EDL_CHECK(out.ok()) << out.status().message();
+  return std::move(*l);
+}
+
+std::string Error(const std::string& cls, json config, const std::vector<Shape>& in) {
+  if (config.is_null()) config = json::object();
+  auto l = CreateLayer(cls, "l", config);
+  if (!l.ok()) return l.status().message();
+  std::mt19937_64 rng(1);
+  auto out = (*l)->Build(in, rng);
+  return out.ok() ? "OK" : out.status().message();
+}
+
+std::vector<float> Apply(Layer& l, const std::vector<Tensor>& xs) {
+  std::vector<Var> in;
+  for (const Tensor& x : xs) in.push_back(Var(x));
+  return l.Call(in, {})[0].value().ToVector();
+}
+
+const Tensor kA = Tensor::FromVector({1, 3}, {1, -2, 3});
+const Tensor kB = Tensor::FromVector({1, 3}, {0.5f, 4, -1});
+const Tensor kC = Tensor::FromVector({1, 3}, {2, 0, 1});
+
+TEST(Merging, SubtractAverageMaximumAndMinimumComputeElementwise) {
+  EXPECT_EQ(Apply(*Built("Subtract", {}, {{3}, {3}}), {kA, kB}),
+            (std::vector<float>{0.5f, -6, 4}));
+  const std::vector<float> avg = Apply(*Built("Average", {}, {{3}, {3}, {3}}), {kA, kB, kC});
+  const std::vector<float> want = {3.5f / 3, 2.f / 3, 1};
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(avg[i], want[i], 1e-6) << i;
+  EXPECT_EQ(Apply(*Built("Maximum", {}, {{3}, {3}, {3}}), {kA, kB, kC}),
+            (std::vector<float>{2, 4, 3}));
+  EXPECT_EQ(Apply(*Built("Minimum", {}, {{3}, {3}}), {kA, kB}),
+            (std::vector<float>{0.5f, -2, -1}));
+  // Broadcasting between inputs of equal rank, as Add.
+  EXPECT_EQ(Apply(*Built("Maximum", {}, {{3}, {1}}), {kA, Tensor::FromVector({1, 1}, {0})}),
+            (std::vector<float>{1, 0, 3}));
+}
+
+TEST(Merging, SubtractTakesExactlyTwoInputsAndTheOthersAtLeastTwo) {
+  EXPECT_EQ(Error("Subtract", {}, {{3}, {3}, {3}}),
+            "layer \"l\" (Subtract): expects exactly 2 inputs, got 3");
+  EXPECT_EQ(Error("Average", {}, {{3}}), "layer \"l\" (Average): expects at least 2 inputs, got 1");
+  EXPECT_EQ(Error("Minimum", {}, {{3}, {4}}),
+            "layer \"l\" (Minimum): input shapes [3] and [4] are not compatible");
+}
+
+TEST(Merging, GradientsMatchFiniteDifferences) {
+  std::mt19937_64 rng(3);
+  // Inputs apart from each other, so no ties for Maximum and Minimum.
+  const Tensor a = RandomTensor({2, 5}, rng, -1, 1);
+  Tensor b = a.Clone(), c = a.Clone();
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    b.f32()[i] = a.f32()[i] + ((i % 2) ? 0.3f : -0.4f);
+    c.f32()[i] = a.f32()[i] + ((i % 3) ? -0.25f : 0.35f);
+  }
+  for (const char* cls : {"Subtract", "Average", "Maximum", "Minimum"}) {
+    SCOPED_TRACE(cls);
+    const bool two = std::string(cls) == "Subtract";
+    auto l = Built(cls, {}, two ? std::vector<Shape>{{5}, {5}} : std::vector<Shape>{{5}, {5}, {5}});
+    ExpectGradientsMatch([&](const std::vector<Var>& v) { return l->Call(v, {})[0]; },
+                         two ? std::vector<Tensor>{a, b} : std::vector<Tensor>{a, b, c});
+  }
+}
+
+TEST(AdvancedActivations, LeakyReLUReadsAlphaOrKeras3sNegativeSlope) {
+  const Tensor x = Tensor::FromVector({1, 3}, {-2, 0, 3});
+  EXPECT_EQ(Apply(*Built("LeakyReLU", {}, {{3}}), {x}), (std::vector<float>{-0.6f, 0, 3}));
+  EXPECT_EQ(Apply(*Built("LeakyReLU", {{"alpha", 0.5}}, {{3}}), {x}),
+            (std::vector<float>{-1, 0, 3}));
+  EXPECT_EQ(Apply(*Built("LeakyReLU", {{"negative_slope", 0.25}}, {{3}}), {x}),
+            (std::vector<float>{-0.5f, 0, 3}));
+  EXPECT_EQ(Error("LeakyReLU", {{"negative_slope", -1}}, {{3}}), "negative_slope must be >= 0");
+  EXPECT_EQ(Built("LeakyReLU", {{"negative_slope", 0.25}}, {{3}})->Config()["alpha"], 0.25);
+}
+
+TEST(AdvancedActivations, EluIsAlphaTimesExpMinusOneBelowZero) {
+  const Tensor x = Tensor::FromVector({1, 3}, {-2, 0.5f, 3});
+  const std::vector<float> y = Apply(*Built("ELU", {{"alpha", 0.5}}, {{3}}), {x});
+  EXPECT_NEAR(y[0], 0.5 * (std::exp(-2.0) - 1), 1e-6);
+  EXPECT_EQ(y[1], 0.5f);
+  EXPECT_EQ(y[2], 3.f);
+}
+
+TEST(AdvancedActivations, PReLULearnsASlopePerElementSharedAlongSharedAxes) {
+  auto p = Built("PReLU", {{"name", "p"}}, {{3, 5}});
+  ASSERT_EQ(p->weights().size(), 1u);
+  EXPECT_EQ(p->weights()[0]->name, "p/alpha");
+  EXPECT_EQ(p->weights()[0]->value.shape(), (Shape{3, 5}));
+  EXPECT_EQ(p->weights()[0]->value.ToVector(), std::vector<float>(15, 0.f));  // zeros
+  auto shared = Built("PReLU", {{"shared_axes", {1}}}, {{3, 5}});
+  EXPECT_EQ(shared->weights()[0]->value.shape(), (Shape{1, 5}));
+  EXPECT_EQ(Built("PReLU", {{"shared_axes", 2}}, {{3, 5}})->weights()[0]->value.shape(),
+            (Shape{3, 1}));
+
+  auto l = Built("PReLU", {}, {{2}});
+  l->weights()[0]->value.CopyFrom(Tensor::FromVector({2}, {0.1f, 2}));
+  EXPECT_EQ(Apply(*l, {Tensor::FromVector({2, 2}, {-1, -1, 3, 4})}),
+            (std::vector<float>{-0.1f, -2, 3, 4}));
+}
+
+TEST(AdvancedActivations, PReLUGradientsMatchFiniteDifferencesForInputAndSlope) {
+  std::mt19937_64 rng(5);
+  auto l = Built("PReLU", {{"shared_axes", {1}}}, {{3, 4}});
+  Parameter& alpha = *l->weights()[0];
+  alpha.value.CopyFrom(RandomTensor({1, 4}, rng, -0.5, 0.5));
+  const Tensor x = RandomTensor({2, 3, 4}, rng, -1, 1, /*min_abs=*/0.1f);
+  GradCheckOptions o;
+  ExpectGradientsMatch([&](const std::vector<Var>& v) { return l->Call(v, {})[0]; }, {x}, o);
+
+  // The slope: d sum(seed * y) / d alpha against central differences.
+  const Tensor seed = RandomTensor({2, 3, 4}, rng);
+  alpha.ZeroGrad();
+  Backward(l->Call({Var(x)}, {})[0], seed);
+  const Tensor analytic = alpha.grad.Clone();
+  for (int64_t k = 0; k < alpha.value.numel(); ++k) {
+    const float saved = alpha.value.f32()[k];
+    NoGradGuard guard;
+    alpha.value.f32()[k] = saved + 1e-3f;
+    const double plus = testing::WeightedSum(l->Call({Var(x)}, {})[0].value(), seed);
+    alpha.value.f32()[k] = saved - 1e-3f;
+    const double minus = testing::WeightedSum(l->Call({Var(x)}, {})[0].value(), seed);
+    alpha.value.f32()[k] = saved;
+    EXPECT_NEAR(analytic.f32()[k], (plus - minus) / 2e-3, 2e-3) << "alpha " << k;
+  }
+}
+
+TEST(AdvancedActivations, PReLURefusesWhatItCannotHonourNamingTheField) {
+  EXPECT_EQ(Error("PReLU", {{"shared_axes", {0}}}, {{3}}),
+            "shared_axes counts axes from 1 (0 is the batch axis), got 0");
+  EXPECT_EQ(Error("PReLU", {{"shared_axes", {3}}}, {{4, 5}}),
+            "layer \"l\" (PReLU): shared_axes 3 is out of range for input [4, 5]");
+  EXPECT_NE(Error("PReLU", {{"alpha_constraint", {{"class_name", "NonNeg"}}}}, {{3}}).find(
+                "alpha_constraint"),
+            std::string::npos);
+  EXPECT_NE(Error("PReLU", {{"shared_axes", "all"}}, {{3}}).find("shared_axes"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace edl::nn::layers
