@@ -10,11 +10,13 @@
 #include "roles/ps/parameter_server.h"
 #include "roles/ps/ps_client.h"
 #include "roles/worker/worker.h"
+#include "tests/roles/worker/mlp_job.h"
 
 namespace edl::roles::worker {
 namespace {
 
-const std::string kTrain = std::string(EDL_FASHION_MNIST) + "/train-images-idx3-ubyte.gz";
+using testing::kTrain;
+using testing::Mlp;
 
 // Passes every call to a real PS, counting the dense pulls.
 class CountingPs : public protocol::PsService {
@@ -39,16 +41,6 @@ class CountingPs : public protocol::PsService {
   protocol::PsService& ps_;
 };
 
-CompiledModel Mlp(bool for_ps) {
-  ModelOptions mo;
-  mo.model_def = "zoo:fashion_mnist_mlp";
-  mo.num_threads = 1;
-  mo.for_inference = for_ps;
-  auto cm = CompileModel(mo);
-  EDL_CHECK(cm.ok()) << cm.status().message();
-  return std::move(*cm);
-}
-
 struct Counts {
   int dense_pulls = 0;
   int pushes = 0;
@@ -57,15 +49,7 @@ struct Counts {
 
 // One worker trains 640 records (20 steps of 32) against one in-process PS.
 Counts TrainWithGetModelSteps(int get_model_steps) {
-  master::MasterOptions o;
-  o.job_name = "pulls";
-  o.records.training = 640;
-  o.minibatch_size = 32;
-  o.num_minibatches_per_task = 4;
-  o.num_epochs = 1;
-  o.shuffle = false;
-  auto core = master::MasterCore::Create(o, SystemClock());
-  EDL_CHECK(core.ok()) << core.status().message();
+  auto core = testing::OneEpochMaster("pulls", 640, /*shuffle=*/false);
   auto ps = ps::ParameterServer::Create({}, Mlp(/*for_ps=*/true));
   EDL_CHECK(ps.ok()) << ps.status().message();
   CountingPs counting(**ps);
@@ -78,10 +62,10 @@ Counts TrainWithGetModelSteps(int get_model_steps) {
   wo.get_model_steps = get_model_steps;
   wo.shuffle = false;
   wo.wait_interval = std::chrono::milliseconds(10);
-  Worker w(wo, cm, WorkerData{source->get(), nullptr, nullptr}, **core, client, SystemClock());
+  Worker w(wo, cm, WorkerData{source->get(), nullptr, nullptr}, *core, client, SystemClock());
   Status s = w.Run();
   EDL_CHECK(s.ok()) << s.message();
-  return {counting.dense_pulls.load(), counting.pushes.load(), (*core)->FinalReport()};
+  return {counting.dense_pulls.load(), counting.pushes.load(), core->FinalReport()};
 }
 
 TEST(GetModelSteps, AWorkerPullsTheDenseModelEveryNthStepOnly) {

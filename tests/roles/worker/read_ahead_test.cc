@@ -14,11 +14,13 @@
 #include "roles/ps/parameter_server.h"
 #include "roles/ps/ps_client.h"
 #include "roles/worker/worker.h"
+#include "tests/roles/worker/mlp_job.h"
 
 namespace edl::roles::worker {
 namespace {
 
-const std::string kTrain = std::string(EDL_FASHION_MNIST) + "/train-images-idx3-ubyte.gz";
+using testing::kTrain;
+using testing::Mlp;
 
 // Passes every call to the master, counting the leases the worker holds.
 class LeaseCountingMaster : public protocol::MasterService {
@@ -80,16 +82,6 @@ class StreamedLike : public data::Source {
   const data::Source& s_;
 };
 
-CompiledModel Mlp(bool for_ps) {
-  ModelOptions mo;
-  mo.model_def = "zoo:fashion_mnist_mlp";
-  mo.num_threads = 1;
-  mo.for_inference = for_ps;
-  auto cm = CompileModel(mo);
-  EDL_CHECK(cm.ok()) << cm.status().message();
-  return std::move(*cm);
-}
-
 struct Leases {
   int most_leases = 0;
   std::string ledger;
@@ -97,15 +89,8 @@ struct Leases {
 
 // One worker trains 1,280 records in 10 tasks of 4 minibatches of 32.
 Leases Train(bool streamed) {
-  master::MasterOptions o;
-  o.job_name = "ahead";
-  o.records.training = 1280;
-  o.minibatch_size = 32;
-  o.num_minibatches_per_task = 4;
-  o.num_epochs = 1;
-  auto core = master::MasterCore::Create(o, SystemClock());
-  EDL_CHECK(core.ok()) << core.status().message();
-  LeaseCountingMaster master(**core);
+  auto core = testing::OneEpochMaster("ahead", 1280, /*shuffle=*/true);
+  LeaseCountingMaster master(*core);
   auto ps = ps::ParameterServer::Create({}, Mlp(/*for_ps=*/true));
   EDL_CHECK(ps.ok()) << ps.status().message();
   ps::PsClient client({ps->get()});
@@ -121,7 +106,7 @@ Leases Train(bool streamed) {
   Status s = w.Run();
   EDL_CHECK(s.ok()) << s.message();
   EXPECT_EQ(w.tasks_done(), 10);
-  return {master.most_held(), (*core)->FinalReport()};
+  return {master.most_held(), core->FinalReport()};
 }
 
 TEST(ReadAhead, AWorkerStreamingItsDataLeasesTheNextTaskWhileTrainingAndTrainsEachRecordOnce) {
