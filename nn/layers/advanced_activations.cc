@@ -62,6 +62,40 @@ nlohmann::json Elu::Config() const {
   return c;
 }
 
+// ---- ThresholdedReLU ---------------------------------------------------------
+
+Result<std::unique_ptr<Layer>> ThresholdedReLU::FromConfig(const std::string& name,
+                                                           const nlohmann::json& config) {
+  std::unique_ptr<ThresholdedReLU> l(new ThresholdedReLU(name));
+  ConfigReader r(config);
+  l->theta_ = r.Float("theta", 1.f);
+  if (r.status().ok() && l->theta_ < 0.f) r.Fail("theta", "must be >= 0");
+  EDL_RETURN_IF_ERROR(r.status());
+  return std::unique_ptr<Layer>(std::move(l));
+}
+
+Result<std::vector<Shape>> ThresholdedReLU::OutputShapes(const std::vector<Shape>& in) {
+  EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
+  return in;
+}
+
+std::vector<Var> ThresholdedReLU::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
+  // x * [x > theta]; the mask is a constant, so the gradient is the mask.
+  const Var& x = inputs[0];
+  const Tensor host = x.value().On(tensor::Device::kCPU);
+  Tensor mask = Tensor::Empty(host.shape());
+  const float* px = host.f32();
+  float* pm = mask.f32();
+  for (int64_t i = 0; i < host.numel(); ++i) pm[i] = px[i] > theta_ ? 1.f : 0.f;
+  return {fn::Mul(x, Var(mask.On(x.value().device())))};
+}
+
+nlohmann::json ThresholdedReLU::Config() const {
+  nlohmann::json c = Layer::Config();
+  c["theta"] = theta_;
+  return c;
+}
+
 // ---- PReLU ------------------------------------------------------------------
 
 Result<std::unique_ptr<Layer>> PReLU::FromConfig(const std::string& name,

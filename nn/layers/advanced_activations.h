@@ -5,7 +5,9 @@
 //   PReLU: LeakyReLU with a learned slope per element (weight "alpha", of
 //     the input's shape without the batch axis, 1 along `shared_axes`:
 //     axes counted with the batch axis, as Keras), alpha_initializer
-//     (default zeros) and alpha_regularizer; alpha_constraint must be null.
+//     (default zeros) and alpha_regularizer; alpha_constraint must be null;
+//   ThresholdedReLU (theta >= 0, default 1): x for x > theta, 0 otherwise
+//     (its mask is made on the host: a rare layer, not worth a device op).
 #pragma once
 
 #include <vector>
@@ -45,6 +47,22 @@ class Elu : public Layer {
  private:
   using Layer::Layer;
   float alpha_ = 1.f;
+};
+
+class ThresholdedReLU : public Layer {
+ public:
+  static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
+                                                   const nlohmann::json& config);
+  const char* class_name() const override { return "ThresholdedReLU"; }
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
+  nlohmann::json Config() const override;
+
+ protected:
+  Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
+
+ private:
+  using Layer::Layer;
+  float theta_ = 1.f;
 };
 
 class PReLU : public Layer {

@@ -63,9 +63,11 @@ const std::map<std::string, Factory>& Factories() {
       {"Average", merge(ElementwiseMerge::Op::kAverage)},
       {"Maximum", merge(ElementwiseMerge::Op::kMaximum)},
       {"Minimum", merge(ElementwiseMerge::Op::kMinimum)},
+      {"Dot", Dot::FromConfig},
       {"LeakyReLU", LeakyReLU::FromConfig},
       {"ELU", Elu::FromConfig},
       {"PReLU", PReLU::FromConfig},
+      {"ThresholdedReLU", ThresholdedReLU::FromConfig},
   };
   return *factories;
 }

@@ -110,6 +110,18 @@ const builders = {
     const out = L.dense({units: 3}).apply(L.flatten().apply(shared));
     return {model: tf.model({inputs: [a, b], outputs: out}), inputs: [[4, 6], [4, 6]]};
   },
+  dot_thresholded() {
+    const a = tf.input({shape: [4, 3], name: 'a'});
+    const b = tf.input({shape: [4, 5], name: 'b'});
+    const v = tf.input({shape: [6], name: 'v'});
+    const w = tf.input({shape: [6], name: 'w'});
+    const m = L.dot({axes: 1}).apply([a, b]);
+    const cos = L.dot({axes: -1, normalize: true}).apply([v, w]);
+    const t = L.thresholdedReLU({theta: 0.3}).apply(L.flatten().apply(m));
+    const out = L.concatenate().apply([t, cos]);
+    return {model: tf.model({inputs: [a, b, v, w], outputs: out}),
+            inputs: [[2, 4, 3], [2, 4, 5], [2, 6], [2, 6]]};
+  },
   global_pooling() {
     const x = tf.input({shape: [5, 6, 3]});
     const c = L.conv2d({filters: 4, kernelSize: 1, activation: 'sigmoid'}).apply(x);

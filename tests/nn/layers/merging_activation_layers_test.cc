@@ -89,6 +89,79 @@ TEST(Merging, GradientsMatchFiniteDifferences) {
   }
 }
 
+TEST(Dot, TakesPerSampleDotProductsOfVectorsAndBatchedMatrixProducts) {
+  const Tensor u = Tensor::FromVector({1, 3}, {1, 2, 3});
+  const Tensor v = Tensor::FromVector({1, 3}, {4, 5, 6});
+  EXPECT_EQ(Apply(*Built("Dot", {{"axes", 1}}, {{3}, {3}}), {u, v}), (std::vector<float>{32}));
+  const std::vector<float> cos =
+      Apply(*Built("Dot", {{"axes", -1}, {"normalize", true}}, {{3}, {3}}), {u, v});
+  EXPECT_NEAR(cos[0], 32 / std::sqrt(14.0 * 77.0), 1e-6);
+  // [2, 3] . [3, 2] along (2, 1): a matrix product per sample.
+  const Tensor x = Tensor::FromVector({1, 2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor y = Tensor::FromVector({1, 3, 2}, {1, 0, 0, 1, 1, 1});
+  auto mm = Built("Dot", {{"axes", {2, 1}}}, {{2, 3}, {3, 2}});
+  EXPECT_EQ(Apply(*mm, {x, y}), (std::vector<float>{4, 5, 10, 11}));
+  // Along (1, 1): x^T y, [3, 2] . [2, 2] -> [3, 2].
+  const Tensor z = Tensor::FromVector({1, 2, 2}, {1, 0, 0, 1});
+  auto tm = Built("Dot", {{"axes", 1}}, {{2, 3}, {2, 2}});
+  EXPECT_EQ(Apply(*tm, {x, z}), (std::vector<float>{1, 4, 2, 5, 3, 6}));
+}
+
+TEST(Dot, GradientsMatchFiniteDifferences) {
+  std::mt19937_64 rng(9);
+  struct Case {
+    json config;
+    std::vector<Shape> shapes;
+  };
+  const std::vector<Case> cases = {
+      {{{"axes", 1}, {"normalize", true}}, {{4}, {4}}},
+      {{{"axes", {2, 1}}}, {{2, 3}, {3, 4}}},
+      {{{"axes", {1, 2}}}, {{3, 2}, {4, 3}}},
+      {{{"axes", 1}}, {{3, 2}, {3, 4}}},
+      {{{"axes", 2}}, {{2, 3}, {4, 3}}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.config.dump());
+    auto l = Built("Dot", c.config, c.shapes);
+    std::vector<Tensor> in;
+    for (Shape s : c.shapes) {
+      s.insert(s.begin(), 2);
+      in.push_back(RandomTensor(s, rng, -1, 1, 0.1f));
+    }
+    ExpectGradientsMatch([&](const std::vector<Var>& v) { return l->Call(v, {})[0]; }, in);
+  }
+}
+
+TEST(Dot, RefusesBadAxesAndShapesNamingThem) {
+  EXPECT_EQ(Error("Dot", {}, {{3}, {3}}), "axes is required");
+  EXPECT_EQ(Error("Dot", {{"axes", 0}}, {{3}, {3}}), "axes cannot contract the batch axis (0)");
+  EXPECT_EQ(Error("Dot", {{"axes", {1, 2, 3}}}, {{3}, {3}}),
+            "axes must be one integer or a list of two, got [1,2,3]");
+  EXPECT_EQ(Error("Dot", {{"axes", 1}}, {{3}, {4}}),
+            "layer \"l\" (Dot): cannot take the dot product of [3] and [4] along axes 1 and 1 "
+            "(3 != 4)");
+  EXPECT_EQ(Error("Dot", {{"axes", 3}}, {{2, 3}, {2, 3}}),
+            "layer \"l\" (Dot): axes 3 is out of range for input [2, 3]");
+  EXPECT_EQ(Error("Dot", {{"axes", 1}}, {{2, 2, 2}, {2, 2, 2}}),
+            "layer \"l\" (Dot): supports two inputs of rank 1 or both of rank 2 (without the "
+            "batch axis), got [2, 2, 2] and [2, 2, 2]");
+}
+
+TEST(AdvancedActivations, ThresholdedReLUPassesOnlyWhatExceedsTheta) {
+  const Tensor x = Tensor::FromVector({1, 4}, {-1, 0.5f, 0.7f, 2});
+  EXPECT_EQ(Apply(*Built("ThresholdedReLU", {{"theta", 0.6}}, {{4}}), {x}),
+            (std::vector<float>{0, 0, 0.7f, 2}));
+  EXPECT_EQ(Apply(*Built("ThresholdedReLU", {}, {{4}}), {x}), (std::vector<float>{0, 0, 0, 2}));
+  EXPECT_EQ(Error("ThresholdedReLU", {{"theta", -0.1}}, {{4}}), "theta must be >= 0");
+  std::mt19937_64 rng(2);
+  Tensor away = RandomTensor({3, 4}, rng, -2, 2);
+  for (int64_t i = 0; i < away.numel(); ++i) {
+    if (std::abs(away.f32()[i] - 0.6f) < 0.05f) away.f32()[i] += 0.1f;
+  }
+  auto l = Built("ThresholdedReLU", {{"theta", 0.6}}, {{4}});
+  ExpectGradientsMatch([&](const std::vector<Var>& v) { return l->Call(v, {})[0]; }, {away});
+}
+
 TEST(AdvancedActivations, LeakyReLUReadsAlphaOrKeras3sNegativeSlope) {
   const Tensor x = Tensor::FromVector({1, 3}, {-2, 0, 3});
   EXPECT_EQ(Apply(*Built("LeakyReLU", {}, {{3}}), {x}), (std::vector<float>{-0.6f, 0, 3}));
