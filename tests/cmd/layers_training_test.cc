@@ -1,0 +1,88 @@
+// The merging and advanced activation layers train in every strategy: one
+// functional model of Subtract, Average, Maximum, Minimum, Dot (cosine),
+// LeakyReLU, PReLU, ELU and ThresholdedReLU learns iris (Debian's sklearn
+// CSV) locally, with a PS and with allreduce.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tests/testing/job_report.h"
+#include "tests/testing/run_edl.h"
+
+namespace edl::testing {
+namespace {
+
+std::string Node(const std::string& cls, const std::string& name, const std::string& config,
+                 const std::vector<std::string>& inputs) {
+  std::string nodes;
+  for (const std::string& in : inputs) {
+    nodes += (nodes.empty() ? "[\"" : ", [\"") + in + "\", 0, 0, {}]";
+  }
+  return R"({"class_name": ")" + cls + R"(", "name": ")" + name + R"(", "config": {"name": ")" +
+         name + "\"" + (config.empty() ? "" : ", " + config) + "}, \"inbound_nodes\": [[" + nodes +
+         "]]}";
+}
+
+std::string MixedModel() {
+  const std::vector<std::string> ab = {"da", "db"};
+  const std::vector<std::string> layers = {
+      R"({"class_name": "InputLayer", "name": "x", "config": {"name": "x", "batch_input_shape": [null, 4]}, "inbound_nodes": []})",
+      Node("Dense", "da", R"("units": 8)", {"x"}),
+      Node("Dense", "db", R"("units": 8)", {"x"}),
+      Node("Subtract", "sub", "", ab),
+      Node("Average", "avg", "", ab),
+      Node("Maximum", "max", "", ab),
+      Node("Minimum", "min", "", ab),
+      Node("Dot", "cos", R"("axes": 1, "normalize": true)", ab),
+      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos"}),
+      Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"cat"}),
+      Node("Dense", "h", R"("units": 16)", {"leaky"}),
+      Node("PReLU", "prelu", "", {"h"}),
+      Node("ELU", "elu", "", {"prelu"}),
+      Node("ThresholdedReLU", "thr", R"("theta": 0.0)", {"elu"}),
+      Node("Dense", "out", R"("units": 3)", {"thr"}),
+  };
+  std::string list;
+  for (const std::string& l : layers) list += (list.empty() ? "" : ",\n") + l;
+  return R"({"model": {"class_name": "Functional", "config": {"name": "mixed", "layers": [)" + list +
+         R"(], "input_layers": [["x", 0, 0]], "output_layers": [["out", 0, 0]]}},
+    "loss": {"class_name": "SparseCategoricalCrossentropy", "config": {"from_logits": true}},
+    "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.01}},
+    "metrics": ["accuracy"],
+    "input": {"format": "csv", "skip_rows": 1, "header": false}})";
+}
+
+class MixedLayers : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MixedLayers, LearnIris) {
+  TempDir dir;
+  WriteText(dir.File("mixed.json"), MixedModel());
+  const std::string iris = std::string(EDL_SKLEARN_DATA) + "/iris.csv";
+  const std::string strategy = GetParam();
+  std::vector<std::string> args = {"train", "--distribution_strategy=" + strategy,
+                                   "--model_def=" + dir.File("mixed.json"),
+                                   "--training_data=" + iris, "--validation_data=" + iris,
+                                   "--num_epochs=60", "--minibatch_size=16"};
+  if (strategy != "Local") {
+    args.insert(args.end(), {"--job_name=mixed", "--jobs_dir=" + dir.path(), "--num_workers=2",
+                             "--grace_period=5"});
+  }
+  if (strategy == "ParameterServerStrategy") args.push_back("--num_ps_pods=1");
+  RunResult r = RunEdl(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double accuracy = Metric(r.out, strategy == "Local" ? "val_accuracy" : "accuracy");
+  EXPECT_GE(accuracy, 0.9) << r.out;
+  if (strategy != "Local") {
+    EXPECT_EQ(EpochsTrainedExactlyOnce(r.out), 60) << r.out;
+  }
+  std::printf("%s: accuracy %.4f\n", strategy.c_str(), accuracy);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryStrategy, MixedLayers,
+                         ::testing::Values("Local", "ParameterServerStrategy",
+                                           "AllreduceStrategy"));
+
+}  // namespace
+}  // namespace edl::testing
