@@ -6,14 +6,34 @@ namespace edl::nn::layers {
 
 Result<std::unique_ptr<Layer>> Conv2D::FromConfig(const std::string& name,
                                                   const nlohmann::json& config) {
+  return Read(2, name, config);
+}
+
+Result<std::unique_ptr<Layer>> Conv2D::FromConfig1D(const std::string& name,
+                                                    const nlohmann::json& config) {
+  return Read(1, name, config);
+}
+
+Result<std::unique_ptr<Layer>> Conv2D::Read(int rank, const std::string& name,
+                                            const nlohmann::json& config) {
   std::unique_ptr<Conv2D> l(new Conv2D(name));
+  l->rank_ = rank;
   ConfigReader r(config);
   l->filters_ = r.RequiredInt("filters");
   if (r.status().ok() && l->filters_ <= 0) r.Fail("filters", "must be positive");
   if (r.Get("kernel_size") == nullptr) r.Fail("kernel_size", "is required");
-  l->kernel_size_ = r.IntPair("kernel_size", {1, 1});
-  l->strides_ = r.IntPair("strides", {1, 1});
-  l->dilation_ = r.IntPair("dilation_rate", {1, 1});
+  // Conv1D: one size per field, kept as {1, size}.
+  auto sizes = [&](const char* field) {
+    if (rank == 2) return r.IntPair(field, {1, 1});
+    const nlohmann::json* v = r.Get(field);
+    if (v != nullptr && v->is_array() && v->size() != 1) {
+      r.Fail(field, "must be 1 integer for Conv1D, got " + v->dump());
+    }
+    return std::array<int64_t, 2>{1, r.IntPair(field, {1, 1})[1]};
+  };
+  l->kernel_size_ = sizes("kernel_size");
+  l->strides_ = sizes("strides");
+  l->dilation_ = sizes("dilation_rate");
   for (int64_t v : {l->kernel_size_[0], l->kernel_size_[1]}) {
     if (v <= 0) r.Fail("kernel_size", "must be positive");
   }
@@ -27,9 +47,14 @@ Result<std::unique_ptr<Layer>> Conv2D::FromConfig(const std::string& name,
       (l->dilation_[0] > 1 || l->dilation_[1] > 1)) {
     r.Fail("strides", "> 1 cannot be combined with dilation_rate > 1 (as Keras)");
   }
-  r.ExpectOneOf("padding", {"valid", "same"});
-  l->padding_ = r.String("padding", "valid") == "same" ? tensor::Padding::kSame
-                                                       : tensor::Padding::kValid;
+  if (rank == 1) {
+    r.ExpectOneOf("padding", {"valid", "same", "causal"});
+  } else {
+    r.ExpectOneOf("padding", {"valid", "same"});
+  }
+  const std::string padding = r.String("padding", "valid");
+  l->padding_ = padding == "same" ? tensor::Padding::kSame : tensor::Padding::kValid;
+  l->causal_ = padding == "causal";
   r.ExpectOneOf("data_format", {"channels_last"});
   if (r.Int("groups", 1) != 1) r.Fail("groups", "other than 1 is not supported");
   EDL_ASSIGN_OR_RETURN(l->activation_, ParseActivation(r.String("activation", "linear")));
@@ -51,12 +76,16 @@ tensor::Conv2DParams Conv2D::ParamsFor(const Shape& in) const {
   p.dilations = dilation_;
   p.padding = tensor::ComputePadding(padding_, in[0], in[1], kernel_size_[0],
                                      kernel_size_[1], strides_, dilation_);
+  if (causal_) p.padding = {0, 0, (kernel_size_[1] - 1) * dilation_[1], 0};
   return p;
 }
 
 Result<std::vector<Shape>> Conv2D::OutputShapes(const std::vector<Shape>& in) {
   EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
-  const Shape& s = in[0];
+  if (rank_ == 1 && in[0].size() != 2) {
+    return Error("expects rank-2 input [steps, channels], got " + tensor::ShapeString(in[0]));
+  }
+  const Shape s = rank_ == 1 ? Shape{1, in[0][0], in[0][1]} : in[0];
   if (s.size() != 3) {
     return Error("expects rank-3 input [H, W, C], got " + tensor::ShapeString(s));
   }
@@ -70,19 +99,22 @@ Result<std::vector<Shape>> Conv2D::OutputShapes(const std::vector<Shape>& in) {
   int64_t ow = tensor::ConvOutputSize(s[1], kernel_size_[1], strides_[1],
                                       dilation_[1], p.padding[2], p.padding[3]);
   if (oh <= 0 || ow <= 0) {
-    return Error("input " + tensor::ShapeString(s) + " is smaller than the " +
-                 std::to_string(kernel_size_[0]) + "x" +
-                 std::to_string(kernel_size_[1]) + " kernel");
+    return Error("input " + tensor::ShapeString(in[0]) + " is smaller than the " +
+                 (rank_ == 1 ? std::to_string(kernel_size_[1]) + "-step"
+                             : std::to_string(kernel_size_[0]) + "x" +
+                                   std::to_string(kernel_size_[1])) +
+                 " kernel");
   }
+  if (rank_ == 1) return std::vector<Shape>{{ow, filters_}};
   return std::vector<Shape>{{oh, ow, filters_}};
 }
 
 Status Conv2D::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
-  in_channels_ = in[0][2];
-  kernel_ = AddWeight(
-      "kernel",
-      MakeWeight(kernel_init_, {kernel_size_[0], kernel_size_[1], in_channels_, filters_}, rng),
-      true, kernel_reg_.Function());
+  in_channels_ = in[0].back();
+  const Shape kernel = rank_ == 1 ? Shape{kernel_size_[1], in_channels_, filters_}
+                                  : Shape{kernel_size_[0], kernel_size_[1], in_channels_, filters_};
+  kernel_ = AddWeight("kernel", MakeWeight(kernel_init_, kernel, rng), true,
+                      kernel_reg_.Function());
   if (use_bias_) {
     bias_ = AddWeight("bias", MakeWeight(bias_init_, {filters_}, rng), true,
                       bias_reg_.Function());
@@ -93,6 +125,15 @@ Status Conv2D::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng)
 std::vector<Var> Conv2D::Call(const std::vector<Var>& inputs,
                               const CallContext& ctx) {
   const Var& x = inputs[0];
+  if (rank_ == 1) {
+    // [B, steps, C] as [B, 1, steps, C]; kernel [k, C, F] as [1, k, C, F].
+    const int64_t batch = x.shape()[0], steps = x.shape()[1];
+    Var x2 = fn::Reshape(x, {batch, 1, steps, in_channels_});
+    Var k2 = fn::Reshape(Use(*kernel_), {1, kernel_size_[1], in_channels_, filters_});
+    Var y = fn::Conv2D(x2, k2, bias_ ? Use(*bias_) : Var(), ParamsFor({1, steps, in_channels_}));
+    y = fn::Reshape(y, {batch, y.shape()[2], filters_});
+    return {ApplyActivation(activation_, y)};
+  }
   Shape s(x.shape().begin() + 1, x.shape().end());
   Var y = fn::Conv2D(x, Use(*kernel_), bias_ ? Use(*bias_) : Var(), ParamsFor(s));
   return {ApplyActivation(activation_, y)};
@@ -101,11 +142,17 @@ std::vector<Var> Conv2D::Call(const std::vector<Var>& inputs,
 nlohmann::json Conv2D::Config() const {
   nlohmann::json c = Layer::Config();
   c["filters"] = filters_;
-  c["kernel_size"] = kernel_size_;
-  c["strides"] = strides_;
-  c["padding"] = padding_ == tensor::Padding::kSame ? "same" : "valid";
+  if (rank_ == 1) {
+    c["kernel_size"] = {kernel_size_[1]};
+    c["strides"] = {strides_[1]};
+    c["dilation_rate"] = {dilation_[1]};
+  } else {
+    c["kernel_size"] = kernel_size_;
+    c["strides"] = strides_;
+    c["dilation_rate"] = dilation_;
+  }
+  c["padding"] = causal_ ? "causal" : padding_ == tensor::Padding::kSame ? "same" : "valid";
   c["data_format"] = "channels_last";
-  c["dilation_rate"] = dilation_;
   c["activation"] = ActivationName(activation_);
   c["use_bias"] = use_bias_;
   c["kernel_initializer"] = kernel_init_.json;

@@ -1,7 +1,9 @@
 // Conv2D: 2-D convolution over NHWC inputs (Keras Conv2D, channels_last
 // only). Weights: kernel [kh, kw, in_channels, filters], bias [filters].
 // "same" padding puts the extra row/column at the bottom/right, as
-// TensorFlow.
+// TensorFlow. Conv1D is the same over [steps, channels] inputs (run as a
+// convolution of height 1): kernel [k, in_channels, filters], and also
+// "causal" padding (k - 1 dilated steps on the left only).
 #pragma once
 
 #include <array>
@@ -17,7 +19,9 @@ class Conv2D : public Layer {
  public:
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
-  const char* class_name() const override { return "Conv2D"; }
+  static Result<std::unique_ptr<Layer>> FromConfig1D(const std::string& name,
+                                                     const nlohmann::json& config);
+  const char* class_name() const override { return rank_ == 1 ? "Conv1D" : "Conv2D"; }
   std::vector<Var> Call(const std::vector<Var>& inputs,
                         const CallContext& ctx) override;
   nlohmann::json Config() const override;
@@ -28,8 +32,13 @@ class Conv2D : public Layer {
 
  private:
   using Layer::Layer;
+  static Result<std::unique_ptr<Layer>> Read(int rank, const std::string& name,
+                                             const nlohmann::json& config);
+  // `in`: [H, W, C] (Conv1D: [1, steps, C]).
   tensor::Conv2DParams ParamsFor(const Shape& in) const;
 
+  int rank_ = 2;        // 1: Conv1D, its sizes in the second entries below
+  bool causal_ = false;  // Conv1D only
   int64_t filters_ = 0;
   std::array<int64_t, 2> kernel_size_{1, 1}, strides_{1, 1}, dilation_{1, 1};
   tensor::Padding padding_ = tensor::Padding::kValid;

@@ -24,14 +24,14 @@ using Factory = std::function<Result<std::unique_ptr<Layer>>(
 
 const std::map<std::string, Factory>& Factories() {
   using tensor::PoolKind;
-  auto pool = [](PoolKind k) {
-    return [k](const std::string& n, const nlohmann::json& c) {
-      return Pooling2D::FromConfig(k, n, c);
+  auto pool = [](PoolKind k, int rank) {
+    return [k, rank](const std::string& n, const nlohmann::json& c) {
+      return Pooling2D::FromConfig(k, rank, n, c);
     };
   };
-  auto global = [](PoolKind k) {
-    return [k](const std::string& n, const nlohmann::json& c) {
-      return GlobalPooling2D::FromConfig(k, n, c);
+  auto global = [](PoolKind k, int rank) {
+    return [k, rank](const std::string& n, const nlohmann::json& c) {
+      return GlobalPooling2D::FromConfig(k, rank, n, c);
     };
   };
   auto merge = [](ElementwiseMerge::Op op) {
@@ -43,10 +43,15 @@ const std::map<std::string, Factory>& Factories() {
       {"InputLayer", InputLayer::FromConfig},
       {"Dense", Dense::FromConfig},
       {"Conv2D", Conv2D::FromConfig},
-      {"MaxPooling2D", pool(PoolKind::kMax)},
-      {"AveragePooling2D", pool(PoolKind::kAvg)},
-      {"GlobalMaxPooling2D", global(PoolKind::kMax)},
-      {"GlobalAveragePooling2D", global(PoolKind::kAvg)},
+      {"Conv1D", Conv2D::FromConfig1D},
+      {"MaxPooling2D", pool(PoolKind::kMax, 2)},
+      {"AveragePooling2D", pool(PoolKind::kAvg, 2)},
+      {"GlobalMaxPooling2D", global(PoolKind::kMax, 2)},
+      {"GlobalAveragePooling2D", global(PoolKind::kAvg, 2)},
+      {"MaxPooling1D", pool(PoolKind::kMax, 1)},
+      {"AveragePooling1D", pool(PoolKind::kAvg, 1)},
+      {"GlobalMaxPooling1D", global(PoolKind::kMax, 1)},
+      {"GlobalAveragePooling1D", global(PoolKind::kAvg, 1)},
       {"Flatten", Flatten::FromConfig},
       {"Reshape", Reshape::FromConfig},
       {"Dropout", Dropout::FromConfig},
@@ -75,10 +80,15 @@ const std::map<std::string, Factory>& Factories() {
 // Keras aliases seen in saved models.
 std::string Canonical(const std::string& class_name) {
   if (class_name == "Convolution2D") return "Conv2D";
+  if (class_name == "Convolution1D") return "Conv1D";
   if (class_name == "MaxPool2D") return "MaxPooling2D";
   if (class_name == "AvgPool2D") return "AveragePooling2D";
   if (class_name == "GlobalAvgPool2D") return "GlobalAveragePooling2D";
   if (class_name == "GlobalMaxPool2D") return "GlobalMaxPooling2D";
+  if (class_name == "MaxPool1D") return "MaxPooling1D";
+  if (class_name == "AvgPool1D") return "AveragePooling1D";
+  if (class_name == "GlobalAvgPool1D") return "GlobalAveragePooling1D";
+  if (class_name == "GlobalMaxPool1D") return "GlobalMaxPooling1D";
   return class_name;
 }
 

@@ -1,7 +1,9 @@
 // Pooling layers over NHWC inputs (channels_last only):
 //   MaxPooling2D / AveragePooling2D (pool_size, strides default pool_size,
 //   padding valid|same; average pooling excludes padding, as TensorFlow);
-//   GlobalMaxPooling2D / GlobalAveragePooling2D (keepdims).
+//   GlobalMaxPooling2D / GlobalAveragePooling2D (keepdims);
+// and their 1-D forms over [steps, channels] inputs (MaxPooling1D, ...;
+// one size per field), pooled as a height-1 image.
 #pragma once
 
 #include <array>
@@ -13,10 +15,12 @@ namespace edl::nn::layers {
 
 class Pooling2D : public Layer {
  public:
-  static Result<std::unique_ptr<Layer>> FromConfig(tensor::PoolKind kind,
+  // rank 1 or 2.
+  static Result<std::unique_ptr<Layer>> FromConfig(tensor::PoolKind kind, int rank,
                                                    const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override {
+    if (rank_ == 1) return kind_ == tensor::PoolKind::kMax ? "MaxPooling1D" : "AveragePooling1D";
     return kind_ == tensor::PoolKind::kMax ? "MaxPooling2D" : "AveragePooling2D";
   }
   std::vector<Var> Call(const std::vector<Var>& inputs,
@@ -32,16 +36,21 @@ class Pooling2D : public Layer {
   tensor::Pool2DParams ParamsFor(const Shape& in) const;
 
   tensor::PoolKind kind_;
+  int rank_ = 2;  // 1: sizes in the second entries, input [1, steps, C]
   std::array<int64_t, 2> pool_size_{2, 2}, strides_{2, 2};
   tensor::Padding padding_ = tensor::Padding::kValid;
 };
 
 class GlobalPooling2D : public Layer {
  public:
-  static Result<std::unique_ptr<Layer>> FromConfig(tensor::PoolKind kind,
+  // rank 1 or 2.
+  static Result<std::unique_ptr<Layer>> FromConfig(tensor::PoolKind kind, int rank,
                                                    const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override {
+    if (rank_ == 1) {
+      return kind_ == tensor::PoolKind::kMax ? "GlobalMaxPooling1D" : "GlobalAveragePooling1D";
+    }
     return kind_ == tensor::PoolKind::kMax ? "GlobalMaxPooling2D"
                                            : "GlobalAveragePooling2D";
   }
@@ -56,6 +65,7 @@ class GlobalPooling2D : public Layer {
   GlobalPooling2D(tensor::PoolKind kind, std::string name)
       : Layer(std::move(name)), kind_(kind) {}
   tensor::PoolKind kind_;
+  int rank_ = 2;
   bool keepdims_ = false;
 };
 

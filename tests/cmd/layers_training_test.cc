@@ -1,7 +1,8 @@
-// The merging and advanced activation layers train in every strategy: one
-// functional model of Subtract, Average, Maximum, Minimum, Dot (cosine),
-// LeakyReLU, PReLU, ELU and ThresholdedReLU learns iris (Debian's sklearn
-// CSV) locally, with a PS and with allreduce.
+// The newer layers train in every strategy: one functional model of
+// Subtract, Average, Maximum, Minimum, Dot (cosine), Conv1D (causal),
+// AveragePooling1D, GlobalMaxPooling1D, LeakyReLU, PReLU, ELU and
+// ThresholdedReLU learns iris (Debian's sklearn CSV) locally, with a PS and
+// with allreduce.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -36,7 +37,11 @@ std::string MixedModel() {
       Node("Maximum", "max", "", ab),
       Node("Minimum", "min", "", ab),
       Node("Dot", "cos", R"("axes": 1, "normalize": true)", ab),
-      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos"}),
+      Node("Reshape", "steps", R"("target_shape": [4, 1])", {"x"}),
+      Node("Conv1D", "conv", R"("filters": 4, "kernel_size": 2, "padding": "causal")", {"steps"}),
+      Node("AveragePooling1D", "pool", R"("pool_size": 2, "padding": "same")", {"conv"}),
+      Node("GlobalMaxPooling1D", "gmax", "", {"pool"}),
+      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax"}),
       Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"cat"}),
       Node("Dense", "h", R"("units": 16)", {"leaky"}),
       Node("PReLU", "prelu", "", {"h"}),

@@ -122,6 +122,23 @@ const builders = {
     return {model: tf.model({inputs: [a, b, v, w], outputs: out}),
             inputs: [[2, 4, 3], [2, 4, 5], [2, 6], [2, 6]]};
   },
+  conv1d() {
+    const m = tf.sequential();
+    m.add(L.conv1d({filters: 4, kernelSize: 3, padding: 'valid', dilationRate: 2,
+                    activation: 'relu', inputShape: [12, 3]}));
+    m.add(L.maxPooling1d({poolSize: 2}));
+    m.add(L.conv1d({filters: 5, kernelSize: 2, strides: 2, padding: 'same'}));
+    m.add(L.averagePooling1d({poolSize: 2, padding: 'same'}));
+    m.add(L.globalAveragePooling1d());
+    m.add(L.dense({units: 3}));
+    return {model: m, inputs: [[3, 12, 3]]};
+  },
+  conv1d_global_max() {
+    const x = tf.input({shape: [8, 2]});
+    const c = L.conv1d({filters: 3, kernelSize: 2, padding: 'valid'}).apply(x);
+    const out = L.dense({units: 2}).apply(L.globalMaxPooling1d().apply(c));
+    return {model: tf.model({inputs: x, outputs: out}), inputs: [[2, 8, 2]]};
+  },
   global_pooling() {
     const x = tf.input({shape: [5, 6, 3]});
     const c = L.conv2d({filters: 4, kernelSize: 1, activation: 'sigmoid'}).apply(x);
