@@ -51,6 +51,9 @@ Var Softmax(const Var& x, int axis = -1);
 Var LogSoftmax(const Var& x, int axis = -1);
 
 Var Reshape(const Var& x, const Shape& shape);
+// x[..., begin:begin + size, ...] along `axis` (negative from the end).
+// REQUIRES: 0 <= begin, size >= 1, begin + size <= x.dim(axis).
+Var Slice(const Var& x, int axis, int64_t begin, int64_t size);
 Var Concat(const std::vector<Var>& xs, int axis);
 Var ReduceOp(Reduce kind, const Var& x, std::vector<int> axes,
              bool keepdims = false);

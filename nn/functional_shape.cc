@@ -14,6 +14,38 @@ Var Reshape(const Var& x, const Shape& shape) {
                     });
 }
 
+Var Slice(const Var& x, int axis, int64_t begin, int64_t size) {
+  const Tensor& xv = x.value();
+  const int a = axis < 0 ? axis + xv.rank() : axis;
+  const int64_t n = xv.dim(a), after = n - begin - size;
+  EDL_CHECK(begin >= 0 && size >= 1 && after >= 0)
+      << "Slice [" << begin << ", " << begin + size << ") of " << n;
+  if (begin == 0 && after == 0) return x;
+  // Split into the pieces before, inside and after; keep the middle one.
+  std::vector<int64_t> sizes;
+  if (begin > 0) sizes.push_back(begin);
+  sizes.push_back(size);
+  if (after > 0) sizes.push_back(after);
+  Tensor y = tensor::Split(xv, a, sizes)[begin > 0 ? 1 : 0];
+  const Shape shape = xv.shape();
+  const tensor::Device device = xv.device();
+  return MakeResult(y, {x}, [a, begin, after, shape, device](const Tensor& dy) {
+    // The gradient is dy with zeros where the slice left x out.
+    std::vector<Tensor> parts;
+    Shape piece = shape;
+    if (begin > 0) {
+      piece[a] = begin;
+      parts.push_back(Tensor::Zeros(piece, tensor::DType::kFloat32, device));
+    }
+    parts.push_back(dy);
+    if (after > 0) {
+      piece[a] = after;
+      parts.push_back(Tensor::Zeros(piece, tensor::DType::kFloat32, device));
+    }
+    return std::vector<Tensor>{tensor::Concat(parts, a)};
+  });
+}
+
 Var Concat(const std::vector<Var>& xs, int axis) {
   EDL_CHECK(!xs.empty()) << "Concat of nothing";
   std::vector<Tensor> values;

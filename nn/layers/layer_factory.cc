@@ -15,6 +15,7 @@
 #include "nn/layers/merging.h"
 #include "nn/layers/normalization.h"
 #include "nn/layers/pooling.h"
+#include "nn/layers/reshaping.h"
 
 namespace edl::nn::layers {
 namespace {
@@ -73,6 +74,13 @@ const std::map<std::string, Factory>& Factories() {
       {"ELU", Elu::FromConfig},
       {"PReLU", PReLU::FromConfig},
       {"ThresholdedReLU", ThresholdedReLU::FromConfig},
+      {"ZeroPadding2D",
+       [](const std::string& n, const nlohmann::json& c) { return Edges2D::FromConfig(false, n, c); }},
+      {"Cropping2D",
+       [](const std::string& n, const nlohmann::json& c) { return Edges2D::FromConfig(true, n, c); }},
+      {"UpSampling2D", UpSampling2D::FromConfig},
+      {"RepeatVector", RepeatVector::FromConfig},
+      {"Rescaling", Rescaling::FromConfig},
   };
   return *factories;
 }

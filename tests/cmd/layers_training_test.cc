@@ -1,6 +1,7 @@
 // The newer layers train in every strategy: one functional model of
 // Subtract, Average, Maximum, Minimum, Dot (cosine), Conv1D (causal),
-// AveragePooling1D, GlobalMaxPooling1D, LeakyReLU, PReLU, ELU and
+// AveragePooling1D, GlobalMaxPooling1D, Rescaling, ZeroPadding2D,
+// UpSampling2D, Cropping2D, RepeatVector, LeakyReLU, PReLU, ELU and
 // ThresholdedReLU learns iris (Debian's sklearn CSV) locally, with a PS and
 // with allreduce.
 #include <gtest/gtest.h>
@@ -30,8 +31,9 @@ std::string MixedModel() {
   const std::vector<std::string> ab = {"da", "db"};
   const std::vector<std::string> layers = {
       R"({"class_name": "InputLayer", "name": "x", "config": {"name": "x", "batch_input_shape": [null, 4]}, "inbound_nodes": []})",
-      Node("Dense", "da", R"("units": 8)", {"x"}),
-      Node("Dense", "db", R"("units": 8)", {"x"}),
+      Node("Rescaling", "scaled", R"("scale": 0.5, "offset": -1.0)", {"x"}),
+      Node("Dense", "da", R"("units": 8)", {"scaled"}),
+      Node("Dense", "db", R"("units": 8)", {"scaled"}),
       Node("Subtract", "sub", "", ab),
       Node("Average", "avg", "", ab),
       Node("Maximum", "max", "", ab),
@@ -41,10 +43,17 @@ std::string MixedModel() {
       Node("Conv1D", "conv", R"("filters": 4, "kernel_size": 2, "padding": "causal")", {"steps"}),
       Node("AveragePooling1D", "pool", R"("pool_size": 2, "padding": "same")", {"conv"}),
       Node("GlobalMaxPooling1D", "gmax", "", {"pool"}),
-      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax"}),
+      Node("Reshape", "image", R"("target_shape": [2, 2, 1])", {"scaled"}),
+      Node("ZeroPadding2D", "pad", R"("padding": 1)", {"image"}),
+      Node("UpSampling2D", "up", R"("size": 2)", {"pad"}),
+      Node("Cropping2D", "crop", R"("cropping": [[1, 1], [2, 0]])", {"up"}),
+      Node("Flatten", "pixels", "", {"crop"}),
+      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "pixels"}),
       Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"cat"}),
-      Node("Dense", "h", R"("units": 16)", {"leaky"}),
-      Node("PReLU", "prelu", "", {"h"}),
+      Node("Dense", "h", R"("units": 8)", {"leaky"}),
+      Node("RepeatVector", "twice", R"("n": 2)", {"h"}),
+      Node("Flatten", "flat", "", {"twice"}),
+      Node("PReLU", "prelu", "", {"flat"}),
       Node("ELU", "elu", "", {"prelu"}),
       Node("ThresholdedReLU", "thr", R"("theta": 0.0)", {"elu"}),
       Node("Dense", "out", R"("units": 3)", {"thr"}),

@@ -36,6 +36,19 @@ TEST(Concat, GradientsSplitAlongTheAxis) {
       {RandomTensor({2, 1}, rng), RandomTensor({2, 3}, rng)});
 }
 
+TEST(Slice, KeepsARangeAlongAnAxisAndItsGradientPadsWithZeros) {
+  const Tensor x = Tensor::FromVector({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+  EXPECT_EQ(fn::Slice(Var(x), 1, 1, 2).value().ToVector(), (std::vector<float>{1, 2, 5, 6}));
+  EXPECT_EQ(fn::Slice(Var(x), -1, 0, 3).value().ToVector(),
+            (std::vector<float>{0, 1, 2, 4, 5, 6}));
+  EXPECT_EQ(fn::Slice(Var(x), 0, 1, 1).value().ToVector(), (std::vector<float>{4, 5, 6, 7}));
+  std::mt19937_64 rng(4);
+  for (auto [begin, size] : {std::pair<int64_t, int64_t>{0, 2}, {1, 2}, {2, 3}, {0, 5}}) {
+    ExpectGradientsMatch([begin, size](auto& v) { return fn::Slice(v[0], 2, begin, size); },
+                         {RandomTensor({2, 3, 5}, rng)});
+  }
+}
+
 TEST(Concat, AcceptsConstantPieces) {
   std::mt19937_64 rng(2);
   Tensor c = RandomTensor({2, 2}, rng);

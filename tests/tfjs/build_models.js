@@ -139,6 +139,20 @@ const builders = {
     const out = L.dense({units: 2}).apply(L.globalMaxPooling1d().apply(c));
     return {model: tf.model({inputs: x, outputs: out}), inputs: [[2, 8, 2]]};
   },
+  reshaping() {
+    const m = tf.sequential();
+    m.add(L.rescaling({scale: 0.5, offset: -0.25, inputShape: [5, 6, 2]}));
+    m.add(L.zeroPadding2d({padding: [[1, 0], [0, 2]]}));
+    m.add(L.conv2d({filters: 3, kernelSize: 2}));
+    m.add(L.upSampling2d({size: [2, 1]}));
+    m.add(L.cropping2D({cropping: [[1, 2], [0, 1]]}));
+    m.add(L.flatten());
+    m.add(L.dense({units: 4}));
+    m.add(L.repeatVector({n: 3}));
+    m.add(L.flatten());
+    m.add(L.dense({units: 2}));
+    return {model: m, inputs: [[2, 5, 6, 2]]};
+  },
   global_pooling() {
     const x = tf.input({shape: [5, 6, 3]});
     const c = L.conv2d({filters: 4, kernelSize: 1, activation: 'sigmoid'}).apply(x);
