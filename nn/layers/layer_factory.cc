@@ -13,6 +13,7 @@
 #include "nn/layers/dense.h"
 #include "nn/layers/embedding.h"
 #include "nn/layers/merging.h"
+#include "nn/layers/noise.h"
 #include "nn/layers/normalization.h"
 #include "nn/layers/pooling.h"
 #include "nn/layers/reshaping.h"
@@ -38,6 +39,11 @@ const std::map<std::string, Factory>& Factories() {
   auto merge = [](ElementwiseMerge::Op op) {
     return [op](const std::string& n, const nlohmann::json& c) {
       return ElementwiseMerge::FromConfig(op, n, c);
+    };
+  };
+  auto noise = [](NoiseLayer::Kind k) {
+    return [k](const std::string& n, const nlohmann::json& c) {
+      return NoiseLayer::FromConfig(k, n, c);
     };
   };
   static const auto* factories = new std::map<std::string, Factory>{
@@ -81,6 +87,11 @@ const std::map<std::string, Factory>& Factories() {
       {"UpSampling2D", UpSampling2D::FromConfig},
       {"RepeatVector", RepeatVector::FromConfig},
       {"Rescaling", Rescaling::FromConfig},
+      {"SpatialDropout1D", noise(NoiseLayer::Kind::kSpatialDropout1D)},
+      {"SpatialDropout2D", noise(NoiseLayer::Kind::kSpatialDropout2D)},
+      {"GaussianNoise", noise(NoiseLayer::Kind::kGaussianNoise)},
+      {"GaussianDropout", noise(NoiseLayer::Kind::kGaussianDropout)},
+      {"AlphaDropout", noise(NoiseLayer::Kind::kAlphaDropout)},
   };
   return *factories;
 }

@@ -1,8 +1,9 @@
 // The newer layers train in every strategy: one functional model of
 // Subtract, Average, Maximum, Minimum, Dot (cosine), Conv1D (causal),
 // AveragePooling1D, GlobalMaxPooling1D, Rescaling, ZeroPadding2D,
-// UpSampling2D, Cropping2D, RepeatVector, LeakyReLU, PReLU, ELU and
-// ThresholdedReLU learns iris (Debian's sklearn CSV) locally, with a PS and
+// UpSampling2D, Cropping2D, RepeatVector, SpatialDropout1D, GaussianNoise,
+// GaussianDropout, AlphaDropout, LeakyReLU, PReLU, ELU and ThresholdedReLU
+// learns iris (Debian's sklearn CSV) locally, with a PS and
 // with allreduce.
 #include <gtest/gtest.h>
 
@@ -40,7 +41,8 @@ std::string MixedModel() {
       Node("Minimum", "min", "", ab),
       Node("Dot", "cos", R"("axes": 1, "normalize": true)", ab),
       Node("Reshape", "steps", R"("target_shape": [4, 1])", {"x"}),
-      Node("Conv1D", "conv", R"("filters": 4, "kernel_size": 2, "padding": "causal")", {"steps"}),
+      Node("SpatialDropout1D", "drop_steps", R"("rate": 0.1)", {"steps"}),
+      Node("Conv1D", "conv", R"("filters": 4, "kernel_size": 2, "padding": "causal")", {"drop_steps"}),
       Node("AveragePooling1D", "pool", R"("pool_size": 2, "padding": "same")", {"conv"}),
       Node("GlobalMaxPooling1D", "gmax", "", {"pool"}),
       Node("Reshape", "image", R"("target_shape": [2, 2, 1])", {"scaled"}),
@@ -49,14 +51,17 @@ std::string MixedModel() {
       Node("Cropping2D", "crop", R"("cropping": [[1, 1], [2, 0]])", {"up"}),
       Node("Flatten", "pixels", "", {"crop"}),
       Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "pixels"}),
-      Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"cat"}),
+      Node("GaussianNoise", "noisy", R"("stddev": 0.05)", {"cat"}),
+      Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"noisy"}),
       Node("Dense", "h", R"("units": 8)", {"leaky"}),
       Node("RepeatVector", "twice", R"("n": 2)", {"h"}),
       Node("Flatten", "flat", "", {"twice"}),
       Node("PReLU", "prelu", "", {"flat"}),
       Node("ELU", "elu", "", {"prelu"}),
       Node("ThresholdedReLU", "thr", R"("theta": 0.0)", {"elu"}),
-      Node("Dense", "out", R"("units": 3)", {"thr"}),
+      Node("GaussianDropout", "gdrop", R"("rate": 0.05)", {"thr"}),
+      Node("AlphaDropout", "adrop", R"("rate": 0.05)", {"gdrop"}),
+      Node("Dense", "out", R"("units": 3)", {"adrop"}),
   };
   std::string list;
   for (const std::string& l : layers) list += (list.empty() ? "" : ",\n") + l;

@@ -153,6 +153,18 @@ const builders = {
     m.add(L.dense({units: 2}));
     return {model: m, inputs: [[2, 5, 6, 2]]};
   },
+  noise() {
+    const m = tf.sequential();
+    m.add(L.gaussianNoise({stddev: 0.3, inputShape: [6, 4]}));
+    m.add(L.spatialDropout1d({rate: 0.3}));
+    m.add(L.conv1d({filters: 3, kernelSize: 2}));
+    m.add(L.flatten());
+    m.add(L.gaussianDropout({rate: 0.2}));
+    m.add(L.dense({units: 4, activation: 'selu'}));
+    m.add(L.alphaDropout({rate: 0.1}));
+    m.add(L.dense({units: 2}));
+    return {model: m, inputs: [[3, 6, 4]]};
+  },
   global_pooling() {
     const x = tf.input({shape: [5, 6, 3]});
     const c = L.conv2d({filters: 4, kernelSize: 1, activation: 'sigmoid'}).apply(x);
