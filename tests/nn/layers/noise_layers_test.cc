@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nn/layers/layer_factory.h"
+#include "tests/nn/layers/layer_test_util.h"
 #include "tests/nn/gradient_check.h"
 
 namespace edl::nn::layers {
@@ -19,20 +20,11 @@ using testing::ExpectGradientsMatch;
 using testing::RandomTensor;
 
 std::unique_ptr<Layer> Built(const std::string& cls, const json& config, const Shape& in) {
-  auto l = CreateLayer(cls, "l", config);
-  EDL_CHECK(l.ok()) << l.status().message();
-  std::mt19937_64 rng(1);
-  auto out = (*l)->Build({in}, rng);
-  EDL_CHECK(out.ok()) << out.status().message();
-  return std::move(*l);
+  return layer_testing::BuiltLayer(cls, config, {in});
 }
 
 std::string Error(const std::string& cls, const json& config, const Shape& in) {
-  auto l = CreateLayer(cls, "l", config);
-  if (!l.ok()) return l.status().message();
-  std::mt19937_64 rng(1);
-  auto out = (*l)->Build({in}, rng);
-  return out.ok() ? "OK" : out.status().message();
+  return layer_testing::LayerError(cls, config, {in});
 }
 
 std::vector<float> Train(Layer& l, const Tensor& x, uint64_t seed = 3) {

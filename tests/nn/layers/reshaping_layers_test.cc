@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nn/layers/layer_factory.h"
+#include "tests/nn/layers/layer_test_util.h"
 #include "tests/nn/gradient_check.h"
 
 namespace edl::nn::layers {
@@ -15,23 +16,12 @@ using nlohmann::json;
 using testing::ExpectGradientsMatch;
 using testing::RandomTensor;
 
-std::unique_ptr<Layer> Built(const std::string& cls, json config, const Shape& in) {
-  if (config.is_null()) config = json::object();
-  auto l = CreateLayer(cls, "l", config);
-  EDL_CHECK(l.ok()) << l.status().message();
-  std::mt19937_64 rng(1);
-  auto out = (*l)->Build({in}, rng);
-  EDL_CHECK(out.ok()) << out.status().message();
-  return std::move(*l);
+std::unique_ptr<Layer> Built(const std::string& cls, const json& config, const Shape& in) {
+  return layer_testing::BuiltLayer(cls, config, {in});
 }
 
-std::string Error(const std::string& cls, json config, const Shape& in) {
-  if (config.is_null()) config = json::object();
-  auto l = CreateLayer(cls, "l", config);
-  if (!l.ok()) return l.status().message();
-  std::mt19937_64 rng(1);
-  auto out = (*l)->Build({in}, rng);
-  return out.ok() ? "OK" : out.status().message();
+std::string Error(const std::string& cls, const json& config, const Shape& in) {
+  return layer_testing::LayerError(cls, config, {in});
 }
 
 Tensor Count(const Shape& shape) {

@@ -1,0 +1,40 @@
+// Making and building one layer in tests: from its class name and Keras
+// config (null json, as `{}` in a call gives, is an empty config) for input
+// shapes without the batch axis.
+#pragma once
+
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nn/layers/layer_factory.h"
+
+namespace edl::nn::layers::layer_testing {
+
+// The layer, built (CHECKs that it makes and builds).
+inline std::unique_ptr<Layer> BuiltLayer(const std::string& cls, nlohmann::json config,
+                                         const std::vector<Shape>& in) {
+  if (config.is_null()) config = nlohmann::json::object();
+  auto l = CreateLayer(cls, config.value("name", "l"), config);
+  EDL_CHECK(l.ok()) << l.status().message();
+  std::mt19937_64 rng(1);
+  auto out = (*l)->Build(in, rng);
+  EDL_CHECK(out.ok()) << out.status().message();
+  return std::move(*l);
+}
+
+// The error making or building the layer (named "l") gives, or "OK".
+inline std::string LayerError(const std::string& cls, nlohmann::json config,
+                              const std::vector<Shape>& in) {
+  if (config.is_null()) config = nlohmann::json::object();
+  auto l = CreateLayer(cls, "l", config);
+  if (!l.ok()) return l.status().message();
+  std::mt19937_64 rng(1);
+  auto out = (*l)->Build(in, rng);
+  return out.ok() ? "OK" : out.status().message();
+}
+
+}  // namespace edl::nn::layers::layer_testing
