@@ -274,6 +274,8 @@ TEST_F(KubeletTest, EvictionFailsThePodWithoutDeletingIt) {
   ASSERT_NE(disruption, nullptr);
   EXPECT_EQ((*disruption)["reason"], "TerminationByKubelet");
   EXPECT_FALSE(IsDeleting(pod));
+  // Watchers hear of a write after it is visible to readers: wait for it.
+  ASSERT_TRUE(WaitUntil([&] { return !log.Events().empty(); }));
   EXPECT_EQ(log.Events().size(), 1u);  // one MODIFIED, no DELETED
   EXPECT_FALSE(kubelet_->Evict("default", "evictee", message).ok());
   EXPECT_EQ(kubelet_->Evict("default", "nobody", message).code(), StatusCode::kNotFound);
