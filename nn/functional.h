@@ -37,6 +37,12 @@ Var Dense(const Var& x, const Var& w, const Var& b);
 Var Conv2D(const Var& x, const Var& w, const Var& b,
            const tensor::Conv2DParams& p);
 Var Pool2D(tensor::PoolKind kind, const Var& x, const tensor::Pool2DParams& p);
+// The transposed convolution (the gradient of Conv2D with respect to its
+// input): x [N, h, w, C_in], w [kh, kw, C_out, C_in] -> y `y_shape`
+// [N, H, W, C_out], where `p` is the convolution that maps y_shape back to
+// x's shape. No bias.
+Var Conv2DTranspose(const Var& x, const Var& w, const Shape& y_shape,
+                    const tensor::Conv2DParams& p);
 
 // Training: normalizes with batch statistics and updates the moving
 // statistics in place (moving = moving * momentum + batch * (1 - momentum),

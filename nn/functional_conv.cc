@@ -25,6 +25,23 @@ Var Conv2D(const Var& x, const Var& w, const Var& b,
                     });
 }
 
+Var Conv2DTranspose(const Var& x, const Var& w, const Shape& y_shape,
+                    const tensor::Conv2DParams& p) {
+  Tensor xv = x.value(), wv = w.value();
+  const bool need_x = x.requires_grad(), need_w = w.requires_grad();
+  return MakeResult(tensor::Conv2DBackwardData(xv, wv, y_shape, p), {x, w},
+                    [xv, wv, p, need_x, need_w](const Tensor& dy) {
+                      // y = conv^T(x, w): dx = conv(dy, w); dw is the weight
+                      // gradient of conv(dy, .) against output gradient x.
+                      Tensor dx, dw;
+                      if (need_x) dx = tensor::Conv2DForward(dy, wv, Tensor(), p);
+                      if (need_w) {
+                        dw = tensor::Conv2DBackwardWeights(xv, dy, wv.shape(), p, false).dw;
+                      }
+                      return std::vector<Tensor>{dx, dw};
+                    });
+}
+
 Var Pool2D(tensor::PoolKind kind, const Var& x, const tensor::Pool2DParams& p) {
   Tensor xv = x.value();
   tensor::Pool2DResult forward = tensor::Pool2DForward(kind, xv, p);

@@ -9,6 +9,7 @@
 #include "nn/layers/advanced_activations.h"
 #include "nn/layers/config_reader.h"
 #include "nn/layers/conv2d.h"
+#include "nn/layers/conv2d_transpose.h"
 #include "nn/layers/core.h"
 #include "nn/layers/dense.h"
 #include "nn/layers/embedding.h"
@@ -51,6 +52,7 @@ const std::map<std::string, Factory>& Factories() {
       {"Dense", Dense::FromConfig},
       {"Conv2D", Conv2D::FromConfig},
       {"Conv1D", Conv2D::FromConfig1D},
+      {"Conv2DTranspose", Conv2DTranspose::FromConfig},
       {"MaxPooling2D", pool(PoolKind::kMax, 2)},
       {"AveragePooling2D", pool(PoolKind::kAvg, 2)},
       {"GlobalMaxPooling2D", global(PoolKind::kMax, 2)},
@@ -100,6 +102,7 @@ const std::map<std::string, Factory>& Factories() {
 std::string Canonical(const std::string& class_name) {
   if (class_name == "Convolution2D") return "Conv2D";
   if (class_name == "Convolution1D") return "Conv1D";
+  if (class_name == "Convolution2DTranspose") return "Conv2DTranspose";
   if (class_name == "MaxPool2D") return "MaxPooling2D";
   if (class_name == "AvgPool2D") return "AveragePooling2D";
   if (class_name == "GlobalAvgPool2D") return "GlobalAveragePooling2D";

@@ -1,6 +1,6 @@
 // The newer layers train in every strategy: one functional model of
 // Subtract, Average, Maximum, Minimum, Dot (cosine), Conv1D (causal),
-// AveragePooling1D, GlobalMaxPooling1D, Rescaling, ZeroPadding2D,
+// AveragePooling1D, GlobalMaxPooling1D, Rescaling, ZeroPadding2D, Conv2DTranspose,
 // UpSampling2D, Cropping2D, RepeatVector, SpatialDropout1D, GaussianNoise,
 // GaussianDropout, AlphaDropout, LeakyReLU, PReLU, ELU and ThresholdedReLU
 // learns iris (Debian's sklearn CSV) locally, with a PS and
@@ -47,7 +47,8 @@ std::string MixedModel() {
       Node("GlobalMaxPooling1D", "gmax", "", {"pool"}),
       Node("Reshape", "image", R"("target_shape": [2, 2, 1])", {"scaled"}),
       Node("ZeroPadding2D", "pad", R"("padding": 1)", {"image"}),
-      Node("UpSampling2D", "up", R"("size": 2)", {"pad"}),
+      Node("Conv2DTranspose", "deconv", R"("filters": 2, "kernel_size": 2, "strides": 2, "padding": "same")", {"pad"}),
+      Node("UpSampling2D", "up", R"("size": 2)", {"deconv"}),
       Node("Cropping2D", "crop", R"("cropping": [[1, 1], [2, 0]])", {"up"}),
       Node("Flatten", "pixels", "", {"crop"}),
       Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "pixels"}),

@@ -165,6 +165,16 @@ const builders = {
     m.add(L.dense({units: 2}));
     return {model: m, inputs: [[3, 6, 4]]};
   },
+  conv_transpose() {
+    const m = tf.sequential();
+    m.add(L.conv2dTranspose({filters: 3, kernelSize: 3, strides: 2, padding: 'same',
+                             inputShape: [4, 5, 2]}));
+    m.add(L.conv2dTranspose({filters: 2, kernelSize: [2, 3], activation: 'relu'}));
+    m.add(L.conv2dTranspose({filters: 2, kernelSize: 3, strides: [1, 2], useBias: false}));
+    m.add(L.flatten());
+    m.add(L.dense({units: 2}));
+    return {model: m, inputs: [[2, 4, 5, 2]]};
+  },
   global_pooling() {
     const x = tf.input({shape: [5, 6, 3]});
     const c = L.conv2d({filters: 4, kernelSize: 1, activation: 'sigmoid'}).apply(x);

@@ -1,0 +1,120 @@
+#include "nn/layers/conv2d_transpose.h"
+
+#include "nn/functional.h"
+
+namespace edl::nn::layers {
+
+Result<std::unique_ptr<Layer>> Conv2DTranspose::FromConfig(const std::string& name,
+                                                           const nlohmann::json& config) {
+  std::unique_ptr<Conv2DTranspose> l(new Conv2DTranspose(name));
+  ConfigReader r(config);
+  l->filters_ = r.RequiredInt("filters");
+  if (r.status().ok() && l->filters_ <= 0) r.Fail("filters", "must be positive");
+  if (r.Get("kernel_size") == nullptr) r.Fail("kernel_size", "is required");
+  l->kernel_size_ = r.IntPair("kernel_size", {1, 1});
+  l->strides_ = r.IntPair("strides", {1, 1});
+  l->dilation_ = r.IntPair("dilation_rate", {1, 1});
+  for (int64_t v : l->kernel_size_) {
+    if (v <= 0) r.Fail("kernel_size", "must be positive");
+  }
+  for (int64_t v : l->strides_) {
+    if (v <= 0) r.Fail("strides", "must be positive");
+  }
+  for (int64_t v : l->dilation_) {
+    if (v <= 0) r.Fail("dilation_rate", "must be positive");
+  }
+  if ((l->strides_[0] > 1 || l->strides_[1] > 1) &&
+      (l->dilation_[0] > 1 || l->dilation_[1] > 1)) {
+    r.Fail("strides", "> 1 cannot be combined with dilation_rate > 1 (as Keras)");
+  }
+  r.ExpectOneOf("padding", {"valid", "same"});
+  l->padding_ = r.String("padding", "valid") == "same" ? tensor::Padding::kSame
+                                                       : tensor::Padding::kValid;
+  r.ExpectNull("output_padding");
+  r.ExpectOneOf("data_format", {"channels_last"});
+  EDL_ASSIGN_OR_RETURN(l->activation_, ParseActivation(r.String("activation", "linear")));
+  l->use_bias_ = r.Bool("use_bias", true);
+  l->kernel_init_ = ReadInitializer(r, "kernel_initializer", "GlorotUniform");
+  l->bias_init_ = ReadInitializer(r, "bias_initializer", "Zeros");
+  l->kernel_reg_ = ReadRegularizer(r, "kernel_regularizer");
+  l->bias_reg_ = ReadRegularizer(r, "bias_regularizer");
+  r.ExpectNull("activity_regularizer");
+  r.ExpectNull("kernel_constraint");
+  r.ExpectNull("bias_constraint");
+  EDL_RETURN_IF_ERROR(r.status());
+  return std::unique_ptr<Layer>(std::move(l));
+}
+
+tensor::Conv2DParams Conv2DTranspose::ParamsFor(int64_t oh, int64_t ow) const {
+  tensor::Conv2DParams p;
+  p.strides = strides_;
+  p.dilations = dilation_;
+  p.padding = tensor::ComputePadding(padding_, oh, ow, kernel_size_[0], kernel_size_[1],
+                                     strides_, dilation_);
+  return p;
+}
+
+Result<std::vector<Shape>> Conv2DTranspose::OutputShapes(const std::vector<Shape>& in) {
+  EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
+  const Shape& s = in[0];
+  if (s.size() != 3) {
+    return Error("expects rank-3 input [H, W, C], got " + tensor::ShapeString(s));
+  }
+  if (in_channels_ >= 0 && s[2] != in_channels_) {
+    return Error("was built for " + std::to_string(in_channels_) + " input channels, got " +
+                 tensor::ShapeString(s));
+  }
+  Shape out = {0, 0, filters_};
+  for (int i = 0; i < 2; ++i) {
+    const int64_t dilated = (kernel_size_[i] - 1) * dilation_[i] + 1;
+    out[i] = padding_ == tensor::Padding::kSame ? s[i] * strides_[i]
+                                                : (s[i] - 1) * strides_[i] + dilated;
+  }
+  return std::vector<Shape>{out};
+}
+
+Status Conv2DTranspose::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
+  in_channels_ = in[0][2];
+  kernel_ = AddWeight(
+      "kernel",
+      MakeWeight(kernel_init_, {kernel_size_[0], kernel_size_[1], filters_, in_channels_}, rng),
+      true, kernel_reg_.Function());
+  if (use_bias_) {
+    bias_ = AddWeight("bias", MakeWeight(bias_init_, {filters_}, rng), true,
+                      bias_reg_.Function());
+  }
+  return Status::Ok();
+}
+
+std::vector<Var> Conv2DTranspose::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
+  const Var& x = inputs[0];
+  Shape in(x.shape().begin() + 1, x.shape().end());
+  const Shape out = OutputShapes({in}).value()[0];
+  Var y = fn::Conv2DTranspose(x, Use(*kernel_), {x.shape()[0], out[0], out[1], filters_},
+                              ParamsFor(out[0], out[1]));
+  if (bias_) y = fn::Add(y, fn::Reshape(Use(*bias_), {1, 1, 1, filters_}));
+  return {ApplyActivation(activation_, y)};
+}
+
+nlohmann::json Conv2DTranspose::Config() const {
+  nlohmann::json c = Layer::Config();
+  c["filters"] = filters_;
+  c["kernel_size"] = kernel_size_;
+  c["strides"] = strides_;
+  c["padding"] = padding_ == tensor::Padding::kSame ? "same" : "valid";
+  c["output_padding"] = nullptr;
+  c["data_format"] = "channels_last";
+  c["dilation_rate"] = dilation_;
+  c["activation"] = ActivationName(activation_);
+  c["use_bias"] = use_bias_;
+  c["kernel_initializer"] = kernel_init_.json;
+  c["bias_initializer"] = bias_init_.json;
+  c["kernel_regularizer"] = kernel_reg_.json;
+  c["bias_regularizer"] = bias_reg_.json;
+  c["activity_regularizer"] = nullptr;
+  c["kernel_constraint"] = nullptr;
+  c["bias_constraint"] = nullptr;
+  return c;
+}
+
+}  // namespace edl::nn::layers

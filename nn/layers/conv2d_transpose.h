@@ -1,0 +1,48 @@
+// Conv2DTranspose: the transposed 2-D convolution over NHWC inputs (Keras
+// Conv2DTranspose, channels_last only), computed as the input gradient of
+// the Conv2D that maps its output back to its input (the backends' own
+// convolution kernels). Weights: kernel [kh, kw, filters, in_channels] (as
+// Keras), bias [filters]. Output [ (h - 1) * stride + dilated kernel,
+// ... ] with "valid" padding, [h * stride, w * stride] with "same";
+// output_padding must be null.
+#pragma once
+
+#include <array>
+
+#include "nn/layers/activations.h"
+#include "nn/layers/layer.h"
+#include "nn/layers/weight_config.h"
+#include "tensor/ops.h"
+
+namespace edl::nn::layers {
+
+class Conv2DTranspose : public Layer {
+ public:
+  static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
+                                                   const nlohmann::json& config);
+  const char* class_name() const override { return "Conv2DTranspose"; }
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
+  nlohmann::json Config() const override;
+
+ protected:
+  Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
+  Status CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) override;
+
+ private:
+  using Layer::Layer;
+  // The convolution from an output of spatial size [oh, ow] to the input.
+  tensor::Conv2DParams ParamsFor(int64_t oh, int64_t ow) const;
+
+  int64_t filters_ = 0;
+  std::array<int64_t, 2> kernel_size_{1, 1}, strides_{1, 1}, dilation_{1, 1};
+  tensor::Padding padding_ = tensor::Padding::kValid;
+  ActivationKind activation_ = ActivationKind::kLinear;
+  bool use_bias_ = true;
+  WeightInit kernel_init_, bias_init_;
+  WeightPenalty kernel_reg_, bias_reg_;
+  int64_t in_channels_ = -1;
+  Parameter* kernel_ = nullptr;
+  Parameter* bias_ = nullptr;
+};
+
+}  // namespace edl::nn::layers
