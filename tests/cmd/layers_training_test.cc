@@ -84,7 +84,10 @@ TEST_P(MixedLayers, LearnIris) {
   std::vector<std::string> args = {"train", "--distribution_strategy=" + strategy,
                                    "--model_def=" + dir.File("mixed.json"),
                                    "--training_data=" + iris, "--validation_data=" + iris,
-                                   "--num_epochs=60", "--minibatch_size=16"};
+                                   "--num_epochs=60", "--minibatch_size=16",
+                                   // Many tiny ops: one thread each, so that ctest's
+                                   // parallel tests do not stall its thread team.
+                                   "--num_threads=1"};
   if (strategy != "Local") {
     args.insert(args.end(), {"--job_name=mixed", "--jobs_dir=" + dir.path(), "--num_workers=2",
                              "--grace_period=5"});
