@@ -16,7 +16,8 @@ const std::vector<std::pair<const char*, ActivationKind>>& Names() {
       {"gelu", ActivationKind::kGelu},       {"gelu_new", ActivationKind::kGeluTanh},
       {"elu", ActivationKind::kElu},         {"selu", ActivationKind::kSelu},
       {"softplus", ActivationKind::kSoftplus}, {"swish", ActivationKind::kSwish},
-      {"silu", ActivationKind::kSwish},
+      {"silu", ActivationKind::kSwish},      {"softsign", ActivationKind::kSoftsign},
+      {"mish", ActivationKind::kMish},
   };
   return *names;
 }
@@ -68,6 +69,10 @@ Var ApplyActivation(ActivationKind kind, const Var& x) {
       return fn::Activation(Eltwise::kSoftplus, x);
     case ActivationKind::kSwish:
       return fn::Activation(Eltwise::kSwish, x);
+    case ActivationKind::kSoftsign:
+      return fn::Div(x, fn::Affine(fn::Activation(Eltwise::kAbs, x), 1.f, 1.f));
+    case ActivationKind::kMish:
+      return fn::Mul(x, fn::Activation(Eltwise::kTanh, fn::Activation(Eltwise::kSoftplus, x)));
   }
   return x;
 }

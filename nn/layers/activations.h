@@ -23,6 +23,8 @@ enum class ActivationKind {
   kSelu,
   kSoftplus,
   kSwish,
+  kSoftsign,  // x / (1 + |x|)
+  kMish,      // x * tanh(softplus(x))
 };
 
 // InvalidArgument("unsupported activation \"x\"; supported: ...") for

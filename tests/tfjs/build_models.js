@@ -57,7 +57,9 @@ const builders = {
     m.add(L.maxPooling2d({poolSize: 2, strides: 1, padding: 'same'}));
     m.add(L.averagePooling2d({poolSize: 3, strides: 2, padding: 'same'}));
     m.add(L.flatten());
-    m.add(L.dense({units: 4, activation: 'selu'}));
+    m.add(L.dense({units: 6, activation: 'selu'}));
+    m.add(L.dense({units: 5, activation: 'softsign'}));
+    m.add(L.dense({units: 4, activation: 'mish'}));
     return {model: m, inputs: [[3, 16, 16, 2]]};
   },
   seq_norm() {

@@ -76,8 +76,8 @@ TEST(Dense, ConfigErrorsNameTheField) {
   EXPECT_EQ(MakeError("Dense", json::object()), "units is required");
   EXPECT_EQ(MakeError("Dense", {{"units", "ten"}}), "units must be an integer, got \"ten\"");
   EXPECT_EQ(MakeError("Dense", {{"units", 0}}), "units must be positive");
-  EXPECT_NE(MakeError("Dense", {{"units", 2}, {"activation", "mish"}})
-                .find("unsupported activation \"mish\""),
+  EXPECT_NE(MakeError("Dense", {{"units", 2}, {"activation", "hard_silu"}})
+                .find("unsupported activation \"hard_silu\""),
             std::string::npos);
   EXPECT_EQ(MakeError("Dense", {{"units", 2}, {"kernel_constraint", {{"class_name", "MaxNorm"}}}}),
             "kernel_constraint is not supported, got {\"class_name\":\"MaxNorm\"}");

@@ -152,6 +152,25 @@ TEST(AdvancedActivations, ThresholdedReLUPassesOnlyWhatExceedsTheta) {
   ExpectGradientsMatch([&](const std::vector<Var>& v) { return l->Call(v, {})[0]; }, {away});
 }
 
+TEST(AdvancedActivations, SoftsignAndMishActivationsComputeAndDifferentiate) {
+  const Tensor x = Tensor::FromVector({1, 3}, {-2, 0.5f, 3});
+  const std::vector<float> soft = Apply(*Built("Activation", {{"activation", "softsign"}}, {{3}}), {x});
+  const std::vector<float> mish = Apply(*Built("Activation", {{"activation", "mish"}}, {{3}}), {x});
+  for (int i = 0; i < 3; ++i) {
+    const double v = x.f32()[i];
+    EXPECT_NEAR(soft[i], v / (1 + std::abs(v)), 1e-6);
+    EXPECT_NEAR(mish[i], v * std::tanh(std::log1p(std::exp(v))), 1e-5);
+  }
+  std::mt19937_64 rng(12);
+  for (const char* name : {"softsign", "mish"}) {
+    SCOPED_TRACE(name);
+    auto l = Built("Activation", {{"activation", name}}, {{4}});
+    EXPECT_EQ(l->Config()["activation"], name);
+    ExpectGradientsMatch([&](const std::vector<Var>& v) { return l->Call(v, {})[0]; },
+                         {RandomTensor({3, 4}, rng, -2, 2, 0.1f)});
+  }
+}
+
 TEST(AdvancedActivations, LeakyReLUReadsAlphaOrKeras3sNegativeSlope) {
   const Tensor x = Tensor::FromVector({1, 3}, {-2, 0, 3});
   EXPECT_EQ(Apply(*Built("LeakyReLU", {}, {{3}}), {x}), (std::vector<float>{-0.6f, 0, 3}));
