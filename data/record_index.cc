@@ -26,9 +26,6 @@ Status WriteIndexFile(const std::string& cache, const std::string& bytes) {
   return WriteFileAtomically(cache, bytes);
 }
 
-}  // namespace
-namespace {
-
 constexpr size_t kChunk = 1 << 20;
 
 Status StatFile(const std::string& path, uint64_t* size, int64_t* mtime_ns) {

@@ -21,15 +21,6 @@ using protocol::Dataset;
 using protocol::Task;
 using protocol::TaskType;
 
-const char* DatasetName(Dataset d) {
-  switch (d) {
-    case Dataset::kTraining: return "training data";
-    case Dataset::kValidation: return "validation data";
-    case Dataset::kPrediction: return "prediction data";
-  }
-  return "data";
-}
-
 }  // namespace
 
 Worker::Worker(WorkerOptions options, CompiledModel& model, WorkerData data,
@@ -159,17 +150,8 @@ Worker::Lease Worker::StartTask(const Task& task) const {
   const data::Source* source = task.dataset == Dataset::kTraining     ? data_.training
                                : task.dataset == Dataset::kValidation ? data_.validation
                                                                       : data_.prediction;
-  if (source == nullptr) {
-    lease.error = FailedPrecondition("this worker was given no " +
-                                     std::string(DatasetName(task.dataset)));
-    return lease;
-  }
-  if (task.begin < 0 || task.end > source->num_records() || task.begin > task.end) {
-    lease.error = InvalidArgument(TaskRangeName(task) + ": outside the " +
-                                  std::to_string(source->num_records()) + " records of " +
-                                  source->name());
-    return lease;
-  }
+  lease.error = CheckTaskRange(task, source);
+  if (!lease.error.ok()) return lease;
   data::BatchOptions bo;
   bo.batch_size = options_.minibatch_size;
   bo.shuffle = options_.shuffle && task.type == TaskType::kTraining;
