@@ -98,6 +98,36 @@ Var MakeResult(Tensor value, const std::vector<Var>& inputs,
   return Var(std::move(value), std::move(node));
 }
 
+std::vector<Var> MakeResults(
+    std::vector<Tensor> values, const std::vector<Var>& inputs,
+    std::function<std::vector<Tensor>(const std::vector<Tensor>& dys)> backward) {
+  std::vector<Var> out;
+  out.reserve(values.size());
+  bool any = false;
+  for (const Var& v : inputs) any = any || v.requires_grad();
+  if (!grad_enabled || !any) {
+    for (Tensor& v : values) out.push_back(Var(std::move(v)));
+    return out;
+  }
+  // Each output's node files its gradient in `dys` and hands the core node
+  // a one-element token, so the core runs once, after all of them.
+  auto dys = std::make_shared<std::vector<Tensor>>(values.size());
+  const tensor::Device device = values.front().device();
+  Var core = MakeResult(Tensor::Zeros({1}, tensor::DType::kFloat32, device), inputs,
+                        [dys, backward = std::move(backward)](const Tensor&) {
+                          std::vector<Tensor> taken = std::move(*dys);
+                          return backward(taken);
+                        });
+  const Tensor token = Tensor::Zeros({1}, tensor::DType::kFloat32, device);
+  for (size_t i = 0; i < values.size(); ++i) {
+    out.push_back(MakeResult(std::move(values[i]), {core}, [dys, i, token](const Tensor& dy) {
+      (*dys)[i] = dy;
+      return std::vector<Tensor>{token};
+    }));
+  }
+  return out;
+}
+
 Var MakeResultWithNode(Tensor value, std::shared_ptr<Node> node) {
   if (!grad_enabled || node == nullptr) return Var(std::move(value));
   return Var(std::move(value), std::move(node));

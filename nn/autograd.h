@@ -99,4 +99,11 @@ class NoGradGuard {
 Var MakeResult(Tensor value, const std::vector<Var>& inputs,
                std::function<std::vector<Tensor>(const Tensor& dy)> backward);
 
+// As MakeResult for a function with several outputs: `backward` receives
+// one gradient per output (undefined for outputs the loss does not reach)
+// and runs once, after every reached output's gradient is known.
+std::vector<Var> MakeResults(
+    std::vector<Tensor> values, const std::vector<Var>& inputs,
+    std::function<std::vector<Tensor>(const std::vector<Tensor>& dys)> backward);
+
 }  // namespace edl::nn

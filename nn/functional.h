@@ -61,6 +61,11 @@ Var Reshape(const Var& x, const Shape& shape);
 // REQUIRES: 0 <= begin, size >= 1, begin + size <= x.dim(axis).
 Var Slice(const Var& x, int axis, int64_t begin, int64_t size);
 Var Concat(const std::vector<Var>& xs, int axis);
+// The inverse of Concat: pieces of `sizes` along axis (summing to its size).
+// Back-propagating through any subset of the pieces costs one Concat of x's
+// size (not one per piece, as Slice would), so a sequence can be cut into
+// its steps.
+std::vector<Var> Split(const Var& x, int axis, const std::vector<int64_t>& sizes);
 Var ReduceOp(Reduce kind, const Var& x, std::vector<int> axes,
              bool keepdims = false);
 Var Sum(const Var& x);   // over all elements, -> scalar

@@ -62,6 +62,24 @@ Var Concat(const std::vector<Var>& xs, int axis) {
                     });
 }
 
+std::vector<Var> Split(const Var& x, int axis, const std::vector<int64_t>& sizes) {
+  const Tensor& xv = x.value();
+  const int a = axis < 0 ? axis + xv.rank() : axis;
+  const Shape shape = xv.shape();
+  const tensor::Device device = xv.device();
+  return MakeResults(tensor::Split(xv, a, sizes), {x},
+                     [a, shape, sizes, device](const std::vector<Tensor>& dys) {
+                       std::vector<Tensor> parts = dys;
+                       for (size_t i = 0; i < parts.size(); ++i) {
+                         if (parts[i].defined()) continue;
+                         Shape piece = shape;
+                         piece[a] = sizes[i];
+                         parts[i] = Tensor::Zeros(piece, tensor::DType::kFloat32, device);
+                       }
+                       return std::vector<Tensor>{tensor::Concat(parts, a)};
+                     });
+}
+
 Var ReduceOp(Reduce kind, const Var& x, std::vector<int> axes, bool keepdims) {
   Tensor xv = x.value();
   const std::vector<int> norm = internal::NormalizeAxes(axes, xv.rank());

@@ -107,6 +107,25 @@ class Backend {
   virtual void ScatterAdd(Tensor& table, const SparseRows& rows,
                           float alpha) = 0;
 
+  // Whole-sequence recurrent cells (tensor/ops.h RnnForward). Backends
+  // without them keep the defaults: Rnn() false, and the layers compose
+  // the steps from the other primitives.
+  virtual bool Rnn() const { return false; }
+  // Fills y, h, c (LSTM) and returns the workspace for RnnBackward.
+  virtual Tensor RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
+                            const Tensor& w_h, const Tensor& bias, Tensor& y,
+                            Tensor& h, Tensor& c) {
+    EDL_CHECK(false) << "backend " << name() << " has no RNN primitive";
+    return Tensor();
+  }
+  // dh, dc may be undefined; every gradient output is pre-shaped.
+  virtual void RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x,
+                           const Tensor& w_h, const Tensor& bias,
+                           const RnnForwardResult& forward, const Tensor& dy,
+                           const Tensor& dh, const Tensor& dc, RnnGrads& grads) {
+    EDL_CHECK(false) << "backend " << name() << " has no RNN primitive";
+  }
+
   // One optimizer step, in place (tensor/update_rules.h): value and every
   // slot (UpdateSlotCount(rule) of them) have the same numel. ids undefined:
   // grad is dense, numel(value) elements. Otherwise ids int64 [n], unique

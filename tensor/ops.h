@@ -211,6 +211,38 @@ Tensor Densify(const SparseRows& rows);
 // In place: table[ids[i]] += alpha * values[i].
 void ScatterAdd(Tensor& table, const SparseRows& rows, float alpha = 1.f);
 
+// ---- Recurrent layers (whole sequences) ---------------------------------
+
+// The cells, with Keras' gate order and maths (tanh activation, sigmoid
+// gates). G gates: SimpleRNN 1, LSTM 4 (i, f, c, o), GRU 3 (z, r, h).
+//   kGRU:            candidate = tanh(x W_h + (r * h) U_h + b_h)
+//   kGRUResetAfter:  candidate = tanh(x W_h + b_h + r * (h U_h + b'_h))
+enum class RnnCell { kSimpleRNN, kLSTM, kGRU, kGRUResetAfter };
+inline int RnnGates(RnnCell cell) {
+  return cell == RnnCell::kLSTM ? 4 : cell == RnnCell::kSimpleRNN ? 1 : 3;
+}
+// x [N, T, F], w_x [F, G*U], w_h [U, G*U], bias [G*U] ([4*U] for
+// kGRUResetAfter: z and r biases, then b_h and b'_h). States start at zero.
+struct RnnForwardResult {
+  Tensor y;          // [N, T, U], h at every step
+  Tensor h;          // [N, U], the last h
+  Tensor c;          // [N, U], the last cell state (LSTM only)
+  Tensor workspace;  // what RnnBackward needs (backend-private)
+};
+// True when the backend for `device` in this thread computes whole
+// sequences (the CPU backend does); otherwise callers compose the steps.
+bool RnnAvailable(Device device);
+RnnForwardResult RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
+                            const Tensor& w_h, const Tensor& bias);
+struct RnnGrads {
+  Tensor dx, dw_x, dw_h, dbias;
+};
+// dy [N, T, U]; dh, dc [N, U] or undefined (zero).
+RnnGrads RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x,
+                     const Tensor& w_h, const Tensor& bias,
+                     const RnnForwardResult& forward, const Tensor& dy,
+                     const Tensor& dh, const Tensor& dc);
+
 // ---- Optimizer updates ---------------------------------------------------
 
 // One optimizer step in place on value's device (the element rules and their

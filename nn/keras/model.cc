@@ -51,7 +51,9 @@ std::vector<Var> Model::Forward(const std::vector<Tensor>& inputs, bool training
     std::vector<Var> ins;
     ins.reserve(step.input_slots.size());
     for (int s : step.input_slots) ins.push_back(slots[s]);
-    slots[step.output_slot] = step.layer->Call(ins, ctx).at(0);
+    std::vector<Var> outs = step.layer->Call(ins, ctx);
+    EDL_CHECK_EQ(static_cast<int>(outs.size()), step.num_outputs) << step.layer->name();
+    for (int k = 0; k < step.num_outputs; ++k) slots[step.output_slot + k] = std::move(outs[k]);
   }
   std::vector<Var> out;
   for (int s : output_slots_) out.push_back(slots[s]);

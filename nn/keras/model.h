@@ -126,7 +126,8 @@ class Model {
     layers::Layer* layer;
     int node;                       // index among the layer's calls
     std::vector<int> input_slots;
-    int output_slot;
+    int output_slot;                // the first of num_outputs slots
+    int num_outputs = 1;
     std::vector<TensorRef> inbound;  // as in the JSON
   };
 

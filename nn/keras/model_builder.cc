@@ -147,10 +147,23 @@ Status ModelBuilder::Call(size_t index, int node, const std::vector<TensorRef>& 
   Result<std::vector<Shape>> out = layer->Build(shapes, model_->rng_);
   if (!out.ok()) return Fail(path, out.status().message());
   int slot = static_cast<int>(model_->slot_shapes_.size());
-  model_->slot_shapes_.push_back(out->at(0));
+  for (const Shape& s : *out) model_->slot_shapes_.push_back(s);
   slot_of_[{layer->name(), node}] = slot;
-  model_->steps_.push_back({layer, node, slots, slot, refs});
+  outputs_of_[{layer->name(), node}] = static_cast<int>(out->size());
+  model_->steps_.push_back({layer, node, slots, slot, static_cast<int>(out->size()), refs});
   return Status::Ok();
+}
+
+Result<int> ModelBuilder::SlotOf(const Model::TensorRef& r, const std::string& path) const {
+  const std::pair<std::string, int> key{r.layer, r.node};
+  auto count = outputs_of_.find(key);
+  const int n = count == outputs_of_.end() ? 1 : count->second;
+  if (r.tensor >= n) {
+    return Fail(path, "layer \"" + r.layer + "\" has " + std::to_string(n) + " output" +
+                          (n == 1 ? "" : "s") + ", so tensor_index must be < " +
+                          std::to_string(n) + ", got " + std::to_string(r.tensor));
+  }
+  return slot_of_.at(key) + r.tensor;
 }
 
 Status ModelBuilder::AddImplicitInput(const json& entry, const std::string& path) {
@@ -255,10 +268,7 @@ Result<Model::TensorRef> ModelBuilder::ParseRef(const json& ref,
   if (!by_name_.count(r.layer)) {
     return Fail(path, "refers to unknown layer \"" + r.layer + "\"");
   }
-  if (r.tensor != 0) {
-    return Fail(path, "layer \"" + r.layer + "\" has one output, so tensor_index must be 0, got " +
-                          std::to_string(r.tensor));
-  }
+  if (r.tensor < 0) return Fail(path, "tensor_index must be >= 0");
   if (r.node < 0) return Fail(path, "node_index must be >= 0");
   return r;
 }
@@ -359,10 +369,11 @@ Status ModelBuilder::BuildFunctional(const json& config, const std::string& path
     for (size_t j = 0; j < pending.size();) {
       const Pending& call = pending[j];
       std::vector<int> slots;
-      for (const TensorRef& r : call.refs) {
-        auto it = slot_of_.find({r.layer, r.node});
-        if (it == slot_of_.end()) break;
-        slots.push_back(it->second);
+      for (size_t k = 0; k < call.refs.size(); ++k) {
+        const TensorRef& r = call.refs[k];
+        if (!slot_of_.count({r.layer, r.node})) break;
+        EDL_ASSIGN_OR_RETURN(int slot, SlotOf(r, IndexPath(call.path, k)));
+        slots.push_back(slot);
       }
       if (slots.size() != call.refs.size()) {
         ++j;
@@ -408,12 +419,12 @@ Status ModelBuilder::BuildFunctional(const json& config, const std::string& path
   EDL_ASSIGN_OR_RETURN(model_->output_refs_, ParseEnds(config, "output_layers", path));
   for (size_t i = 0; i < model_->output_refs_.size(); ++i) {
     const TensorRef& r = model_->output_refs_[i];
-    auto it = slot_of_.find({r.layer, r.node});
-    if (it == slot_of_.end()) {
-      return Fail(IndexPath(JoinPath(path, "output_layers"), i),
-                  "node " + std::to_string(r.node) + " of layer \"" + r.layer + "\" does not exist");
+    const std::string p = IndexPath(JoinPath(path, "output_layers"), i);
+    if (!slot_of_.count({r.layer, r.node})) {
+      return Fail(p, "node " + std::to_string(r.node) + " of layer \"" + r.layer + "\" does not exist");
     }
-    model_->output_slots_.push_back(it->second);
+    EDL_ASSIGN_OR_RETURN(int slot, SlotOf(r, p));
+    model_->output_slots_.push_back(slot);
   }
   return Status::Ok();
 }

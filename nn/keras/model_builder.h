@@ -66,6 +66,11 @@ class ModelBuilder {
   std::vector<std::string> paths_;    // per layer
   std::map<std::string, size_t> by_name_;
   std::map<std::pair<std::string, int>, int> slot_of_;
+  // The number of outputs of each call (their slots follow slot_of_'s).
+  std::map<std::pair<std::string, int>, int> outputs_of_;
+  // The slot `r` names; an error naming `path` when the call has no such
+  // output. REQUIRES: the call was resolved (slot_of_ has it).
+  Result<int> SlotOf(const Model::TensorRef& r, const std::string& path) const;
   std::map<std::string, int> default_name_counts_;
 };
 

@@ -17,7 +17,7 @@ const std::vector<std::pair<const char*, ActivationKind>>& Names() {
       {"elu", ActivationKind::kElu},         {"selu", ActivationKind::kSelu},
       {"softplus", ActivationKind::kSoftplus}, {"swish", ActivationKind::kSwish},
       {"silu", ActivationKind::kSwish},      {"softsign", ActivationKind::kSoftsign},
-      {"mish", ActivationKind::kMish},
+      {"mish", ActivationKind::kMish},       {"hard_sigmoid", ActivationKind::kHardSigmoid},
   };
   return *names;
 }
@@ -73,6 +73,8 @@ Var ApplyActivation(ActivationKind kind, const Var& x) {
       return fn::Div(x, fn::Affine(fn::Activation(Eltwise::kAbs, x), 1.f, 1.f));
     case ActivationKind::kMish:
       return fn::Mul(x, fn::Activation(Eltwise::kTanh, fn::Activation(Eltwise::kSoftplus, x)));
+    case ActivationKind::kHardSigmoid:
+      return fn::Activation(Eltwise::kClip, fn::Affine(x, 0.2f, 0.5f), 0.f, 1.f);
   }
   return x;
 }

@@ -25,6 +25,7 @@ enum class ActivationKind {
   kSwish,
   kSoftsign,  // x / (1 + |x|)
   kMish,      // x * tanh(softplus(x))
+  kHardSigmoid,  // clip(0.2 x + 0.5, 0, 1), as Keras 2 and TF.js
 };
 
 // InvalidArgument("unsupported activation \"x\"; supported: ...") for

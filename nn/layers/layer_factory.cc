@@ -17,6 +17,7 @@
 #include "nn/layers/noise.h"
 #include "nn/layers/normalization.h"
 #include "nn/layers/pooling.h"
+#include "nn/layers/recurrent.h"
 #include "nn/layers/reshaping.h"
 
 namespace edl::nn::layers {
@@ -45,6 +46,11 @@ const std::map<std::string, Factory>& Factories() {
   auto noise = [](NoiseLayer::Kind k) {
     return [k](const std::string& n, const nlohmann::json& c) {
       return NoiseLayer::FromConfig(k, n, c);
+    };
+  };
+  auto rnn = [](Recurrent::Cell cell) {
+    return [cell](const std::string& n, const nlohmann::json& c) {
+      return Recurrent::FromConfig(cell, n, c);
     };
   };
   static const auto* factories = new std::map<std::string, Factory>{
@@ -78,6 +84,9 @@ const std::map<std::string, Factory>& Factories() {
       {"Maximum", merge(ElementwiseMerge::Op::kMaximum)},
       {"Minimum", merge(ElementwiseMerge::Op::kMinimum)},
       {"Dot", Dot::FromConfig},
+      {"SimpleRNN", rnn(Recurrent::Cell::kSimpleRNN)},
+      {"LSTM", rnn(Recurrent::Cell::kLSTM)},
+      {"GRU", rnn(Recurrent::Cell::kGRU)},
       {"LeakyReLU", LeakyReLU::FromConfig},
       {"ELU", Elu::FromConfig},
       {"PReLU", PReLU::FromConfig},

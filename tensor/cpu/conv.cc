@@ -60,47 +60,6 @@ dnnl::convolution_forward::primitive_desc ForwardPd(const ConvGeometry& g,
       Engine());
 }
 
-// One tensor argument of a primitive: the user's layout, the primitive's,
-// and the reorder between them (user -> primitive for inputs, back for
-// outputs) when they differ.
-struct Operand {
-  dnnl::memory::desc user, prim;
-  bool reorder = false;
-  dnnl::reorder convert;
-
-  void Init(const dnnl::memory::desc& user_md,
-            const dnnl::memory::desc& prim_md, bool input) {
-    user = user_md;
-    prim = prim_md;
-    reorder = user != prim;
-    if (!reorder) return;
-    convert = input ? dnnl::reorder(dnnl::reorder::primitive_desc(
-                          Engine(), user, Engine(), prim))
-                    : dnnl::reorder(dnnl::reorder::primitive_desc(
-                          Engine(), prim, Engine(), user));
-  }
-
-  // Memory in the primitive's layout over t, or over `scratch`.
-  dnnl::memory Bind(const Tensor& t, Tensor& scratch) const {
-    if (!reorder) return UserMemory(user, t);
-    scratch = Tensor::Empty({static_cast<int64_t>(prim.get_size())},
-                            DType::kUInt8);
-    return UserMemory(prim, scratch);
-  }
-  // Before the primitive runs: fills an input's scratch from t.
-  void In(const Tensor& t, const dnnl::memory& bound) const {
-    if (!reorder) return;
-    dnnl::memory src = UserMemory(user, t);
-    convert.execute(ThreadStream(), src, const_cast<dnnl::memory&>(bound));
-  }
-  // After the primitive runs: copies an output's scratch into t.
-  void Out(const dnnl::memory& bound, Tensor& t) const {
-    if (!reorder) return;
-    dnnl::memory dst = UserMemory(user, t);
-    convert.execute(ThreadStream(), const_cast<dnnl::memory&>(bound), dst);
-  }
-};
-
 // A primitive with its operands: a, b inputs; c output.
 struct ConvEntry {
   Operand a, b, c;

@@ -74,6 +74,12 @@ class DnnlBackend final : public Backend {
   void Gather(const Tensor& table, const Tensor& ids, Tensor& y) override;
   SparseRows Coalesce(const SparseRows& rows) override;
   void ScatterAdd(Tensor& table, const SparseRows& rows, float alpha) override;
+  bool Rnn() const override;
+  Tensor RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
+                    const Tensor& bias, Tensor& y, Tensor& h, Tensor& c) override;
+  void RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
+                   const Tensor& bias, const RnnForwardResult& forward, const Tensor& dy,
+                   const Tensor& dh, const Tensor& dc, RnnGrads& grads) override;
   void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c, Tensor& value,
                    const Tensor& grad, std::vector<Tensor>& slots,
                    const Tensor& ids) override;

@@ -37,6 +37,34 @@ dnnl::memory UserMemory(const dnnl::memory::desc& md, const Tensor& t) {
   return dnnl::memory(md, Engine(), const_cast<void*>(t.raw_data()));
 }
 
+void Operand::Init(const dnnl::memory::desc& user_md, const dnnl::memory::desc& prim_md,
+                   bool input) {
+  user = user_md;
+  prim = prim_md;
+  reorder = user != prim;
+  if (!reorder) return;
+  convert = input ? dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), user, Engine(), prim))
+                  : dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), prim, Engine(), user));
+}
+
+dnnl::memory Operand::Bind(const Tensor& t, Tensor& scratch) const {
+  if (!reorder) return UserMemory(user, t);
+  scratch = Tensor::Empty({static_cast<int64_t>(prim.get_size())}, DType::kUInt8);
+  return UserMemory(prim, scratch);
+}
+
+void Operand::In(const Tensor& t, const dnnl::memory& bound) const {
+  if (!reorder) return;
+  dnnl::memory src = UserMemory(user, t);
+  convert.execute(ThreadStream(), src, const_cast<dnnl::memory&>(bound));
+}
+
+void Operand::Out(const dnnl::memory& bound, Tensor& t) const {
+  if (!reorder) return;
+  dnnl::memory dst = UserMemory(user, t);
+  convert.execute(ThreadStream(), const_cast<dnnl::memory&>(bound), dst);
+}
+
 Key& Key::operator<<(float v) {
   uint32_t bits;
   std::memcpy(&bits, &v, sizeof bits);

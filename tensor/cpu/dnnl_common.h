@@ -29,6 +29,24 @@ Dims ToDims(const Shape& shape);
 // User memory over a tensor's bytes (no copy).
 dnnl::memory UserMemory(const dnnl::memory::desc& md, const Tensor& t);
 
+// One tensor argument of a primitive: the user's layout, the primitive's,
+// and the reorder between them (user -> primitive for inputs, back for
+// outputs) when they differ.
+struct Operand {
+  dnnl::memory::desc user, prim;
+  bool reorder = false;
+  dnnl::reorder convert;
+
+  void Init(const dnnl::memory::desc& user_md, const dnnl::memory::desc& prim_md,
+            bool input);
+  // Memory in the primitive's layout over t, or over `scratch`.
+  dnnl::memory Bind(const Tensor& t, Tensor& scratch) const;
+  // Before the primitive runs: fills an input's scratch from t.
+  void In(const Tensor& t, const dnnl::memory& bound) const;
+  // After the primitive runs: copies an output's scratch into t.
+  void Out(const dnnl::memory& bound, Tensor& t) const;
+};
+
 // Cached primitives, keyed by a string naming the op and its shapes and
 // parameters. make() runs once per key and returns the entry to keep.
 class PrimitiveCache {

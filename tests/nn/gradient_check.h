@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nn/autograd.h"
+#include "nn/functional.h"
 #include "tensor/backend.h"
 
 namespace edl::nn::testing {
@@ -99,6 +100,71 @@ inline void ExpectGradientsMatch(const TestFn& f,
     SCOPED_TRACE(std::string("backend ") + backend->name());
     tensor::ScopedBackend scoped(*backend);
     ExpectGradientsMatchOnCurrentBackend(f, inputs, o);
+  }
+}
+
+using MultiFn = std::function<std::vector<Var>(const std::vector<Var>&)>;
+
+// Checks the gradients of sum_i(seed_i * f(x)_i) with respect to every
+// input and to `weights`, Parameters f reads itself (a layer's), against
+// central differences, on the reference loops and on the oneDNN backend.
+inline void ExpectWeightGradientsMatch(const MultiFn& f, const std::vector<Tensor>& inputs,
+                                       const std::vector<Parameter*>& weights,
+                                       const GradCheckOptions& o = {}) {
+  for (tensor::Backend* backend : {&tensor::ReferenceBackend(), &tensor::CpuBackend()}) {
+    SCOPED_TRACE(std::string("backend ") + backend->name());
+    tensor::ScopedBackend scoped(*backend);
+    std::vector<Parameter> in(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      in[i].name = "input" + std::to_string(i);
+      in[i].value = inputs[i].Clone();
+    }
+    std::vector<Parameter*> all;
+    for (auto& p : in) all.push_back(&p);
+    for (Parameter* p : weights) all.push_back(p);
+    std::vector<Tensor> seeds;
+    auto loss = [&](bool record) {
+      std::vector<Var> vars;
+      for (auto& p : in) vars.push_back(Use(p));
+      std::vector<Var> out = f(vars);
+      std::mt19937_64 rng(o.seed);
+      if (seeds.empty()) {
+        for (const Var& y : out) seeds.push_back(RandomTensor(y.shape(), rng, -1.f, 1.f));
+      }
+      double value = 0;
+      Var total;
+      for (size_t k = 0; k < out.size(); ++k) {
+        value += WeightedSum(out[k].value(), seeds[k]);
+        Var term = fn::Sum(fn::Mul(out[k], Var(seeds[k])));
+        total = total.defined() ? fn::Add(total, term) : term;
+      }
+      if (record) Backward(total);
+      return value;
+    };
+    for (Parameter* p : all) p->ZeroGrad();
+    loss(true);
+    for (size_t i = 0; i < all.size(); ++i) {
+      Parameter& p = *all[i];
+      const Tensor analytic = p.grad.defined() ? p.grad.Clone() : Tensor();
+      for (int64_t k = 0; k < p.value.numel(); ++k) {
+        float* v = p.value.f32() + k;
+        const float saved = *v;
+        double plus, minus;
+        {
+          NoGradGuard guard;
+          *v = static_cast<float>(saved + o.eps);
+          plus = loss(false);
+          *v = static_cast<float>(saved - o.eps);
+          minus = loss(false);
+          *v = saved;
+        }
+        const double numeric = (plus - minus) / (2 * o.eps);
+        const double a = analytic.defined() ? analytic.f32()[k] : 0.0;
+        const double tol = o.atol + o.rtol * std::max(std::abs(numeric), std::abs(a));
+        ASSERT_NEAR(a, numeric, tol) << p.name << " element " << k;
+      }
+    }
+    for (Parameter* p : weights) p->ZeroGrad();
   }
 }
 

@@ -185,6 +185,25 @@ const builders = {
     const out = L.dense({units: 3, activation: 'softmax'}).apply(L.concatenate().apply([avg, max]));
     return {model: tf.model({inputs: x, outputs: out}), inputs: [[2, 5, 6, 3]]};
   },
+  // TF.js' default recurrent activation is hard_sigmoid (edl composes the
+  // steps); sigmoid gates run on edl's oneDNN RNN primitive.
+  recurrent() {
+    const m = tf.sequential();
+    m.add(L.lstm({units: 4, returnSequences: true, inputShape: [6, 3]}));
+    m.add(L.gru({units: 3, returnSequences: true, goBackwards: true}));
+    m.add(L.simpleRNN({units: 2, activation: 'relu'}));
+    m.add(L.dense({units: 2}));
+    return {model: m, inputs: [[3, 6, 3]]};
+  },
+  recurrent_sigmoid() {
+    const x = tf.input({shape: [7, 2]});
+    const a = L.lstm({units: 3, recurrentActivation: 'sigmoid', returnSequences: true}).apply(x);
+    const b = L.gru({units: 4, recurrentActivation: 'sigmoid', goBackwards: true}).apply(a);
+    const c = L.simpleRNN({units: 2}).apply(x);
+    const [, h, cell] = L.lstm({units: 2, recurrentActivation: 'sigmoid', returnState: true}).apply(x);
+    const out = L.dense({units: 3}).apply(L.concatenate().apply([b, c, h, cell]));
+    return {model: tf.model({inputs: x, outputs: out}), inputs: [[2, 7, 2]]};
+  },
 };
 
 async function main() {

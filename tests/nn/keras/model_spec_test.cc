@@ -159,8 +159,8 @@ TEST(ModelSpec, MalformedSpecsGetOneLineErrors) {
             "model.json: metrics must be a list, got \"acc\"");
   EXPECT_EQ(SpecError(R"({"model": {"class_name": "Sequential", "config": {"layers": [
       {"class_name": "Dense", "config": {"units": 2, "batch_input_shape": [null, 3]}},
-      {"class_name": "LSTM", "config": {}}]}}})").substr(0, 66),
-            "model.json: model.config.layers[1]: unsupported layer class \"LSTM\"");
+      {"class_name": "ConvLSTM2D", "config": {}}]}}})").substr(0, 72),
+            "model.json: model.config.layers[1]: unsupported layer class \"ConvLSTM2D\"");
   EXPECT_EQ(LoadModelSpec("/nonexistent/model.json").ok(), false);
 }
 

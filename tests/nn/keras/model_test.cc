@@ -192,8 +192,8 @@ TEST(Model, MalformedJsonGetsErrorsNamingPathAndLayer) {
       {R"({"class_name": "Sequential", "config": {"layers": [
           {"class_name": "Dense", "config": {"units": 2, "batch_input_shape": [null, 3]}},
           {"class_name": "Dense", "config": {"units": 2}},
-          {"class_name": "LSTM", "config": {"units": 2}}]}})",
-       "m.json: model.config.layers[2]: unsupported layer class \"LSTM\""},
+          {"class_name": "ConvLSTM2D", "config": {"units": 2}}]}})",
+       "m.json: model.config.layers[2]: unsupported layer class \"ConvLSTM2D\""},
       {R"({"class_name": "Sequential", "config": {"layers": [
           {"class_name": "Dense", "config": {"name": "d", "units": 2}}]}})",
        "m.json: model.config.layers[0] (Dense \"d\"): the first layer of a Sequential model "
@@ -249,8 +249,8 @@ TEST(Model, MalformedJsonGetsErrorsNamingPathAndLayer) {
           {"name": "x", "class_name": "InputLayer", "config": {"batch_input_shape": [null, 2]}},
           {"name": "d", "class_name": "Dense", "config": {"units": 2}, "inbound_nodes": [[["x", 0, 1, {}]]]}],
           "input_layers": [["x", 0, 0]], "output_layers": [["d", 0, 0]]}})",
-       "m.json: model.config.layers[1].inbound_nodes[0] (Dense \"d\")[0]: layer \"x\" has one "
-       "output, so tensor_index must be 0, got 1"},
+       "m.json: model.config.layers[1].inbound_nodes[0] (Dense \"d\")[0]: layer \"x\" has 1 "
+       "output, so tensor_index must be < 1, got 1"},
       {R"({"class_name": "Functional", "config": {"layers": [
           {"name": "x", "class_name": "InputLayer", "config": {"batch_input_shape": [null, 2]}},
           {"name": "d", "class_name": "Dense", "config": {"units": 2}, "inbound_nodes": [[["x", 0, 0, {}]]]}],

@@ -275,7 +275,7 @@ TEST(InputLayer, ReadsKeras2AndKeras3Shapes) {
 }
 
 TEST(LayerFactory, NamesUnsupportedClassesAndHonoursTrainableFalse) {
-  EXPECT_NE(MakeError("LSTM", json::object()).find("unsupported layer class \"LSTM\""),
+  EXPECT_NE(MakeError("ConvLSTM2D", json::object()).find("unsupported layer class \"ConvLSTM2D\""),
             std::string::npos);
   auto frozen = Make("Dense", {{"name", "d"}, {"units", 2}, {"trainable", false}});
   BuildShapes(*frozen, {{2}});
