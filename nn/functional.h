@@ -66,6 +66,8 @@ Var Concat(const std::vector<Var>& xs, int axis);
 // size (not one per piece, as Slice would), so a sequence can be cut into
 // its steps.
 std::vector<Var> Split(const Var& x, int axis, const std::vector<int64_t>& sizes);
+// x with `axis` reversed (a sequence's steps, last first).
+Var Reverse(const Var& x, int axis);
 Var ReduceOp(Reduce kind, const Var& x, std::vector<int> axes,
              bool keepdims = false);
 Var Sum(const Var& x);   // over all elements, -> scalar

@@ -1,18 +1,9 @@
 #include "nn/functional_rnn.h"
 
-#include <algorithm>
-
 #include "nn/functional.h"
 
 namespace edl::nn::fn {
 namespace {
-
-// x with its time axis (1) reversed.
-Var ReverseTime(const Var& x) {
-  std::vector<Var> steps = Split(x, 1, std::vector<int64_t>(x.shape()[1], 1));
-  std::reverse(steps.begin(), steps.end());
-  return Concat(steps, 1);
-}
 
 // The bias in the primitive's layout: reset-after GRU's [2, 3U] Keras bias
 // becomes [b_z + b'_z, b_r + b'_r, b_h, b'_h].
@@ -36,7 +27,7 @@ bool RnnPrimitiveAvailable(tensor::Device device) { return tensor::RnnAvailable(
 std::vector<Var> Rnn(tensor::RnnCell cell, bool reverse, const Var& x, const Var& kernel,
                      const Var& recurrent, const Var& bias) {
   const int64_t units = recurrent.shape()[0];
-  Var input = reverse ? ReverseTime(x) : x;
+  Var input = reverse ? Reverse(x, 1) : x;
   Var b = PrimitiveBias(cell, bias, units, x.value().device());
   auto forward = std::make_shared<tensor::RnnForwardResult>(tensor::RnnForward(
       cell, input.value(), kernel.value(), recurrent.value(), b.value()));

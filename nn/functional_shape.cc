@@ -1,4 +1,5 @@
 // Reshape, concatenation and reductions (nn/functional.h).
+#include <algorithm>
 #include <utility>
 
 #include "nn/functional.h"
@@ -78,6 +79,13 @@ std::vector<Var> Split(const Var& x, int axis, const std::vector<int64_t>& sizes
                        }
                        return std::vector<Tensor>{tensor::Concat(parts, a)};
                      });
+}
+
+Var Reverse(const Var& x, int axis) {
+  const int a = axis < 0 ? axis + x.value().rank() : axis;
+  std::vector<Var> pieces = Split(x, a, std::vector<int64_t>(x.shape()[a], 1));
+  std::reverse(pieces.begin(), pieces.end());
+  return Concat(pieces, a);
 }
 
 Var ReduceOp(Reduce kind, const Var& x, std::vector<int> axes, bool keepdims) {

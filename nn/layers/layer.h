@@ -55,6 +55,10 @@ class Layer {
   Result<std::vector<Shape>> Build(const std::vector<Shape>& input_shapes,
                                    std::mt19937_64& rng);
   bool built() const { return built_; }
+  // The output shapes Build would give, without building (for wrappers).
+  Result<std::vector<Shape>> OutputShapesFor(const std::vector<Shape>& input_shapes) {
+    return OutputShapes(input_shapes);
+  }
 
   // Applies the layer to batch-first inputs. REQUIRES: built with shapes
   // these inputs have (without their batch axis).
@@ -63,17 +67,18 @@ class Layer {
 
   // In Keras order (trainable first); pointers stay valid for the layer's
   // lifetime.
-  std::vector<Parameter*> weights();
+  // (Wrappers such as Bidirectional list their inner layers' weights.)
+  virtual std::vector<Parameter*> weights();
   // The sum of the weights' regularization penalties; an undefined Var when
   // the layer has none.
-  Var RegularizationLoss();
+  virtual Var RegularizationLoss();
 
   // The Keras (2 / tf.keras / TF.js) config that recreates this layer, with
   // every field this implementation reads spelled out.
   virtual nlohmann::json Config() const;
 
   // Sets trainable=false on every weight (config "trainable": false).
-  void set_trainable(bool trainable);
+  virtual void set_trainable(bool trainable);
   bool trainable() const { return trainable_; }
 
  protected:

@@ -19,6 +19,7 @@
 #include "nn/layers/pooling.h"
 #include "nn/layers/recurrent.h"
 #include "nn/layers/reshaping.h"
+#include "nn/layers/wrappers.h"
 
 namespace edl::nn::layers {
 namespace {
@@ -87,6 +88,8 @@ const std::map<std::string, Factory>& Factories() {
       {"SimpleRNN", rnn(Recurrent::Cell::kSimpleRNN)},
       {"LSTM", rnn(Recurrent::Cell::kLSTM)},
       {"GRU", rnn(Recurrent::Cell::kGRU)},
+      {"Bidirectional", Bidirectional::FromConfig},
+      {"TimeDistributed", TimeDistributed::FromConfig},
       {"LeakyReLU", LeakyReLU::FromConfig},
       {"ELU", Elu::FromConfig},
       {"PReLU", PReLU::FromConfig},

@@ -204,6 +204,20 @@ const builders = {
     const out = L.dense({units: 3}).apply(L.concatenate().apply([b, c, h, cell]));
     return {model: tf.model({inputs: x, outputs: out}), inputs: [[2, 7, 2]]};
   },
+  wrappers() {
+    const x = tf.input({shape: [5, 3]});
+    const seq = L.bidirectional({layer: L.lstm({units: 3, returnSequences: true}),
+                                 mergeMode: 'concat'}).apply(x);
+    const steps = L.timeDistributed({layer: L.dense({units: 2, activation: 'tanh'})}).apply(seq);
+    const sum = L.bidirectional({layer: L.gru({units: 2, recurrentActivation: 'sigmoid'}),
+                                 mergeMode: 'sum'}).apply(steps);
+    const ave = L.bidirectional({layer: L.simpleRNN({units: 2, goBackwards: true}),
+                                 mergeMode: 'ave'}).apply(x);
+    const mul = L.bidirectional({layer: L.lstm({units: 2, recurrentActivation: 'sigmoid'}),
+                                 mergeMode: 'mul'}).apply(x);
+    const out = L.dense({units: 2}).apply(L.concatenate().apply([sum, ave, mul]));
+    return {model: tf.model({inputs: x, outputs: out}), inputs: [[2, 5, 3]]};
+  },
 };
 
 async function main() {

@@ -1,0 +1,69 @@
+// Layer wrappers (Keras semantics and weight names, as TF.js saves them):
+//
+// Bidirectional: a recurrent layer (SimpleRNN, LSTM, GRU) run forwards and a
+// copy run backwards over [steps, features]; the backward copy's steps are
+// put back in time order before merging. merge_mode concat (default, last
+// axis), sum, mul, ave, or null (two outputs: forward, backward). With
+// return_state the forward then the backward final states follow. Weights
+// "<name>/forward_<inner>/kernel", ..., then "<name>/backward_<inner>/...".
+//
+// TimeDistributed: any one-output layer applied to every step of
+// [steps, ...] (the steps folded into the batch). Weights "<name>/kernel".
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "nn/layers/layer.h"
+#include "nn/layers/recurrent.h"
+
+namespace edl::nn::layers {
+
+class Bidirectional : public Layer {
+ public:
+  enum class Merge { kConcat, kSum, kMul, kAve, kNone };
+  static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
+                                                   const nlohmann::json& config);
+  const char* class_name() const override { return "Bidirectional"; }
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
+  nlohmann::json Config() const override;
+  std::vector<Parameter*> weights() override;
+  Var RegularizationLoss() override;
+  void set_trainable(bool trainable) override;
+
+ protected:
+  Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
+  Status CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) override;
+
+ private:
+  using Layer::Layer;
+  Merge merge_ = Merge::kConcat;
+  std::string inner_class_, inner_name_;
+  std::unique_ptr<Layer> forward_layer_, backward_layer_;
+  Recurrent* forward_ = nullptr;
+  Recurrent* backward_ = nullptr;
+};
+
+class TimeDistributed : public Layer {
+ public:
+  static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
+                                                   const nlohmann::json& config);
+  const char* class_name() const override { return "TimeDistributed"; }
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
+  nlohmann::json Config() const override;
+  std::vector<Parameter*> weights() override { return inner_->weights(); }
+  Var RegularizationLoss() override { return inner_->RegularizationLoss(); }
+  void set_trainable(bool trainable) override;
+
+ protected:
+  Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
+  Status CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) override;
+
+ private:
+  using Layer::Layer;
+  std::string inner_class_, inner_name_;
+  std::unique_ptr<Layer> inner_;
+  Shape step_out_;  // the inner layer's output shape for one step
+};
+
+}  // namespace edl::nn::layers
