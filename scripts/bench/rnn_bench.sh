@@ -10,6 +10,9 @@
 # Each configuration runs RUNS times, alternating; prints every run, the
 # medians and their ratio (edl / PyTorch).
 #
+# PyTorch runs as in bench_zoo.sh: Debian's OpenBLAS with
+# OPENBLAS_CORETYPE=Cooperlake (TORCH_BLAS=reference for the reference BLAS).
+#
 # Usage: scripts/bench/rnn_bench.sh [THREADS=2] [STEPS=60] [RUNS=3]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,6 +28,13 @@ EDL=./${BUILD_DIR:-build}/edl
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 die() { echo "rnn_bench: $*" >&2; exit 1; }
+export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Cooperlake}
+torch_env=(env "OMP_NUM_THREADS=$THREADS")
+if [[ "${TORCH_BLAS:-openblas}" == reference ]]; then
+  torch_env+=(LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/blas)
+else
+  torch_env+=(LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp)
+fi
 
 $PY - "$OUT/seq.csv" "$RECORDS" "$VOCAB" <<'PY'
 import random, sys
@@ -65,7 +75,7 @@ for cell in LSTM GRU; do
     read -r e_steps e_samples e_rate < <(sed -n \
       's/^final: .*(\([0-9]*\) steps, \([0-9]*\) samples in [0-9.]* s, \([0-9.]*\) samples\/s)$/\1 \2 \3/p' \
       "$OUT/edl.txt") || die "no final: line from edl train: $(cat "$OUT/edl.txt")"
-    read -r t_steps t_samples t_rate < <($PY scripts/bench/torch_rnn.py "$OUT/seq.csv" $lower \
+    read -r t_steps t_samples t_rate < <("${torch_env[@]}" $PY scripts/bench/torch_rnn.py "$OUT/seq.csv" $lower \
       $STEPS $THREADS $VOCAB | $PY -c "
 import json, sys; j = json.loads(sys.stdin.read())
 print(j['steps'], j['samples'], j['train_samples_per_s'])")
