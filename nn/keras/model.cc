@@ -47,11 +47,17 @@ std::vector<Var> Model::Forward(const std::vector<Tensor>& inputs, bool training
     slots[input_slots_[i]] = Var(v);
   }
   layers::CallContext ctx{training, &rng_};
+  // Each slot's mask (docs/model-spec.md "Masks"); undefined for most.
+  std::vector<Tensor> masks(slot_shapes_.size());
   for (const Step& step : steps_) {
     std::vector<Var> ins;
+    std::vector<Tensor> in_masks;
     ins.reserve(step.input_slots.size());
-    for (int s : step.input_slots) ins.push_back(slots[s]);
-    std::vector<Var> outs = step.layer->Call(ins, ctx);
+    for (int s : step.input_slots) {
+      ins.push_back(slots[s]);
+      in_masks.push_back(masks[s]);
+    }
+    std::vector<Var> outs = step.layer->CallWithMasks(ins, in_masks, ctx, &masks[step.output_slot]);
     EDL_CHECK_EQ(static_cast<int>(outs.size()), step.num_outputs) << step.layer->name();
     for (int k = 0; k < step.num_outputs; ++k) slots[step.output_slot + k] = std::move(outs[k]);
   }

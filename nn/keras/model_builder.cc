@@ -143,13 +143,26 @@ Status ModelBuilder::Call(size_t index, int node, const std::vector<TensorRef>& 
                           const std::vector<int>& slots, const std::string& path) {
   layers::Layer* layer = model_->layers_[index].get();
   std::vector<Shape> shapes;
-  for (int s : slots) shapes.push_back(model_->slot_shapes_[s]);
+  std::vector<bool> masked;
+  for (int s : slots) {
+    shapes.push_back(model_->slot_shapes_[s]);
+    masked.push_back(slot_masked_.count(s) > 0);
+  }
+  for (size_t k = 0; k < slots.size(); ++k) {
+    if (masked[k] && layer->mask_support() == layers::Layer::MaskSupport::kNone) {
+      return Fail(path, std::string("layer \"") + layer->name() + "\" (" + layer->class_name() +
+                            ") does not take masks, but input " + std::to_string(k) +
+                            " carries one (from Embedding mask_zero or Masking); "
+                            "layers that do: docs/model-spec.md, \"Masks\"");
+    }
+  }
   Result<std::vector<Shape>> out = layer->Build(shapes, model_->rng_);
   if (!out.ok()) return Fail(path, out.status().message());
   int slot = static_cast<int>(model_->slot_shapes_.size());
   for (const Shape& s : *out) model_->slot_shapes_.push_back(s);
   slot_of_[{layer->name(), node}] = slot;
   outputs_of_[{layer->name(), node}] = static_cast<int>(out->size());
+  if (layer->OutputMasked(masked)) slot_masked_.insert(slot);
   model_->steps_.push_back({layer, node, slots, slot, static_cast<int>(out->size()), refs});
   return Status::Ok();
 }

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,6 +69,8 @@ class ModelBuilder {
   std::map<std::pair<std::string, int>, int> slot_of_;
   // The number of outputs of each call (their slots follow slot_of_'s).
   std::map<std::pair<std::string, int>, int> outputs_of_;
+  // The slots whose tensors carry a mask.
+  std::set<int> slot_masked_;
   // The slot `r` names; an error naming `path` when the call has no such
   // output. REQUIRES: the call was resolved (slot_of_ has it).
   Result<int> SlotOf(const Model::TensorRef& r, const std::string& path) const;

@@ -22,6 +22,7 @@ class LeakyReLU : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "LeakyReLU"; }
+  MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
   std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
@@ -38,6 +39,7 @@ class Elu : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "ELU"; }
+  MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
   std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
@@ -54,6 +56,7 @@ class ThresholdedReLU : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "ThresholdedReLU"; }
+  MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
   std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
@@ -70,6 +73,7 @@ class PReLU : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "PReLU"; }
+  MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
   std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 

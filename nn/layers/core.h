@@ -85,6 +85,7 @@ class Dropout : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "Dropout"; }
+  MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
   std::vector<Var> Call(const std::vector<Var>& inputs,
                         const CallContext& ctx) override;
   nlohmann::json Config() const override;

@@ -19,15 +19,16 @@ Result<std::unique_ptr<Layer>> Embedding::FromConfig(const std::string& name,
   l->reg_ = ReadRegularizer(r, "embeddings_regularizer");
   r.ExpectNull("activity_regularizer");
   r.ExpectNull("embeddings_constraint");
-  if (r.Bool("mask_zero", false)) {
-    r.Fail("mask_zero", "true is not supported (edl has no masking); use false");
-  }
+  l->mask_zero_ = r.Bool("mask_zero", false);
   EDL_RETURN_IF_ERROR(r.status());
   return std::unique_ptr<Layer>(std::move(l));
 }
 
 Result<std::vector<Shape>> Embedding::OutputShapes(const std::vector<Shape>& in) {
   EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
+  if (mask_zero_ && in[0].size() != 1) {
+    return Error("mask_zero needs ids of shape [steps], got " + tensor::ShapeString(in[0]));
+  }
   Shape out = in[0];
   out.push_back(output_dim_);
   return std::vector<Shape>{out};
@@ -56,6 +57,21 @@ std::vector<Var> Embedding::Call(const std::vector<Var>& inputs,
   return {fn::Embedding(*embeddings_, ids)};
 }
 
+std::vector<Var> Embedding::CallWithMasks(const std::vector<Var>& inputs,
+                                         const std::vector<Tensor>& masks,
+                                         const CallContext& ctx, Tensor* mask) {
+  *mask = Tensor();
+  if (mask_zero_) {
+    Tensor ids = inputs[0].value();
+    if (ids.dtype() != tensor::DType::kInt64) ids = tensor::Cast(ids, tensor::DType::kInt64);
+    ids = ids.On(tensor::Device::kCPU);
+    Tensor m = Tensor::Empty(ids.shape());
+    for (int64_t i = 0; i < ids.numel(); ++i) m.f32()[i] = ids.i64()[i] != 0 ? 1.f : 0.f;
+    *mask = m.On(inputs[0].value().device());
+  }
+  return Call(inputs, ctx);
+}
+
 nlohmann::json Embedding::Config() const {
   nlohmann::json c = Layer::Config();
   c["input_dim"] = input_dim_;
@@ -64,7 +80,7 @@ nlohmann::json Embedding::Config() const {
   c["embeddings_regularizer"] = reg_.json;
   c["activity_regularizer"] = nullptr;
   c["embeddings_constraint"] = nullptr;
-  c["mask_zero"] = false;
+  c["mask_zero"] = mask_zero_;
   return c;
 }
 

@@ -1,7 +1,8 @@
 // Embedding: looks up rows of a [input_dim, output_dim] table for integer
 // ids of any shape -> [ids..., output_dim] (Keras Embedding). Float ids (a
 // TF.js float input) are truncated to integers. The gradient is sparse
-// (Parameter::sparse_grad). mask_zero=true is rejected (no masking in edl).
+// (Parameter::sparse_grad). With mask_zero, id 0 is padding: the output
+// carries a mask, 0 where the id is 0 (ids of rank 1, [N, steps]).
 // REQUIRES at call time: 0 <= id < input_dim (checked; the data pipeline
 // validates user data before it gets here).
 #pragma once
@@ -19,6 +20,10 @@ class Embedding : public Layer {
   std::vector<Var> Call(const std::vector<Var>& inputs,
                         const CallContext& ctx) override;
   nlohmann::json Config() const override;
+  MaskSupport mask_support() const override { return MaskSupport::kUse; }
+  bool OutputMasked(const std::vector<bool>&) const override { return mask_zero_; }
+  std::vector<Var> CallWithMasks(const std::vector<Var>& inputs, const std::vector<Tensor>& masks,
+                                 const CallContext& ctx, Tensor* mask) override;
   // Rows of the table: ids must be in [0, input_dim()).
   int64_t input_dim() const { return input_dim_; }
 
@@ -29,6 +34,7 @@ class Embedding : public Layer {
  private:
   using Layer::Layer;
   int64_t input_dim_ = 0, output_dim_ = 0;
+  bool mask_zero_ = false;
   WeightInit init_;
   WeightPenalty reg_;
   Parameter* embeddings_ = nullptr;

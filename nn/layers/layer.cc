@@ -17,6 +17,15 @@ Result<std::vector<Shape>> Layer::Build(const std::vector<Shape>& input_shapes,
   return outputs;
 }
 
+std::vector<Var> Layer::CallWithMasks(const std::vector<Var>& inputs,
+                                     const std::vector<Tensor>& masks,
+                                     const CallContext& ctx, Tensor* mask) {
+  std::vector<bool> masked;
+  for (const Tensor& m : masks) masked.push_back(m.defined());
+  *mask = OutputMasked(masked) ? masks[0] : Tensor();
+  return Call(inputs, ctx);
+}
+
 std::vector<Parameter*> Layer::weights() {
   std::vector<Parameter*> out;
   for (auto& w : weights_) {

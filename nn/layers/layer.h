@@ -65,6 +65,30 @@ class Layer {
   virtual std::vector<Var> Call(const std::vector<Var>& inputs,
                                 const CallContext& ctx) = 0;
 
+  // ---- Masks (Keras masking) ----
+  // A mask is a float [N, steps] tensor of 1 (a real step) and 0 (padding),
+  // made by Embedding(mask_zero=True) or Masking and carried along with the
+  // sequence through the layers that take it.
+  enum class MaskSupport {
+    kNone,         // refuses a masked input (the model does not build)
+    kPassThrough,  // works step by step; its output carries the input's mask
+    kUse,          // reads the mask (recurrent layers, average pooling)
+  };
+  virtual MaskSupport mask_support() const { return MaskSupport::kNone; }
+  // Whether the first output carries a mask, given which inputs do (build
+  // time). Default: a pass-through layer's output is masked when its first
+  // input is.
+  virtual bool OutputMasked(const std::vector<bool>& inputs_masked) const {
+    return mask_support() == MaskSupport::kPassThrough && !inputs_masked.empty() &&
+           inputs_masked[0];
+  }
+  // Call with the inputs' masks (undefined where none); sets *mask to the
+  // first output's mask (undefined for none). Default: Call, passing the
+  // first input's mask through when OutputMasked says so.
+  virtual std::vector<Var> CallWithMasks(const std::vector<Var>& inputs,
+                                         const std::vector<Tensor>& masks,
+                                         const CallContext& ctx, Tensor* mask);
+
   // In Keras order (trainable first); pointers stay valid for the layer's
   // lifetime.
   // (Wrappers such as Bidirectional list their inner layers' weights.)

@@ -13,6 +13,7 @@
 #include "nn/layers/core.h"
 #include "nn/layers/dense.h"
 #include "nn/layers/embedding.h"
+#include "nn/layers/masking.h"
 #include "nn/layers/merging.h"
 #include "nn/layers/noise.h"
 #include "nn/layers/normalization.h"
@@ -89,6 +90,7 @@ const std::map<std::string, Factory>& Factories() {
       {"LSTM", rnn(Recurrent::Cell::kLSTM)},
       {"GRU", rnn(Recurrent::Cell::kGRU)},
       {"Bidirectional", Bidirectional::FromConfig},
+      {"Masking", Masking::FromConfig},
       {"TimeDistributed", TimeDistributed::FromConfig},
       {"LeakyReLU", LeakyReLU::FromConfig},
       {"ELU", Elu::FromConfig},

@@ -20,6 +20,7 @@ class NoiseLayer : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(Kind kind, const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override;
+  MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
   std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 

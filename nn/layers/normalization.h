@@ -17,6 +17,7 @@ class BatchNormalization : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "BatchNormalization"; }
+  MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
   std::vector<Var> Call(const std::vector<Var>& inputs,
                         const CallContext& ctx) override;
   nlohmann::json Config() const override;
@@ -44,6 +45,7 @@ class LayerNormalization : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "LayerNormalization"; }
+  MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
   std::vector<Var> Call(const std::vector<Var>& inputs,
                         const CallContext& ctx) override;
   nlohmann::json Config() const override;

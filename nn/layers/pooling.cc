@@ -133,6 +133,21 @@ std::vector<Var> GlobalPooling2D::Call(const std::vector<Var>& inputs,
   return {fn::ReduceOp(r, inputs[0], {1, 2}, keepdims_)};
 }
 
+std::vector<Var> GlobalPooling2D::CallWithMasks(const std::vector<Var>& inputs,
+                                                const std::vector<Tensor>& masks,
+                                                const CallContext& ctx, Tensor* mask) {
+  *mask = Tensor();
+  if (masks.empty() || !masks[0].defined()) return Call(inputs, ctx);
+  // sum(x * m) / sum(m) over the steps; a sequence with no real step gives 0.
+  const Shape& s = inputs[0].shape();
+  Var m(masks[0].Reshape({s[0], s[1], 1}));
+  Var total = fn::ReduceOp(tensor::Reduce::kSum, fn::Mul(inputs[0], m), {1});
+  Var count = fn::ReduceOp(tensor::Reduce::kSum, m, {1});
+  Var mean = fn::Div(total, fn::Maximum(count, Var(Tensor::Full({1}, 1.f, m.value().device()))));
+  if (keepdims_) mean = fn::Reshape(mean, {s[0], 1, s[2]});
+  return {mean};
+}
+
 nlohmann::json GlobalPooling2D::Config() const {
   nlohmann::json c = Layer::Config();
   c["data_format"] = "channels_last";

@@ -57,6 +57,13 @@ class GlobalPooling2D : public Layer {
   std::vector<Var> Call(const std::vector<Var>& inputs,
                         const CallContext& ctx) override;
   nlohmann::json Config() const override;
+  // GlobalAveragePooling1D averages over the real steps of a masked input.
+  MaskSupport mask_support() const override {
+    return rank_ == 1 && kind_ == tensor::PoolKind::kAvg ? MaskSupport::kUse : MaskSupport::kNone;
+  }
+  bool OutputMasked(const std::vector<bool>&) const override { return false; }
+  std::vector<Var> CallWithMasks(const std::vector<Var>& inputs, const std::vector<Tensor>& masks,
+                                 const CallContext& ctx, Tensor* mask) override;
 
  protected:
   Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;

@@ -140,6 +140,14 @@ std::vector<Var> Recurrent::Call(const std::vector<Var>& inputs, const CallConte
   return CallMasked(inputs, Tensor(), ctx);
 }
 
+std::vector<Var> Recurrent::CallWithMasks(const std::vector<Var>& inputs,
+                                         const std::vector<Tensor>& masks,
+                                         const CallContext& ctx, Tensor* mask) {
+  const Tensor in = masks.empty() ? Tensor() : masks[0];
+  *mask = return_sequences_ ? in : Tensor();
+  return CallMasked(inputs, in, ctx);
+}
+
 std::vector<Var> Recurrent::CallMasked(const std::vector<Var>& inputs, const Tensor& mask,
                                        const CallContext& ctx) {
   std::vector<Var> out;
@@ -250,7 +258,7 @@ std::vector<Var> Recurrent::Steps(const Var& x, const Tensor& mask, const CallCo
       for (int64_t i = 0; i < n; ++i) m.f32()[i] = host_mask.f32()[i * t_len + t] != 0.f ? 1.f : 0.f;
       Var mv(m.On(device));
       for (size_t s = 0; s < next.size(); ++s) next[s] = Blend(mv, next[s], states[s]);
-      output = Blend(mv, output, previous_output);
+      output = zero_output_for_mask_ ? fn::Mul(output, mv) : Blend(mv, output, previous_output);
       previous_output = output;
     }
     states = std::move(next);

@@ -36,6 +36,14 @@ class Recurrent : public Layer {
   std::vector<Var> CallMasked(const std::vector<Var>& inputs, const Tensor& mask,
                               const CallContext& ctx);
   nlohmann::json Config() const override;
+  MaskSupport mask_support() const override { return MaskSupport::kUse; }
+  // The sequence output carries the input's mask (as Keras, also with
+  // go_backwards); the last state carries none.
+  bool OutputMasked(const std::vector<bool>& in) const override {
+    return return_sequences_ && !in.empty() && in[0];
+  }
+  std::vector<Var> CallWithMasks(const std::vector<Var>& inputs, const std::vector<Tensor>& masks,
+                                 const CallContext& ctx, Tensor* mask) override;
 
   bool return_sequences() const { return return_sequences_; }
   bool return_state() const { return return_state_; }
@@ -45,7 +53,9 @@ class Recurrent : public Layer {
   int num_states() const { return cell_ == Cell::kLSTM ? 2 : 1; }
   // Overrides the config's go_backwards (Bidirectional's backward copy).
   void set_go_backwards(bool b) { go_backwards_ = b; }
-  void set_return_state(bool b) { return_state_ = b; }
+  // Padded steps output zeros instead of the previous output (Keras sets
+  // this on Bidirectional's copies when they return sequences).
+  void set_zero_output_for_mask(bool b) { zero_output_for_mask_ = b; }
 
  protected:
   Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
@@ -74,6 +84,7 @@ class Recurrent : public Layer {
   bool return_sequences_ = false;
   bool return_state_ = false;
   bool go_backwards_ = false;
+  bool zero_output_for_mask_ = false;
   float dropout_ = 0.f;
   float recurrent_dropout_ = 0.f;
   WeightInit kernel_init_, recurrent_init_, bias_init_;

@@ -76,6 +76,7 @@ Result<std::unique_ptr<Layer>> Bidirectional::FromConfig(const std::string& name
     if (rnn == nullptr) {
       return InvalidArgument("layer must be SimpleRNN, LSTM or GRU, got " + inner.cls);
     }
+    rnn->set_zero_output_for_mask(rnn->return_sequences());
     if (backward) {
       rnn->set_go_backwards(!rnn->go_backwards());
       l->backward_ = rnn;
@@ -110,8 +111,17 @@ Status Bidirectional::CreateWeights(const std::vector<Shape>& in, std::mt19937_6
 }
 
 std::vector<Var> Bidirectional::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
-  std::vector<Var> f = forward_->Call(inputs, ctx);
-  std::vector<Var> b = backward_->Call(inputs, ctx);
+  Tensor mask;
+  return CallWithMasks(inputs, {}, ctx, &mask);
+}
+
+std::vector<Var> Bidirectional::CallWithMasks(const std::vector<Var>& inputs,
+                                              const std::vector<Tensor>& masks,
+                                              const CallContext& ctx, Tensor* mask) {
+  const Tensor in = masks.empty() ? Tensor() : masks[0];
+  *mask = forward_->return_sequences() ? in : Tensor();
+  std::vector<Var> f = forward_->CallMasked(inputs, in, ctx);
+  std::vector<Var> b = backward_->CallMasked(inputs, in, ctx);
   // The backward copy returns its steps last first: put them in time order.
   if (backward_->return_sequences()) b[0] = fn::Reverse(b[0], 1);
   std::vector<Var> out;

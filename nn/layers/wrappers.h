@@ -30,6 +30,12 @@ class Bidirectional : public Layer {
   std::vector<Parameter*> weights() override;
   Var RegularizationLoss() override;
   void set_trainable(bool trainable) override;
+  MaskSupport mask_support() const override { return MaskSupport::kUse; }
+  bool OutputMasked(const std::vector<bool>& in) const override {
+    return forward_->OutputMasked(in);
+  }
+  std::vector<Var> CallWithMasks(const std::vector<Var>& inputs, const std::vector<Tensor>& masks,
+                                 const CallContext& ctx, Tensor* mask) override;
 
  protected:
   Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
@@ -49,6 +55,7 @@ class TimeDistributed : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "TimeDistributed"; }
+  MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
   std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
   std::vector<Parameter*> weights() override { return inner_->weights(); }

@@ -218,6 +218,27 @@ const builders = {
     const out = L.dense({units: 2}).apply(L.concatenate().apply([sum, ave, mul]));
     return {model: tf.model({inputs: x, outputs: out}), inputs: [[2, 5, 3]]};
   },
+  // Masks: id 0 is padding (after, before and inside the sequences).
+  masked_embedding() {
+    const ids = tf.input({shape: [6], dtype: 'int32'});
+    const e = L.embedding({inputDim: 10, outputDim: 3, maskZero: true}).apply(ids);
+    const seq = L.bidirectional({layer: L.lstm({units: 2, recurrentActivation: 'sigmoid',
+                                                returnSequences: true})}).apply(e);
+    const last = L.gru({units: 3}).apply(seq);
+    const out = L.dense({units: 2}).apply(last);
+    const x = tf.tensor2d([[3, 1, 4, 1, 5, 9], [2, 6, 5, 0, 0, 0], [0, 0, 7, 1, 8, 2],
+                           [4, 0, 3, 0, 0, 0]], [4, 6], 'int32');
+    return {model: tf.model({inputs: ids, outputs: out}), inputs: [x]};
+  },
+  masking_layer() {
+    const x = tf.input({shape: [5, 2]});
+    const m = L.masking({maskValue: 0}).apply(x);
+    const s = L.simpleRNN({units: 3, returnSequences: true}).apply(m);
+    const h = L.lstm({units: 2, recurrentActivation: 'sigmoid'}).apply(s);
+    const values = randomTensor([3, 5, 2], 'float32', 0).mul(
+        tf.tensor([1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 1, 0, 1, 1, 0], [3, 5, 1]));
+    return {model: tf.model({inputs: x, outputs: h}), inputs: [values]};
+  },
 };
 
 async function main() {
@@ -229,6 +250,7 @@ async function main() {
     const {model, inputs} = build();
     randomizeWeights(model);
     const xs = inputs.map((spec, i) => {
+      if (spec instanceof tf.Tensor) return spec;  // given values
       const input = model.inputs[i];
       const maxId = spec.length > input.shape.length ? spec[spec.length - 1] : 0;
       const shape = maxId ? spec.slice(0, -1) : spec;

@@ -220,8 +220,9 @@ TEST(Embedding, AppendsOutputDimAndDefaultsToSmallUniformWeights) {
   }
   Var y = l->Call({Var(Tensor::FromInts({1, 2}, {7, 7}))}, {})[0];
   EXPECT_EQ(y.shape(), (Shape{1, 2, 3}));
-  EXPECT_EQ(MakeError("Embedding", {{"input_dim", 10}, {"output_dim", 3}, {"mask_zero", true}}),
-            "mask_zero true is not supported (edl has no masking); use false");
+  auto masked = Make("Embedding", {{"input_dim", 10}, {"output_dim", 3}, {"mask_zero", true}});
+  EXPECT_EQ(BuildError(*masked, {{2, 3}}),
+            "layer \"l\" (Embedding): mask_zero needs ids of shape [steps], got [2, 3]");
   EXPECT_EQ(MakeError("Embedding", {{"input_dim", 10}}), "output_dim is required");
 }
 
