@@ -127,6 +127,21 @@ constexpr char kCriteoDeepFm[] = R"json({"model": {"class_name": "Functional", "
       {"name": "deep", "class_name": "Dense", "config": {"name": "deep", "units": 1, "use_bias": false}, "inbound_nodes": [[["deep_2", 0, 0, {}]]]},
       {"name": "logit", "class_name": "Add", "config": {"name": "logit"}, "inbound_nodes": [[["linear", 0, 0, {}], ["fm", 0, 0, {}], ["deep", 0, 0, {}]]]}], "input_layers": [["numeric", 0, 0], ["categorical", 0, 0]], "output_layers": [["logit", 0, 0]]}}, "loss": {"class_name": "BinaryCrossentropy", "config": {"from_logits": true}}, "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.001}}, "metrics": [{"class_name": "AUC", "config": {"from_logits": true}}, "binary_accuracy"], "input": {"format": "csv", "label": "label", "numeric": ["I1", "I2", "I3", "I4", "I5", "I6", "I7", "I8", "I9", "I10", "I11", "I12", "I13"], "categorical": [{"column": "C1", "hash_buckets": 1000}, {"column": "C2", "hash_buckets": 500}, {"column": "C3", "hash_buckets": 50000}, {"column": "C4", "hash_buckets": 20000}, {"column": "C5", "hash_buckets": 300}, {"column": "C6", "hash_buckets": 30}, {"column": "C7", "hash_buckets": 10000}, {"column": "C8", "hash_buckets": 600}, {"column": "C9", "hash_buckets": 10}, {"column": "C10", "hash_buckets": 30000}, {"column": "C11", "hash_buckets": 5000}, {"column": "C12", "hash_buckets": 50000}, {"column": "C13", "hash_buckets": 3000}, {"column": "C14", "hash_buckets": 30}, {"column": "C15", "hash_buckets": 10000}, {"column": "C16", "hash_buckets": 50000}, {"column": "C17", "hash_buckets": 10}, {"column": "C18", "hash_buckets": 4000}, {"column": "C19", "hash_buckets": 2000}, {"column": "C20", "hash_buckets": 10}, {"column": "C21", "hash_buckets": 50000}, {"column": "C22", "hash_buckets": 20}, {"column": "C23", "hash_buckets": 20}, {"column": "C24", "hash_buckets": 30000}, {"column": "C25", "hash_buckets": 100}, {"column": "C26", "hash_buckets": 20000}], "categorical_layout": "concat_with_offsets"}})json";
 
+// Sentiment-style text classification over padded id sequences (IMDB's
+// shape: keras.datasets.imdb pads reviews to a fixed length with id 0).
+constexpr char kImdbBilstm[] = R"json({
+  "model": {"class_name": "Sequential", "config": {"name": "imdb_bilstm", "layers": [
+    {"class_name": "Embedding", "config": {"name": "embedding", "input_dim": 5000, "output_dim": 32, "mask_zero": true, "batch_input_shape": [null, 80]}},
+    {"class_name": "Bidirectional", "config": {"name": "bilstm", "merge_mode": "concat",
+      "layer": {"class_name": "LSTM", "config": {"name": "lstm", "units": 32}}}},
+    {"class_name": "Dense", "config": {"name": "hidden", "units": 16, "activation": "relu"}},
+    {"class_name": "Dense", "config": {"name": "logit", "units": 1}}]}},
+  "loss": {"class_name": "BinaryCrossentropy", "config": {"from_logits": true}},
+  "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.005}},
+  "metrics": ["binary_accuracy"],
+  "input": {"format": "csv", "label": "label"}
+})json";
+
 const std::map<std::string, ZooEntry>& Zoo() {
   static const auto* zoo = new std::map<std::string, ZooEntry>{
       {"cifar10_resnet",
@@ -148,6 +163,11 @@ const std::map<std::string, ZooEntry>& Zoo() {
         "max pooling, dropout, Dense(10) logits; Adam 0.001 cosine-decayed to 1e-4 "
         "over 3 epochs of batch 64",
         kFashionMnistCnn}},
+      {"imdb_bilstm",
+       {"Text classifier for id sequences of length 80 padded with 0 (CSV columns t0..t79, "
+        "label): Embedding(5000, 32, mask_zero) -> Bidirectional(LSTM(32)) -> Dense(16, relu) "
+        "-> Dense(1) logit; binary cross-entropy from logits, Adam 0.005",
+        kImdbBilstm}},
       {"planted_deepfm",
        {"DeepFM for CSVs with numeric x0..x3 and categorical c0..c2 (data/ planted "
         "CSVs): linear + FM + deep parts over a shared embedding table; "

@@ -3,6 +3,8 @@
 //   fashion_mnist_mlp   Flatten -> Dense(128, relu) -> Dense(10) logits
 //   fashion_mnist_cnn   ElasticDL's mnist functional model (2 Conv2D, BN,
 //                       max pooling, dropout, Dense(10) logits)
+//   imdb_bilstm         Embedding(mask_zero) -> Bidirectional LSTM -> Dense
+//                       for zero-padded id sequences
 //   planted_deepfm      DeepFM for CSV data with numeric and categorical
 //                       columns (the planted-model CSVs of data/)
 #pragma once
