@@ -7,6 +7,19 @@ namespace edl::nn::fn {
 
 Var Conv2D(const Var& x, const Var& w, const Var& b,
            const tensor::Conv2DParams& p) {
+  if (p.groups > 1 && !tensor::GroupedConvAvailable(x.value().device())) {
+    // One convolution per group of channels.
+    const int64_t g = p.groups, in = x.shape()[3] / g, out = w.shape()[3] / g;
+    std::vector<Var> xs = Split(x, 3, std::vector<int64_t>(g, in));
+    std::vector<Var> ws = Split(w, 3, std::vector<int64_t>(g, out));
+    std::vector<Var> bs = b.defined() ? Split(b, 0, std::vector<int64_t>(g, out))
+                                      : std::vector<Var>(g);
+    tensor::Conv2DParams single = p;
+    single.groups = 1;
+    std::vector<Var> ys;
+    for (int64_t i = 0; i < g; ++i) ys.push_back(Conv2D(xs[i], ws[i], bs[i], single));
+    return Concat(ys, 3);
+  }
   Tensor xv = x.value(), wv = w.value();
   const bool need_x = x.requires_grad(), need_w = w.requires_grad(),
              need_b = b.requires_grad();

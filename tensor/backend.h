@@ -107,6 +107,10 @@ class Backend {
   virtual void ScatterAdd(Tensor& table, const SparseRows& rows,
                           float alpha) = 0;
 
+  // Whether Conv2D* honour Conv2DParams::groups > 1. Backends without
+  // (CUDA today) get one convolution per group from nn/ instead.
+  virtual bool GroupedConv() const { return false; }
+
   // Whole-sequence recurrent cells (tensor/ops.h RnnForward). Backends
   // without them keep the defaults: Rnn() false, and the layers compose
   // the steps from the other primitives.

@@ -94,6 +94,10 @@ struct Conv2DParams {
   std::array<int64_t, 2> dilations{1, 1};
   // top, bottom, left, right
   std::array<int64_t, 4> padding{0, 0, 0, 0};
+  // Grouped convolution (Keras Conv2D groups; DepthwiseConv2D is groups =
+  // C): the kernel is [kh, kw, C / groups, O] and output channel o reads
+  // input channels g * C/groups .. (g + 1) * C/groups - 1, g = o / (O/groups).
+  int64_t groups = 1;
 };
 enum class Padding { kValid, kSame };
 // The explicit padding Keras/TensorFlow uses for `padding` (same puts the
@@ -108,7 +112,10 @@ std::array<int64_t, 4> ComputePadding(Padding padding, int64_t in_h,
 int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride,
                        int64_t dilation, int64_t pad_begin, int64_t pad_end);
 
-// x [N, H, W, C], w [kh, kw, C, O], bias [O] or undefined -> y [N, OH, OW, O].
+// True when the backend for `device` in this thread honours groups > 1.
+bool GroupedConvAvailable(Device device);
+// x [N, H, W, C], w [kh, kw, C / groups, O], bias [O] or undefined ->
+// y [N, OH, OW, O].
 Tensor Conv2DForward(const Tensor& x, const Tensor& w, const Tensor& bias,
                      const Conv2DParams& p);
 // dx [N, H, W, C] from dy [N, OH, OW, O].

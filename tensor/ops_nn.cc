@@ -30,9 +30,12 @@ Shape ConvOutputShape(const Shape& x_shape, const Shape& w_shape,
                       const Conv2DParams& p, const char* op) {
   EDL_CHECK(x_shape.size() == 4 && w_shape.size() == 4)
       << op << ": x " << ShapeString(x_shape) << " w " << ShapeString(w_shape);
-  EDL_CHECK_EQ(x_shape[3], w_shape[2])
-      << op << ": input channels of x " << ShapeString(x_shape) << " and w "
+  EDL_CHECK(p.groups >= 1 && x_shape[3] % p.groups == 0 && w_shape[3] % p.groups == 0)
+      << op << ": " << p.groups << " groups for x " << ShapeString(x_shape) << " and w "
       << ShapeString(w_shape);
+  EDL_CHECK_EQ(x_shape[3] / p.groups, w_shape[2])
+      << op << ": input channels of x " << ShapeString(x_shape) << " and w "
+      << ShapeString(w_shape) << " (" << p.groups << " groups)";
   CheckWindow(p.strides, p.dilations, p.padding, op);
   int64_t oh = ConvOutputSize(x_shape[1], w_shape[0], p.strides[0],
                               p.dilations[0], p.padding[0], p.padding[1]);
@@ -104,6 +107,8 @@ int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride,
   if (span < 0) return 0;
   return span / stride + 1;
 }
+
+bool GroupedConvAvailable(Device device) { return BackendFor(device).GroupedConv(); }
 
 Tensor Conv2DForward(const Tensor& x, const Tensor& w, const Tensor& bias,
                      const Conv2DParams& p) {

@@ -1,4 +1,5 @@
 #include "nn/keras/zoo.h"
+#include "nn/keras/zoo_mobilenet_v2.h"
 
 #include <map>
 
@@ -168,6 +169,11 @@ const std::map<std::string, ZooEntry>& Zoo() {
         "label): Embedding(5000, 32, mask_zero) -> Bidirectional(LSTM(32)) -> Dense(16, relu) "
         "-> Dense(1) logit; binary cross-entropy from logits, Adam 0.005",
         kImdbBilstm}},
+      {"mobilenet_v2",
+       {"MobileNetV2 (width 0.5) for CIFAR-10-shaped [32, 32, 3] images: stride-1 stem, "
+        "17 inverted residual blocks (1x1 expansion, 3x3 DepthwiseConv2D, 1x1 projection, BN, "
+        "ReLU6), 1x1 conv to 1280, global average pooling, Dense(10) logits; Adam 0.002",
+        kMobilenetV2}},
       {"planted_deepfm",
        {"DeepFM for CSVs with numeric x0..x3 and categorical c0..c2 (data/ planted "
         "CSVs): linear + FM + deep parts over a shared embedding table; "

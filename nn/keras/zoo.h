@@ -5,6 +5,7 @@
 //                       max pooling, dropout, Dense(10) logits)
 //   imdb_bilstm         Embedding(mask_zero) -> Bidirectional LSTM -> Dense
 //                       for zero-padded id sequences
+//   mobilenet_v2        MobileNetV2 (width 0.5) for [32, 32, 3] images
 //   planted_deepfm      DeepFM for CSV data with numeric and categorical
 //                       columns (the planted-model CSVs of data/)
 #pragma once

@@ -14,13 +14,8 @@ Result<std::unique_ptr<Layer>> Conv2D::FromConfig1D(const std::string& name,
   return Read(1, name, config);
 }
 
-Result<std::unique_ptr<Layer>> Conv2D::Read(int rank, const std::string& name,
-                                            const nlohmann::json& config) {
-  std::unique_ptr<Conv2D> l(new Conv2D(name));
-  l->rank_ = rank;
-  ConfigReader r(config);
-  l->filters_ = r.RequiredInt("filters");
-  if (r.status().ok() && l->filters_ <= 0) r.Fail("filters", "must be positive");
+ConvWindow ReadConvWindow(ConfigReader& r, int rank) {
+  ConvWindow w;
   if (r.Get("kernel_size") == nullptr) r.Fail("kernel_size", "is required");
   // Conv1D: one size per field, kept as {1, size}.
   auto sizes = [&](const char* field) {
@@ -31,20 +26,15 @@ Result<std::unique_ptr<Layer>> Conv2D::Read(int rank, const std::string& name,
     }
     return std::array<int64_t, 2>{1, r.IntPair(field, {1, 1})[1]};
   };
-  l->kernel_size_ = sizes("kernel_size");
-  l->strides_ = sizes("strides");
-  l->dilation_ = sizes("dilation_rate");
-  for (int64_t v : {l->kernel_size_[0], l->kernel_size_[1]}) {
-    if (v <= 0) r.Fail("kernel_size", "must be positive");
+  w.kernel_size = sizes("kernel_size");
+  w.strides = sizes("strides");
+  w.dilation = sizes("dilation_rate");
+  for (auto [field, pair] : {std::pair<const char*, std::array<int64_t, 2>>{"kernel_size", w.kernel_size},
+                             {"strides", w.strides},
+                             {"dilation_rate", w.dilation}}) {
+    if (pair[0] <= 0 || pair[1] <= 0) r.Fail(field, "must be positive");
   }
-  for (int64_t v : {l->strides_[0], l->strides_[1]}) {
-    if (v <= 0) r.Fail("strides", "must be positive");
-  }
-  for (int64_t v : {l->dilation_[0], l->dilation_[1]}) {
-    if (v <= 0) r.Fail("dilation_rate", "must be positive");
-  }
-  if ((l->strides_[0] > 1 || l->strides_[1] > 1) &&
-      (l->dilation_[0] > 1 || l->dilation_[1] > 1)) {
+  if ((w.strides[0] > 1 || w.strides[1] > 1) && (w.dilation[0] > 1 || w.dilation[1] > 1)) {
     r.Fail("strides", "> 1 cannot be combined with dilation_rate > 1 (as Keras)");
   }
   if (rank == 1) {
@@ -53,10 +43,56 @@ Result<std::unique_ptr<Layer>> Conv2D::Read(int rank, const std::string& name,
     r.ExpectOneOf("padding", {"valid", "same"});
   }
   const std::string padding = r.String("padding", "valid");
-  l->padding_ = padding == "same" ? tensor::Padding::kSame : tensor::Padding::kValid;
-  l->causal_ = padding == "causal";
+  w.padding = padding == "same" ? tensor::Padding::kSame : tensor::Padding::kValid;
+  w.causal = padding == "causal";
   r.ExpectOneOf("data_format", {"channels_last"});
-  if (r.Int("groups", 1) != 1) r.Fail("groups", "other than 1 is not supported");
+  return w;
+}
+
+tensor::Conv2DParams ConvWindow::ParamsFor(const Shape& in) const {
+  tensor::Conv2DParams p;
+  p.strides = strides;
+  p.dilations = dilation;
+  p.padding = tensor::ComputePadding(padding, in[0], in[1], kernel_size[0], kernel_size[1],
+                                     strides, dilation);
+  if (causal) p.padding = {0, 0, (kernel_size[1] - 1) * dilation[1], 0};
+  return p;
+}
+
+Result<std::array<int64_t, 2>> ConvWindow::OutputSize(const Shape& in) const {
+  const tensor::Conv2DParams p = ParamsFor(in);
+  const int64_t oh = tensor::ConvOutputSize(in[0], kernel_size[0], strides[0], dilation[0],
+                                            p.padding[0], p.padding[1]);
+  const int64_t ow = tensor::ConvOutputSize(in[1], kernel_size[1], strides[1], dilation[1],
+                                            p.padding[2], p.padding[3]);
+  if (oh <= 0 || ow <= 0) {
+    return InvalidArgument("is smaller than the " + std::to_string(kernel_size[0]) + "x" +
+                           std::to_string(kernel_size[1]) + " kernel");
+  }
+  return std::array<int64_t, 2>{oh, ow};
+}
+
+void ConvWindow::ToConfig(nlohmann::json& c) const {
+  c["kernel_size"] = kernel_size;
+  c["strides"] = strides;
+  c["dilation_rate"] = dilation;
+  c["padding"] = causal ? "causal" : padding == tensor::Padding::kSame ? "same" : "valid";
+  c["data_format"] = "channels_last";
+}
+
+Result<std::unique_ptr<Layer>> Conv2D::Read(int rank, const std::string& name,
+                                            const nlohmann::json& config) {
+  std::unique_ptr<Conv2D> l(new Conv2D(name));
+  l->rank_ = rank;
+  ConfigReader r(config);
+  l->filters_ = r.RequiredInt("filters");
+  if (r.status().ok() && l->filters_ <= 0) r.Fail("filters", "must be positive");
+  l->window_ = ReadConvWindow(r, rank);
+  l->groups_ = r.Int("groups", 1);
+  if (r.status().ok() && (l->groups_ < 1 || l->filters_ % l->groups_ != 0)) {
+    r.Fail("groups", "must be a positive divisor of filters (" + std::to_string(l->filters_) +
+                         "), got " + std::to_string(l->groups_));
+  }
   EDL_ASSIGN_OR_RETURN(l->activation_, ParseActivation(r.String("activation", "linear")));
   l->use_bias_ = r.Bool("use_bias", true);
   l->kernel_init_ = ReadInitializer(r, "kernel_initializer", "GlorotUniform");
@@ -71,12 +107,8 @@ Result<std::unique_ptr<Layer>> Conv2D::Read(int rank, const std::string& name,
 }
 
 tensor::Conv2DParams Conv2D::ParamsFor(const Shape& in) const {
-  tensor::Conv2DParams p;
-  p.strides = strides_;
-  p.dilations = dilation_;
-  p.padding = tensor::ComputePadding(padding_, in[0], in[1], kernel_size_[0],
-                                     kernel_size_[1], strides_, dilation_);
-  if (causal_) p.padding = {0, 0, (kernel_size_[1] - 1) * dilation_[1], 0};
+  tensor::Conv2DParams p = window_.ParamsFor(in);
+  p.groups = groups_;
   return p;
 }
 
@@ -93,26 +125,28 @@ Result<std::vector<Shape>> Conv2D::OutputShapes(const std::vector<Shape>& in) {
     return Error("was built for " + std::to_string(in_channels_) +
                  " input channels, got " + tensor::ShapeString(s));
   }
-  tensor::Conv2DParams p = ParamsFor(s);
-  int64_t oh = tensor::ConvOutputSize(s[0], kernel_size_[0], strides_[0],
-                                      dilation_[0], p.padding[0], p.padding[1]);
-  int64_t ow = tensor::ConvOutputSize(s[1], kernel_size_[1], strides_[1],
-                                      dilation_[1], p.padding[2], p.padding[3]);
-  if (oh <= 0 || ow <= 0) {
-    return Error("input " + tensor::ShapeString(in[0]) + " is smaller than the " +
-                 (rank_ == 1 ? std::to_string(kernel_size_[1]) + "-step"
-                             : std::to_string(kernel_size_[0]) + "x" +
-                                   std::to_string(kernel_size_[1])) +
-                 " kernel");
+  if (s[2] % groups_ != 0) {
+    return Error(std::to_string(s[2]) + " input channels do not split into " +
+                 std::to_string(groups_) + " groups");
   }
-  if (rank_ == 1) return std::vector<Shape>{{ow, filters_}};
-  return std::vector<Shape>{{oh, ow, filters_}};
+  auto size = window_.OutputSize(s);
+  if (!size.ok()) {
+    if (rank_ == 1) {
+      return Error("input " + tensor::ShapeString(in[0]) + " is smaller than the " +
+                   std::to_string(window_.kernel_size[1]) + "-step kernel");
+    }
+    return Error("input " + tensor::ShapeString(in[0]) + " " + size.status().message());
+  }
+  if (rank_ == 1) return std::vector<Shape>{{(*size)[1], filters_}};
+  return std::vector<Shape>{{(*size)[0], (*size)[1], filters_}};
 }
 
 Status Conv2D::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
   in_channels_ = in[0].back();
-  const Shape kernel = rank_ == 1 ? Shape{kernel_size_[1], in_channels_, filters_}
-                                  : Shape{kernel_size_[0], kernel_size_[1], in_channels_, filters_};
+  const int64_t per_group = in_channels_ / groups_;
+  const Shape kernel = rank_ == 1 ? Shape{window_.kernel_size[1], per_group, filters_}
+                                  : Shape{window_.kernel_size[0], window_.kernel_size[1],
+                                          per_group, filters_};
   kernel_ = AddWeight("kernel", MakeWeight(kernel_init_, kernel, rng), true,
                       kernel_reg_.Function());
   if (use_bias_) {
@@ -129,7 +163,8 @@ std::vector<Var> Conv2D::Call(const std::vector<Var>& inputs,
     // [B, steps, C] as [B, 1, steps, C]; kernel [k, C, F] as [1, k, C, F].
     const int64_t batch = x.shape()[0], steps = x.shape()[1];
     Var x2 = fn::Reshape(x, {batch, 1, steps, in_channels_});
-    Var k2 = fn::Reshape(Use(*kernel_), {1, kernel_size_[1], in_channels_, filters_});
+    Var k2 = fn::Reshape(Use(*kernel_),
+                         {1, window_.kernel_size[1], in_channels_ / groups_, filters_});
     Var y = fn::Conv2D(x2, k2, bias_ ? Use(*bias_) : Var(), ParamsFor({1, steps, in_channels_}));
     y = fn::Reshape(y, {batch, y.shape()[2], filters_});
     return {ApplyActivation(activation_, y)};
@@ -142,17 +177,13 @@ std::vector<Var> Conv2D::Call(const std::vector<Var>& inputs,
 nlohmann::json Conv2D::Config() const {
   nlohmann::json c = Layer::Config();
   c["filters"] = filters_;
+  window_.ToConfig(c);
   if (rank_ == 1) {
-    c["kernel_size"] = {kernel_size_[1]};
-    c["strides"] = {strides_[1]};
-    c["dilation_rate"] = {dilation_[1]};
-  } else {
-    c["kernel_size"] = kernel_size_;
-    c["strides"] = strides_;
-    c["dilation_rate"] = dilation_;
+    c["kernel_size"] = {window_.kernel_size[1]};
+    c["strides"] = {window_.strides[1]};
+    c["dilation_rate"] = {window_.dilation[1]};
   }
-  c["padding"] = causal_ ? "causal" : padding_ == tensor::Padding::kSame ? "same" : "valid";
-  c["data_format"] = "channels_last";
+  if (groups_ != 1) c["groups"] = groups_;  // (TF.js has no groups)
   c["activation"] = ActivationName(activation_);
   c["use_bias"] = use_bias_;
   c["kernel_initializer"] = kernel_init_.json;

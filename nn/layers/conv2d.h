@@ -1,5 +1,6 @@
 // Conv2D: 2-D convolution over NHWC inputs (Keras Conv2D, channels_last
-// only). Weights: kernel [kh, kw, in_channels, filters], bias [filters].
+// only). Weights: kernel [kh, kw, in_channels / groups, filters], bias
+// [filters].
 // "same" padding puts the extra row/column at the bottom/right, as
 // TensorFlow. Conv1D is the same over [steps, channels] inputs (run as a
 // convolution of height 1): kernel [k, in_channels, filters], and also
@@ -14,6 +15,23 @@
 #include "tensor/ops.h"
 
 namespace edl::nn::layers {
+
+// The window fields every convolution reads: kernel_size (required),
+// strides, dilation_rate, padding, data_format (channels_last only). rank 1
+// (Conv1D) keeps one size per field as {1, size} and allows "causal".
+struct ConvWindow {
+  std::array<int64_t, 2> kernel_size{1, 1}, strides{1, 1}, dilation{1, 1};
+  tensor::Padding padding = tensor::Padding::kValid;
+  bool causal = false;
+
+  // The convolution over `in` [H, W, C].
+  tensor::Conv2DParams ParamsFor(const Shape& in) const;
+  // The output [OH, OW]; an error naming the kernel when `in` is too small.
+  Result<std::array<int64_t, 2>> OutputSize(const Shape& in) const;
+  // Writes the fields back into a Keras config (2-D form).
+  void ToConfig(nlohmann::json& c) const;
+};
+ConvWindow ReadConvWindow(ConfigReader& r, int rank);
 
 class Conv2D : public Layer {
  public:
@@ -37,11 +55,10 @@ class Conv2D : public Layer {
   // `in`: [H, W, C] (Conv1D: [1, steps, C]).
   tensor::Conv2DParams ParamsFor(const Shape& in) const;
 
-  int rank_ = 2;        // 1: Conv1D, its sizes in the second entries below
-  bool causal_ = false;  // Conv1D only
+  int rank_ = 2;  // 1: Conv1D, its sizes in the second entries of window_
   int64_t filters_ = 0;
-  std::array<int64_t, 2> kernel_size_{1, 1}, strides_{1, 1}, dilation_{1, 1};
-  tensor::Padding padding_ = tensor::Padding::kValid;
+  int64_t groups_ = 1;
+  ConvWindow window_;
   ActivationKind activation_ = ActivationKind::kLinear;
   bool use_bias_ = true;
   WeightInit kernel_init_, bias_init_;

@@ -12,6 +12,7 @@
 #include "nn/layers/conv2d_transpose.h"
 #include "nn/layers/core.h"
 #include "nn/layers/dense.h"
+#include "nn/layers/depthwise_conv.h"
 #include "nn/layers/embedding.h"
 #include "nn/layers/masking.h"
 #include "nn/layers/merging.h"
@@ -61,6 +62,8 @@ const std::map<std::string, Factory>& Factories() {
       {"Conv2D", Conv2D::FromConfig},
       {"Conv1D", Conv2D::FromConfig1D},
       {"Conv2DTranspose", Conv2DTranspose::FromConfig},
+      {"DepthwiseConv2D", DepthwiseConv2D::FromConfig},
+      {"SeparableConv2D", DepthwiseConv2D::FromConfigSeparable},
       {"MaxPooling2D", pool(PoolKind::kMax, 2)},
       {"AveragePooling2D", pool(PoolKind::kAvg, 2)},
       {"GlobalMaxPooling2D", global(PoolKind::kMax, 2)},

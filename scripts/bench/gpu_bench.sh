@@ -6,6 +6,8 @@
 # Prints samples/s and the edl/PyTorch ratio.
 #
 # Usage: DEVICE=cuda BUILD_DIR=build scripts/bench/gpu_bench.sh [CNN_STEPS=500] [RESNET_STEPS=200]
+#        [MOBILENET_STEPS=100]
+# (mobilenet_v2: zoo:mobilenet_v2, batch 64, Adam, the same synthetic images.)
 # DEVICE=cpu runs the same comparison on the CPU (THREADS threads, default
 # 2); that is how the script is checked on machines without a GPU. For cuda,
 # build the edl_cuda target (libedl_cuda.so beside edl) and use a PyTorch
@@ -18,6 +20,7 @@ DEVICE=${DEVICE:-cuda}
 THREADS=${THREADS:-2}
 CNN_STEPS=${1:-500}
 RESNET_STEPS=${2:-200}
+MOBILENET_STEPS=${3:-100}
 EDL=${BUILD_DIR:-build}/edl
 PYTHON=${PYTHON:-/usr/bin/python3}
 [[ -x $EDL ]] || { echo "gpu_bench.sh: $EDL not built" >&2; exit 1; }
@@ -42,7 +45,8 @@ torch_rate() {  # torch_rate WHICH STEPS BATCH DATA
 echo "training throughput, samples/s, device $DEVICE ($("$EDL" version | grep -E '^gpu:' || true))"
 printf "%-16s %8s %12s %12s %8s\n" model batch edl pytorch ratio
 for row in "fashion_mnist_cnn cnn $D/train-images-idx3-ubyte.gz $CNN_STEPS 64" \
-           "cifar10_resnet resnet $CIFAR $RESNET_STEPS 128"; do
+           "cifar10_resnet resnet $CIFAR $RESNET_STEPS 128" \
+           "mobilenet_v2 mobilenet $CIFAR $MOBILENET_STEPS 64"; do
   read -r zoo which data steps batch <<<"$row"
   e=$(edl_rate "$zoo" "$data" "$steps" "$batch")
   t=$(torch_rate "$which" "$steps" "$batch" "$data")

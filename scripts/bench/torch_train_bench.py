@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """PyTorch side of scripts/bench/gpu_bench.sh: trains the same model as edl's
-zoo entry (fashion_mnist_cnn with Adam, or cifar10_resnet with SGD momentum)
+zoo entry (fashion_mnist_cnn with Adam, cifar10_resnet with SGD momentum, or
+mobilenet_v2 with Adam)
 on the same IDX data, on DEVICE (cpu or cuda), and prints one JSON line with
 the training throughput. Timing covers STEPS steps after 10 warm-up steps,
 with the device synchronized at both ends (the batches are on the device
 beforehand, as edl's input pipeline overlaps nothing either way).
 
-Usage: torch_train_bench.py {cnn,resnet} STEPS BATCH DEVICE THREADS IMAGES_IDX
+Usage: torch_train_bench.py {cnn,resnet,mobilenet} STEPS BATCH DEVICE THREADS IMAGES_IDX
 """
 import gzip
 import json
@@ -57,6 +58,46 @@ def resnet():
     return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 10))
 
 
+def divisible(v, d=8):
+    new = max(d, int(v + d / 2) // d * d)
+    return new + d if new < 0.9 * v else new
+
+
+def conv_bn(cin, cout, kernel, stride=1, groups=1, relu=True):
+    layers = [nn.Conv2d(cin, cout, kernel, stride, kernel // 2, groups=groups, bias=False),
+              nn.BatchNorm2d(cout, eps=1e-3, momentum=0.1)]
+    return layers + [nn.ReLU6()] if relu else layers
+
+
+class Inverted(nn.Module):
+    # zoo:mobilenet_v2's block: 1x1 expansion, 3x3 depthwise, 1x1 projection.
+    def __init__(self, cin, cout, t, stride):
+        super().__init__()
+        mid = cin * t
+        layers = conv_bn(cin, mid, 1) if t != 1 else []
+        layers += conv_bn(mid, mid, 3, stride, groups=mid) + conv_bn(mid, cout, 1, relu=False)
+        self.body = nn.Sequential(*layers)
+        self.residual = stride == 1 and cin == cout
+
+    def forward(self, x):
+        return x + self.body(x) if self.residual else self.body(x)
+
+
+def mobilenet(alpha=0.5):
+    # scripts/zoo/mobilenet_v2.py's model (the stride-2 depthwise pads 1 on
+    # every side here, "same" pads bottom/right only: the same work).
+    cin = divisible(32 * alpha)
+    layers = conv_bn(3, cin, 3)
+    for t, c, n, s in [(1, 16, 1, 1), (6, 24, 2, 1), (6, 32, 3, 2), (6, 64, 4, 2),
+                       (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]:
+        for i in range(n):
+            cout = divisible(c * alpha)
+            layers.append(Inverted(cin, cout, t, s if i == 0 else 1))
+            cin = cout
+    layers += conv_bn(cin, 1280, 1)
+    return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(1280, 10))
+
+
 def main():
     if len(sys.argv) != 7:
         sys.exit(__doc__)
@@ -71,6 +112,10 @@ def main():
         x = x.permute(0, 3, 1, 2).contiguous()  # NHWC file, NCHW model
         model = resnet()
         opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    elif which == "mobilenet":
+        x = x.permute(0, 3, 1, 2).contiguous()
+        model = mobilenet()
+        opt = torch.optim.Adam(model.parameters(), lr=2e-3, eps=1e-7)
     else:
         model = cnn()
         opt = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)

@@ -28,7 +28,11 @@ ConvGeometry Geometry(const Shape& x, const Shape& w, const Shape& y,
   ConvGeometry g;
   g.src = dnnl::memory::desc({x[0], x[3], x[1], x[2]}, dt::f32, tag::nhwc);
   g.dst = dnnl::memory::desc({y[0], y[3], y[1], y[2]}, dt::f32, tag::nhwc);
-  g.weights = dnnl::memory::desc({w[3], w[2], w[0], w[1]}, dt::f32, tag::hwio);
+  // Keras' [kh, kw, C/G, O] with O = G x O/G is oneDNN's hwigo.
+  g.weights = p.groups == 1
+                  ? dnnl::memory::desc({w[3], w[2], w[0], w[1]}, dt::f32, tag::hwio)
+                  : dnnl::memory::desc({p.groups, w[3] / p.groups, w[2], w[0], w[1]}, dt::f32,
+                                       tag::hwigo);
   g.bias = dnnl::memory::desc({w[3]}, dt::f32, tag::a);
   g.strides = {p.strides[0], p.strides[1]};
   g.dilates = {p.dilations[0] - 1, p.dilations[1] - 1};
@@ -42,7 +46,7 @@ Key ConvKey(const char* op, const Shape& x, const Shape& w,
   Key key(op);
   key << x << w << p.strides[0] << p.strides[1] << p.dilations[0]
       << p.dilations[1] << p.padding[0] << p.padding[1] << p.padding[2]
-      << p.padding[3] << static_cast<int64_t>(bias);
+      << p.padding[3] << static_cast<int64_t>(bias) << p.groups;
   return key;
 }
 

@@ -74,6 +74,7 @@ class DnnlBackend final : public Backend {
   void Gather(const Tensor& table, const Tensor& ids, Tensor& y) override;
   SparseRows Coalesce(const SparseRows& rows) override;
   void ScatterAdd(Tensor& table, const SparseRows& rows, float alpha) override;
+  bool GroupedConv() const override { return true; }
   bool Rnn() const override;
   Tensor RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
                     const Tensor& bias, Tensor& y, Tensor& h, Tensor& c) override;

@@ -32,6 +32,8 @@ PaddingPlan PlanPadding(const Conv2DParams& p) {
 ConvGeometry MakeGeometry(const Shape& image, const Shape& kernel,
                           const Shape& out, const Conv2DParams& p,
                           const PaddingPlan& plan) {
+  EDL_CHECK(p.groups == 1) << "grouped convolutions (DepthwiseConv2D, SeparableConv2D, "
+                              "Conv2D groups > 1) are not on the CUDA backend yet";
   ConvGeometry g{};
   g.n = image[0];
   g.h = image[1] + (plan.explicit_pad ? plan.top + plan.bottom : 0);

@@ -52,7 +52,9 @@ template <typename F>
 void ForEachTap(const Shape& xs, const Shape& ws, const Shape& ys,
                 const Conv2DParams& p, F f) {
   const int64_t n = xs[0], h = xs[1], w = xs[2], c = xs[3];
-  const int64_t kh = ws[0], kw = ws[1], o = ws[3];
+  const int64_t kh = ws[0], kw = ws[1], cg = ws[2], o = ws[3];
+  const int64_t og = o / p.groups;  // output channels per group
+  (void)c;
   const int64_t oh = ys[1], ow = ys[2];
   for (int64_t b = 0; b < n; ++b)
     for (int64_t i = 0; i < oh; ++i)
@@ -63,11 +65,11 @@ void ForEachTap(const Shape& xs, const Shape& ws, const Shape& ys,
           for (int64_t v = 0; v < kw; ++v) {
             int64_t wi = j * p.strides[1] + v * p.dilations[1] - p.padding[2];
             if (wi < 0 || wi >= w) continue;
-            for (int64_t ci = 0; ci < c; ++ci)
-              for (int64_t oi = 0; oi < o; ++oi) {
+            for (int64_t oi = 0; oi < o; ++oi)
+              for (int64_t ci = 0; ci < cg; ++ci) {
                 f(((b * oh + i) * ow + j) * o + oi,
-                  ((b * h + hi) * w + wi) * c + ci,
-                  ((u * kw + v) * c + ci) * o + oi);
+                  ((b * h + hi) * w + wi) * c + (oi / og) * cg + ci,
+                  ((u * kw + v) * cg + ci) * o + oi);
               }
           }
         }

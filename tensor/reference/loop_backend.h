@@ -9,8 +9,9 @@
 
 namespace edl::tensor::reference {
 
-class LoopBackend final : public Backend {
+class LoopBackend : public Backend {
  public:
+  bool GroupedConv() const override { return true; }
   const char* name() const override { return "reference"; }
 
   void EltwiseForward(Eltwise kind, const Tensor& x, float alpha, float beta,

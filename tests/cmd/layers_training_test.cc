@@ -4,7 +4,7 @@
 // UpSampling2D, Cropping2D, RepeatVector, SpatialDropout1D, GaussianNoise,
 // GaussianDropout, AlphaDropout, LeakyReLU, PReLU, ELU, ThresholdedReLU, LSTM,
 // GRU (backwards, with recurrent dropout), SimpleRNN, TimeDistributed and
-// Bidirectional
+// Bidirectional, DepthwiseConv2D, SeparableConv2D and Conv2D with groups
 // learns iris (Debian's sklearn CSV) locally, with a PS and
 // with allreduce.
 #include <gtest/gtest.h>
@@ -54,11 +54,15 @@ std::string MixedModel() {
       Node("Bidirectional", "bi", R"("merge_mode": "sum", "layer": {"class_name": "LSTM", "config": {"name": "l", "units": 2}})", {"per_step"}),
       Node("Reshape", "image", R"("target_shape": [2, 2, 1])", {"scaled"}),
       Node("ZeroPadding2D", "pad", R"("padding": 1)", {"image"}),
+      Node("DepthwiseConv2D", "dw", R"("kernel_size": 2, "depth_multiplier": 2, "padding": "same")", {"pad"}),
+      Node("SeparableConv2D", "sep", R"("filters": 2, "kernel_size": 2)", {"dw"}),
+      Node("Conv2D", "grouped", R"("filters": 2, "kernel_size": 1, "groups": 2)", {"sep"}),
+      Node("GlobalAveragePooling2D", "gap", "", {"grouped"}),
       Node("Conv2DTranspose", "deconv", R"("filters": 2, "kernel_size": 2, "strides": 2, "padding": "same")", {"pad"}),
       Node("UpSampling2D", "up", R"("size": 2)", {"deconv"}),
       Node("Cropping2D", "crop", R"("cropping": [[1, 1], [2, 0]])", {"up"}),
       Node("Flatten", "pixels", "", {"crop"}),
-      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "bi", "pixels"}),
+      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "bi", "gap", "pixels"}),
       Node("GaussianNoise", "noisy", R"("stddev": 0.05)", {"cat"}),
       Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"noisy"}),
       Node("Dense", "h", R"("units": 8)", {"leaky"}),

@@ -1,8 +1,10 @@
-// The zoo's ResNet-14 (the GPU benchmark's larger model) trains through the
-// real binary on CIFAR-10-shaped IDX data with rank-4 records.
+// The zoo's ResNet-14 (the GPU benchmark's larger model) and MobileNetV2
+// train through the real binary on CIFAR-10-shaped IDX data with rank-4
+// records.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 #include "data/idx_file.h"
@@ -58,6 +60,20 @@ TEST(ZooResnet, LearnsAPlantedTaskOnCifarShapedImagesAndExportsAModelThatEvaluat
   const double accuracy = Metric(e.out, "accuracy");
   EXPECT_GE(accuracy, 0.9) << e.out << r.out;  // held-out images; chance is 0.25
   EXPECT_NEAR(Metric(r.out, "val_accuracy"), accuracy, 1e-4) << r.out << e.out;
+}
+
+TEST(ZooMobilenet, LearnsThePlantedTaskWithDepthwiseConvolutions) {
+  TempDir dir;
+  WritePlantedImages(dir.path(), "train", 256, 5);
+  WritePlantedImages(dir.path(), "test", 128, 6);
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:mobilenet_v2",
+                        "--training_data=" + dir.File("train-images-idx3-ubyte"),
+                        "--validation_data=" + dir.File("test-images-idx3-ubyte"),
+                        "--minibatch_size=16", "--num_epochs=12", "--num_threads=2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double accuracy = Metric(r.out, "val_accuracy");
+  EXPECT_GE(accuracy, 0.9) << r.out;  // held-out images; chance is 0.25
+  std::printf("mobilenet_v2: held-out accuracy %.4f\n", accuracy);
 }
 
 }  // namespace

@@ -218,6 +218,16 @@ const builders = {
     const out = L.dense({units: 2}).apply(L.concatenate().apply([sum, ave, mul]));
     return {model: tf.model({inputs: x, outputs: out}), inputs: [[2, 5, 3]]};
   },
+  grouped_conv() {
+    const m = tf.sequential();
+    m.add(L.depthwiseConv2d({kernelSize: 3, depthMultiplier: 2, strides: 2, padding: 'same',
+                             activation: 'relu', inputShape: [7, 6, 3]}));
+    m.add(L.separableConv2d({filters: 4, kernelSize: [3, 2], depthMultiplier: 1}));
+    m.add(L.depthwiseConv2d({kernelSize: 2, useBias: false, dilationRate: 1}));
+    m.add(L.flatten());
+    m.add(L.dense({units: 2}));
+    return {model: m, inputs: [[2, 7, 6, 3]]};
+  },
   // Masks: id 0 is padding (after, before and inside the sequences).
   masked_embedding() {
     const ids = tf.input({shape: [6], dtype: 'int32'});

@@ -48,7 +48,7 @@ TEST(ModelSpec, ReadsABareKerasModel) {
 TEST(ModelSpec, LoadsEveryZooModel) {
   ASSERT_EQ(ZooNames(), (std::vector<std::string>{"cifar10_resnet", "criteo_deepfm",
                                                   "fashion_mnist_cnn", "fashion_mnist_mlp",
-                                                  "imdb_bilstm", "planted_deepfm"}));
+                                                  "imdb_bilstm", "mobilenet_v2", "planted_deepfm"}));
   for (const std::string& name : ZooNames()) {
     auto s = LoadModelSpec("zoo:" + name);
     ASSERT_TRUE(s.ok()) << s.status().message();
@@ -74,7 +74,7 @@ TEST(ModelSpec, LoadsEveryZooModel) {
   EXPECT_EQ((*criteo)->EmbeddingInputs().size(), 2u);
   EXPECT_EQ(LoadModelSpec("zoo:resnet").status().message(),
             "zoo:resnet: no such model in the zoo (known: cifar10_resnet, criteo_deepfm, "
-            "fashion_mnist_cnn, fashion_mnist_mlp, imdb_bilstm, planted_deepfm)");
+            "fashion_mnist_cnn, fashion_mnist_mlp, imdb_bilstm, mobilenet_v2, planted_deepfm)");
 }
 
 class TfjsDir : public ::testing::Test {

@@ -113,8 +113,8 @@ TEST(Conv2D, ConfigErrorsNameTheField) {
             "data_format must be one of \"channels_last\", got \"channels_first\"");
   EXPECT_EQ(MakeError("Conv2D", {{"filters", 4}, {"kernel_size", 3}, {"padding", "causal"}}),
             "padding must be one of \"valid\", \"same\", got \"causal\"");
-  EXPECT_EQ(MakeError("Conv2D", {{"filters", 4}, {"kernel_size", 3}, {"groups", 2}}),
-            "groups other than 1 is not supported");
+  EXPECT_EQ(MakeError("Conv2D", {{"filters", 4}, {"kernel_size", 3}, {"groups", 3}}),
+            "groups must be a positive divisor of filters (4), got 3");
 }
 
 TEST(Pooling, DefaultsStridesToThePoolSize) {
