@@ -55,6 +55,10 @@ Result<std::vector<Shape>> ReLU::OutputShapes(const std::vector<Shape>& in) {
 
 std::vector<Var> ReLU::Call(const std::vector<Var>& inputs,
                             const CallContext& ctx) {
+  if (max_value_ && negative_slope_ == 0.f) {
+    // ReLU6 and kin: one clip.
+    return {fn::Activation(tensor::Eltwise::kClip, inputs[0], 0.f, *max_value_)};
+  }
   Var y = fn::Activation(tensor::Eltwise::kRelu, inputs[0], negative_slope_);
   if (max_value_) {
     y = fn::Minimum(y, Var(Tensor::Scalar(*max_value_, y.value().device())));

@@ -97,8 +97,10 @@ void DnnlBackend::EltwiseBackward(Eltwise kind, const Tensor& dy,
     const float* pdy = dy.f32();
     float* pdx = dx.f32();
     ParallelFor(n, kGrain, [&](int64_t b, int64_t e) {
+#pragma omp simd
       for (int64_t i = b; i < e; ++i) {
-        pdx[i] = (px[i] >= alpha && px[i] <= beta) ? pdy[i] : 0.f;
+        const float inside = (px[i] >= alpha) & (px[i] <= beta) ? 1.f : 0.f;
+        pdx[i] = inside * pdy[i];
       }
     });
     return;

@@ -18,14 +18,11 @@ namespace {
 
 using layer_testing::BuiltLayer;
 using layer_testing::LayerError;
+using layer_testing::RandomizeWeights;
 using nlohmann::json;
 using testing::ExpectWeightGradientsMatch;
 using testing::RandomTensor;
 
-void Randomize(Layer& l, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  for (Parameter* p : l.weights()) p->value.CopyFrom(RandomTensor(p->value.shape(), rng));
-}
 
 void ExpectNear(const std::vector<float>& got, const std::vector<float>& want) {
   ASSERT_EQ(got.size(), want.size());
@@ -41,7 +38,7 @@ TEST(DepthwiseConv2D, ConvolvesEachChannelWithItsOwnFilters) {
   const json config = {{"kernel_size", 3}, {"strides", 2}, {"padding", "same"},
                        {"depth_multiplier", 2}};
   auto l = BuiltLayer("DepthwiseConv2D", config, {{6, 5, 3}});
-  Randomize(*l, 2);
+  RandomizeWeights(*l, 2);
   const Tensor kernel = l->weights()[0]->value;  // [3, 3, 3, 2]
   ASSERT_EQ(kernel.shape(), (Shape{3, 3, 3, 2}));
   const Tensor bias = l->weights()[1]->value;    // [6]
@@ -66,7 +63,7 @@ TEST(Conv2DGroups, IsOneConvolutionPerGroupOfChannels) {
   std::mt19937_64 rng(3);
   const Tensor x = RandomTensor({2, 5, 5, 4}, rng);
   auto l = BuiltLayer("Conv2D", {{"filters", 6}, {"kernel_size", 2}, {"groups", 2}}, {{5, 5, 4}});
-  Randomize(*l, 4);
+  RandomizeWeights(*l, 4);
   const Var kernel(l->weights()[0]->value), bias(l->weights()[1]->value);
   ASSERT_EQ(kernel.shape(), (Shape{2, 2, 2, 6}));
   std::vector<Var> groups;
@@ -88,7 +85,7 @@ TEST(SeparableConv2D, IsADepthwiseStepThenAPointwiseConvolution) {
   auto sep = BuiltLayer("SeparableConv2D", {{"filters", 3}, {"kernel_size", 3}, {"padding", "same"},
                                             {"depth_multiplier", 2}},
                         {{5, 4, 2}});
-  Randomize(*sep, 6);
+  RandomizeWeights(*sep, 6);
   std::vector<Parameter*> w = sep->weights();
   ASSERT_EQ(w.size(), 3u);
   EXPECT_EQ(w[1]->value.shape(), (Shape{1, 1, 4, 3}));
@@ -111,7 +108,7 @@ TEST(GroupedConvolutions, GradientsMatchFiniteDifferences) {
            {"Conv2D", {{"filters", 4}, {"kernel_size", 2}, {"groups", 2}}}}) {
     SCOPED_TRACE(cls);
     auto l = BuiltLayer(cls, config, {{4, 4, 2}});
-    Randomize(*l, 8);
+    RandomizeWeights(*l, 8);
     ExpectWeightGradientsMatch([&](const std::vector<Var>& v) { return l->Call(v, {}); },
                                {RandomTensor({2, 4, 4, 2}, rng)}, l->weights());
   }
@@ -128,7 +125,7 @@ TEST(GroupedConvolutions, BackendsWithoutThemGetOneConvolutionPerGroup) {
   const Tensor x = RandomTensor({2, 4, 4, 2}, rng);
   auto l = BuiltLayer("SeparableConv2D", {{"filters", 3}, {"kernel_size", 2}, {"depth_multiplier", 2}},
                       {{4, 4, 2}});
-  Randomize(*l, 10);
+  RandomizeWeights(*l, 10);
   auto run = [&] {
     for (Parameter* p : l->weights()) p->ZeroGrad();
     Var y = l->Call({Var(x)}, {})[0];

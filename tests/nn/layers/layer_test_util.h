@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nn/layers/layer_factory.h"
+#include "tests/nn/gradient_check.h"
 
 namespace edl::nn::layers::layer_testing {
 
@@ -35,6 +36,15 @@ inline std::string LayerError(const std::string& cls, nlohmann::json config,
   std::mt19937_64 rng(1);
   auto out = (*l)->Build(in, rng);
   return out.ok() ? "OK" : out.status().message();
+}
+
+// Sets every weight of l to uniform values in [-1, 1] (biases too, so every
+// term of a layer's maths counts in a test).
+inline void RandomizeWeights(Layer& l, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (Parameter* p : l.weights()) {
+    p->value.CopyFrom(nn::testing::RandomTensor(p->value.shape(), rng));
+  }
 }
 
 }  // namespace edl::nn::layers::layer_testing

@@ -17,6 +17,7 @@ namespace {
 
 using layer_testing::BuiltLayer;
 using layer_testing::LayerError;
+using layer_testing::RandomizeWeights;
 using nlohmann::json;
 using testing::ExpectWeightGradientsMatch;
 using testing::RandomTensor;
@@ -38,11 +39,6 @@ std::vector<Case> Cases() {
   };
 }
 
-// Random weights (the bias too, so every term counts).
-void Randomize(Layer& l, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  for (Parameter* p : l.weights()) p->value.CopyFrom(RandomTensor(p->value.shape(), rng));
-}
 
 // Every output of the layer and every weight gradient of sum(seed * outputs).
 std::vector<std::vector<float>> OutputsAndGradients(Layer& l, const Tensor& x) {
@@ -78,7 +74,7 @@ TEST(Recurrent, ThePrimitiveComputesWhatTheComposedStepsCompute) {
   for (const Case& c : Cases()) {
     SCOPED_TRACE(std::string(c.cls) + " " + c.config.dump());
     auto l = BuiltLayer(c.cls, c.config, {{5, 3}});
-    Randomize(*l, 9);
+    RandomizeWeights(*l, 9);
     std::vector<std::vector<float>> composed;
     {
       tensor::ScopedBackend reference(tensor::ReferenceBackend());
@@ -94,7 +90,7 @@ TEST(Recurrent, GradientsMatchFiniteDifferencesOnBothPaths) {
   for (const Case& c : Cases()) {
     SCOPED_TRACE(std::string(c.cls) + " " + c.config.dump());
     auto l = BuiltLayer(c.cls, c.config, {{4, 2}});
-    Randomize(*l, 4);
+    RandomizeWeights(*l, 4);
     ExpectWeightGradientsMatch([&](const std::vector<Var>& v) { return l->Call(v, {}); },
                                {RandomTensor({2, 4, 2}, rng)}, l->weights());
   }
@@ -116,7 +112,7 @@ TEST(Recurrent, AMaskKeepsTheStateAtPaddedStepsSoPaddingChangesNothing) {
   for (const char* cls : {"SimpleRNN", "LSTM", "GRU"}) {
     SCOPED_TRACE(cls);
     auto l = BuiltLayer(cls, {{"units", 3}, {"return_state", true}}, {{5, 2}});
-    Randomize(*l, 2);
+    RandomizeWeights(*l, 2);
     auto* rnn = dynamic_cast<Recurrent*>(l.get());
     const std::vector<float> want = rnn->Call({Var(real)}, {})[0].value().ToVector();
     const std::vector<Var> got = rnn->CallMasked({Var(padded)}, mask, {});
@@ -135,7 +131,7 @@ TEST(Recurrent, HardSigmoidGatesRunAsComposedStepsOnTheCpu) {
   std::mt19937_64 rng(8);
   const Tensor x = RandomTensor({2, 4, 3}, rng);
   auto l = BuiltLayer("LSTM", {{"units", 2}, {"recurrent_activation", "hard_sigmoid"}}, {{4, 3}});
-  Randomize(*l, 3);
+  RandomizeWeights(*l, 3);
   std::vector<std::vector<float>> reference;
   {
     tensor::ScopedBackend scoped(tensor::ReferenceBackend());
@@ -144,7 +140,7 @@ TEST(Recurrent, HardSigmoidGatesRunAsComposedStepsOnTheCpu) {
   ExpectNear(OutputsAndGradients(*l, x), reference);
   // hard_sigmoid is not sigmoid: the same weights with sigmoid differ.
   auto sigmoid = BuiltLayer("LSTM", {{"units", 2}}, {{4, 3}});
-  Randomize(*sigmoid, 3);
+  RandomizeWeights(*sigmoid, 3);
   EXPECT_NE(sigmoid->Call({Var(x)}, {})[0].value().ToVector(), reference[0]);
 }
 
@@ -154,8 +150,8 @@ TEST(Recurrent, DropoutIsDrawnOncePerSequenceInTrainingOnly) {
   auto l = BuiltLayer("GRU", {{"units", 3}, {"dropout", 0.5}, {"recurrent_dropout", 0.3}},
                       {{4, 2}});
   auto plain = BuiltLayer("GRU", {{"units", 3}}, {{4, 2}});
-  Randomize(*l, 1);
-  Randomize(*plain, 1);
+  RandomizeWeights(*l, 1);
+  RandomizeWeights(*plain, 1);
   const std::vector<float> inference = l->Call({Var(x)}, {})[0].value().ToVector();
   EXPECT_EQ(inference, plain->Call({Var(x)}, {})[0].value().ToVector());
   auto train = [&](uint64_t seed) {

@@ -14,6 +14,7 @@ namespace {
 
 using layer_testing::BuiltLayer;
 using layer_testing::LayerError;
+using layer_testing::RandomizeWeights;
 using nlohmann::json;
 using testing::ExpectWeightGradientsMatch;
 using testing::RandomTensor;
@@ -22,10 +23,6 @@ json Wrap(const std::string& cls, json config) {
   return {{"class_name", cls}, {"config", std::move(config)}};
 }
 
-void Randomize(Layer& l, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  for (Parameter* p : l.weights()) p->value.CopyFrom(RandomTensor(p->value.shape(), rng));
-}
 
 TEST(Bidirectional, RunsAForwardAndABackwardCopyAndMergesThemInTimeOrder) {
   std::mt19937_64 rng(1);
@@ -34,7 +31,7 @@ TEST(Bidirectional, RunsAForwardAndABackwardCopyAndMergesThemInTimeOrder) {
                        {{"merge_mode", nullptr},
                         {"layer", Wrap("GRU", {{"name", "g"}, {"units", 2}, {"return_sequences", true}})}},
                        {{4, 3}});
-  Randomize(*bi, 2);
+  RandomizeWeights(*bi, 2);
   std::vector<std::string> names;
   for (Parameter* p : bi->weights()) names.push_back(p->name);
   EXPECT_EQ(names, (std::vector<std::string>{"l/forward_g/kernel", "l/forward_g/recurrent_kernel",
@@ -79,7 +76,7 @@ TEST(Bidirectional, GradientsMatchFiniteDifferences) {
                         {{"merge_mode", mode},
                          {"layer", Wrap("LSTM", {{"units", 2}, {"return_sequences", true}})}},
                         {{3, 2}});
-    Randomize(*l, 4);
+    RandomizeWeights(*l, 4);
     ExpectWeightGradientsMatch([&](const std::vector<Var>& v) { return l->Call(v, {}); },
                                {RandomTensor({2, 3, 2}, rng)}, l->weights());
   }
@@ -89,7 +86,7 @@ TEST(TimeDistributed, AppliesItsLayerToEveryStepWithOneSetOfWeights) {
   std::mt19937_64 rng(5);
   const Tensor x = RandomTensor({2, 3, 4}, rng);
   auto td = BuiltLayer("TimeDistributed", {{"layer", Wrap("Dense", {{"units", 2}})}}, {{3, 4}});
-  Randomize(*td, 6);
+  RandomizeWeights(*td, 6);
   ASSERT_EQ(td->weights().size(), 2u);
   EXPECT_EQ(td->weights()[0]->name, "l/kernel");
   auto dense = BuiltLayer("Dense", {{"units", 2}}, {{4}});
