@@ -66,6 +66,9 @@ Var Concat(const std::vector<Var>& xs, int axis);
 // size (not one per piece, as Slice would), so a sequence can be cut into
 // its steps.
 std::vector<Var> Split(const Var& x, int axis, const std::vector<int64_t>& sizes);
+// numpy.transpose: y's axis k is x's axis perm[k]. On backends without a
+// Transpose primitive (CUDA today), composed from Split and Concat.
+Var Transpose(const Var& x, const std::vector<int>& perm);
 // x with `axis` reversed (a sequence's steps, last first).
 Var Reverse(const Var& x, int axis);
 Var ReduceOp(Reduce kind, const Var& x, std::vector<int> axes,

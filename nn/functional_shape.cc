@@ -81,6 +81,45 @@ std::vector<Var> Split(const Var& x, int axis, const std::vector<int64_t>& sizes
                      });
 }
 
+namespace {
+
+// x with axes a and a + 1 swapped, from Split, Reshape and Concat: each
+// piece [.., d_a, 1, ..] is the same memory as [.., 1, d_a, ..].
+Var SwapAdjacent(const Var& x, int a) {
+  const Shape& s = x.shape();
+  std::vector<Var> pieces = Split(x, a + 1, std::vector<int64_t>(s[a + 1], 1));
+  Shape moved = s;
+  moved[a] = 1;
+  moved[a + 1] = s[a];
+  for (Var& p : pieces) p = Reshape(p, moved);
+  return Concat(pieces, a);
+}
+
+}  // namespace
+
+Var Transpose(const Var& x, const std::vector<int>& perm) {
+  if (!tensor::TransposeAvailable(x.value().device())) {
+    // Bubble x's axes into perm's order by adjacent swaps.
+    std::vector<int> order(perm.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    Var y = x;
+    for (size_t k = 0; k < perm.size(); ++k) {
+      size_t at = k;
+      while (order[at] != perm[k]) ++at;
+      for (; at > k; --at) {
+        y = SwapAdjacent(y, static_cast<int>(at) - 1);
+        std::swap(order[at], order[at - 1]);
+      }
+    }
+    return y;
+  }
+  std::vector<int> inverse(perm.size());
+  for (size_t k = 0; k < perm.size(); ++k) inverse[perm[k]] = static_cast<int>(k);
+  return MakeResult(tensor::Transpose(x.value(), perm), {x}, [inverse](const Tensor& dy) {
+    return std::vector<Tensor>{tensor::Transpose(dy, inverse)};
+  });
+}
+
 Var Reverse(const Var& x, int axis) {
   const int a = axis < 0 ? axis + x.value().rank() : axis;
   std::vector<Var> pieces = Split(x, a, std::vector<int64_t>(x.shape()[a], 1));

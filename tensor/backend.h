@@ -107,6 +107,13 @@ class Backend {
   virtual void ScatterAdd(Tensor& table, const SparseRows& rows,
                           float alpha) = 0;
 
+  // Transpose (tensor/ops.h): y pre-shaped, perm valid. Backends without
+  // keep the defaults (Transpose() false; never called).
+  virtual bool HasTranspose() const { return false; }
+  virtual void Transpose(const Tensor& x, const std::vector<int>& perm, Tensor& y) {
+    EDL_CHECK(false) << "backend " << name() << " has no Transpose";
+  }
+
   // Whether Conv2D* honour Conv2DParams::groups > 1. Backends without
   // (CUDA today) get one convolution per group from nn/ instead.
   virtual bool GroupedConv() const { return false; }

@@ -193,6 +193,13 @@ Tensor Concat(const std::vector<Tensor>& xs, int axis);
 // The inverse of Concat: pieces of the given sizes along axis.
 std::vector<Tensor> Split(const Tensor& x, int axis,
                           const std::vector<int64_t>& sizes);
+// y[i_perm[0], ..., i_perm[r-1]] = x[i_0, ..., i_{r-1}]: y's axis k is x's
+// axis perm[k] (numpy.transpose). REQUIRES: perm is a permutation of
+// 0..rank-1. Float32.
+Tensor Transpose(const Tensor& x, const std::vector<int>& perm);
+// True when the backend for `device` in this thread has Transpose (callers
+// compose it from Split and Concat otherwise).
+bool TransposeAvailable(Device device);
 // Converts between float32 and int64 (truncating toward zero).
 Tensor Cast(const Tensor& x, DType dtype);
 

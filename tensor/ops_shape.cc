@@ -58,6 +58,24 @@ std::vector<Tensor> Split(const Tensor& x, int axis,
   return ys;
 }
 
+bool TransposeAvailable(Device device) { return BackendFor(device).HasTranspose(); }
+
+Tensor Transpose(const Tensor& x, const std::vector<int>& perm) {
+  CheckFloat(x, "Transpose", "x");
+  std::vector<bool> seen(x.rank(), false);
+  EDL_CHECK_EQ(static_cast<int>(perm.size()), x.rank()) << "Transpose: perm of " << perm.size()
+                                                        << " axes for rank " << x.rank();
+  Shape shape;
+  for (int a : perm) {
+    EDL_CHECK(a >= 0 && a < x.rank() && !seen[a]) << "Transpose: perm is not a permutation";
+    seen[a] = true;
+    shape.push_back(x.dim(a));
+  }
+  Tensor y = Tensor::Empty(shape, DType::kFloat32, x.device());
+  if (y.numel() > 0) BackendFor(x.device()).Transpose(x, perm, y);
+  return y;
+}
+
 Tensor Cast(const Tensor& x, DType dtype) {
   EDL_CHECK(x.defined()) << "Cast: x is undefined";
   auto supported = [](DType d) {

@@ -94,6 +94,7 @@ const std::map<std::string, Factory>& Factories() {
       {"GRU", rnn(Recurrent::Cell::kGRU)},
       {"Bidirectional", Bidirectional::FromConfig},
       {"Masking", Masking::FromConfig},
+      {"Permute", Permute::FromConfig},
       {"TimeDistributed", TimeDistributed::FromConfig},
       {"LeakyReLU", LeakyReLU::FromConfig},
       {"ELU", Elu::FromConfig},

@@ -1,5 +1,7 @@
 #include "nn/layers/reshaping.h"
 
+#include <algorithm>
+
 #include "nn/functional.h"
 #include "nn/layers/config_reader.h"
 
@@ -212,6 +214,47 @@ nlohmann::json Rescaling::Config() const {
   nlohmann::json c = Layer::Config();
   c["scale"] = scale_;
   c["offset"] = offset_;
+  return c;
+}
+
+Result<std::unique_ptr<Layer>> Permute::FromConfig(const std::string& name,
+                                                   const nlohmann::json& config) {
+  std::unique_ptr<Permute> l(new Permute(name));
+  ConfigReader r(config);
+  if (r.Get("dims") == nullptr) r.Fail("dims", "is required");
+  l->dims_ = r.IntList("dims", false);
+  std::vector<int64_t> sorted = l->dims_;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size() && r.status().ok(); ++i) {
+    if (sorted[i] != static_cast<int64_t>(i) + 1) {
+      r.Fail("dims", "must be a permutation of 1.." + std::to_string(sorted.size()) + ", got " +
+                         Describe(config["dims"]));
+    }
+  }
+  EDL_RETURN_IF_ERROR(r.status());
+  return std::unique_ptr<Layer>(std::move(l));
+}
+
+Result<std::vector<Shape>> Permute::OutputShapes(const std::vector<Shape>& in) {
+  EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
+  if (in[0].size() != dims_.size()) {
+    return Error("dims has " + std::to_string(dims_.size()) + " axes, the input " +
+                 tensor::ShapeString(in[0]) + " has " + std::to_string(in[0].size()));
+  }
+  Shape out;
+  for (int64_t d : dims_) out.push_back(in[0][d - 1]);
+  return std::vector<Shape>{out};
+}
+
+std::vector<Var> Permute::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
+  std::vector<int> perm{0};
+  for (int64_t d : dims_) perm.push_back(static_cast<int>(d));
+  return {fn::Transpose(inputs[0], perm)};
+}
+
+nlohmann::json Permute::Config() const {
+  nlohmann::json c = Layer::Config();
+  c["dims"] = dims_;
   return c;
 }
 

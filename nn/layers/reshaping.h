@@ -66,6 +66,24 @@ class RepeatVector : public Layer {
   int64_t n_ = 1;
 };
 
+// Permute: reorders the axes after the batch; `dims` lists, for each output
+// axis, the input axis it takes (1-based, as Keras: [2, 1] swaps the two).
+class Permute : public Layer {
+ public:
+  static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
+                                                   const nlohmann::json& config);
+  const char* class_name() const override { return "Permute"; }
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
+  nlohmann::json Config() const override;
+
+ protected:
+  Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
+
+ private:
+  using Layer::Layer;
+  std::vector<int64_t> dims_;
+};
+
 class Rescaling : public Layer {
  public:
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,

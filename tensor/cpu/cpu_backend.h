@@ -75,6 +75,8 @@ class DnnlBackend final : public Backend {
   SparseRows Coalesce(const SparseRows& rows) override;
   void ScatterAdd(Tensor& table, const SparseRows& rows, float alpha) override;
   bool GroupedConv() const override { return true; }
+  bool HasTranspose() const override { return true; }
+  void Transpose(const Tensor& x, const std::vector<int>& perm, Tensor& y) override;
   bool Rnn() const override;
   Tensor RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
                     const Tensor& bias, Tensor& y, Tensor& h, Tensor& c) override;

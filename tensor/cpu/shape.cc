@@ -203,4 +203,31 @@ void DnnlBackend::ScatterAdd(Tensor& table, const SparseRows& rows,
               });
 }
 
+void DnnlBackend::Transpose(const Tensor& x, const std::vector<int>& perm, Tensor& y) {
+  // A reorder from x read with permuted strides (in y's axis order) into y.
+  Key key("transpose");
+  key << x.shape();
+  for (int a : perm) key << static_cast<int64_t>(a);
+  struct Entry {
+    dnnl::memory::desc src, dst;
+    dnnl::reorder prim;
+  };
+  RunDnnl("Transpose", [&] {
+    auto e = Cached<Entry>(key.str(), [&] {
+      auto entry = std::make_shared<Entry>();
+      const int rank = x.rank();
+      Dims x_strides(rank, 1), strides(rank);
+      for (int a = rank - 2; a >= 0; --a) x_strides[a] = x_strides[a + 1] * x.dim(a + 1);
+      for (int k = 0; k < rank; ++k) strides[k] = x_strides[perm[k]];
+      entry->src = dnnl::memory::desc(ToDims(y.shape()), dt::f32, strides);
+      entry->dst = PlainMd(ToDims(y.shape()));
+      entry->prim = dnnl::reorder(
+          dnnl::reorder::primitive_desc(Engine(), entry->src, Engine(), entry->dst));
+      return entry;
+    });
+    dnnl::memory src = UserMemory(e->src, x), dst = UserMemory(e->dst, y);
+    e->prim.execute(ThreadStream(), src, dst);
+  });
+}
+
 }  // namespace edl::tensor::cpu

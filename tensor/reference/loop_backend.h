@@ -12,6 +12,8 @@ namespace edl::tensor::reference {
 class LoopBackend : public Backend {
  public:
   bool GroupedConv() const override { return true; }
+  bool HasTranspose() const override { return true; }
+  void Transpose(const Tensor& x, const std::vector<int>& perm, Tensor& y) override;
   const char* name() const override { return "reference"; }
 
   void EltwiseForward(Eltwise kind, const Tensor& x, float alpha, float beta,

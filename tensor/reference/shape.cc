@@ -128,5 +128,25 @@ void LoopBackend::ScatterAdd(Tensor& table, const SparseRows& rows,
   }
 }
 
+void LoopBackend::Transpose(const Tensor& x, const std::vector<int>& perm, Tensor& y) {
+  const int rank = x.rank();
+  // x's strides, read in y's axis order.
+  std::vector<int64_t> x_strides(rank, 1), strides(rank);
+  for (int a = rank - 2; a >= 0; --a) x_strides[a] = x_strides[a + 1] * x.dim(a + 1);
+  for (int k = 0; k < rank; ++k) strides[k] = x_strides[perm[k]];
+  std::vector<int64_t> index(rank, 0);
+  const float* px = x.f32();
+  float* py = y.f32();
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    int64_t offset = 0;
+    for (int k = 0; k < rank; ++k) offset += index[k] * strides[k];
+    py[i] = px[offset];
+    for (int k = rank - 1; k >= 0; --k) {  // the next index of y, row-major
+      if (++index[k] < y.dim(k)) break;
+      index[k] = 0;
+    }
+  }
+}
+
 }  // namespace reference
 }  // namespace edl::tensor

@@ -4,7 +4,7 @@
 // UpSampling2D, Cropping2D, RepeatVector, SpatialDropout1D, GaussianNoise,
 // GaussianDropout, AlphaDropout, LeakyReLU, PReLU, ELU, ThresholdedReLU, LSTM,
 // GRU (backwards, with recurrent dropout), SimpleRNN, TimeDistributed and
-// Bidirectional, DepthwiseConv2D, SeparableConv2D and Conv2D with groups
+// Bidirectional, DepthwiseConv2D, SeparableConv2D, Conv2D with groups and Permute
 // learns iris (Debian's sklearn CSV) locally, with a PS and
 // with allreduce.
 #include <gtest/gtest.h>
@@ -50,6 +50,8 @@ std::string MixedModel() {
       Node("LSTM", "lstm", R"("units": 4, "return_sequences": true)", {"steps"}),
       Node("GRU", "gru", R"("units": 3, "go_backwards": true, "recurrent_dropout": 0.1)", {"lstm"}),
       Node("SimpleRNN", "rnn", R"("units": 2, "activation": "relu")", {"steps"}),
+      Node("Permute", "swapped", R"("dims": [2, 1])", {"steps"}),
+      Node("Flatten", "swapped_flat", "", {"swapped"}),
       Node("TimeDistributed", "per_step", R"("layer": {"class_name": "Dense", "config": {"name": "d", "units": 3}})", {"steps"}),
       Node("Bidirectional", "bi", R"("merge_mode": "sum", "layer": {"class_name": "LSTM", "config": {"name": "l", "units": 2}})", {"per_step"}),
       Node("Reshape", "image", R"("target_shape": [2, 2, 1])", {"scaled"}),
@@ -62,7 +64,7 @@ std::string MixedModel() {
       Node("UpSampling2D", "up", R"("size": 2)", {"deconv"}),
       Node("Cropping2D", "crop", R"("cropping": [[1, 1], [2, 0]])", {"up"}),
       Node("Flatten", "pixels", "", {"crop"}),
-      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "bi", "gap", "pixels"}),
+      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "bi", "gap", "swapped_flat", "pixels"}),
       Node("GaussianNoise", "noisy", R"("stddev": 0.05)", {"cat"}),
       Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"noisy"}),
       Node("Dense", "h", R"("units": 8)", {"leaky"}),

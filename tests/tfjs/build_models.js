@@ -218,6 +218,14 @@ const builders = {
     const out = L.dense({units: 2}).apply(L.concatenate().apply([sum, ave, mul]));
     return {model: tf.model({inputs: x, outputs: out}), inputs: [[2, 5, 3]]};
   },
+  permute() {
+    const m = tf.sequential();
+    m.add(L.permute({dims: [2, 1], inputShape: [4, 3]}));
+    m.add(L.dense({units: 2, activation: 'tanh'}));
+    m.add(L.permute({dims: [2, 1]}));
+    m.add(L.flatten());
+    return {model: m, inputs: [[2, 4, 3]]};
+  },
   grouped_conv() {
     const m = tf.sequential();
     m.add(L.depthwiseConv2d({kernelSize: 3, depthMultiplier: 2, strides: 2, padding: 'same',
