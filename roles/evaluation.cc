@@ -47,10 +47,8 @@ Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
     const auto limit = cm.model->InputIdLimit(i);
     if (limit.input_dim >= 0 && have[i].num_ids > limit.input_dim) {
       return InvalidArgument(where + ": input \"" + have[i].name + "\" has ids up to " +
-                             std::to_string(have[i].num_ids - 1) + " but Embedding \"" +
-                             limit.layer + "\" has input_dim " +
-                             std::to_string(limit.input_dim) +
-                             " (raise input_dim or lower the spec's hash_buckets)");
+                             std::to_string(have[i].num_ids - 1) + " but " + limit.description +
+                             " (raise it or lower the spec's hash_buckets)");
     }
   }
   if (need_labels && !source.has_labels()) {

@@ -155,13 +155,13 @@ Model::IdLimit Model::InputIdLimit(size_t input_index) const {
   if (input_index >= input_slots_.size()) return limit;
   const int slot = input_slots_[input_index];
   for (const Step& step : steps_) {
-    const auto* embedding = dynamic_cast<const layers::Embedding*>(step.layer);
-    if (embedding == nullptr) continue;
-    for (int s : step.input_slots) {
-      if (s == slot && (limit.input_dim < 0 || embedding->input_dim() < limit.input_dim)) {
-        limit.input_dim = embedding->input_dim();
-        limit.layer = embedding->name();
-      }
+    const layers::Layer& l = *step.layer;
+    if (l.id_limit() < 0 || step.input_slots.empty() || step.input_slots[0] != slot) continue;
+    if (limit.input_dim < 0 || l.id_limit() < limit.input_dim) {
+      limit.input_dim = l.id_limit();
+      limit.layer = l.name();
+      limit.description = std::string(l.class_name()) + " \"" + l.name() + "\" has " +
+                          l.id_limit_field() + " " + std::to_string(l.id_limit());
     }
   }
   return limit;

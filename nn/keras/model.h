@@ -94,11 +94,13 @@ class Model {
   std::string ToKerasJson() const;
 
   // The tightest id bound on int64 input `input_index`: the smallest
-  // input_dim among Embedding layers that read it directly, and that layer's
-  // name; {-1, ""} when no Embedding reads it.
+  // id_limit (Embedding input_dim, CategoryEncoding num_tokens) among the
+  // layers that read it directly, that layer's name and the field; {-1, ""}
+  // when no such layer reads it.
   struct IdLimit {
     int64_t input_dim = -1;
     std::string layer;
+    std::string description;  // e.g. "Embedding \"e\" has input_dim 10"
   };
   IdLimit InputIdLimit(size_t input_index) const;
 

@@ -26,6 +26,8 @@ class Embedding : public Layer {
                                  const CallContext& ctx, Tensor* mask) override;
   // Rows of the table: ids must be in [0, input_dim()).
   int64_t input_dim() const { return input_dim_; }
+  int64_t id_limit() const override { return input_dim_; }
+  const char* id_limit_field() const override { return "input_dim"; }
 
  protected:
   Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;

@@ -65,6 +65,12 @@ class Layer {
   virtual std::vector<Var> Call(const std::vector<Var>& inputs,
                                 const CallContext& ctx) = 0;
 
+  // For layers whose input is integer ids (Embedding, CategoryEncoding): ids
+  // must be below this, and `id_limit_field` names the config field that
+  // says so; -1 for other layers.
+  virtual int64_t id_limit() const { return -1; }
+  virtual const char* id_limit_field() const { return ""; }
+
   // ---- Masks (Keras masking) ----
   // A mask is a float [N, steps] tensor of 1 (a real step) and 0 (padding),
   // made by Embedding(mask_zero=True) or Masking and carried along with the
