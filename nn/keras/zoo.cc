@@ -102,6 +102,16 @@ constexpr char kPlantedDeepFm[] = R"json({
             "categorical_layout": "concat_with_offsets"}
 })json";
 
+// Wide & Deep for the planted CSVs: a linear (wide) part over one-weight
+// embeddings and the numeric columns, plus an MLP (deep) over 8-wide
+// embeddings and the numeric columns; their logits add.
+constexpr char kWideAndDeep[] = R"json({"model": {"class_name": "Functional", "config": {"name": "wide_and_deep", "layers": [{"name": "numeric", "class_name": "InputLayer", "config": {"batch_input_shape": [null, 4], "dtype": "float32", "name": "numeric"}, "inbound_nodes": []}, {"name": "categorical", "class_name": "InputLayer", "config": {"batch_input_shape": [null, 3], "dtype": "int32", "name": "categorical"}, "inbound_nodes": []}, {"name": "wide_embedding", "class_name": "Embedding", "config": {"input_dim": 2336, "output_dim": 1, "name": "wide_embedding"}, "inbound_nodes": [[["categorical", 0, 0, {}]]]}, {"name": "wide_flat", "class_name": "Flatten", "config": {"name": "wide_flat"}, "inbound_nodes": [[["wide_embedding", 0, 0, {}]]]}, {"name": "wide_in", "class_name": "Concatenate", "config": {"axis": -1, "name": "wide_in"}, "inbound_nodes": [[["wide_flat", 0, 0, {}], ["numeric", 0, 0, {}]]]}, {"name": "wide", "class_name": "Dense", "config": {"units": 1, "name": "wide"}, "inbound_nodes": [[["wide_in", 0, 0, {}]]]}, {"name": "deep_embedding", "class_name": "Embedding", "config": {"input_dim": 2336, "output_dim": 8, "name": "deep_embedding"}, "inbound_nodes": [[["categorical", 0, 0, {}]]]}, {"name": "deep_flat", "class_name": "Flatten", "config": {"name": "deep_flat"}, "inbound_nodes": [[["deep_embedding", 0, 0, {}]]]}, {"name": "deep_in", "class_name": "Concatenate", "config": {"axis": -1, "name": "deep_in"}, "inbound_nodes": [[["deep_flat", 0, 0, {}], ["numeric", 0, 0, {}]]]}, {"name": "deep_1", "class_name": "Dense", "config": {"units": 64, "activation": "relu", "name": "deep_1"}, "inbound_nodes": [[["deep_in", 0, 0, {}]]]}, {"name": "deep_2", "class_name": "Dense", "config": {"units": 32, "activation": "relu", "name": "deep_2"}, "inbound_nodes": [[["deep_1", 0, 0, {}]]]}, {"name": "deep", "class_name": "Dense", "config": {"units": 1, "use_bias": false, "name": "deep"}, "inbound_nodes": [[["deep_2", 0, 0, {}]]]}, {"name": "logit", "class_name": "Add", "config": {"name": "logit"}, "inbound_nodes": [[["wide", 0, 0, {}], ["deep", 0, 0, {}]]]}], "input_layers": [["numeric", 0, 0], ["categorical", 0, 0]], "output_layers": [["logit", 0, 0]]}}, "loss": {"class_name": "BinaryCrossentropy", "config": {"from_logits": true}}, "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.001}}, "metrics": [{"class_name": "AUC", "config": {"from_logits": true}}, "binary_accuracy"], "input": {"format": "csv", "label": "label", "numeric": ["x0", "x1", "x2", "x3"], "categorical": [{"column": "c0", "hash_buckets": 32}, {"column": "c1", "hash_buckets": 256}, {"column": "c2", "hash_buckets": 2048}], "categorical_layout": "concat_with_offsets"}})json";
+
+// Deep & Cross Network for the planted CSVs: x0 = [embeddings, numeric]
+// (28 wide); three cross layers x_{l+1} = x0 * (W x_l + b) + x_l built from
+// Dense, Multiply and Add; an MLP beside them; a Dense logit over both.
+constexpr char kDcn[] = R"json({"model": {"class_name": "Functional", "config": {"name": "dcn", "layers": [{"name": "numeric", "class_name": "InputLayer", "config": {"batch_input_shape": [null, 4], "dtype": "float32", "name": "numeric"}, "inbound_nodes": []}, {"name": "categorical", "class_name": "InputLayer", "config": {"batch_input_shape": [null, 3], "dtype": "int32", "name": "categorical"}, "inbound_nodes": []}, {"name": "embedding", "class_name": "Embedding", "config": {"input_dim": 2336, "output_dim": 8, "name": "embedding"}, "inbound_nodes": [[["categorical", 0, 0, {}]]]}, {"name": "embedding_flat", "class_name": "Flatten", "config": {"name": "embedding_flat"}, "inbound_nodes": [[["embedding", 0, 0, {}]]]}, {"name": "x0", "class_name": "Concatenate", "config": {"axis": -1, "name": "x0"}, "inbound_nodes": [[["embedding_flat", 0, 0, {}], ["numeric", 0, 0, {}]]]}, {"name": "cross1_w", "class_name": "Dense", "config": {"units": 28, "name": "cross1_w"}, "inbound_nodes": [[["x0", 0, 0, {}]]]}, {"name": "cross1_x0w", "class_name": "Multiply", "config": {"name": "cross1_x0w"}, "inbound_nodes": [[["x0", 0, 0, {}], ["cross1_w", 0, 0, {}]]]}, {"name": "cross1", "class_name": "Add", "config": {"name": "cross1"}, "inbound_nodes": [[["cross1_x0w", 0, 0, {}], ["x0", 0, 0, {}]]]}, {"name": "cross2_w", "class_name": "Dense", "config": {"units": 28, "name": "cross2_w"}, "inbound_nodes": [[["cross1", 0, 0, {}]]]}, {"name": "cross2_x0w", "class_name": "Multiply", "config": {"name": "cross2_x0w"}, "inbound_nodes": [[["x0", 0, 0, {}], ["cross2_w", 0, 0, {}]]]}, {"name": "cross2", "class_name": "Add", "config": {"name": "cross2"}, "inbound_nodes": [[["cross2_x0w", 0, 0, {}], ["cross1", 0, 0, {}]]]}, {"name": "cross3_w", "class_name": "Dense", "config": {"units": 28, "name": "cross3_w"}, "inbound_nodes": [[["cross2", 0, 0, {}]]]}, {"name": "cross3_x0w", "class_name": "Multiply", "config": {"name": "cross3_x0w"}, "inbound_nodes": [[["x0", 0, 0, {}], ["cross3_w", 0, 0, {}]]]}, {"name": "cross3", "class_name": "Add", "config": {"name": "cross3"}, "inbound_nodes": [[["cross3_x0w", 0, 0, {}], ["cross2", 0, 0, {}]]]}, {"name": "deep_1", "class_name": "Dense", "config": {"units": 64, "activation": "relu", "name": "deep_1"}, "inbound_nodes": [[["x0", 0, 0, {}]]]}, {"name": "deep_2", "class_name": "Dense", "config": {"units": 32, "activation": "relu", "name": "deep_2"}, "inbound_nodes": [[["deep_1", 0, 0, {}]]]}, {"name": "stack", "class_name": "Concatenate", "config": {"axis": -1, "name": "stack"}, "inbound_nodes": [[["cross3", 0, 0, {}], ["deep_2", 0, 0, {}]]]}, {"name": "logit", "class_name": "Dense", "config": {"units": 1, "name": "logit"}, "inbound_nodes": [[["stack", 0, 0, {}]]]}], "input_layers": [["numeric", 0, 0], ["categorical", 0, 0]], "output_layers": [["logit", 0, 0]]}}, "loss": {"class_name": "BinaryCrossentropy", "config": {"from_logits": true}}, "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.001}}, "metrics": [{"class_name": "AUC", "config": {"from_logits": true}}, "binary_accuracy"], "input": {"format": "csv", "label": "label", "numeric": ["x0", "x1", "x2", "x3"], "categorical": [{"column": "c0", "hash_buckets": 32}, {"column": "c1", "hash_buckets": 256}, {"column": "c2", "hash_buckets": 2048}], "categorical_layout": "concat_with_offsets"}})json";
+
 // DeepFM for Criteo-shaped click logs: numeric I1..I13, categorical
 // C1..C26 each hashed into its own range of one shared table (2x the
 // cardinalities of bench/criteo_rows.h's generator; 336,630 rows); the
@@ -155,6 +165,11 @@ const std::map<std::string, ZooEntry>& Zoo() {
         "into 336,630 shared embedding rows): linear + FM + deep parts; binary "
         "cross-entropy from logits, AUC",
         kCriteoDeepFm}},
+      {"dcn",
+       {"Deep & Cross Network for the planted CSVs (numeric x0..x3, categorical c0..c2): "
+        "three cross layers (Dense, Multiply, Add) beside an MLP, Dense logit; binary "
+        "cross-entropy from logits, AUC",
+        kDcn}},
       {"fashion_mnist_mlp",
        {"Fashion-MNIST MLP: Flatten -> Dense(128, relu) -> Dense(10) logits; Adam 0.001 cosine-decayed "
         "to 1e-4 over 2 epochs of batch 64",
@@ -179,6 +194,11 @@ const std::map<std::string, ZooEntry>& Zoo() {
         "CSVs): linear + FM + deep parts over a shared embedding table; "
         "binary cross-entropy from logits, AUC",
         kPlantedDeepFm}},
+      {"wide_and_deep",
+       {"Wide & Deep for the planted CSVs (numeric x0..x3, categorical c0..c2): a linear "
+        "part plus an MLP over shared-id embeddings, logits added; binary cross-entropy from "
+        "logits, AUC",
+        kWideAndDeep}},
   };
   return *zoo;
 }

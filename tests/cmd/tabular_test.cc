@@ -1,5 +1,6 @@
-// Tabular training end to end: the zoo DeepFM on CSV data planted from a
-// known logistic model must learn close to the planted model's own AUC, and
+// Tabular training end to end: the zoo's DeepFM, Wide & Deep and DCN on CSV
+// data planted from a known logistic model must learn close to the planted
+// model's own AUC, and
 // a small Keras MLP learns iris from Debian's sklearn CSV.
 #include <gtest/gtest.h>
 
@@ -18,7 +19,10 @@ double Metric(const std::string& text, const std::string& name) {
   return std::stod(m[2]);
 }
 
-TEST(Tabular, DeepFmLearnsClosetoThePlantedModelsAuc) {
+// The CTR models of the zoo (DeepFM, Wide & Deep, DCN) on the same data.
+class PlantedCtr : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PlantedCtr, LearnsCloseToThePlantedModelsAuc) {
   TempDir dir;
   data::PlantedOptions o;
   o.num_rows = 100000;
@@ -31,7 +35,7 @@ TEST(Tabular, DeepFmLearnsClosetoThePlantedModelsAuc) {
   auto valid = data::WritePlantedCsv(dir.File("valid.csv"), o);
   ASSERT_TRUE(valid.ok()) << valid.status().message();
 
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:planted_deepfm",
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:" + GetParam(),
                         "--training_data=" + dir.File("train.csv"),
                         "--validation_data=" + dir.File("valid.csv"), "--num_epochs=3",
                         "--minibatch_size=128", "--num_threads=2"});
@@ -40,8 +44,12 @@ TEST(Tabular, DeepFmLearnsClosetoThePlantedModelsAuc) {
   EXPECT_GE(learned, valid->planted_auc - 0.03)
       << "planted AUC " << valid->planted_auc << "\n" << r.out;
   EXPECT_LE(learned, valid->planted_auc + 0.01) << r.out;  // cannot beat the truth by much
-  std::printf("planted AUC %.4f, learned %.4f\n", valid->planted_auc, learned);
+  std::printf("%s: planted AUC %.4f, learned %.4f\n", GetParam().c_str(), valid->planted_auc,
+              learned);
 }
+
+INSTANTIATE_TEST_SUITE_P(Zoo, PlantedCtr,
+                         ::testing::Values("planted_deepfm", "wide_and_deep", "dcn"));
 
 // A data set of many files: four training shards by glob, validation as a
 // comma-separated list; a PS job trains every record of every shard once.

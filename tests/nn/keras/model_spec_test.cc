@@ -46,9 +46,10 @@ TEST(ModelSpec, ReadsABareKerasModel) {
 }
 
 TEST(ModelSpec, LoadsEveryZooModel) {
-  ASSERT_EQ(ZooNames(), (std::vector<std::string>{"cifar10_resnet", "criteo_deepfm",
+  ASSERT_EQ(ZooNames(), (std::vector<std::string>{"cifar10_resnet", "criteo_deepfm", "dcn",
                                                   "fashion_mnist_cnn", "fashion_mnist_mlp",
-                                                  "imdb_bilstm", "mobilenet_v2", "planted_deepfm"}));
+                                                  "imdb_bilstm", "mobilenet_v2", "planted_deepfm",
+                                                  "wide_and_deep"}));
   for (const std::string& name : ZooNames()) {
     auto s = LoadModelSpec("zoo:" + name);
     ASSERT_TRUE(s.ok()) << s.status().message();
@@ -73,8 +74,9 @@ TEST(ModelSpec, LoadsEveryZooModel) {
   EXPECT_EQ((*criteo)->inputs()[1].shape, (Shape{26}));
   EXPECT_EQ((*criteo)->EmbeddingInputs().size(), 2u);
   EXPECT_EQ(LoadModelSpec("zoo:resnet").status().message(),
-            "zoo:resnet: no such model in the zoo (known: cifar10_resnet, criteo_deepfm, "
-            "fashion_mnist_cnn, fashion_mnist_mlp, imdb_bilstm, mobilenet_v2, planted_deepfm)");
+            "zoo:resnet: no such model in the zoo (known: cifar10_resnet, criteo_deepfm, dcn, "
+            "fashion_mnist_cnn, fashion_mnist_mlp, imdb_bilstm, mobilenet_v2, planted_deepfm, "
+            "wide_and_deep)");
 }
 
 class TfjsDir : public ::testing::Test {
