@@ -1,5 +1,6 @@
 #include "nn/keras/zoo.h"
 #include "nn/keras/zoo_mobilenet_v2.h"
+#include "nn/keras/zoo_resnet50.h"
 
 #include <map>
 
@@ -160,6 +161,11 @@ const std::map<std::string, ZooEntry>& Zoo() {
         "blocks (16/32/64 filters, projection shortcuts), global average pooling, "
         "Dense(10) logits; SGD 0.05 momentum 0.9",
         kCifar10Resnet}},
+      {"cifar10_resnet50",
+       {"ResNet-50's layout (bottleneck blocks, stages of 3/4/6/3, projection shortcuts) at "
+        "a quarter of its width for CIFAR-10-shaped [32, 32, 3] images: 3x3 stride-1 stem, "
+        "global average pooling, Dense(10) logits; Adam 0.002",
+        kCifar10Resnet50}},
       {"criteo_deepfm",
        {"DeepFM for Criteo-shaped CSVs (label, numeric I1..I13, categorical C1..C26 hashed "
         "into 336,630 shared embedding rows): linear + FM + deep parts; binary "

@@ -6,6 +6,7 @@
 //   imdb_bilstm         Embedding(mask_zero) -> Bidirectional LSTM -> Dense
 //                       for zero-padded id sequences
 //   mobilenet_v2        MobileNetV2 (width 0.5) for [32, 32, 3] images
+//   cifar10_resnet50    ResNet-50 layout (bottlenecks) at width 16 for [32, 32, 3]
 //   planted_deepfm      DeepFM for CSV data with numeric and categorical
 //                       columns (the planted-model CSVs of data/)
 #pragma once

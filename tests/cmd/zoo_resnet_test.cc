@@ -62,6 +62,20 @@ TEST(ZooResnet, LearnsAPlantedTaskOnCifarShapedImagesAndExportsAModelThatEvaluat
   EXPECT_NEAR(Metric(r.out, "val_accuracy"), accuracy, 1e-4) << r.out << e.out;
 }
 
+TEST(ZooResnet50, LearnsThePlantedTaskWithBottleneckBlocks) {
+  TempDir dir;
+  WritePlantedImages(dir.path(), "train", 256, 7);
+  WritePlantedImages(dir.path(), "test", 128, 8);
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:cifar10_resnet50",
+                        "--training_data=" + dir.File("train-images-idx3-ubyte"),
+                        "--validation_data=" + dir.File("test-images-idx3-ubyte"),
+                        "--minibatch_size=16", "--num_epochs=8", "--num_threads=2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double accuracy = Metric(r.out, "val_accuracy");
+  EXPECT_GE(accuracy, 0.9) << r.out;  // held-out images; chance is 0.25
+  std::printf("cifar10_resnet50: held-out accuracy %.4f\n", accuracy);
+}
+
 TEST(ZooMobilenet, LearnsThePlantedTaskWithDepthwiseConvolutions) {
   TempDir dir;
   WritePlantedImages(dir.path(), "train", 256, 5);

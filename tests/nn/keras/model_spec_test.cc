@@ -46,7 +46,8 @@ TEST(ModelSpec, ReadsABareKerasModel) {
 }
 
 TEST(ModelSpec, LoadsEveryZooModel) {
-  ASSERT_EQ(ZooNames(), (std::vector<std::string>{"cifar10_resnet", "criteo_deepfm", "dcn",
+  ASSERT_EQ(ZooNames(), (std::vector<std::string>{"cifar10_resnet", "cifar10_resnet50",
+                                                  "criteo_deepfm", "dcn",
                                                   "fashion_mnist_cnn", "fashion_mnist_mlp",
                                                   "imdb_bilstm", "mobilenet_v2", "planted_deepfm",
                                                   "wide_and_deep"}));
@@ -74,7 +75,8 @@ TEST(ModelSpec, LoadsEveryZooModel) {
   EXPECT_EQ((*criteo)->inputs()[1].shape, (Shape{26}));
   EXPECT_EQ((*criteo)->EmbeddingInputs().size(), 2u);
   EXPECT_EQ(LoadModelSpec("zoo:resnet").status().message(),
-            "zoo:resnet: no such model in the zoo (known: cifar10_resnet, criteo_deepfm, dcn, "
+            "zoo:resnet: no such model in the zoo (known: cifar10_resnet, cifar10_resnet50, "
+            "criteo_deepfm, dcn, "
             "fashion_mnist_cnn, fashion_mnist_mlp, imdb_bilstm, mobilenet_v2, planted_deepfm, "
             "wide_and_deep)");
 }
