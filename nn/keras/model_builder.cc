@@ -313,6 +313,48 @@ Result<std::vector<Model::TensorRef>> ModelBuilder::ParseNode(
                       "references or {\"args\": [...]}, got " + ShortJson(node));
   }
   if (refs.empty()) return Fail(path, "an inbound node must reference at least one tensor");
+  // Tensors passed by keyword (MultiHeadAttention's value, key and
+  // attention_mask): Keras 2 keeps them in the first reference's fourth
+  // entry, Keras 3 in "kwargs". They follow the positional ones in that
+  // order, key defaulting to value when a mask follows.
+  const json* kwargs = nullptr;
+  std::string kwargs_path;
+  if (node.is_array() && node[0].is_array() && node[0].size() > 3 && node[0][3].is_object()) {
+    kwargs = &node[0][3];
+    kwargs_path = IndexPath(IndexPath(path, 0), 3);
+  } else if (node.is_object() && node.contains("kwargs") && node["kwargs"].is_object()) {
+    kwargs = &node["kwargs"];
+    kwargs_path = JoinPath(path, "kwargs");
+  }
+  if (kwargs != nullptr) {
+    std::map<std::string, TensorRef> named;
+    for (const auto& [key, value] : kwargs->items()) {
+      const std::string p = JoinPath(kwargs_path, key);
+      const bool tensor = value.is_array() || (value.is_object() && value.contains("class_name"));
+      if (key == "value" || key == "key" || key == "attention_mask") {
+        if (value.is_null()) continue;
+        if (!tensor) return Fail(p, "must be a tensor reference, got " + ShortJson(value));
+        EDL_ASSIGN_OR_RETURN(named[key], ParseRef(value, p));
+      } else if (key == "training" || key == "mask") {
+        // training: decided by edl; mask: Keras masking, carried by edl itself.
+      } else if (key == "use_causal_mask" || key == "return_attention_scores") {
+        if (!value.is_null() && value != false) {
+          return Fail(p, "is not supported; pass an explicit attention_mask instead");
+        }
+      } else if (tensor) {
+        return Fail(p, "a tensor passed by keyword is only understood for value, key and "
+                       "attention_mask");
+      }
+    }
+    for (const char* key : {"value", "key", "attention_mask"}) {
+      auto it = named.find(key);
+      if (it != named.end()) {
+        refs.push_back(it->second);
+      } else if (std::string(key) == "key" && named.count("attention_mask") && refs.size() == 2) {
+        refs.push_back(refs[1]);  // key defaults to value
+      }
+    }
+  }
   return refs;
 }
 

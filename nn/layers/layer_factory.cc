@@ -8,6 +8,7 @@
 #include "nn/layers/activation_layers.h"
 #include "nn/layers/advanced_activations.h"
 #include "nn/layers/config_reader.h"
+#include "nn/layers/attention.h"
 #include "nn/layers/category_encoding.h"
 #include "nn/layers/conv2d.h"
 #include "nn/layers/conv2d_transpose.h"
@@ -97,6 +98,7 @@ const std::map<std::string, Factory>& Factories() {
       {"Masking", Masking::FromConfig},
       {"Permute", Permute::FromConfig},
       {"CategoryEncoding", CategoryEncoding::FromConfig},
+      {"MultiHeadAttention", MultiHeadAttention::FromConfig},
       {"TimeDistributed", TimeDistributed::FromConfig},
       {"LeakyReLU", LeakyReLU::FromConfig},
       {"ELU", Elu::FromConfig},

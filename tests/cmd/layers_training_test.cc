@@ -4,7 +4,8 @@
 // UpSampling2D, Cropping2D, RepeatVector, SpatialDropout1D, GaussianNoise,
 // GaussianDropout, AlphaDropout, LeakyReLU, PReLU, ELU, ThresholdedReLU, LSTM,
 // GRU (backwards, with recurrent dropout), SimpleRNN, TimeDistributed and
-// Bidirectional, DepthwiseConv2D, SeparableConv2D, Conv2D with groups and Permute
+// Bidirectional, DepthwiseConv2D, SeparableConv2D, Conv2D with groups, Permute and
+// MultiHeadAttention
 // learns iris (Debian's sklearn CSV) locally, with a PS and
 // with allreduce.
 #include <gtest/gtest.h>
@@ -50,6 +51,8 @@ std::string MixedModel() {
       Node("LSTM", "lstm", R"("units": 4, "return_sequences": true)", {"steps"}),
       Node("GRU", "gru", R"("units": 3, "go_backwards": true, "recurrent_dropout": 0.1)", {"lstm"}),
       Node("SimpleRNN", "rnn", R"("units": 2, "activation": "relu")", {"steps"}),
+      Node("MultiHeadAttention", "attend", R"("num_heads": 2, "key_dim": 2)", {"steps", "steps"}),
+      Node("Flatten", "attended", "", {"attend"}),
       Node("Permute", "swapped", R"("dims": [2, 1])", {"steps"}),
       Node("Flatten", "swapped_flat", "", {"swapped"}),
       Node("TimeDistributed", "per_step", R"("layer": {"class_name": "Dense", "config": {"name": "d", "units": 3}})", {"steps"}),
@@ -64,7 +67,7 @@ std::string MixedModel() {
       Node("UpSampling2D", "up", R"("size": 2)", {"deconv"}),
       Node("Cropping2D", "crop", R"("cropping": [[1, 1], [2, 0]])", {"up"}),
       Node("Flatten", "pixels", "", {"crop"}),
-      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "bi", "gap", "swapped_flat", "pixels"}),
+      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "bi", "gap", "swapped_flat", "attended", "pixels"}),
       Node("GaussianNoise", "noisy", R"("stddev": 0.05)", {"cat"}),
       Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"noisy"}),
       Node("Dense", "h", R"("units": 8)", {"leaky"}),

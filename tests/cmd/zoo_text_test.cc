@@ -1,6 +1,6 @@
-// The zoo's imdb_bilstm trains through the real binary on generated
-// variable-length id sequences padded with 0 (before or after the words),
-// with a planted rule, and its masks make the padding irrelevant.
+// The zoo's text models (imdb_bilstm, transformer_encoder) train through the
+// real binary on generated variable-length id sequences padded with 0
+// (before or after the words), with a planted rule.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -47,11 +47,13 @@ std::string Reviews(int n, uint32_t seed) {
   return csv;
 }
 
-TEST(ZooText, ImdbBilstmLearnsAPlantedRuleOnPaddedSequences) {
+class ZooText : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ZooText, LearnsAPlantedRuleOnPaddedSequences) {
   TempDir dir;
   WriteText(dir.File("train.csv"), Reviews(3000, 1));
   WriteText(dir.File("test.csv"), Reviews(400, 2));
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:imdb_bilstm",
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:" + GetParam(),
                         "--training_data=" + dir.File("train.csv"),
                         "--validation_data=" + dir.File("test.csv"), "--minibatch_size=32",
                         "--num_epochs=6",
@@ -62,8 +64,11 @@ TEST(ZooText, ImdbBilstmLearnsAPlantedRuleOnPaddedSequences) {
   // Held-out reviews; the majority class is about 0.5.
   const double accuracy = Metric(r.out, "val_binary_accuracy");
   EXPECT_GE(accuracy, 0.85) << r.out;
-  std::printf("imdb_bilstm: held-out binary accuracy %.4f\n", accuracy);
+  std::printf("%s: held-out binary accuracy %.4f\n", GetParam().c_str(), accuracy);
 }
+
+INSTANTIATE_TEST_SUITE_P(TextModels, ZooText,
+                         ::testing::Values("imdb_bilstm", "transformer_encoder"));
 
 }  // namespace
 }  // namespace edl::testing

@@ -50,7 +50,7 @@ TEST(ModelSpec, LoadsEveryZooModel) {
                                                   "criteo_deepfm", "dcn",
                                                   "fashion_mnist_cnn", "fashion_mnist_mlp",
                                                   "imdb_bilstm", "mobilenet_v2", "planted_deepfm",
-                                                  "wide_and_deep"}));
+                                                  "transformer_encoder", "wide_and_deep"}));
   for (const std::string& name : ZooNames()) {
     auto s = LoadModelSpec("zoo:" + name);
     ASSERT_TRUE(s.ok()) << s.status().message();
@@ -78,7 +78,7 @@ TEST(ModelSpec, LoadsEveryZooModel) {
             "zoo:resnet: no such model in the zoo (known: cifar10_resnet, cifar10_resnet50, "
             "criteo_deepfm, dcn, "
             "fashion_mnist_cnn, fashion_mnist_mlp, imdb_bilstm, mobilenet_v2, planted_deepfm, "
-            "wide_and_deep)");
+            "transformer_encoder, wide_and_deep)");
 }
 
 class TfjsDir : public ::testing::Test {
