@@ -4,6 +4,9 @@
 // state at padded steps; dropout; the options that change the outputs'
 // shapes; errors.
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "nn/functional.h"
@@ -93,6 +96,43 @@ TEST(Recurrent, GradientsMatchFiniteDifferencesOnBothPaths) {
     RandomizeWeights(*l, 4);
     ExpectWeightGradientsMatch([&](const std::vector<Var>& v) { return l->Call(v, {}); },
                                {RandomTensor({2, 4, 2}, rng)}, l->weights());
+  }
+}
+
+Tensor FromJson(const json& j) {
+  return Tensor::FromVector(j["shape"].get<Shape>(), j["data"].get<std::vector<float>>());
+}
+
+// GRU with reset_after=True (which TF.js cannot build) and LSTM against
+// PyTorch's nn.GRU / nn.LSTM with the same weights (testdata/rnn_torch.json,
+// written by rnn_torch.py), on the primitive and on the composed steps.
+TEST(Recurrent, PredictsWhatPyTorchPredictsWithTheSameWeights) {
+  std::ifstream in(std::string(EDL_SOURCE_DIR) + "/tests/nn/layers/testdata/rnn_torch.json");
+  ASSERT_TRUE(in) << "missing testdata/rnn_torch.json";
+  std::stringstream text;
+  text << in.rdbuf();
+  const json golden = json::parse(text.str());
+  ASSERT_EQ(golden["cases"].size(), 2u);
+  for (const json& c : golden["cases"]) {
+    const std::string cls = c["class_name"];
+    SCOPED_TRACE(cls);
+    const Tensor x = FromJson(c["x"]);
+    auto l = BuiltLayer(cls, c["config"], {{x.dim(1), x.dim(2)}});
+    std::vector<Parameter*> w = l->weights();
+    ASSERT_EQ(w.size(), c["weights"].size());
+    for (size_t i = 0; i < w.size(); ++i) w[i]->value.CopyFrom(FromJson(c["weights"][i]));
+    for (tensor::Backend* b : {&tensor::ReferenceBackend(), &tensor::CpuBackend()}) {
+      SCOPED_TRACE(b->name());
+      tensor::ScopedBackend scoped(*b);
+      std::vector<Var> out = l->Call({Var(x)}, {});
+      ASSERT_EQ(out.size(), c["outputs"].size());
+      for (size_t k = 0; k < out.size(); ++k) {
+        const std::vector<float> got = out[k].value().ToVector();
+        const std::vector<float> want = c["outputs"][k]["data"].get<std::vector<float>>();
+        ASSERT_EQ(got.size(), want.size()) << "output " << k;
+        for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4) << k << ":" << i;
+      }
+    }
   }
 }
 
