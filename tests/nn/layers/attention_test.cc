@@ -5,8 +5,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-#include <sstream>
 
 #include "nn/functional.h"
 #include "tests/nn/gradient_check.h"
@@ -21,25 +19,17 @@ using layer_testing::RandomizeWeights;
 using nlohmann::json;
 using testing::RandomTensor;
 
-Tensor FromJson(const json& j) {
-  return Tensor::FromVector(j["shape"].get<Shape>(), j["data"].get<std::vector<float>>());
-}
-
 Shape WithoutBatch(const Shape& s) { return Shape(s.begin() + 1, s.end()); }
 
 TEST(MultiHeadAttention, PredictsWhatPyTorchPredictsWithTheSameWeights) {
-  std::ifstream in(std::string(EDL_SOURCE_DIR) + "/tests/nn/layers/testdata/mha_torch.json");
-  ASSERT_TRUE(in) << "missing testdata/mha_torch.json";
-  std::stringstream text;
-  text << in.rdbuf();
-  const json golden = json::parse(text.str());
+  const json golden = layer_testing::ReadTestData("mha_torch.json");
   ASSERT_EQ(golden["cases"].size(), 3u);
   for (const json& c : golden["cases"]) {
     SCOPED_TRACE(c["config"].dump());
     std::vector<Tensor> inputs;
     std::vector<Shape> shapes;
     for (const json& t : c["inputs"]) {
-      inputs.push_back(FromJson(t));
+      inputs.push_back(layer_testing::TensorFromJson(t));
       shapes.push_back(WithoutBatch(inputs.back().shape()));
     }
     auto l = BuiltLayer("MultiHeadAttention", c["config"], shapes);
@@ -47,7 +37,7 @@ TEST(MultiHeadAttention, PredictsWhatPyTorchPredictsWithTheSameWeights) {
     for (Parameter* p : l->weights()) {
       const std::string name = p->name.substr(p->name.find('/') + 1);  // "query/kernel"
       ASSERT_TRUE(c["weights"].contains(name)) << name;
-      p->value.CopyFrom(FromJson(c["weights"][name]));
+      p->value.CopyFrom(layer_testing::TensorFromJson(c["weights"][name]));
       ++set;
     }
     EXPECT_EQ(set, c["weights"].size());

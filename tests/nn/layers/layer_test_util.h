@@ -3,7 +3,9 @@
 // shapes without the batch axis.
 #pragma once
 
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -36,6 +38,20 @@ inline std::string LayerError(const std::string& cls, nlohmann::json config,
   std::mt19937_64 rng(1);
   auto out = (*l)->Build(in, rng);
   return out.ok() ? "OK" : out.status().message();
+}
+
+// tests/nn/layers/testdata/<name> parsed (CHECKs that it exists).
+inline nlohmann::json ReadTestData(const std::string& name) {
+  std::ifstream in(std::string(EDL_SOURCE_DIR) + "/tests/nn/layers/testdata/" + name);
+  EDL_CHECK(in) << "missing tests/nn/layers/testdata/" << name;
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
+}
+
+// {"shape": [...], "data": [...]} as a float tensor.
+inline Tensor TensorFromJson(const nlohmann::json& j) {
+  return Tensor::FromVector(j["shape"].get<Shape>(), j["data"].get<std::vector<float>>());
 }
 
 // Sets every weight of l to uniform values in [-1, 1] (biases too, so every

@@ -5,8 +5,6 @@
 // shapes; errors.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "nn/functional.h"
@@ -99,28 +97,22 @@ TEST(Recurrent, GradientsMatchFiniteDifferencesOnBothPaths) {
   }
 }
 
-Tensor FromJson(const json& j) {
-  return Tensor::FromVector(j["shape"].get<Shape>(), j["data"].get<std::vector<float>>());
-}
-
 // GRU with reset_after=True (which TF.js cannot build) and LSTM against
 // PyTorch's nn.GRU / nn.LSTM with the same weights (testdata/rnn_torch.json,
 // written by rnn_torch.py), on the primitive and on the composed steps.
 TEST(Recurrent, PredictsWhatPyTorchPredictsWithTheSameWeights) {
-  std::ifstream in(std::string(EDL_SOURCE_DIR) + "/tests/nn/layers/testdata/rnn_torch.json");
-  ASSERT_TRUE(in) << "missing testdata/rnn_torch.json";
-  std::stringstream text;
-  text << in.rdbuf();
-  const json golden = json::parse(text.str());
+  const json golden = layer_testing::ReadTestData("rnn_torch.json");
   ASSERT_EQ(golden["cases"].size(), 2u);
   for (const json& c : golden["cases"]) {
     const std::string cls = c["class_name"];
     SCOPED_TRACE(cls);
-    const Tensor x = FromJson(c["x"]);
+    const Tensor x = layer_testing::TensorFromJson(c["x"]);
     auto l = BuiltLayer(cls, c["config"], {{x.dim(1), x.dim(2)}});
     std::vector<Parameter*> w = l->weights();
     ASSERT_EQ(w.size(), c["weights"].size());
-    for (size_t i = 0; i < w.size(); ++i) w[i]->value.CopyFrom(FromJson(c["weights"][i]));
+    for (size_t i = 0; i < w.size(); ++i) {
+      w[i]->value.CopyFrom(layer_testing::TensorFromJson(c["weights"][i]));
+    }
     for (tensor::Backend* b : {&tensor::ReferenceBackend(), &tensor::CpuBackend()}) {
       SCOPED_TRACE(b->name());
       tensor::ScopedBackend scoped(*b);
