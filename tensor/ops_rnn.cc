@@ -54,7 +54,7 @@ RnnForwardResult RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
 RnnGrads RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
                      const Tensor& bias, const RnnForwardResult& forward, const Tensor& dy,
                      const Tensor& dh, const Tensor& dc) {
-  const RnnDims d = CheckRnn(cell, x, w_x, w_h, bias, "RnnBackward");
+  CheckRnn(cell, x, w_x, w_h, bias, "RnnBackward");
   CheckFloat(dy, "RnnBackward", "dy");
   EDL_CHECK(dy.shape() == forward.y.shape())
       << "RnnBackward: dy " << ShapeString(dy.shape()) << " for y "
@@ -67,7 +67,6 @@ RnnGrads RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Ten
   g.dw_x = Tensor::Empty(w_x.shape(), DType::kFloat32, x.device());
   g.dw_h = Tensor::Empty(w_h.shape(), DType::kFloat32, x.device());
   g.dbias = Tensor::Empty(bias.shape(), DType::kFloat32, x.device());
-  (void)d;
   BackendFor(x.device()).RnnBackward(cell, x, w_x, w_h, bias, forward, dy, dh, dc, g);
   return g;
 }

@@ -43,7 +43,18 @@ Status Embedding::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& r
 
 std::vector<Var> Embedding::Call(const std::vector<Var>& inputs,
                                  const CallContext& ctx) {
-  Tensor ids = inputs[0].value();
+  return {Lookup(inputs[0], nullptr)};
+}
+
+std::vector<Var> Embedding::CallWithMasks(const std::vector<Var>& inputs,
+                                         const std::vector<Tensor>& masks,
+                                         const CallContext& ctx, Tensor* mask) {
+  *mask = Tensor();
+  return {Lookup(inputs[0], mask_zero_ ? mask : nullptr)};
+}
+
+Var Embedding::Lookup(const Var& input, Tensor* mask) {
+  Tensor ids = input.value();
   if (ids.dtype() != tensor::DType::kInt64) ids = tensor::Cast(ids, tensor::DType::kInt64);
   // The range check reads the ids on the host (device ids are downloaded:
   // they are few, and an out-of-range id must not reach Gather).
@@ -54,22 +65,12 @@ std::vector<Var> Embedding::Call(const std::vector<Var>& inputs,
         << "layer \"" << name() << "\" (Embedding): id " << p[i]
         << " is outside [0, " << input_dim_ << ")";
   }
-  return {fn::Embedding(*embeddings_, ids)};
-}
-
-std::vector<Var> Embedding::CallWithMasks(const std::vector<Var>& inputs,
-                                         const std::vector<Tensor>& masks,
-                                         const CallContext& ctx, Tensor* mask) {
-  *mask = Tensor();
-  if (mask_zero_) {
-    Tensor ids = inputs[0].value();
-    if (ids.dtype() != tensor::DType::kInt64) ids = tensor::Cast(ids, tensor::DType::kInt64);
-    ids = ids.On(tensor::Device::kCPU);
+  if (mask != nullptr) {
     Tensor m = Tensor::Empty(ids.shape());
-    for (int64_t i = 0; i < ids.numel(); ++i) m.f32()[i] = ids.i64()[i] != 0 ? 1.f : 0.f;
-    *mask = m.On(inputs[0].value().device());
+    for (int64_t i = 0; i < ids.numel(); ++i) m.f32()[i] = p[i] != 0 ? 1.f : 0.f;
+    *mask = m.On(ids.device());
   }
-  return Call(inputs, ctx);
+  return fn::Embedding(*embeddings_, ids);
 }
 
 nlohmann::json Embedding::Config() const {

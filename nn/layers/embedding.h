@@ -35,6 +35,9 @@ class Embedding : public Layer {
 
  private:
   using Layer::Layer;
+  // The rows for `input`'s ids (range-checked); with `mask`, also sets the
+  // mask of ids that are not 0.
+  Var Lookup(const Var& input, Tensor* mask);
   int64_t input_dim_ = 0, output_dim_ = 0;
   bool mask_zero_ = false;
   WeightInit init_;

@@ -1,7 +1,5 @@
 #include "nn/layers/recurrent.h"
 
-#include <algorithm>
-
 #include "nn/functional.h"
 #include "nn/functional_rnn.h"
 
@@ -178,15 +176,15 @@ bool Recurrent::UsePrimitive(const Var& x, const Tensor& mask, const CallContext
 }
 
 std::vector<Var> Recurrent::Step(const Var& xw, const std::vector<Var>& states,
-                                 const Var& recurrent_mask) {
+                                 const StepWeights& w, const Var& recurrent_mask) {
   const Var& h = states[0];
   Var hd = recurrent_mask.defined() ? fn::Mul(h, recurrent_mask) : h;
   const int64_t u = units_;
   switch (cell_) {
     case Cell::kSimpleRNN:
-      return {ApplyActivation(activation_, fn::Add(xw, fn::MatMul(hd, Use(*recurrent_kernel_))))};
+      return {ApplyActivation(activation_, fn::Add(xw, fn::MatMul(hd, w.recurrent)))};
     case Cell::kLSTM: {
-      Var z = fn::Add(xw, fn::MatMul(hd, Use(*recurrent_kernel_)));
+      Var z = fn::Add(xw, fn::MatMul(hd, w.recurrent));
       std::vector<Var> g = fn::Split(z, 1, {u, u, u, u});
       Var i = ApplyActivation(recurrent_activation_, g[0]);
       Var f = ApplyActivation(recurrent_activation_, g[1]);
@@ -197,21 +195,20 @@ std::vector<Var> Recurrent::Step(const Var& xw, const std::vector<Var>& states,
     }
     case Cell::kGRU: {
       std::vector<Var> x = fn::Split(xw, 1, {u, u, u});
-      Var rk = Use(*recurrent_kernel_);
       Var candidate, zg;
       if (reset_after_) {
-        Var inner = fn::MatMul(hd, rk);
-        if (bias_) inner = fn::Add(inner, fn::Reshape(fn::Slice(Use(*bias_), 0, 1, 1), {3 * u}));
+        Var inner = fn::MatMul(hd, w.recurrent);
+        if (w.recurrent_bias.defined()) inner = fn::Add(inner, w.recurrent_bias);
         std::vector<Var> in = fn::Split(inner, 1, {u, u, u});
         zg = ApplyActivation(recurrent_activation_, fn::Add(x[0], in[0]));
         Var r = ApplyActivation(recurrent_activation_, fn::Add(x[1], in[1]));
         candidate = ApplyActivation(activation_, fn::Add(x[2], fn::Mul(r, in[2])));
       } else {
-        std::vector<Var> rks = fn::Split(rk, 1, {2 * u, u});
-        std::vector<Var> zr = fn::Split(fn::MatMul(hd, rks[0]), 1, {u, u});
+        std::vector<Var> zr = fn::Split(fn::MatMul(hd, w.recurrent), 1, {u, u});
         zg = ApplyActivation(recurrent_activation_, fn::Add(x[0], zr[0]));
         Var r = ApplyActivation(recurrent_activation_, fn::Add(x[1], zr[1]));
-        candidate = ApplyActivation(activation_, fn::Add(x[2], fn::MatMul(fn::Mul(r, hd), rks[1])));
+        candidate =
+            ApplyActivation(activation_, fn::Add(x[2], fn::MatMul(fn::Mul(r, hd), w.candidate)));
       }
       // h = z h_prev + (1 - z) candidate
       return {fn::Add(candidate, fn::Mul(zg, fn::Sub(h, candidate)))};
@@ -232,12 +229,23 @@ std::vector<Var> Recurrent::Steps(const Var& x, const Tensor& mask, const CallCo
   if (drop && recurrent_dropout_ > 0.f) {
     recurrent_mask = Var(DropoutMask({n, units_}, recurrent_dropout_, *ctx.rng, device));
   }
-  // Every step's input projection in one matmul: [N * T, F] -> [N, T, G*units].
-  Var input_bias;
-  if (bias_) {
-    input_bias = reset_after_ ? fn::Reshape(fn::Slice(Use(*bias_), 0, 0, 1), {width})
-                              : Use(*bias_);
+  // The weights every step reads, made once (one gradient node each).
+  StepWeights w;
+  w.recurrent = Use(*recurrent_kernel_);
+  if (cell_ == Cell::kGRU && !reset_after_) {
+    std::vector<Var> columns = fn::Split(w.recurrent, 1, {2 * units_, units_});
+    w.recurrent = columns[0];
+    w.candidate = columns[1];
   }
+  Var input_bias;
+  if (bias_ && reset_after_) {
+    std::vector<Var> rows = fn::Split(Use(*bias_), 0, {1, 1});  // input, recurrent
+    input_bias = fn::Reshape(rows[0], {width});
+    w.recurrent_bias = fn::Reshape(rows[1], {width});
+  } else if (bias_) {
+    input_bias = Use(*bias_);
+  }
+  // Every step's input projection in one matmul: [N * T, F] -> [N, T, G*units].
   Var xw = fn::Reshape(fn::Dense(fn::Reshape(xin, {n * t_len, in_dim_}), Use(*kernel_), input_bias),
                        {n, t_len, width});
   std::vector<Var> steps = fn::Split(xw, 1, std::vector<int64_t>(t_len, 1));
@@ -251,7 +259,7 @@ std::vector<Var> Recurrent::Steps(const Var& x, const Tensor& mask, const CallCo
   Var previous_output(zeros);
   for (int64_t k = 0; k < t_len; ++k) {
     const int64_t t = go_backwards_ ? t_len - 1 - k : k;
-    std::vector<Var> next = Step(fn::Reshape(steps[t], {n, width}), states, recurrent_mask);
+    std::vector<Var> next = Step(fn::Reshape(steps[t], {n, width}), states, w, recurrent_mask);
     Var output = next[0];
     if (host_mask.defined()) {
       Tensor m = Tensor::Empty({n, 1});

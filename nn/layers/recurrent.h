@@ -68,9 +68,15 @@ class Recurrent : public Layer {
   bool UsePrimitive(const Var& x, const Tensor& mask, const CallContext& ctx) const;
   // The composed steps; returns {sequence or last h, states...}.
   std::vector<Var> Steps(const Var& x, const Tensor& mask, const CallContext& ctx);
+  // The recurrent weights as every step reads them, made once per call.
+  struct StepWeights {
+    Var recurrent;       // [units, G*units]; GRU without reset_after: the z, r columns
+    Var candidate;       // GRU without reset_after: the h columns [units, units]
+    Var recurrent_bias;  // GRU with reset_after: [3*units]; else undefined
+  };
   // One step: new states from the step's input projection xw [N, G*units]
   // and the previous states.
-  std::vector<Var> Step(const Var& xw, const std::vector<Var>& states,
+  std::vector<Var> Step(const Var& xw, const std::vector<Var>& states, const StepWeights& w,
                         const Var& recurrent_mask);
 
   Cell cell_ = Cell::kLSTM;

@@ -10,8 +10,9 @@ the stride-2 depthwise convolutions; Dense(10) logits.
 
 Usage: scripts/zoo/mobilenet_v2.py [ALPHA=0.5] > model.json
 """
-import json
 import sys
+
+from keras_graph import Graph
 
 ALPHA = float(sys.argv[1]) if len(sys.argv) > 1 else 0.5
 # (expansion t, output channels c, repeats n, first stride s)
@@ -24,24 +25,16 @@ def divisible(v, d=8):
     return new + d if new < 0.9 * v else new
 
 
-layers = []
-
-
-def add(cls, name, config, inputs):
-    config = dict(config, name=name)
-    layers.append({"name": name, "class_name": cls, "config": config,
-                   "inbound_nodes": [[[i, 0, 0, {}] for i in inputs]] if inputs else []})
-    return name
+g = Graph()
+BN = {"epsilon": 0.001, "momentum": 0.9}
+RELU6 = {"max_value": 6.0}
 
 
 def conv_bn(x, name, filters, kernel, stride=1, relu=True):
-    x = add("Conv2D", name, {"filters": filters, "kernel_size": [kernel, kernel],
-                             "strides": [stride, stride], "padding": "same", "use_bias": False}, [x])
-    x = add("BatchNormalization", name + "_bn", {"epsilon": 0.001, "momentum": 0.9}, [x])
-    return add("ReLU", name + "_relu", {"max_value": 6.0}, [x]) if relu else x
+    return g.conv_bn(x, name, filters, kernel, stride, RELU6 if relu else None, BN)
 
 
-add("InputLayer", "image", {"batch_input_shape": [None, 32, 32, 3], "dtype": "float32"}, [])
+g.add("InputLayer", "image", {"batch_input_shape": [None, 32, 32, 3], "dtype": "float32"}, [])
 x = conv_bn("image", "stem", divisible(32 * ALPHA), 3)
 channels = divisible(32 * ALPHA)
 block = 0
@@ -53,27 +46,18 @@ for t, c, n, s in BLOCKS:
         y = x
         if t != 1:
             y = conv_bn(y, p + "_expand", channels * t, 1)
-        y = add("DepthwiseConv2D", p + "_depthwise",
-                {"kernel_size": [3, 3], "strides": [stride, stride], "padding": "same",
-                 "use_bias": False}, [y])
-        y = add("BatchNormalization", p + "_depthwise_bn", {"epsilon": 0.001, "momentum": 0.9}, [y])
-        y = add("ReLU", p + "_depthwise_relu", {"max_value": 6.0}, [y])
+        y = g.add("DepthwiseConv2D", p + "_depthwise",
+                  {"kernel_size": [3, 3], "strides": [stride, stride], "padding": "same",
+                   "use_bias": False}, [y])
+        y = g.add("BatchNormalization", p + "_depthwise_bn", BN, [y])
+        y = g.add("ReLU", p + "_depthwise_relu", RELU6, [y])
         y = conv_bn(y, p + "_project", out, 1, relu=False)
         if stride == 1 and channels == out:
-            y = add("Add", p + "_add", {}, [x, y])
+            y = g.add("Add", p + "_add", {}, [x, y])
         x, channels = y, out
         block += 1
 x = conv_bn(x, "head", 1280 if ALPHA <= 1.0 else divisible(1280 * ALPHA), 1)
-x = add("GlobalAveragePooling2D", "pool", {}, [x])
-x = add("Dense", "logits", {"units": 10}, [x])
+x = g.add("GlobalAveragePooling2D", "pool", {}, [x])
+x = g.add("Dense", "logits", {"units": 10}, [x])
 
-spec = {
-    "model": {"class_name": "Functional",
-              "config": {"name": "mobilenet_v2", "layers": layers,
-                         "input_layers": [["image", 0, 0]], "output_layers": [[x, 0, 0]]}},
-    "loss": {"class_name": "SparseCategoricalCrossentropy", "config": {"from_logits": True}},
-    "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.002}},
-    "metrics": ["accuracy"],
-    "input": {"format": "idx", "scale": 1 / 255},
-}
-print(json.dumps(spec, separators=(", ", ": ")))
+print(g.spec("mobilenet_v2", x, {"class_name": "Adam", "config": {"learning_rate": 0.002}}))

@@ -10,28 +10,20 @@ evaluate with settled moving statistics.
 
 Usage: scripts/zoo/resnet50.py [WIDTH=16] > model.json
 """
-import json
 import sys
 
+from keras_graph import Graph
+
 WIDTH = int(sys.argv[1]) if len(sys.argv) > 1 else 16
-layers = []
-
-
-def add(cls, name, config, inputs):
-    config = dict(config, name=name)
-    layers.append({"name": name, "class_name": cls, "config": config,
-                   "inbound_nodes": [[[i, 0, 0, {}] for i in inputs]] if inputs else []})
-    return name
+g = Graph()
+BN = {"epsilon": 1.001e-5, "momentum": 0.9}
 
 
 def conv_bn(x, name, filters, kernel, stride=1, relu=True):
-    x = add("Conv2D", name, {"filters": filters, "kernel_size": [kernel, kernel],
-                             "strides": [stride, stride], "padding": "same", "use_bias": False}, [x])
-    x = add("BatchNormalization", name + "_bn", {"epsilon": 1.001e-5, "momentum": 0.9}, [x])
-    return add("ReLU", name + "_relu", {}, [x]) if relu else x
+    return g.conv_bn(x, name, filters, kernel, stride, {} if relu else None, BN)
 
 
-add("InputLayer", "image", {"batch_input_shape": [None, 32, 32, 3], "dtype": "float32"}, [])
+g.add("InputLayer", "image", {"batch_input_shape": [None, 32, 32, 3], "dtype": "float32"}, [])
 x = conv_bn("image", "stem", WIDTH, 3)
 channels = WIDTH
 for stage, blocks in enumerate([3, 4, 6, 3]):
@@ -45,19 +37,10 @@ for stage, blocks in enumerate([3, 4, 6, 3]):
         shortcut = x
         if stride != 1 or channels != 4 * width:
             shortcut = conv_bn(x, p + "_proj", 4 * width, 1, stride, relu=False)
-        y = add("Add", p + "_add", {}, [y, shortcut])
-        x = add("ReLU", p + "_out", {}, [y])
+        y = g.add("Add", p + "_add", {}, [y, shortcut])
+        x = g.add("ReLU", p + "_out", {}, [y])
         channels = 4 * width
-x = add("GlobalAveragePooling2D", "pool", {}, [x])
-x = add("Dense", "logits", {"units": 10}, [x])
+x = g.add("GlobalAveragePooling2D", "pool", {}, [x])
+x = g.add("Dense", "logits", {"units": 10}, [x])
 
-spec = {
-    "model": {"class_name": "Functional",
-              "config": {"name": "cifar10_resnet50", "layers": layers,
-                         "input_layers": [["image", 0, 0]], "output_layers": [[x, 0, 0]]}},
-    "loss": {"class_name": "SparseCategoricalCrossentropy", "config": {"from_logits": True}},
-    "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.002}},
-    "metrics": ["accuracy"],
-    "input": {"format": "idx", "scale": 1 / 255},
-}
-print(json.dumps(spec, separators=(", ", ": ")))
+print(g.spec("cifar10_resnet50", x, {"class_name": "Adam", "config": {"learning_rate": 0.002}}))

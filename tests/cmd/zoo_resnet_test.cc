@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
 
 #include "data/idx_file.h"
 #include "tests/testing/job_report.h"
@@ -64,32 +65,29 @@ TEST(ZooResnet, LearnsAPlantedTaskOnCifarShapedImagesAndExportsAModelThatEvaluat
   EXPECT_NEAR(Metric(r.out, "val_accuracy"), accuracy, 1e-4) << r.out << e.out;
 }
 
-TEST(ZooResnet50, LearnsThePlantedTaskWithBottleneckBlocks) {
+// Trains zoo:`model` on 256 planted images (seed `seed`) for `epochs` epochs
+// of 16 and checks the held-out accuracy on 128 more (seed + 1).
+void ExpectLearnsPlantedImages(const std::string& model, uint32_t seed, int epochs) {
   TempDir dir;
-  WritePlantedImages(dir.path(), "train", 256, 7);
-  WritePlantedImages(dir.path(), "test", 128, 8);
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:cifar10_resnet50",
+  WritePlantedImages(dir.path(), "train", 256, seed);
+  WritePlantedImages(dir.path(), "test", 128, seed + 1);
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:" + model,
                         "--training_data=" + dir.File("train-images-idx3-ubyte"),
                         "--validation_data=" + dir.File("test-images-idx3-ubyte"),
-                        "--minibatch_size=16", "--num_epochs=8", "--num_threads=1"});
+                        "--minibatch_size=16", "--num_epochs=" + std::to_string(epochs),
+                        "--num_threads=1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const double accuracy = Metric(r.out, "val_accuracy");
   EXPECT_GE(accuracy, 0.9) << r.out;  // held-out images; chance is 0.25
-  std::printf("cifar10_resnet50: held-out accuracy %.4f\n", accuracy);
+  std::printf("%s: held-out accuracy %.4f\n", model.c_str(), accuracy);
+}
+
+TEST(ZooResnet50, LearnsThePlantedTaskWithBottleneckBlocks) {
+  ExpectLearnsPlantedImages("cifar10_resnet50", 7, 8);
 }
 
 TEST(ZooMobilenet, LearnsThePlantedTaskWithDepthwiseConvolutions) {
-  TempDir dir;
-  WritePlantedImages(dir.path(), "train", 256, 5);
-  WritePlantedImages(dir.path(), "test", 128, 6);
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:mobilenet_v2",
-                        "--training_data=" + dir.File("train-images-idx3-ubyte"),
-                        "--validation_data=" + dir.File("test-images-idx3-ubyte"),
-                        "--minibatch_size=16", "--num_epochs=12", "--num_threads=1"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const double accuracy = Metric(r.out, "val_accuracy");
-  EXPECT_GE(accuracy, 0.9) << r.out;  // held-out images; chance is 0.25
-  std::printf("mobilenet_v2: held-out accuracy %.4f\n", accuracy);
+  ExpectLearnsPlantedImages("mobilenet_v2", 5, 12);
 }
 
 }  // namespace

@@ -47,125 +47,95 @@ inline double WeightedSum(const Tensor& y, const Tensor& w) {
 }
 
 using TestFn = std::function<Var(const std::vector<Var>&)>;
+using MultiFn = std::function<std::vector<Var>(const std::vector<Var>&)>;
 
-// Checks d sum(seed * f(x)) / dx for every input against central
-// differences on the backend ops.h currently uses.
-inline void ExpectGradientsMatchOnCurrentBackend(
-    const TestFn& f, const std::vector<Tensor>& inputs,
-    const GradCheckOptions& o) {
-  std::vector<Parameter> params(inputs.size());
-  std::vector<Var> vars;
+// Checks the gradients of sum_i(seed_i * f(x)_i) with respect to every
+// input and to `weights`, Parameters f reads itself (a layer's), against
+// central differences on the backend ops.h currently uses.
+inline void ExpectWeightGradientsMatchOnCurrentBackend(const MultiFn& f,
+                                                       const std::vector<Tensor>& inputs,
+                                                       const std::vector<Parameter*>& weights,
+                                                       const GradCheckOptions& o) {
+  std::vector<Parameter> in(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    params[i].name = "input" + std::to_string(i);
-    params[i].value = inputs[i].Clone();
+    in[i].name = "input" + std::to_string(i);
+    in[i].value = inputs[i].Clone();
   }
-  for (auto& p : params) vars.push_back(Use(p));
-  Var y = f(vars);
-  ASSERT_TRUE(y.requires_grad()) << "output does not depend on the inputs";
-  std::mt19937_64 rng(o.seed);
-  Tensor seed = RandomTensor(y.shape(), rng, -1.f, 1.f);
-  Backward(y, seed);
-
-  for (size_t i = 0; i < params.size(); ++i) {
-    Parameter& p = params[i];
+  std::vector<Parameter*> all;
+  for (auto& p : in) all.push_back(&p);
+  for (Parameter* p : weights) all.push_back(p);
+  std::vector<Tensor> seeds;
+  bool depends = false;
+  auto loss = [&](bool record) {
+    std::vector<Var> vars;
+    for (auto& p : in) vars.push_back(Use(p));
+    std::vector<Var> out = f(vars);
+    std::mt19937_64 rng(o.seed);
+    if (seeds.empty()) {
+      for (const Var& y : out) seeds.push_back(RandomTensor(y.shape(), rng, -1.f, 1.f));
+    }
+    double value = 0;
+    Var total;
+    for (size_t k = 0; k < out.size(); ++k) {
+      value += WeightedSum(out[k].value(), seeds[k]);
+      depends = depends || out[k].requires_grad();
+      Var term = fn::Sum(fn::Mul(out[k], Var(seeds[k])));
+      total = total.defined() ? fn::Add(total, term) : term;
+    }
+    if (record && total.requires_grad()) Backward(total);
+    return value;
+  };
+  for (Parameter* p : all) p->ZeroGrad();
+  loss(true);
+  ASSERT_TRUE(depends) << "output does not depend on the inputs";
+  for (Parameter* pp : all) {
+    Parameter& p = *pp;
+    const Tensor analytic = p.grad.defined() ? p.grad.Clone() : Tensor();
     for (int64_t k = 0; k < p.value.numel(); ++k) {
       float* v = p.value.f32() + k;
       const float saved = *v;
       double plus, minus;
       {
         NoGradGuard guard;
-        std::vector<Var> cs;
-        for (auto& q : params) cs.push_back(Use(q));
         *v = static_cast<float>(saved + o.eps);
-        plus = WeightedSum(f(cs).value(), seed);
+        plus = loss(false);
         *v = static_cast<float>(saved - o.eps);
-        minus = WeightedSum(f(cs).value(), seed);
+        minus = loss(false);
         *v = saved;
       }
       const double numeric = (plus - minus) / (2 * o.eps);
-      const double analytic = p.grad.defined() ? p.grad.f32()[k] : 0.0;
-      const double tol =
-          o.atol + o.rtol * std::max(std::abs(numeric), std::abs(analytic));
-      ASSERT_NEAR(analytic, numeric, tol) << "input " << i << " element " << k;
+      const double a = analytic.defined() ? analytic.f32()[k] : 0.0;
+      const double tol = o.atol + o.rtol * std::max(std::abs(numeric), std::abs(a));
+      ASSERT_NEAR(a, numeric, tol) << p.name << " element " << k;
     }
   }
+  for (Parameter* p : weights) p->ZeroGrad();
 }
 
-// Runs the check on the reference loops and on the oneDNN backend.
-inline void ExpectGradientsMatch(const TestFn& f,
-                                 const std::vector<Tensor>& inputs,
-                                 const GradCheckOptions& o = {}) {
-  for (tensor::Backend* backend :
-       {&tensor::ReferenceBackend(), &tensor::CpuBackend()}) {
-    SCOPED_TRACE(std::string("backend ") + backend->name());
-    tensor::ScopedBackend scoped(*backend);
-    ExpectGradientsMatchOnCurrentBackend(f, inputs, o);
-  }
+// Checks d sum(seed * f(x)) / dx for every input against central
+// differences on the backend ops.h currently uses.
+inline void ExpectGradientsMatchOnCurrentBackend(const TestFn& f,
+                                                 const std::vector<Tensor>& inputs,
+                                                 const GradCheckOptions& o) {
+  ExpectWeightGradientsMatchOnCurrentBackend(
+      [&](const std::vector<Var>& v) { return std::vector<Var>{f(v)}; }, inputs, {}, o);
 }
 
-using MultiFn = std::function<std::vector<Var>(const std::vector<Var>&)>;
-
-// Checks the gradients of sum_i(seed_i * f(x)_i) with respect to every
-// input and to `weights`, Parameters f reads itself (a layer's), against
-// central differences, on the reference loops and on the oneDNN backend.
+// The checks above on the reference loops and on the oneDNN backend.
 inline void ExpectWeightGradientsMatch(const MultiFn& f, const std::vector<Tensor>& inputs,
                                        const std::vector<Parameter*>& weights,
                                        const GradCheckOptions& o = {}) {
   for (tensor::Backend* backend : {&tensor::ReferenceBackend(), &tensor::CpuBackend()}) {
     SCOPED_TRACE(std::string("backend ") + backend->name());
     tensor::ScopedBackend scoped(*backend);
-    std::vector<Parameter> in(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      in[i].name = "input" + std::to_string(i);
-      in[i].value = inputs[i].Clone();
-    }
-    std::vector<Parameter*> all;
-    for (auto& p : in) all.push_back(&p);
-    for (Parameter* p : weights) all.push_back(p);
-    std::vector<Tensor> seeds;
-    auto loss = [&](bool record) {
-      std::vector<Var> vars;
-      for (auto& p : in) vars.push_back(Use(p));
-      std::vector<Var> out = f(vars);
-      std::mt19937_64 rng(o.seed);
-      if (seeds.empty()) {
-        for (const Var& y : out) seeds.push_back(RandomTensor(y.shape(), rng, -1.f, 1.f));
-      }
-      double value = 0;
-      Var total;
-      for (size_t k = 0; k < out.size(); ++k) {
-        value += WeightedSum(out[k].value(), seeds[k]);
-        Var term = fn::Sum(fn::Mul(out[k], Var(seeds[k])));
-        total = total.defined() ? fn::Add(total, term) : term;
-      }
-      if (record) Backward(total);
-      return value;
-    };
-    for (Parameter* p : all) p->ZeroGrad();
-    loss(true);
-    for (size_t i = 0; i < all.size(); ++i) {
-      Parameter& p = *all[i];
-      const Tensor analytic = p.grad.defined() ? p.grad.Clone() : Tensor();
-      for (int64_t k = 0; k < p.value.numel(); ++k) {
-        float* v = p.value.f32() + k;
-        const float saved = *v;
-        double plus, minus;
-        {
-          NoGradGuard guard;
-          *v = static_cast<float>(saved + o.eps);
-          plus = loss(false);
-          *v = static_cast<float>(saved - o.eps);
-          minus = loss(false);
-          *v = saved;
-        }
-        const double numeric = (plus - minus) / (2 * o.eps);
-        const double a = analytic.defined() ? analytic.f32()[k] : 0.0;
-        const double tol = o.atol + o.rtol * std::max(std::abs(numeric), std::abs(a));
-        ASSERT_NEAR(a, numeric, tol) << p.name << " element " << k;
-      }
-    }
-    for (Parameter* p : weights) p->ZeroGrad();
+    ExpectWeightGradientsMatchOnCurrentBackend(f, inputs, weights, o);
   }
+}
+
+inline void ExpectGradientsMatch(const TestFn& f, const std::vector<Tensor>& inputs,
+                                 const GradCheckOptions& o = {}) {
+  ExpectWeightGradientsMatch([&](const std::vector<Var>& v) { return std::vector<Var>{f(v)}; },
+                             inputs, {}, o);
 }
 
 }  // namespace edl::nn::testing
