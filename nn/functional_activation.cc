@@ -31,19 +31,10 @@ Var LogSoftmax(const Var& x, int axis) {
 Var Dropout(const Var& x, float rate, std::mt19937_64& rng, bool training) {
   EDL_CHECK(rate >= 0.f && rate < 1.f) << "dropout rate " << rate;
   if (!training || rate == 0.f) return x;
-  // mask = 0 with probability rate, else 1 / (1 - rate). Drawn on the host
-  // with `rng` whatever x's device (then uploaded), so a run on a GPU drops
-  // the same units as the same run on the CPU.
-  Tensor mask = Tensor::Empty(x.shape());
-  float* m = mask.f32();
-  const float keep_scale = 1.f / (1.f - rate);
-  const double threshold = rate;
-  const int64_t n = mask.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
-    m[i] = u < threshold ? 0.f : keep_scale;
-  }
-  mask = mask.On(x.value().device());
+  // mask = 0 with probability rate, else 1 / (1 - rate), made on x's device
+  // from one draw of `rng` (tensor::DropoutMask), so a run on a GPU drops
+  // the same units as the same run on the CPU with nothing uploaded.
+  const Tensor mask = tensor::DropoutMask(x.shape(), rate, rng(), x.value().device());
   return MakeResult(tensor::Mul(x.value(), mask), {x},
                     [mask](const Tensor& dy) {
                       return std::vector<Tensor>{tensor::Mul(dy, mask)};

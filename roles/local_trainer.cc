@@ -176,18 +176,20 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
       EDL_RETURN_IF_ERROR(CheckBatch(batch.labels, out[0].value(), cm, metrics,
                                      "--training_data " + o.training_data));
       nn::Var loss = cm.loss->Compute(out[0], batch.labels);
-      const float loss_value = loss.value().item();
-      if (!std::isfinite(loss_value)) {
-        return Internal("training diverged: loss is " + std::to_string(loss_value) +
-                        " at step " + std::to_string(cm.optimizer->iterations()) +
-                        " (try a smaller --learning_rate)");
-      }
       // A model without weight penalties gives a constant zero: leave it out
       // of the graph.
       nn::Var reg = cm.model->RegularizationLoss();
       nn::Backward(reg.requires_grad() ? nn::fn::Add(loss, reg) : loss);
       cm.optimizer->Apply(params);
       for (auto* prm : params) prm->ZeroGrad();
+      // The loss is read only now: on a GPU, reading it waits for the device,
+      // and the whole step is queued by then (one wait per step, not two).
+      const float loss_value = loss.value().item();
+      if (!std::isfinite(loss_value)) {
+        return Internal("training diverged: loss is " + std::to_string(loss_value) +
+                        " at step " + std::to_string(cm.optimizer->iterations() - 1) +
+                        " (try a smaller --learning_rate)");
+      }
 
       if (!metrics.empty()) {
         tensor::Tensor pred = cm.ForMetrics(out[0].value());

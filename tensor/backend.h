@@ -114,8 +114,14 @@ class Backend {
     EDL_CHECK(false) << "backend " << name() << " has no Transpose";
   }
 
-  // Whether Conv2D* honour Conv2DParams::groups > 1. Backends without
-  // (CUDA today) get one convolution per group from nn/ instead.
+  // mask[i] = DropoutMaskAt(seed, i, drop_below, keep_scale)
+  // (tensor/dropout_mask.h). The default is the host loop, for backends
+  // whose tensors live in host memory.
+  virtual void DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale,
+                           Tensor& mask);
+
+  // Whether Conv2D* honour Conv2DParams::groups > 1. Backends without get
+  // one convolution per group from nn/ instead.
   virtual bool GroupedConv() const { return false; }
 
   // Whole-sequence recurrent cells (tensor/ops.h RnnForward). Backends

@@ -203,6 +203,12 @@ bool TransposeAvailable(Device device);
 // Converts between float32 and int64 (truncating toward zero).
 Tensor Cast(const Tensor& x, DType dtype);
 
+// A dropout mask made on `device`: each element 0 with probability rate,
+// else 1 / (1 - rate), drawn from (seed, element index) alone
+// (tensor/dropout_mask.h), so every device makes the same mask.
+// REQUIRES: 0 <= rate < 1.
+Tensor DropoutMask(const Shape& shape, double rate, uint64_t seed, Device device);
+
 // ---- Embedding ----------------------------------------------------------
 
 // table [V, D], ids int64 of any shape -> [ids..., D].

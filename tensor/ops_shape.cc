@@ -1,6 +1,7 @@
 // ops.h: shape ops, casts and embeddings. Checks, allocates, dispatches to
 // the Backend of the inputs' device.
 #include "tensor/backend.h"
+#include "tensor/dropout_mask.h"
 #include "tensor/ops.h"
 #include "tensor/ops_util.h"
 
@@ -87,6 +88,16 @@ Tensor Cast(const Tensor& x, DType dtype) {
   Tensor y = Tensor::Empty(x.shape(), dtype, x.device());
   if (x.numel() > 0) BackendFor(x.device()).Cast(x, y);
   return y;
+}
+
+Tensor DropoutMask(const Shape& shape, double rate, uint64_t seed, Device device) {
+  EDL_CHECK(rate >= 0.0 && rate < 1.0) << "DropoutMask: rate " << rate;
+  Tensor mask = Tensor::Empty(shape, DType::kFloat32, device);
+  if (mask.numel() > 0) {
+    BackendFor(device).DropoutMask(seed, DropoutDropBelow(rate),
+                                   static_cast<float>(1.0 / (1.0 - rate)), mask);
+  }
+  return mask;
 }
 
 Tensor Gather(const Tensor& table, const Tensor& ids) {

@@ -1,9 +1,13 @@
-// CudaBackend: 2-D convolutions on cuDNN, NHWC. Keras kernels (HWIO) are
-// transposed to cuDNN's OHWI and back; asymmetric "same" padding, which
+// CudaBackend: 2-D convolutions on cuDNN, NHWC, grouped ones (depthwise and
+// separable layers) through cuDNN's group count. Keras kernels (HWIO, I the
+// channels of one group) are transposed to cuDNN's OHWI and back; asymmetric "same" padding, which
 // cuDNN cannot express, becomes an explicitly padded copy of the image.
-// The algorithm for each problem is chosen once (cuDNN's heuristics, the
-// first FP32 algorithm that runs) and cached; workspaces come from the
+// The algorithm for each problem is chosen once (by default the first fp32
+// algorithm cuDNN's heuristics suggest that runs; with EDL_CUDNN_SEARCH=1
+// the fastest fp32 one cuDNN's Find measures) and cached; workspaces come from the
 // caching allocator.
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -28,13 +32,17 @@ PaddingPlan PlanPadding(const Conv2DParams& p) {
   return plan;
 }
 
-// image [n, h, w, c] (unpadded), kernel [kh, kw, c, o], out [n, oh, ow, o].
+// image [n, h, w, c] (unpadded), kernel [kh, kw, c / groups, o],
+// out [n, oh, ow, o].
 ConvGeometry MakeGeometry(const Shape& image, const Shape& kernel,
                           const Shape& out, const Conv2DParams& p,
                           const PaddingPlan& plan) {
-  EDL_CHECK(p.groups == 1) << "grouped convolutions (DepthwiseConv2D, SeparableConv2D, "
-                              "Conv2D groups > 1) are not on the CUDA backend yet";
+  EDL_CHECK(p.groups >= 1 && image[3] == kernel[2] * p.groups &&
+            kernel[3] % p.groups == 0)
+      << "grouped convolution: " << image[3] << " input channels, kernel "
+      << kernel[2] << " per group, " << p.groups << " groups";
   ConvGeometry g{};
+  g.groups = p.groups;
   g.n = image[0];
   g.h = image[1] + (plan.explicit_pad ? plan.top + plan.bottom : 0);
   g.w = image[2] + (plan.explicit_pad ? plan.left + plan.right : 0);
@@ -61,6 +69,7 @@ std::vector<int> Usable(const std::vector<Perf>& perfs, int returned) {
   for (int i = 0; i < returned; ++i) {
     const Perf& perf = perfs[i];
     if (perf.status != CUDNN_STATUS_SUCCESS) continue;
+    if (perf.memory > (size_t{1} << 30)) continue;  // a workspace over 1 GiB
     if (perf.mathType == CUDNN_TENSOR_OP_MATH ||
         perf.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) {
       continue;
@@ -70,6 +79,19 @@ std::vector<int> Usable(const std::vector<Perf>& perfs, int returned) {
   return algos;
 }
 
+// Whether the algorithm for a new problem is measured (EDL_CUDNN_SEARCH=1:
+// cuDNN's Find runs every fp32 algorithm once and the fastest is kept)
+// rather than taken from cuDNN's heuristics (the default). On an H200 the
+// search was faster for the ResNet at batch 64 and MobileNetV2 but slower
+// for the CNN and the ResNet at batch 256 (docs/gpu.md), so it is opt-in.
+bool SearchAlgorithms() {
+  static const bool search = [] {
+    const char* env = std::getenv("EDL_CUDNN_SEARCH");
+    return env && std::strcmp(env, "1") == 0;
+  }();
+  return search;
+}
+
 }  // namespace
 
 void CudaBackend::RunConvolution(ConvPass pass, const ConvGeometry& g,
@@ -77,8 +99,8 @@ void CudaBackend::RunConvolution(ConvPass pass, const ConvGeometry& g,
                                  const float* dy, float* out) {
   const TensorDesc xd = TensorDesc::Nhwc(g.n, g.h, g.w, g.c);
   const TensorDesc yd = TensorDesc::Nhwc(g.n, g.oh, g.ow, g.o);
-  const FilterDesc wd(g.o, g.kh, g.kw, g.c);
-  const ConvDesc cd(g.pad_h, g.pad_w, g.sh, g.sw, g.dh, g.dw);
+  const FilterDesc wd(g.o, g.kh, g.kw, g.c / g.groups);
+  const ConvDesc cd(g.pad_h, g.pad_w, g.sh, g.sw, g.dh, g.dw, g.groups);
   const float one = 1.f, zero = 0.f;
   cudnnHandle_t h = ctx_.dnn;
 
@@ -125,27 +147,33 @@ void CudaBackend::RunConvolution(ConvPass pass, const ConvGeometry& g,
       case ConvPass::kForward: {
         EDL_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max));
         std::vector<cudnnConvolutionFwdAlgoPerf_t> perfs(max);
-        EDL_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
-            h, xd.get(), wd.get(), cd.get(), yd.get(), max, &returned,
-            perfs.data()));
+        EDL_CUDNN_CHECK(
+            (SearchAlgorithms() ? cudnnFindConvolutionForwardAlgorithm
+                                : cudnnGetConvolutionForwardAlgorithm_v7)(
+                h, xd.get(), wd.get(), cd.get(), yd.get(), max, &returned,
+                perfs.data()));
         return Usable(perfs, returned);
       }
       case ConvPass::kBackwardData: {
         EDL_CUDNN_CHECK(
             cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max));
         std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perfs(max);
-        EDL_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-            h, wd.get(), yd.get(), cd.get(), xd.get(), max, &returned,
-            perfs.data()));
+        EDL_CUDNN_CHECK(
+            (SearchAlgorithms() ? cudnnFindConvolutionBackwardDataAlgorithm
+                                : cudnnGetConvolutionBackwardDataAlgorithm_v7)(
+                h, wd.get(), yd.get(), cd.get(), xd.get(), max, &returned,
+                perfs.data()));
         return Usable(perfs, returned);
       }
       case ConvPass::kBackwardFilter: {
         EDL_CUDNN_CHECK(
             cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max));
         std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perfs(max);
-        EDL_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-            h, xd.get(), yd.get(), cd.get(), wd.get(), max, &returned,
-            perfs.data()));
+        EDL_CUDNN_CHECK(
+            (SearchAlgorithms() ? cudnnFindConvolutionBackwardFilterAlgorithm
+                                : cudnnGetConvolutionBackwardFilterAlgorithm_v7)(
+                h, xd.get(), yd.get(), cd.get(), wd.get(), max, &returned,
+                perfs.data()));
         return Usable(perfs, returned);
       }
     }
@@ -165,7 +193,8 @@ void CudaBackend::RunConvolution(ConvPass pass, const ConvGeometry& g,
                     g.dh,
                     g.dw,
                     g.pad_h,
-                    g.pad_w};
+                    g.pad_w,
+                    g.groups};
   std::lock_guard<std::mutex> lock(ctx_.dnn_mu);
   if (auto it = ctx_.conv_choices.find(key); it != ctx_.conv_choices.end()) {
     DeviceBuffer ws(ctx_.allocator, it->second.workspace_bytes);
@@ -193,7 +222,7 @@ void CudaBackend::Conv2DForward(const Tensor& x, const Tensor& w,
   const PaddingPlan plan = PlanPadding(p);
   const ConvGeometry g = MakeGeometry(x.shape(), w.shape(), y.shape(), p, plan);
   DeviceBuffer w_ohwi(ctx_.allocator, w.bytes());
-  Transpose2D(w.f32(), w_ohwi.as<float>(), g.kh * g.kw * g.c, g.o, ctx_.stream);
+  Transpose2D(w.f32(), w_ohwi.as<float>(), g.kh * g.kw * (g.c / g.groups), g.o, ctx_.stream);
   const float* image = x.f32();
   std::unique_ptr<DeviceBuffer> padded;
   if (plan.explicit_pad) {
@@ -216,7 +245,7 @@ void CudaBackend::Conv2DBackwardData(const Tensor& dy, const Tensor& w,
   const ConvGeometry g =
       MakeGeometry(dx.shape(), w.shape(), dy.shape(), p, plan);
   DeviceBuffer w_ohwi(ctx_.allocator, w.bytes());
-  Transpose2D(w.f32(), w_ohwi.as<float>(), g.kh * g.kw * g.c, g.o, ctx_.stream);
+  Transpose2D(w.f32(), w_ohwi.as<float>(), g.kh * g.kw * (g.c / g.groups), g.o, ctx_.stream);
   if (!plan.explicit_pad) {
     RunConvolution(ConvPass::kBackwardData, g, nullptr, w_ohwi.as<float>(),
                    dy.f32(), dx.f32());
@@ -249,7 +278,7 @@ void CudaBackend::Conv2DBackwardWeights(const Tensor& dy, const Tensor& x,
   DeviceBuffer dw_ohwi(ctx_.allocator, dw.bytes());
   RunConvolution(ConvPass::kBackwardFilter, g, image, nullptr, dy.f32(),
                  dw_ohwi.as<float>());
-  Transpose2D(dw_ohwi.as<float>(), dw.f32(), g.o, g.kh * g.kw * g.c,
+  Transpose2D(dw_ohwi.as<float>(), dw.f32(), g.o, g.kh * g.kw * (g.c / g.groups),
               ctx_.stream);
   if (dbias.defined()) {
     ColumnSums(dy.f32(), g.n * g.oh * g.ow, g.o, dbias.f32(), ctx_.allocator,

@@ -216,6 +216,11 @@ void CudaBackend::Cast(const Tensor& x, Tensor& y) {
              static_cast<int>(y.dtype()), x.numel(), ctx_.stream);
 }
 
+void CudaBackend::DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale,
+                              Tensor& mask) {
+  cuda::DropoutMask(mask.f32(), mask.numel(), seed, drop_below, keep_scale, ctx_.stream);
+}
+
 void CudaBackend::Gather(const Tensor& table, const Tensor& ids, Tensor& y) {
   cuda::Gather(table.f32(), table.dim(0), table.dim(1), ids.i64(), ids.numel(),
                y.f32(), ctx_.stream);

@@ -22,15 +22,19 @@ namespace edl::tensor::cuda {
 // A convolution as cuDNN sees it (conv.cc): the image [n, h, w, c] (padded
 // explicitly when the padding is asymmetric), filter [o, kh, kw, c], output
 // [n, oh, ow, o].
+// c counts all input channels; each of the `groups` groups convolves c /
+// groups of them into o / groups outputs (cuDNN's group count).
 struct ConvGeometry {
   int64_t n, h, w, c, o, kh, kw, oh, ow;
   int64_t pad_h, pad_w, sh, sw, dh, dw;
+  int64_t groups;
 };
 
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(CudaContext& context) : ctx_(context) {}
   const char* name() const override { return "cuda"; }
+  bool GroupedConv() const override { return true; }
 
   void EltwiseForward(Eltwise kind, const Tensor& x, float alpha, float beta,
                       Tensor& y) override;
@@ -85,6 +89,8 @@ class CudaBackend final : public Backend {
   void Concat(const std::vector<Tensor>& xs, int axis, Tensor& y) override;
   void Split(const Tensor& x, int axis, std::vector<Tensor>& ys) override;
   void Cast(const Tensor& x, Tensor& y) override;
+  void DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale,
+                   Tensor& mask) override;
   void Gather(const Tensor& table, const Tensor& ids, Tensor& y) override;
   SparseRows Coalesce(const SparseRows& rows) override;
   void ScatterAdd(Tensor& table, const SparseRows& rows, float alpha) override;

@@ -1,7 +1,7 @@
 // RAII wrappers of the cuDNN descriptors the backend builds per call: NHWC
 // float tensors, OHWI (cuDNN's NHWC "KRSC") filters, 2-D cross-correlations
 // restricted to FMA kernels (no TF32, so results match the fp32 reference),
-// and softmax's [outer, size, inner] view.
+// grouped ones included, and softmax's [outer, size, inner] view.
 #pragma once
 
 #include <cudnn.h>
@@ -50,7 +50,7 @@ class TensorDesc {
 
 class FilterDesc {
  public:
-  // OHWI: [o, kh, kw, c].
+  // OHWI: [o, kh, kw, c] (c: the input channels of one group).
   FilterDesc(int64_t o, int64_t kh, int64_t kw, int64_t c) {
     EDL_CUDNN_CHECK(cudnnCreateFilterDescriptor(&desc_));
     EDL_CUDNN_CHECK(cudnnSetFilter4dDescriptor(
@@ -69,13 +69,14 @@ class FilterDesc {
 class ConvDesc {
  public:
   ConvDesc(int64_t pad_h, int64_t pad_w, int64_t sh, int64_t sw, int64_t dh,
-           int64_t dw) {
+           int64_t dw, int64_t groups) {
     EDL_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&desc_));
     EDL_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
         desc_, CheckedInt(pad_h), CheckedInt(pad_w), CheckedInt(sh),
         CheckedInt(sw), CheckedInt(dh), CheckedInt(dw), CUDNN_CROSS_CORRELATION,
         CUDNN_DATA_FLOAT));
     EDL_CUDNN_CHECK(cudnnSetConvolutionMathType(desc_, CUDNN_FMA_MATH));
+    EDL_CUDNN_CHECK(cudnnSetConvolutionGroupCount(desc_, CheckedInt(groups)));
   }
   ~ConvDesc() { cudnnDestroyConvolutionDescriptor(desc_); }
   ConvDesc(const ConvDesc&) = delete;

@@ -91,6 +91,11 @@ void MaxPoolBackward(const float* dy, const int64_t* argmax, float* dx,
 void AvgPoolBackward(const float* dy, float* dx, const PoolGeometry& g,
                      cudaStream_t stream);
 
+// ---- random (random.cu) ----
+// mask[i] = DropoutMaskAt(seed, i, drop_below, keep_scale) (tensor/dropout_mask.h).
+void DropoutMask(float* mask, int64_t n, uint64_t seed, uint64_t drop_below,
+                 float keep_scale, cudaStream_t stream);
+
 // ---- layout and indexing (shape.cu) ----
 // dtype codes: the value of edl::tensor::DType (float32, int64, uint8).
 void Cast(const void* x, int from_dtype, void* y, int to_dtype, int64_t n,

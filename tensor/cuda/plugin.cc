@@ -1,7 +1,7 @@
 // The plugin's entry point (edl_cuda_plugin_create, see
 // tensor/device_runtime.h) and CudaRuntime, the DeviceRuntime of GPU 0: one
-// non-blocking stream, the caching allocator, the cuBLAS and cuDNN handles
-// and the CudaBackend over them.
+// non-blocking stream, the caching allocator, the cuBLAS and cuDNN handles,
+// the pinned upload ring and the CudaBackend over them.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
@@ -12,6 +12,7 @@
 
 #include "tensor/cuda/cuda_backend.h"
 #include "tensor/cuda/cuda_context.h"
+#include "tensor/cuda/upload_ring.h"
 #include "tensor/device_runtime.h"
 
 namespace edl::tensor::cuda {
@@ -55,6 +56,8 @@ class CudaRuntime final : public DeviceRuntime {
 
   void CopyToDevice(void* device_dst, const void* host_src,
                     size_t bytes) override {
+    // Staged in pinned memory so the host need not wait for the GPU.
+    if (uploads_.Upload(device_dst, host_src, bytes, ctx_.stream)) return;
     EDL_CUDA_CHECK(cudaMemcpyAsync(device_dst, host_src, bytes,
                                    cudaMemcpyHostToDevice, ctx_.stream));
     EDL_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream));
@@ -78,6 +81,7 @@ class CudaRuntime final : public DeviceRuntime {
   std::string description_;
   CudaContext ctx_;
   std::unique_ptr<CudaBackend> backend_;
+  UploadRing uploads_{64u << 20};
 };
 
 void SetError(char* error, size_t size, const std::string& message) {

@@ -90,6 +90,15 @@ TEST(Dropout, ZeroesAboutRateOfTheElementsAndScalesTheRest) {
   EXPECT_NEAR(zeros / 10000.0, 0.3, 0.02);
 }
 
+TEST(Dropout, SuccessiveCallsDropDifferentUnitsAndEqualSeedsTheSame) {
+  std::mt19937_64 rng(9), same(9);
+  const Var x(Tensor::Full({64, 64}, 1.f));
+  const std::vector<float> first = fn::Dropout(x, 0.5f, rng, true).value().ToVector();
+  const std::vector<float> second = fn::Dropout(x, 0.5f, rng, true).value().ToVector();
+  EXPECT_NE(first, second);
+  EXPECT_EQ(fn::Dropout(x, 0.5f, same, true).value().ToVector(), first);
+}
+
 TEST(Dropout, IsTheIdentityOutsideTraining) {
   std::mt19937_64 rng(9);
   Tensor x = Tensor::Full({4}, 2.f);

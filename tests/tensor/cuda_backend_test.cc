@@ -202,9 +202,13 @@ TEST_F(CudaBackendTest, Conv2DMatchesForwardAndBothGradients) {
     Shape x, w;
     std::array<int64_t, 2> strides, dilations;
     Padding padding;
+    int64_t groups = 1;
   };
   const Case cases[] = {
       {{2, 9, 9, 3}, {3, 3, 3, 4}, {1, 1}, {1, 1}, Padding::kValid},
+      {{2, 8, 8, 4}, {3, 3, 2, 6}, {1, 1}, {1, 1}, Padding::kSame, 2},  // grouped
+      {{2, 9, 9, 6}, {3, 3, 1, 6}, {2, 2}, {1, 1}, Padding::kSame, 6},  // depthwise
+      {{2, 7, 7, 3}, {3, 3, 1, 6}, {1, 1}, {1, 1}, Padding::kValid, 3},  // multiplier 2
       {{2, 9, 9, 3},
        {3, 3, 3, 4},
        {1, 1},
@@ -228,8 +232,10 @@ TEST_F(CudaBackendTest, Conv2DMatchesForwardAndBothGradients) {
       {{3, 7, 5, 1}, {5, 3, 1, 8}, {2, 1}, {1, 1}, Padding::kValid},
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(ShapeString(c.x) + " * " + ShapeString(c.w));
+    SCOPED_TRACE(ShapeString(c.x) + " * " + ShapeString(c.w) + " in " +
+                 std::to_string(c.groups) + " groups");
     Conv2DParams p;
+    p.groups = c.groups;
     p.strides = c.strides;
     p.dilations = c.dilations;
     p.padding = ComputePadding(c.padding, c.x[1], c.x[2], c.w[0], c.w[1],
@@ -357,6 +363,43 @@ TEST_F(CudaBackendTest, ConcatAndSplitMatchOnEveryAxis) {
   });
 }
 
+// Uploads are staged in a 64 MiB pinned ring (tensor/cuda/upload_ring.h):
+// a source overwritten right after its upload must not change what arrives,
+// across wraps of the ring and for uploads too large to stage (20 MiB).
+TEST_F(CudaBackendTest, UploadsSurviveTheirSourceBeingOverwrittenAndTheRingWrapping) {
+  auto value = [](int i, int64_t k) { return static_cast<float>(i * 1000003 + k % 9973); };
+  std::vector<Tensor> uploaded;
+  std::vector<int64_t> sizes;
+  for (int i = 0; i < 40; ++i) {
+    const int64_t n = i % 7 == 6 ? (int64_t{5} << 20) : (int64_t{1} << 20) - i;
+    Tensor host = Tensor::Empty({n});
+    float* p = host.f32();
+    for (int64_t k = 0; k < n; ++k) p[k] = value(i, k);
+    uploaded.push_back(host.To(Device::kCUDA));
+    for (int64_t k = 0; k < n; ++k) p[k] = -1.f;
+    sizes.push_back(n);
+  }
+  for (int i = 0; i < 40; ++i) {
+    const std::vector<float> back = uploaded[i].ToVector();
+    ASSERT_EQ(static_cast<int64_t>(back.size()), sizes[i]);
+    for (int64_t k = 0; k < sizes[i]; ++k) {
+      ASSERT_EQ(back[k], value(i, k)) << "upload " << i << " element " << k;
+    }
+  }
+}
+
+TEST_F(CudaBackendTest, DropoutMasksAreTheHostsBitForBit) {
+  for (double rate : {0.0, 0.25, 0.5, 0.9}) {
+    SCOPED_TRACE(rate);
+    ExpectMatch(
+        [&](Device d) {
+          return Outputs{DropoutMask({37, 1001}, rate, 12345, d),
+                         DropoutMask({5}, rate, 7, d)};
+        },
+        0.f, 0.f);
+  }
+}
+
 TEST_F(CudaBackendTest, CastsMatchBetweenFloatInt64AndUInt8) {
   Tensor x = Random({50}, 41, -100.f, 100.f);
   Tensor positive = Random({50}, 42, 0.f, 250.f);
@@ -407,7 +450,10 @@ TEST_F(CudaBackendTest, ManyRepeatedIdsCoalesceInAscendingOrder) {
 }
 
 // The kernel contracts multiply-adds (nvcc's default) and powf is not
-// correctly rounded, hence a tolerance rather than equality.
+// correctly rounded, hence a tolerance rather than equality. The absolute
+// part is 1e-5 because FTRL's linear slot z + g - sigma * w cancels terms
+// near 1 in size: on the H100 one element came out -4.3293e-4 against the
+// host's -4.3178e-4, a difference of 1.2e-6, i.e. 10 ulp of the terms.
 TEST_F(CudaBackendTest, OptimizerUpdatesMatchForEveryRuleDenseAndSparse) {
   const Shape shape = {300, 37};
   const Tensor value = Random(shape, 46);
@@ -421,12 +467,12 @@ TEST_F(CudaBackendTest, OptimizerUpdatesMatchForEveryRuleDenseAndSparse) {
         [&](Device d) {
           return testing::RunUpdate(rule, value, grad, slots, Tensor(), d);
         },
-        1e-5f, 1e-6f);
+        1e-5f, 1e-5f);
     ExpectMatch(
         [&](Device d) {
           return testing::RunUpdate(rule, value, rows, slots, ids, d);
         },
-        1e-5f, 1e-6f);
+        1e-5f, 1e-5f);
   }
 }
 

@@ -116,5 +116,38 @@ TEST(SparseRows, GatherBackwardThenDensifyAccumulatesRepeats) {
   EXPECT_EQ(Densify(g).ToVector(), (std::vector<float>{5, 5, 3, 3, 0, 0}));
 }
 
+TEST(DropoutMask, DropsAboutRateOfTheElementsAndScalesTheRest) {
+  for (double rate : {0.1, 0.5, 0.9}) {
+    SCOPED_TRACE(rate);
+    const std::vector<float> m = DropoutMask({200, 500}, rate, 42, Device::kCPU).ToVector();
+    int64_t dropped = 0;
+    for (float v : m) {
+      if (v == 0.f) {
+        ++dropped;
+      } else {
+        ASSERT_FLOAT_EQ(v, static_cast<float>(1.0 / (1.0 - rate)));
+      }
+    }
+    // 100,000 draws: the standard deviation of the fraction is below 0.0016.
+    EXPECT_NEAR(static_cast<double>(dropped) / m.size(), rate, 0.01);
+  }
+}
+
+TEST(DropoutMask, RateZeroKeepsEverythingAndSeedsDecideTheMask) {
+  for (float v : DropoutMask({1000}, 0.0, 5, Device::kCPU).ToVector()) ASSERT_EQ(v, 1.f);
+  const std::vector<float> a = DropoutMask({4096}, 0.5, 1, Device::kCPU).ToVector();
+  EXPECT_EQ(DropoutMask({4096}, 0.5, 1, Device::kCPU).ToVector(), a);
+  const std::vector<float> b = DropoutMask({4096}, 0.5, 2, Device::kCPU).ToVector();
+  int64_t differ = 0;
+  for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
+  EXPECT_NEAR(differ / 4096.0, 0.5, 0.05);  // independent masks disagree half the time
+}
+
+TEST(DropoutMask, AnElementDependsOnlyOnTheSeedAndItsIndex) {
+  const std::vector<float> small = DropoutMask({10}, 0.5, 9, Device::kCPU).ToVector();
+  const std::vector<float> large = DropoutMask({10, 10}, 0.5, 9, Device::kCPU).ToVector();
+  EXPECT_EQ(std::vector<float>(large.begin(), large.begin() + 10), small);
+}
+
 }  // namespace
 }  // namespace edl::tensor
