@@ -11,6 +11,7 @@ Usage: torch_train_bench.py {cnn,resnet,mobilenet} STEPS BATCH DEVICE THREADS IM
 """
 import gzip
 import json
+import os
 import sys
 import time
 
@@ -104,6 +105,10 @@ def main():
     which, steps, batch, device, threads, images = sys.argv[1], int(sys.argv[2]), \
         int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6]
     torch.set_num_threads(threads)
+    # edl computes in plain fp32; so does PyTorch unless TORCH_TF32=1.
+    tf32 = os.environ.get("TORCH_TF32", "0") == "1"
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.manual_seed(0)
     labels = images.replace("images-idx3", "labels-idx1")
     x = torch.from_numpy(read_idx(images).astype(np.float32) / 255.0)
