@@ -84,6 +84,29 @@ std::array<int64_t, 2> ConfigReader::IntPair(const char* field,
   return def;
 }
 
+std::array<int64_t, 3> ConfigReader::IntTriple(const char* field,
+                                               std::array<int64_t, 3> def) {
+  const nlohmann::json* v = Get(field);
+  if (v == nullptr) return def;
+  if (v->is_number_integer()) {
+    const int64_t n = v->get<int64_t>();
+    return {n, n, n};
+  }
+  if (v->is_array() && (v->size() == 1 || v->size() == 3)) {
+    bool ints = true;
+    for (const auto& e : *v) ints = ints && e.is_number_integer();
+    if (ints) {
+      if (v->size() == 1) {
+        const int64_t n = (*v)[0].get<int64_t>();
+        return {n, n, n};
+      }
+      return {(*v)[0].get<int64_t>(), (*v)[1].get<int64_t>(), (*v)[2].get<int64_t>()};
+    }
+  }
+  Fail(field, "must be 1 or 3 integers, got " + Describe(*v));
+  return def;
+}
+
 std::vector<int64_t> ConfigReader::IntList(const char* field,
                                            bool allow_null_entries) {
   const nlohmann::json* v = Get(field);

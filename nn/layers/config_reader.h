@@ -37,6 +37,9 @@ class ConfigReader {
   // An int n (-> {n, n}) or a list of 1 or 2 ints.
   std::array<int64_t, 2> IntPair(const char* field,
                                  std::array<int64_t, 2> def);
+  // An int n (-> {n, n, n}) or a list of 1 or 3 ints (3-D layers).
+  std::array<int64_t, 3> IntTriple(const char* field,
+                                   std::array<int64_t, 3> def);
   // A list of ints whose null entries become -1 (for shapes).
   std::vector<int64_t> IntList(const char* field, bool allow_null_entries);
   // An int axis or a list of exactly one int axis (as Keras 2 saves a built

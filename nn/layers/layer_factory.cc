@@ -12,6 +12,7 @@
 #include "nn/layers/category_encoding.h"
 #include "nn/layers/conv2d.h"
 #include "nn/layers/conv2d_transpose.h"
+#include "nn/layers/conv3d.h"
 #include "nn/layers/core.h"
 #include "nn/layers/dense.h"
 #include "nn/layers/depthwise_conv.h"
@@ -21,6 +22,7 @@
 #include "nn/layers/noise.h"
 #include "nn/layers/normalization.h"
 #include "nn/layers/pooling.h"
+#include "nn/layers/pooling3d.h"
 #include "nn/layers/recurrent.h"
 #include "nn/layers/reshaping.h"
 #include "nn/layers/wrappers.h"
@@ -41,6 +43,11 @@ const std::map<std::string, Factory>& Factories() {
   auto global = [](PoolKind k, int rank) {
     return [k, rank](const std::string& n, const nlohmann::json& c) {
       return GlobalPooling2D::FromConfig(k, rank, n, c);
+    };
+  };
+  auto pool3d = [](PoolKind k) {
+    return [k](const std::string& n, const nlohmann::json& c) {
+      return Pooling3D::FromConfig(k, n, c);
     };
   };
   auto merge = [](ElementwiseMerge::Op op) {
@@ -70,6 +77,11 @@ const std::map<std::string, Factory>& Factories() {
       {"AveragePooling2D", pool(PoolKind::kAvg, 2)},
       {"GlobalMaxPooling2D", global(PoolKind::kMax, 2)},
       {"GlobalAveragePooling2D", global(PoolKind::kAvg, 2)},
+      {"Conv3D", Conv3D::FromConfig},
+      {"MaxPooling3D", pool3d(PoolKind::kMax)},
+      {"AveragePooling3D", pool3d(PoolKind::kAvg)},
+      {"GlobalMaxPooling3D", global(PoolKind::kMax, 3)},
+      {"GlobalAveragePooling3D", global(PoolKind::kAvg, 3)},
       {"MaxPooling1D", pool(PoolKind::kMax, 1)},
       {"AveragePooling1D", pool(PoolKind::kAvg, 1)},
       {"GlobalMaxPooling1D", global(PoolKind::kMax, 1)},
@@ -129,6 +141,11 @@ std::string Canonical(const std::string& class_name) {
   if (class_name == "AvgPool2D") return "AveragePooling2D";
   if (class_name == "GlobalAvgPool2D") return "GlobalAveragePooling2D";
   if (class_name == "GlobalMaxPool2D") return "GlobalMaxPooling2D";
+  if (class_name == "Convolution3D") return "Conv3D";
+  if (class_name == "MaxPool3D") return "MaxPooling3D";
+  if (class_name == "AvgPool3D") return "AveragePooling3D";
+  if (class_name == "GlobalAvgPool3D") return "GlobalAveragePooling3D";
+  if (class_name == "GlobalMaxPool3D") return "GlobalMaxPooling3D";
   if (class_name == "MaxPool1D") return "MaxPooling1D";
   if (class_name == "AvgPool1D") return "AveragePooling1D";
   if (class_name == "GlobalAvgPool1D") return "GlobalAveragePooling1D";

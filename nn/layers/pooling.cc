@@ -118,6 +118,13 @@ Result<std::vector<Shape>> GlobalPooling2D::OutputShapes(
     if (keepdims_) return std::vector<Shape>{{1, s[1]}};
     return std::vector<Shape>{{s[1]}};
   }
+  if (rank_ == 3) {
+    if (s.size() != 4) {
+      return Error("expects rank-4 input [D, H, W, C], got " + tensor::ShapeString(s));
+    }
+    if (keepdims_) return std::vector<Shape>{{1, 1, 1, s[3]}};
+    return std::vector<Shape>{{s[3]}};
+  }
   if (s.size() != 3) {
     return Error("expects rank-3 input [H, W, C], got " + tensor::ShapeString(s));
   }
@@ -130,6 +137,7 @@ std::vector<Var> GlobalPooling2D::Call(const std::vector<Var>& inputs,
   tensor::Reduce r = kind_ == tensor::PoolKind::kMax ? tensor::Reduce::kMax
                                                      : tensor::Reduce::kMean;
   if (rank_ == 1) return {fn::ReduceOp(r, inputs[0], {1}, keepdims_)};
+  if (rank_ == 3) return {fn::ReduceOp(r, inputs[0], {1, 2, 3}, keepdims_)};
   return {fn::ReduceOp(r, inputs[0], {1, 2}, keepdims_)};
 }
 

@@ -1,7 +1,8 @@
 // Pooling layers over NHWC inputs (channels_last only):
 //   MaxPooling2D / AveragePooling2D (pool_size, strides default pool_size,
 //   padding valid|same; average pooling excludes padding, as TensorFlow);
-//   GlobalMaxPooling2D / GlobalAveragePooling2D (keepdims);
+//   GlobalMaxPooling2D / GlobalAveragePooling2D (keepdims), and the 3-D
+//   global poolings over [D, H, W, C];
 // and their 1-D forms over [steps, channels] inputs (MaxPooling1D, ...;
 // one size per field), pooled as a height-1 image.
 #pragma once
@@ -43,13 +44,16 @@ class Pooling2D : public Layer {
 
 class GlobalPooling2D : public Layer {
  public:
-  // rank 1 or 2.
+  // rank 1, 2 or 3 (GlobalMaxPooling3D, ...: input [D, H, W, C]).
   static Result<std::unique_ptr<Layer>> FromConfig(tensor::PoolKind kind, int rank,
                                                    const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override {
     if (rank_ == 1) {
       return kind_ == tensor::PoolKind::kMax ? "GlobalMaxPooling1D" : "GlobalAveragePooling1D";
+    }
+    if (rank_ == 3) {
+      return kind_ == tensor::PoolKind::kMax ? "GlobalMaxPooling3D" : "GlobalAveragePooling3D";
     }
     return kind_ == tensor::PoolKind::kMax ? "GlobalMaxPooling2D"
                                            : "GlobalAveragePooling2D";

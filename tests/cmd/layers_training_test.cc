@@ -4,8 +4,9 @@
 // UpSampling2D, Cropping2D, RepeatVector, SpatialDropout1D, GaussianNoise,
 // GaussianDropout, AlphaDropout, LeakyReLU, PReLU, ELU, ThresholdedReLU, LSTM,
 // GRU (backwards, with recurrent dropout), SimpleRNN, TimeDistributed and
-// Bidirectional, DepthwiseConv2D, SeparableConv2D, Conv2D with groups, Permute and
-// MultiHeadAttention
+// Bidirectional, DepthwiseConv2D, SeparableConv2D, Conv2D with groups, Permute,
+// MultiHeadAttention, Conv3D, MaxPooling3D, AveragePooling3D, GlobalMaxPooling3D
+// and GlobalAveragePooling3D
 // learns iris (Debian's sklearn CSV) locally, with a PS and
 // with allreduce.
 #include <gtest/gtest.h>
@@ -67,7 +68,13 @@ std::string MixedModel() {
       Node("UpSampling2D", "up", R"("size": 2)", {"deconv"}),
       Node("Cropping2D", "crop", R"("cropping": [[1, 1], [2, 0]])", {"up"}),
       Node("Flatten", "pixels", "", {"crop"}),
-      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "bi", "gap", "swapped_flat", "attended", "pixels"}),
+      Node("Reshape", "volume", R"("target_shape": [1, 2, 2, 1])", {"scaled"}),
+      Node("Conv3D", "vconv", R"("filters": 3, "kernel_size": 2, "padding": "same")", {"volume"}),
+      Node("MaxPooling3D", "vmax", R"("pool_size": [1, 2, 2], "strides": 1, "padding": "same")", {"vconv"}),
+      Node("AveragePooling3D", "vavg", R"("pool_size": 2, "strides": 1, "padding": "same")", {"vmax"}),
+      Node("GlobalAveragePooling3D", "vgap", "", {"vavg"}),
+      Node("GlobalMaxPooling3D", "vgmax", "", {"vconv"}),
+      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "bi", "gap", "swapped_flat", "attended", "pixels", "vgap", "vgmax"}),
       Node("GaussianNoise", "noisy", R"("stddev": 0.05)", {"cat"}),
       Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"noisy"}),
       Node("Dense", "h", R"("units": 8)", {"leaky"}),

@@ -135,6 +135,17 @@ const builders = {
     m.add(L.dense({units: 3}));
     return {model: m, inputs: [[3, 12, 3]]};
   },
+  conv3d() {
+    const m = tf.sequential();
+    m.add(L.conv3d({filters: 3, kernelSize: [2, 3, 2], strides: [2, 1, 2], padding: 'same',
+                    activation: 'relu', inputShape: [6, 8, 9, 2]}));
+    m.add(L.maxPooling3d({poolSize: 2, padding: 'same'}));
+    m.add(L.conv3d({filters: 2, kernelSize: 2}));
+    m.add(L.averagePooling3d({poolSize: [1, 2, 2], strides: 1, padding: 'same'}));
+    m.add(L.flatten());
+    m.add(L.dense({units: 3}));
+    return {model: m, inputs: [[2, 6, 8, 9, 2]]};
+  },
   conv1d_global_max() {
     const x = tf.input({shape: [8, 2]});
     const c = L.conv1d({filters: 3, kernelSize: 2, padding: 'valid'}).apply(x);

@@ -1,0 +1,107 @@
+#include "nn/functional_3d.h"
+
+#include <vector>
+
+#include "base/check.h"
+#include "nn/functional.h"
+
+namespace edl::nn::fn {
+
+std::array<int64_t, 6> ComputePadding3D(tensor::Padding padding, const std::array<int64_t, 3>& in,
+                                        const std::array<int64_t, 3>& kernel,
+                                        const std::array<int64_t, 3>& strides,
+                                        const std::array<int64_t, 3>& dilations) {
+  // Depth pads like height does (same: the extra plane at the back).
+  const std::array<int64_t, 4> d = tensor::ComputePadding(
+      padding, in[0], 1, kernel[0], 1, {strides[0], 1}, {dilations[0], 1});
+  const std::array<int64_t, 4> hw =
+      tensor::ComputePadding(padding, in[1], in[2], kernel[1], kernel[2],
+                             {strides[1], strides[2]}, {dilations[1], dilations[2]});
+  return {d[0], d[1], hw[0], hw[1], hw[2], hw[3]};
+}
+
+namespace {
+
+// x with `front` and `back` zero planes added along depth (axis 1).
+Var PadDepth(const Var& x, int64_t front, int64_t back) {
+  if (front == 0 && back == 0) return x;
+  std::vector<Var> parts;
+  Shape plane = x.shape();
+  const tensor::Device device = x.value().device();
+  if (front > 0) {
+    plane[1] = front;
+    parts.emplace_back(Tensor::Zeros(plane, tensor::DType::kFloat32, device));
+  }
+  parts.push_back(x);
+  if (back > 0) {
+    plane[1] = back;
+    parts.emplace_back(Tensor::Zeros(plane, tensor::DType::kFloat32, device));
+  }
+  return Concat(parts, 1);
+}
+
+}  // namespace
+
+Var Conv3D(const Var& x, const Var& w, const Var& b, const Conv3DParams& p) {
+  const Shape& s = x.shape();
+  const Shape& k = w.shape();
+  EDL_CHECK(s.size() == 5 && k.size() == 5 && s[4] == k[3] * p.groups)
+      << "Conv3D: input " << tensor::ShapeString(s) << ", kernel " << tensor::ShapeString(k)
+      << ", " << p.groups << " groups";
+  const int64_t n = s[0], h = s[2], wd = s[3], c = s[4];
+  const int64_t kd = k[0], filters = k[4];
+  const Var padded = PadDepth(x, p.padding[0], p.padding[1]);
+  const int64_t depth = padded.shape()[1];
+  const int64_t od = tensor::ConvOutputSize(depth, kd, p.strides[0], p.dilations[0], 0, 0);
+  EDL_CHECK_GT(od, 0) << "Conv3D: depth " << s[1] << " too small for the kernel";
+
+  tensor::Conv2DParams p2;
+  p2.strides = {p.strides[1], p.strides[2]};
+  p2.dilations = {p.dilations[1], p.dilations[2]};
+  p2.padding = {p.padding[2], p.padding[3], p.padding[4], p.padding[5]};
+  p2.groups = p.groups;
+
+  // Depth slices, cut once when a tap's slices are not one contiguous run.
+  std::vector<Var> planes;
+  if (p.strides[0] > 1 && od > 1) planes = Split(padded, 1, std::vector<int64_t>(depth, 1));
+  const std::vector<Var> taps = kd == 1 ? std::vector<Var>{w}
+                                        : Split(w, 0, std::vector<int64_t>(kd, 1));
+  Var y;
+  for (int64_t i = 0; i < kd; ++i) {
+    const int64_t first = i * p.dilations[0];
+    Var slab;
+    if (planes.empty()) {
+      slab = od == depth ? padded : Slice(padded, 1, first, od);
+    } else {
+      std::vector<Var> picked;
+      for (int64_t o = 0; o < od; ++o) picked.push_back(planes[first + o * p.strides[0]]);
+      slab = Concat(picked, 1);
+    }
+    slab = Reshape(slab, {n * od, h, wd, c});
+    const Var kernel = Reshape(taps[i], {k[1], k[2], k[3], filters});
+    const Var yi = Conv2D(slab, kernel, i == 0 ? b : Var(), p2);
+    y = i == 0 ? yi : Add(y, yi);
+  }
+  return Reshape(y, {n, od, y.shape()[1], y.shape()[2], filters});
+}
+
+Var Pool3D(tensor::PoolKind kind, const Var& x, const Pool3DParams& p) {
+  const Shape& s = x.shape();
+  EDL_CHECK_EQ(s.size(), 5u) << "Pool3D: input " << tensor::ShapeString(s);
+  const int64_t n = s[0], d = s[1], c = s[4];
+  tensor::Pool2DParams hw;
+  hw.kernel = {p.kernel[1], p.kernel[2]};
+  hw.strides = {p.strides[1], p.strides[2]};
+  hw.padding = {p.padding[2], p.padding[3], p.padding[4], p.padding[5]};
+  Var y = Pool2D(kind, Reshape(x, {n * d, s[2], s[3], c}), hw);
+  const int64_t oh = y.shape()[1], ow = y.shape()[2];
+  // Along depth: [N, D, 1, OH * OW * C] pooled by a (kd x 1) window.
+  tensor::Pool2DParams depth;
+  depth.kernel = {p.kernel[0], 1};
+  depth.strides = {p.strides[0], 1};
+  depth.padding = {p.padding[0], p.padding[1], 0, 0};
+  y = Pool2D(kind, Reshape(y, {n, d, 1, oh * ow * c}), depth);
+  return Reshape(y, {n, y.shape()[1], oh, ow, c});
+}
+
+}  // namespace edl::nn::fn

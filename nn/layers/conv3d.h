@@ -1,0 +1,56 @@
+// Conv3D: 3-D convolution over NDHWC inputs [D, H, W, C] (Keras Conv3D,
+// channels_last only). Weights: kernel [kd, kh, kw, in_channels / groups,
+// filters], bias [filters]. "same" padding puts the extra plane/row/column
+// at the back/bottom/right, as TensorFlow. Runs as 2-D convolutions, one per
+// depth tap (nn/functional_3d.h).
+#pragma once
+
+#include <array>
+
+#include "nn/functional_3d.h"
+#include "nn/layers/activations.h"
+#include "nn/layers/layer.h"
+#include "nn/layers/weight_config.h"
+
+namespace edl::nn::layers {
+
+// The 3-D window fields of Conv3D and the 3-D poolings.
+struct Window3D {
+  std::array<int64_t, 3> size{1, 1, 1}, strides{1, 1, 1}, dilation{1, 1, 1};
+  tensor::Padding padding = tensor::Padding::kValid;
+
+  // Explicit padding for an input [D, H, W, ...].
+  std::array<int64_t, 6> PaddingFor(const Shape& in) const;
+  // [OD, OH, OW]; an error naming the window when `in` is too small.
+  Result<std::array<int64_t, 3>> OutputSize(const Shape& in, const char* what) const;
+};
+
+class Conv3D : public Layer {
+ public:
+  static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
+                                                   const nlohmann::json& config);
+  const char* class_name() const override { return "Conv3D"; }
+  std::vector<Var> Call(const std::vector<Var>& inputs,
+                        const CallContext& ctx) override;
+  nlohmann::json Config() const override;
+
+ protected:
+  Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
+  Status CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) override;
+
+ private:
+  using Layer::Layer;
+
+  int64_t filters_ = 0;
+  int64_t groups_ = 1;
+  Window3D window_;
+  ActivationKind activation_ = ActivationKind::kLinear;
+  bool use_bias_ = true;
+  WeightInit kernel_init_, bias_init_;
+  WeightPenalty kernel_reg_, bias_reg_;
+  int64_t in_channels_ = -1;
+  Parameter* kernel_ = nullptr;
+  Parameter* bias_ = nullptr;
+};
+
+}  // namespace edl::nn::layers
