@@ -85,6 +85,51 @@ Var Conv3D(const Var& x, const Var& w, const Var& b, const Conv3DParams& p) {
   return Reshape(y, {n, od, y.shape()[1], y.shape()[2], filters});
 }
 
+Var Conv3DTranspose(const Var& x, const Var& w, const Shape& y_shape, const Conv3DParams& p) {
+  const Shape& s = x.shape();
+  const Shape& k = w.shape();
+  EDL_CHECK(s.size() == 5 && k.size() == 5 && y_shape.size() == 5 && s[4] == k[4] &&
+            y_shape[4] == k[3] && p.groups == 1)
+      << "Conv3DTranspose: input " << tensor::ShapeString(s) << ", kernel "
+      << tensor::ShapeString(k) << ", output " << tensor::ShapeString(y_shape);
+  const int64_t n = s[0], d = s[1], kd = k[0];
+  const int64_t front = p.padding[0], depth = y_shape[1];
+  tensor::Conv2DParams p2;
+  p2.strides = {p.strides[1], p.strides[2]};
+  p2.dilations = {p.dilations[1], p.dilations[2]};
+  p2.padding = {p.padding[2], p.padding[3], p.padding[4], p.padding[5]};
+  const Shape plane_shape{n, 1, y_shape[2], y_shape[3], y_shape[4]};
+
+  const Var planes_in = Reshape(x, {n * d, s[2], s[3], s[4]});
+  const std::vector<Var> taps = kd == 1 ? std::vector<Var>{w}
+                                        : Split(w, 0, std::vector<int64_t>(kd, 1));
+  // What lands on each output plane (after cropping the front padding).
+  std::vector<std::vector<Var>> landed(depth);
+  for (int64_t i = 0; i < kd; ++i) {
+    const Var kernel = Reshape(taps[i], {k[1], k[2], k[3], k[4]});
+    const Var r = Reshape(Conv2DTranspose(planes_in, kernel,
+                                          {n * d, y_shape[2], y_shape[3], y_shape[4]}, p2),
+                          {n, d, y_shape[2], y_shape[3], y_shape[4]});
+    const std::vector<Var> planes = d == 1 ? std::vector<Var>{r}
+                                           : Split(r, 1, std::vector<int64_t>(d, 1));
+    for (int64_t o = 0; o < d; ++o) {
+      const int64_t at = o * p.strides[0] + i * p.dilations[0] - front;
+      if (at >= 0 && at < depth) landed[at].push_back(planes[o]);
+    }
+  }
+  std::vector<Var> out;
+  for (int64_t at = 0; at < depth; ++at) {
+    if (landed[at].empty()) {
+      out.emplace_back(Tensor::Zeros(plane_shape, tensor::DType::kFloat32, x.value().device()));
+      continue;
+    }
+    Var sum = landed[at][0];
+    for (size_t j = 1; j < landed[at].size(); ++j) sum = Add(sum, landed[at][j]);
+    out.push_back(sum);
+  }
+  return depth == 1 ? out[0] : Concat(out, 1);
+}
+
 Var Pool3D(tensor::PoolKind kind, const Var& x, const Pool3DParams& p) {
   const Shape& s = x.shape();
   EDL_CHECK_EQ(s.size(), 5u) << "Pool3D: input " << tensor::ShapeString(s);

@@ -6,6 +6,7 @@
 //   that tap reads (od * stride + i * dilation, after zero padding) are
 //   stacked into a batch of N * OD images and convolved in 2-D with the
 //   tap's [kh, kw, C / groups, F] kernel; the taps' outputs add up.
+// * Conv3DTranspose: the adjoint, from 2-D transposed convolutions.
 // * Pool3D: pooling over a box is separable: pool each depth slice over
 //   (h, w), then pool the result along depth. For max pooling the first
 //   maximal tap in (d, h, w) order takes the gradient, as TensorFlow; for
@@ -44,6 +45,14 @@ std::array<int64_t, 6> ComputePadding3D(tensor::Padding padding, const std::arra
 // x [N, D, H, W, C], w [kd, kh, kw, C / groups, F], b [F] or undefined ->
 // [N, OD, OH, OW, F]. REQUIRES: the output is not empty.
 Var Conv3D(const Var& x, const Var& w, const Var& b, const Conv3DParams& p);
+
+// The transposed convolution (the gradient of Conv3D with respect to its
+// input): x [N, d, h, w, C_in], w [kd, kh, kw, C_out, C_in] -> y `y_shape`
+// [N, D, H, W, C_out], where `p` is the convolution that maps y_shape back
+// to x's shape (groups 1). No bias. Each depth tap's 2-D transposed
+// convolution of every input plane lands on output plane
+// od * stride + i * dilation - front padding.
+Var Conv3DTranspose(const Var& x, const Var& w, const Shape& y_shape, const Conv3DParams& p);
 
 // x [N, D, H, W, C] -> [N, OD, OH, OW, C]. REQUIRES: the output is not empty.
 Var Pool3D(tensor::PoolKind kind, const Var& x, const Pool3DParams& p);

@@ -24,14 +24,24 @@ Result<std::array<int64_t, 3>> Window3D::OutputSize(const Shape& in, const char*
   return out;
 }
 
-Result<std::unique_ptr<Layer>> Conv3D::FromConfig(const std::string& name,
-                                                  const nlohmann::json& config) {
-  std::unique_ptr<Conv3D> l(new Conv3D(name));
-  ConfigReader r(config);
-  l->filters_ = r.RequiredInt("filters");
-  if (r.status().ok() && l->filters_ <= 0) r.Fail("filters", "must be positive");
+namespace {
+
+// The fields Conv3D and Conv3DTranspose share.
+struct Conv3DFields {
+  int64_t filters = 0;
+  Window3D window;
+  ActivationKind activation = ActivationKind::kLinear;
+  bool use_bias = true;
+  WeightInit kernel_init, bias_init;
+  WeightPenalty kernel_reg, bias_reg;
+};
+
+Result<Conv3DFields> ReadConv3D(ConfigReader& r) {
+  Conv3DFields f;
+  f.filters = r.RequiredInt("filters");
+  if (r.status().ok() && f.filters <= 0) r.Fail("filters", "must be positive");
   if (r.Get("kernel_size") == nullptr) r.Fail("kernel_size", "is required");
-  Window3D& w = l->window_;
+  Window3D& w = f.window;
   w.size = r.IntTriple("kernel_size", {1, 1, 1});
   w.strides = r.IntTriple("strides", {1, 1, 1});
   w.dilation = r.IntTriple("dilation_rate", {1, 1, 1});
@@ -49,21 +59,57 @@ Result<std::unique_ptr<Layer>> Conv3D::FromConfig(const std::string& name,
   w.padding = r.String("padding", "valid") == "same" ? tensor::Padding::kSame
                                                      : tensor::Padding::kValid;
   r.ExpectOneOf("data_format", {"channels_last"});
-  l->groups_ = r.Int("groups", 1);
-  if (r.status().ok() && (l->groups_ < 1 || l->filters_ % l->groups_ != 0)) {
-    r.Fail("groups", "must be a positive divisor of filters (" + std::to_string(l->filters_) +
-                         "), got " + std::to_string(l->groups_));
-  }
-  EDL_ASSIGN_OR_RETURN(l->activation_, ParseActivation(r.String("activation", "linear")));
-  l->use_bias_ = r.Bool("use_bias", true);
-  l->kernel_init_ = ReadInitializer(r, "kernel_initializer", "GlorotUniform");
-  l->bias_init_ = ReadInitializer(r, "bias_initializer", "Zeros");
-  l->kernel_reg_ = ReadRegularizer(r, "kernel_regularizer");
-  l->bias_reg_ = ReadRegularizer(r, "bias_regularizer");
+  EDL_ASSIGN_OR_RETURN(f.activation, ParseActivation(r.String("activation", "linear")));
+  f.use_bias = r.Bool("use_bias", true);
+  f.kernel_init = ReadInitializer(r, "kernel_initializer", "GlorotUniform");
+  f.bias_init = ReadInitializer(r, "bias_initializer", "Zeros");
+  f.kernel_reg = ReadRegularizer(r, "kernel_regularizer");
+  f.bias_reg = ReadRegularizer(r, "bias_regularizer");
   r.ExpectNull("activity_regularizer");
   r.ExpectNull("kernel_constraint");
   r.ExpectNull("bias_constraint");
+  return f;
+}
+
+void WriteConv3D(nlohmann::json& c, const Conv3DFields& f) {
+  c["filters"] = f.filters;
+  c["kernel_size"] = f.window.size;
+  c["strides"] = f.window.strides;
+  c["dilation_rate"] = f.window.dilation;
+  c["padding"] = f.window.padding == tensor::Padding::kSame ? "same" : "valid";
+  c["data_format"] = "channels_last";
+  c["activation"] = ActivationName(f.activation);
+  c["use_bias"] = f.use_bias;
+  c["kernel_initializer"] = f.kernel_init.json;
+  c["bias_initializer"] = f.bias_init.json;
+  c["kernel_regularizer"] = f.kernel_reg.json;
+  c["bias_regularizer"] = f.bias_reg.json;
+  c["activity_regularizer"] = nullptr;
+  c["kernel_constraint"] = nullptr;
+  c["bias_constraint"] = nullptr;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Layer>> Conv3D::FromConfig(const std::string& name,
+                                                  const nlohmann::json& config) {
+  std::unique_ptr<Conv3D> l(new Conv3D(name));
+  ConfigReader r(config);
+  EDL_ASSIGN_OR_RETURN(Conv3DFields f, ReadConv3D(r));
+  l->groups_ = r.Int("groups", 1);
+  if (r.status().ok() && (l->groups_ < 1 || f.filters % l->groups_ != 0)) {
+    r.Fail("groups", "must be a positive divisor of filters (" + std::to_string(f.filters) +
+                         "), got " + std::to_string(l->groups_));
+  }
   EDL_RETURN_IF_ERROR(r.status());
+  l->filters_ = f.filters;
+  l->window_ = f.window;
+  l->activation_ = f.activation;
+  l->use_bias_ = f.use_bias;
+  l->kernel_init_ = f.kernel_init;
+  l->bias_init_ = f.bias_init;
+  l->kernel_reg_ = f.kernel_reg;
+  l->bias_reg_ = f.bias_reg;
   return std::unique_ptr<Layer>(std::move(l));
 }
 
@@ -113,22 +159,79 @@ std::vector<Var> Conv3D::Call(const std::vector<Var>& inputs, const CallContext&
 
 nlohmann::json Conv3D::Config() const {
   nlohmann::json c = Layer::Config();
-  c["filters"] = filters_;
-  c["kernel_size"] = window_.size;
-  c["strides"] = window_.strides;
-  c["dilation_rate"] = window_.dilation;
-  c["padding"] = window_.padding == tensor::Padding::kSame ? "same" : "valid";
-  c["data_format"] = "channels_last";
+  WriteConv3D(c, {filters_, window_, activation_, use_bias_, kernel_init_, bias_init_,
+                  kernel_reg_, bias_reg_});
   if (groups_ != 1) c["groups"] = groups_;  // (TF.js has no groups)
-  c["activation"] = ActivationName(activation_);
-  c["use_bias"] = use_bias_;
-  c["kernel_initializer"] = kernel_init_.json;
-  c["bias_initializer"] = bias_init_.json;
-  c["kernel_regularizer"] = kernel_reg_.json;
-  c["bias_regularizer"] = bias_reg_.json;
-  c["activity_regularizer"] = nullptr;
-  c["kernel_constraint"] = nullptr;
-  c["bias_constraint"] = nullptr;
+  return c;
+}
+
+Result<std::unique_ptr<Layer>> Conv3DTranspose::FromConfig(const std::string& name,
+                                                           const nlohmann::json& config) {
+  std::unique_ptr<Conv3DTranspose> l(new Conv3DTranspose(name));
+  ConfigReader r(config);
+  EDL_ASSIGN_OR_RETURN(Conv3DFields f, ReadConv3D(r));
+  r.ExpectNull("output_padding");
+  EDL_RETURN_IF_ERROR(r.status());
+  l->filters_ = f.filters;
+  l->window_ = f.window;
+  l->activation_ = f.activation;
+  l->use_bias_ = f.use_bias;
+  l->kernel_init_ = f.kernel_init;
+  l->bias_init_ = f.bias_init;
+  l->kernel_reg_ = f.kernel_reg;
+  l->bias_reg_ = f.bias_reg;
+  return std::unique_ptr<Layer>(std::move(l));
+}
+
+Result<std::vector<Shape>> Conv3DTranspose::OutputShapes(const std::vector<Shape>& in) {
+  EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
+  const Shape& s = in[0];
+  if (s.size() != 4) {
+    return Error("expects rank-4 input [D, H, W, C], got " + tensor::ShapeString(s));
+  }
+  if (in_channels_ >= 0 && s[3] != in_channels_) {
+    return Error("was built for " + std::to_string(in_channels_) +
+                 " input channels, got " + tensor::ShapeString(s));
+  }
+  Shape out = {0, 0, 0, filters_};
+  for (int a = 0; a < 3; ++a) {
+    const int64_t dilated = (window_.size[a] - 1) * window_.dilation[a] + 1;
+    out[a] = window_.padding == tensor::Padding::kSame ? s[a] * window_.strides[a]
+                                                       : (s[a] - 1) * window_.strides[a] + dilated;
+  }
+  return std::vector<Shape>{out};
+}
+
+Status Conv3DTranspose::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
+  in_channels_ = in[0].back();
+  const Shape kernel{window_.size[0], window_.size[1], window_.size[2], filters_, in_channels_};
+  kernel_ = AddWeight("kernel", MakeWeight(kernel_init_, kernel, rng), true,
+                      kernel_reg_.Function());
+  if (use_bias_) {
+    bias_ = AddWeight("bias", MakeWeight(bias_init_, {filters_}, rng), true,
+                      bias_reg_.Function());
+  }
+  return Status::Ok();
+}
+
+std::vector<Var> Conv3DTranspose::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
+  const Var& x = inputs[0];
+  const Shape in(x.shape().begin() + 1, x.shape().end());
+  const Shape out = OutputShapes({in}).value()[0];
+  fn::Conv3DParams p;
+  p.strides = window_.strides;
+  p.dilations = window_.dilation;
+  p.padding = window_.PaddingFor(out);  // of the convolution from the output back to x
+  Var y = fn::Conv3DTranspose(x, Use(*kernel_), {x.shape()[0], out[0], out[1], out[2], filters_}, p);
+  if (bias_) y = fn::Add(y, fn::Reshape(Use(*bias_), {1, 1, 1, 1, filters_}));
+  return {ApplyActivation(activation_, y)};
+}
+
+nlohmann::json Conv3DTranspose::Config() const {
+  nlohmann::json c = Layer::Config();
+  WriteConv3D(c, {filters_, window_, activation_, use_bias_, kernel_init_, bias_init_,
+                  kernel_reg_, bias_reg_});
+  c["output_padding"] = nullptr;
   return c;
 }
 

@@ -3,6 +3,10 @@
 // filters], bias [filters]. "same" padding puts the extra plane/row/column
 // at the back/bottom/right, as TensorFlow. Runs as 2-D convolutions, one per
 // depth tap (nn/functional_3d.h).
+//
+// Conv3DTranspose: its transpose (Keras Conv3DTranspose): kernel [kd, kh, kw,
+// filters, in_channels] (as Keras), bias [filters]; output (d - 1) * stride +
+// dilated kernel per axis ("valid") or d * stride ("same").
 #pragma once
 
 #include <array>
@@ -43,6 +47,33 @@ class Conv3D : public Layer {
 
   int64_t filters_ = 0;
   int64_t groups_ = 1;
+  Window3D window_;
+  ActivationKind activation_ = ActivationKind::kLinear;
+  bool use_bias_ = true;
+  WeightInit kernel_init_, bias_init_;
+  WeightPenalty kernel_reg_, bias_reg_;
+  int64_t in_channels_ = -1;
+  Parameter* kernel_ = nullptr;
+  Parameter* bias_ = nullptr;
+};
+
+class Conv3DTranspose : public Layer {
+ public:
+  static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
+                                                   const nlohmann::json& config);
+  const char* class_name() const override { return "Conv3DTranspose"; }
+  std::vector<Var> Call(const std::vector<Var>& inputs,
+                        const CallContext& ctx) override;
+  nlohmann::json Config() const override;
+
+ protected:
+  Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
+  Status CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) override;
+
+ private:
+  using Layer::Layer;
+
+  int64_t filters_ = 0;
   Window3D window_;
   ActivationKind activation_ = ActivationKind::kLinear;
   bool use_bias_ = true;

@@ -78,6 +78,7 @@ const std::map<std::string, Factory>& Factories() {
       {"GlobalMaxPooling2D", global(PoolKind::kMax, 2)},
       {"GlobalAveragePooling2D", global(PoolKind::kAvg, 2)},
       {"Conv3D", Conv3D::FromConfig},
+      {"Conv3DTranspose", Conv3DTranspose::FromConfig},
       {"MaxPooling3D", pool3d(PoolKind::kMax)},
       {"AveragePooling3D", pool3d(PoolKind::kAvg)},
       {"GlobalMaxPooling3D", global(PoolKind::kMax, 3)},
@@ -142,6 +143,7 @@ std::string Canonical(const std::string& class_name) {
   if (class_name == "GlobalAvgPool2D") return "GlobalAveragePooling2D";
   if (class_name == "GlobalMaxPool2D") return "GlobalMaxPooling2D";
   if (class_name == "Convolution3D") return "Conv3D";
+  if (class_name == "Convolution3DTranspose") return "Conv3DTranspose";
   if (class_name == "MaxPool3D") return "MaxPooling3D";
   if (class_name == "AvgPool3D") return "AveragePooling3D";
   if (class_name == "GlobalAvgPool3D") return "GlobalAveragePooling3D";

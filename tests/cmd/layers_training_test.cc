@@ -5,8 +5,8 @@
 // GaussianDropout, AlphaDropout, LeakyReLU, PReLU, ELU, ThresholdedReLU, LSTM,
 // GRU (backwards, with recurrent dropout), SimpleRNN, TimeDistributed and
 // Bidirectional, DepthwiseConv2D, SeparableConv2D, Conv2D with groups, Permute,
-// MultiHeadAttention, Conv3D, MaxPooling3D, AveragePooling3D, GlobalMaxPooling3D
-// and GlobalAveragePooling3D
+// MultiHeadAttention, Conv3D, Conv3DTranspose, MaxPooling3D, AveragePooling3D,
+// GlobalMaxPooling3D and GlobalAveragePooling3D
 // learns iris (Debian's sklearn CSV) locally, with a PS and
 // with allreduce.
 #include <gtest/gtest.h>
@@ -74,7 +74,9 @@ std::string MixedModel() {
       Node("AveragePooling3D", "vavg", R"("pool_size": 2, "strides": 1, "padding": "same")", {"vmax"}),
       Node("GlobalAveragePooling3D", "vgap", "", {"vavg"}),
       Node("GlobalMaxPooling3D", "vgmax", "", {"vconv"}),
-      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "bi", "gap", "swapped_flat", "attended", "pixels", "vgap", "vgmax"}),
+      Node("Conv3DTranspose", "vdeconv", R"("filters": 2, "kernel_size": 2, "strides": [1, 2, 1])", {"volume"}),
+      Node("GlobalMaxPooling3D", "voxels", "", {"vdeconv"}),
+      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "bi", "gap", "swapped_flat", "attended", "pixels", "vgap", "vgmax", "voxels"}),
       Node("GaussianNoise", "noisy", R"("stddev": 0.05)", {"cat"}),
       Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"noisy"}),
       Node("Dense", "h", R"("units": 8)", {"leaky"}),

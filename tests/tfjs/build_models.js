@@ -146,6 +146,15 @@ const builders = {
     m.add(L.dense({units: 3}));
     return {model: m, inputs: [[2, 6, 8, 9, 2]]};
   },
+  conv3d_transpose() {
+    const m = tf.sequential();
+    m.add(L.conv3dTranspose({filters: 2, kernelSize: [2, 3, 2], strides: [2, 1, 2],
+                             padding: 'same', inputShape: [3, 4, 3, 2]}));
+    m.add(L.conv3dTranspose({filters: 3, kernelSize: 2, activation: 'relu'}));
+    m.add(L.flatten());
+    m.add(L.dense({units: 2}));
+    return {model: m, inputs: [[2, 3, 4, 3, 2]]};
+  },
   conv1d_global_max() {
     const x = tf.input({shape: [8, 2]});
     const c = L.conv1d({filters: 3, kernelSize: 2, padding: 'valid'}).apply(x);

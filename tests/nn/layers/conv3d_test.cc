@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
+#include "nn/functional.h"
 #include "nn/functional_3d.h"
 #include "nn/layers/layer_factory.h"
 #include "tensor/backend.h"
@@ -194,12 +196,61 @@ TEST(GlobalPooling3D, ReducesDepthHeightAndWidth) {
     }
 }
 
+// <Conv3D(y, w), x> = <y, Conv3DTranspose(x, w)>: the transposed
+// convolution is the adjoint of the convolution with the same kernel.
+TEST(Conv3DTranspose, IsTheAdjointOfConv3D) {
+  std::mt19937_64 rng(8);
+  struct Case {
+    Shape y;  // the transposed convolution's output [N, D, H, W, C_out]
+    Shape w;  // [kd, kh, kw, C_out, C_in]
+    Triple strides, dilations;
+    tensor::Padding padding;
+  };
+  const Case cases[] = {
+      {{2, 5, 4, 3, 2}, {2, 2, 2, 2, 3}, {1, 1, 1}, {1, 1, 1}, tensor::Padding::kValid},
+      {{1, 6, 4, 6, 1}, {3, 2, 3, 1, 2}, {2, 2, 2}, {1, 1, 1}, tensor::Padding::kSame},
+      {{1, 7, 5, 3, 2}, {2, 2, 1, 2, 2}, {3, 1, 2}, {1, 1, 1}, tensor::Padding::kValid},
+      {{2, 6, 5, 5, 1}, {2, 3, 2, 1, 2}, {1, 1, 1}, {2, 1, 2}, tensor::Padding::kSame},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(tensor::ShapeString(c.y) + " * " + tensor::ShapeString(c.w));
+    fn::Conv3DParams p;
+    p.strides = c.strides;
+    p.dilations = c.dilations;
+    p.padding = fn::ComputePadding3D(c.padding, {c.y[1], c.y[2], c.y[3]}, {c.w[0], c.w[1], c.w[2]},
+                                     c.strides, c.dilations);
+    const Tensor y = RandomTensor(c.y, rng), w = RandomTensor(c.w, rng);
+    const Var conv = fn::Conv3D(Var(y), Var(w), Var(), p);
+    const Tensor x = RandomTensor(conv.shape(), rng);
+    const Var back = fn::Conv3DTranspose(Var(x), Var(w), c.y, p);
+    ASSERT_EQ(back.shape(), c.y);
+    const double lhs = fn::Sum(fn::Mul(conv, Var(x))).value().item();
+    const double rhs = fn::Sum(fn::Mul(Var(y), back)).value().item();
+    EXPECT_NEAR(lhs, rhs, 1e-3 * (1 + std::abs(lhs)));
+  }
+}
+
+TEST(Conv3DTranspose, OutputsEachStridedPositionAndKeepsTheKerasKernelLayout) {
+  auto l = BuiltLayer("Conv3DTranspose", {{"filters", 4}, {"kernel_size", {2, 3, 1}}, {"strides", 2}},
+                      {{3, 2, 5, 2}});
+  EXPECT_EQ(l->weights()[0]->value.shape(), (Shape{2, 3, 1, 4, 2}));
+  std::mt19937_64 rng(9);
+  EXPECT_EQ(l->Call({Var(RandomTensor({1, 3, 2, 5, 2}, rng))}, {})[0].shape(),
+            (Shape{1, 6, 5, 9, 4}));  // (d - 1) * 2 + k per axis
+  auto same = BuiltLayer("Conv3DTranspose", {{"filters", 1}, {"kernel_size", 3}, {"strides", 2},
+                                             {"padding", "same"}},
+                         {{3, 2, 5, 2}});
+  EXPECT_EQ(same->Call({Var(RandomTensor({1, 3, 2, 5, 2}, rng))}, {})[0].shape(),
+            (Shape{1, 6, 4, 10, 1}));
+}
+
 TEST(Conv3DAndPooling3D, GradientsMatchFiniteDifferences) {
   std::mt19937_64 rng(5);
   for (const auto& [cls, config] : std::vector<std::pair<std::string, json>>{
            {"Conv3D", {{"filters", 2}, {"kernel_size", 2}, {"strides", {2, 1, 1}}, {"padding", "same"}}},
            {"Conv3D", {{"filters", 2}, {"kernel_size", {2, 1, 2}}, {"dilation_rate", {2, 1, 1}}}},
            {"Conv3D", {{"filters", 2}, {"kernel_size", 1}, {"groups", 2}}},
+           {"Conv3DTranspose", {{"filters", 2}, {"kernel_size", 2}, {"strides", {2, 1, 1}}, {"padding", "same"}}},
            {"MaxPooling3D", {{"pool_size", 2}, {"strides", 1}, {"padding", "same"}}},
            {"AveragePooling3D", {{"pool_size", {3, 2, 2}}, {"strides", 2}, {"padding", "same"}}},
            {"GlobalAveragePooling3D", json::object()}}) {
@@ -226,6 +277,12 @@ TEST(Conv3DAndPooling3D, RefuseBadConfigsNamingTheField) {
             "layer \"l\" (Conv3D): expects rank-4 input [D, H, W, C], got [4, 4, 1]");
   EXPECT_EQ(LayerError("Conv3D", {{"filters", 2}, {"kernel_size", {5, 1, 1}}}, {{4, 4, 4, 1}}),
             "layer \"l\" (Conv3D): input [4, 4, 4, 1] is smaller than the 5x1x1 kernel");
+  EXPECT_EQ(LayerError("Conv3DTranspose", {{"filters", 2}, {"kernel_size", 2},
+                                           {"output_padding", 1}},
+                       {{4, 4, 4, 1}}).find("output_padding"),
+            0u);
+  EXPECT_EQ(LayerError("Conv3DTranspose", {{"filters", 2}, {"kernel_size", 2}}, {{4, 4, 1}}),
+            "layer \"l\" (Conv3DTranspose): expects rank-4 input [D, H, W, C], got [4, 4, 1]");
   EXPECT_EQ(LayerError("MaxPooling3D", {{"pool_size", 0}}, {{4, 4, 4, 1}}),
             "pool_size must be positive");
   EXPECT_EQ(LayerError("AveragePooling3D", {{"pool_size", 3}}, {{2, 4, 4, 1}}),
