@@ -113,6 +113,7 @@ const std::map<std::string, Factory>& Factories() {
       {"CategoryEncoding", CategoryEncoding::FromConfig},
       {"MultiHeadAttention", MultiHeadAttention::FromConfig},
       {"TimeDistributed", TimeDistributed::FromConfig},
+      {"RNN", RnnOfCells::FromConfig},
       {"LeakyReLU", LeakyReLU::FromConfig},
       {"ELU", Elu::FromConfig},
       {"PReLU", PReLU::FromConfig},

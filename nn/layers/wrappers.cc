@@ -182,6 +182,188 @@ nlohmann::json Bidirectional::Config() const {
   return c;
 }
 
+// ---- RNN ----------------------------------------------------------------------
+
+namespace {
+
+// {"class_name": ..., "config": {...}} or an error naming `field`.
+Result<std::pair<std::string, const nlohmann::json*>> ReadClassAndConfig(
+    const nlohmann::json& v, const std::string& field) {
+  if (!v.is_object() || !v.contains("class_name") || !v["class_name"].is_string() ||
+      !v.contains("config") || !v["config"].is_object()) {
+    return InvalidArgument(field + " must be {\"class_name\": ..., \"config\": {...}}, got " +
+                           Describe(v));
+  }
+  return std::make_pair(v["class_name"].get<std::string>(), &v["config"]);
+}
+
+// The layer class computing a cell class, or "" for an unknown cell.
+std::string LayerForCell(const std::string& cell) {
+  if (cell == "SimpleRNNCell") return "SimpleRNN";
+  if (cell == "GRUCell") return "GRU";
+  if (cell == "LSTMCell") return "LSTM";
+  return "";
+}
+
+// Keys a recurrent layer's config has beyond its cell's.
+constexpr const char* kLayerOnlyKeys[] = {"return_sequences", "return_state", "go_backwards",
+                                          "stateful", "unroll", "trainable"};
+
+}  // namespace
+
+Result<std::unique_ptr<Layer>> RnnOfCells::FromConfig(const std::string& name,
+                                                      const nlohmann::json& config) {
+  std::unique_ptr<RnnOfCells> l(new RnnOfCells(name));
+  ConfigReader r(config);
+  l->return_sequences_ = r.Bool("return_sequences", false);
+  l->return_state_ = r.Bool("return_state", false);
+  l->go_backwards_ = r.Bool("go_backwards", false);
+  if (r.Bool("stateful", false)) r.Fail("stateful", "true is not supported (state kept across batches)");
+  if (r.Bool("time_major", false)) r.Fail("time_major", "true is not supported");
+  r.ExpectNull("constants");
+  EDL_RETURN_IF_ERROR(r.status());
+  const auto it = config.find("cell");
+  if (it == config.end()) return InvalidArgument("cell is required");
+  EDL_ASSIGN_OR_RETURN(auto cell, ReadClassAndConfig(*it, "cell"));
+  std::vector<std::pair<std::string, const nlohmann::json*>> cells;
+  if (cell.first == "StackedRNNCells") {
+    l->stacked_ = true;
+    l->stack_name_ = cell.second->value("name", std::string("stacked_rnn_cells"));
+    const auto list = cell.second->find("cells");
+    if (list == cell.second->end() || !list->is_array() || list->empty()) {
+      return InvalidArgument("cell.config.cells must be a non-empty list of cells");
+    }
+    for (size_t i = 0; i < list->size(); ++i) {
+      EDL_ASSIGN_OR_RETURN(auto c, ReadClassAndConfig((*list)[i],
+                                                      "cell.config.cells[" + std::to_string(i) + "]"));
+      cells.push_back(c);
+    }
+  } else {
+    cells.push_back(cell);
+  }
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const std::string& cls = cells[i].first;
+    const std::string layer_class = LayerForCell(cls);
+    const std::string where = l->stacked_ ? "cell.config.cells[" + std::to_string(i) + "]" : "cell";
+    if (layer_class.empty()) {
+      return InvalidArgument(where + ": " + cls +
+                             " is not supported (SimpleRNNCell, GRUCell, LSTMCell or "
+                             "StackedRNNCells of them)");
+    }
+    nlohmann::json c = *cells[i].second;
+    for (const char* key : kLayerOnlyKeys) c.erase(key);
+    const bool last = i + 1 == cells.size();
+    c["return_sequences"] = last ? l->return_sequences_ : true;
+    c["return_state"] = l->return_state_;
+    c["go_backwards"] = i == 0 && l->go_backwards_;
+    const std::string layer_name =
+        l->stacked_ ? name + "/RNNCell_" + std::to_string(i) : name;
+    auto made = CreateLayer(layer_class, layer_name, c);
+    if (!made.ok()) return InvalidArgument(where + ": " + made.status().message());
+    CellLayer cl;
+    cl.cls = cls;
+    cl.name = cells[i].second->value("name", cls);
+    cl.rnn = dynamic_cast<Recurrent*>(made->get());
+    cl.layer = std::move(*made);
+    l->cells_.push_back(std::move(cl));
+  }
+  return std::unique_ptr<Layer>(std::move(l));
+}
+
+Result<std::vector<Shape>> RnnOfCells::OutputShapes(const std::vector<Shape>& in) {
+  std::vector<Shape> shapes = in;
+  std::vector<Shape> states;
+  for (CellLayer& c : cells_) {
+    auto out = c.rnn->OutputShapesFor(shapes);
+    if (!out.ok()) return Error(out.status().message());
+    states.insert(states.end(), out->begin() + 1, out->end());
+    shapes = {out->front()};
+  }
+  shapes.insert(shapes.end(), states.begin(), states.end());
+  return shapes;
+}
+
+Status RnnOfCells::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
+  std::vector<Shape> shapes = in;
+  for (CellLayer& c : cells_) {
+    auto built = c.layer->Build(shapes, rng);
+    if (!built.ok()) return Error(built.status().message());
+    shapes = {c.rnn->OutputShapesFor(shapes).value().front()};
+  }
+  if (!trainable()) set_trainable(false);
+  return Status::Ok();
+}
+
+std::vector<Var> RnnOfCells::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
+  Tensor mask;
+  return CallWithMasks(inputs, {}, ctx, &mask);
+}
+
+std::vector<Var> RnnOfCells::CallWithMasks(const std::vector<Var>& inputs,
+                                           const std::vector<Tensor>& masks,
+                                           const CallContext& ctx, Tensor* mask) {
+  const Tensor in = masks.empty() ? Tensor() : masks[0];
+  *mask = return_sequences_ ? in : Tensor();
+  std::vector<Var> x = inputs;
+  std::vector<Var> states;
+  for (CellLayer& c : cells_) {
+    std::vector<Var> out = c.rnn->CallMasked(x, in, ctx);
+    states.insert(states.end(), out.begin() + 1, out.end());
+    x = {out.front()};
+  }
+  x.insert(x.end(), states.begin(), states.end());
+  return x;
+}
+
+std::vector<Parameter*> RnnOfCells::weights() {
+  std::vector<Parameter*> out;
+  for (bool trainable : {true, false}) {
+    for (CellLayer& c : cells_) {
+      for (Parameter* p : c.layer->weights()) {
+        if (p->trainable == trainable) out.push_back(p);
+      }
+    }
+  }
+  return out;
+}
+
+Var RnnOfCells::RegularizationLoss() {
+  Var total;
+  for (CellLayer& c : cells_) {
+    Var v = c.layer->RegularizationLoss();
+    if (v.defined()) total = total.defined() ? fn::Add(total, v) : v;
+  }
+  return total;
+}
+
+void RnnOfCells::set_trainable(bool trainable) {
+  Layer::set_trainable(trainable);
+  for (CellLayer& c : cells_) c.layer->set_trainable(trainable);
+}
+
+nlohmann::json RnnOfCells::Config() const {
+  nlohmann::json c = Layer::Config();
+  c["return_sequences"] = return_sequences_;
+  c["return_state"] = return_state_;
+  c["go_backwards"] = go_backwards_;
+  c["stateful"] = false;
+  c["unroll"] = false;
+  std::vector<nlohmann::json> cells;
+  for (const CellLayer& cl : cells_) {
+    nlohmann::json cc = cl.layer->Config();
+    for (const char* key : kLayerOnlyKeys) cc.erase(key);
+    cc["name"] = cl.name;
+    cells.push_back({{"class_name", cl.cls}, {"config", cc}});
+  }
+  if (stacked_) {
+    c["cell"] = {{"class_name", "StackedRNNCells"},
+                 {"config", {{"name", stack_name_}, {"cells", cells}}}};
+  } else {
+    c["cell"] = cells[0];
+  }
+  return c;
+}
+
 // ---- TimeDistributed --------------------------------------------------------
 
 Result<std::unique_ptr<Layer>> TimeDistributed::FromConfig(const std::string& name,

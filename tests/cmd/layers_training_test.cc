@@ -3,7 +3,8 @@
 // AveragePooling1D, GlobalMaxPooling1D, Rescaling, ZeroPadding2D, Conv2DTranspose,
 // UpSampling2D, Cropping2D, RepeatVector, SpatialDropout1D, GaussianNoise,
 // GaussianDropout, AlphaDropout, LeakyReLU, PReLU, ELU, ThresholdedReLU, LSTM,
-// GRU (backwards, with recurrent dropout), SimpleRNN, TimeDistributed and
+// GRU (backwards, with recurrent dropout), SimpleRNN, RNN over stacked cells,
+// TimeDistributed and
 // Bidirectional, DepthwiseConv2D, SeparableConv2D, Conv2D with groups, Permute,
 // MultiHeadAttention, Conv3D, Conv3DTranspose, MaxPooling3D, AveragePooling3D,
 // GlobalMaxPooling3D and GlobalAveragePooling3D
@@ -52,6 +53,7 @@ std::string MixedModel() {
       Node("LSTM", "lstm", R"("units": 4, "return_sequences": true)", {"steps"}),
       Node("GRU", "gru", R"("units": 3, "go_backwards": true, "recurrent_dropout": 0.1)", {"lstm"}),
       Node("SimpleRNN", "rnn", R"("units": 2, "activation": "relu")", {"steps"}),
+      Node("RNN", "cells", R"("cell": {"class_name": "StackedRNNCells", "config": {"cells": [{"class_name": "LSTMCell", "config": {"units": 3}}, {"class_name": "SimpleRNNCell", "config": {"units": 2}}]}}, "go_backwards": true)", {"steps"}),
       Node("MultiHeadAttention", "attend", R"("num_heads": 2, "key_dim": 2)", {"steps", "steps"}),
       Node("Flatten", "attended", "", {"attend"}),
       Node("Permute", "swapped", R"("dims": [2, 1])", {"steps"}),
@@ -76,7 +78,7 @@ std::string MixedModel() {
       Node("GlobalMaxPooling3D", "vgmax", "", {"vconv"}),
       Node("Conv3DTranspose", "vdeconv", R"("filters": 2, "kernel_size": 2, "strides": [1, 2, 1])", {"volume"}),
       Node("GlobalMaxPooling3D", "voxels", "", {"vdeconv"}),
-      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "bi", "gap", "swapped_flat", "attended", "pixels", "vgap", "vgmax", "voxels"}),
+      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "cells", "bi", "gap", "swapped_flat", "attended", "pixels", "vgap", "vgmax", "voxels"}),
       Node("GaussianNoise", "noisy", R"("stddev": 0.05)", {"cat"}),
       Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"noisy"}),
       Node("Dense", "h", R"("units": 8)", {"leaky"}),
@@ -87,7 +89,11 @@ std::string MixedModel() {
       Node("ThresholdedReLU", "thr", R"("theta": 0.0)", {"elu"}),
       Node("GaussianDropout", "gdrop", R"("rate": 0.05)", {"thr"}),
       Node("AlphaDropout", "adrop", R"("rate": 0.05)", {"gdrop"}),
-      Node("Dense", "out", R"("units": 3)", {"adrop"}),
+      // A skip around the chain of activations: with ThresholdedReLU(theta 0)
+      // in it, an initialization that leaves every unit negative would
+      // otherwise stop all gradients.
+      Node("Concatenate", "skip", "", {"adrop", "h"}),
+      Node("Dense", "out", R"("units": 3)", {"skip"}),
   };
   std::string list;
   for (const std::string& l : layers) list += (list.empty() ? "" : ",\n") + l;

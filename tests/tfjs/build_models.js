@@ -146,6 +146,14 @@ const builders = {
     m.add(L.dense({units: 3}));
     return {model: m, inputs: [[2, 6, 8, 9, 2]]};
   },
+  rnn_cells() {
+    const m = tf.sequential();
+    m.add(L.rnn({cell: L.lstmCell({units: 3}), returnSequences: true, inputShape: [5, 2]}));
+    m.add(L.rnn({cell: [L.gruCell({units: 2}), L.simpleRNNCell({units: 2, activation: 'relu'})],
+                 goBackwards: true}));
+    m.add(L.dense({units: 2}));
+    return {model: m, inputs: [[3, 5, 2]]};
+  },
   conv3d_transpose() {
     const m = tf.sequential();
     m.add(L.conv3dTranspose({filters: 2, kernelSize: [2, 3, 2], strides: [2, 1, 2],
