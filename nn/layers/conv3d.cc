@@ -26,22 +26,11 @@ Result<std::array<int64_t, 3>> Window3D::OutputSize(const Shape& in, const char*
 
 namespace {
 
-// The fields Conv3D and Conv3DTranspose share.
-struct Conv3DFields {
-  int64_t filters = 0;
-  Window3D window;
-  ActivationKind activation = ActivationKind::kLinear;
-  bool use_bias = true;
-  WeightInit kernel_init, bias_init;
-  WeightPenalty kernel_reg, bias_reg;
-};
-
-Result<Conv3DFields> ReadConv3D(ConfigReader& r) {
-  Conv3DFields f;
-  f.filters = r.RequiredInt("filters");
-  if (r.status().ok() && f.filters <= 0) r.Fail("filters", "must be positive");
+Status ReadConv3D(ConfigReader& r, Conv3DConfig* f) {
+  f->filters = r.RequiredInt("filters");
+  if (r.status().ok() && f->filters <= 0) r.Fail("filters", "must be positive");
   if (r.Get("kernel_size") == nullptr) r.Fail("kernel_size", "is required");
-  Window3D& w = f.window;
+  Window3D& w = f->window;
   w.size = r.IntTriple("kernel_size", {1, 1, 1});
   w.strides = r.IntTriple("strides", {1, 1, 1});
   w.dilation = r.IntTriple("dilation_rate", {1, 1, 1});
@@ -59,57 +48,58 @@ Result<Conv3DFields> ReadConv3D(ConfigReader& r) {
   w.padding = r.String("padding", "valid") == "same" ? tensor::Padding::kSame
                                                      : tensor::Padding::kValid;
   r.ExpectOneOf("data_format", {"channels_last"});
-  EDL_ASSIGN_OR_RETURN(f.activation, ParseActivation(r.String("activation", "linear")));
-  f.use_bias = r.Bool("use_bias", true);
-  f.kernel_init = ReadInitializer(r, "kernel_initializer", "GlorotUniform");
-  f.bias_init = ReadInitializer(r, "bias_initializer", "Zeros");
-  f.kernel_reg = ReadRegularizer(r, "kernel_regularizer");
-  f.bias_reg = ReadRegularizer(r, "bias_regularizer");
+  EDL_ASSIGN_OR_RETURN(f->activation, ParseActivation(r.String("activation", "linear")));
+  f->use_bias = r.Bool("use_bias", true);
+  f->kernel_init = ReadInitializer(r, "kernel_initializer", "GlorotUniform");
+  f->bias_init = ReadInitializer(r, "bias_initializer", "Zeros");
+  f->kernel_reg = ReadRegularizer(r, "kernel_regularizer");
+  f->bias_reg = ReadRegularizer(r, "bias_regularizer");
   r.ExpectNull("activity_regularizer");
   r.ExpectNull("kernel_constraint");
   r.ExpectNull("bias_constraint");
-  return f;
+  return r.status();
 }
 
-void WriteConv3D(nlohmann::json& c, const Conv3DFields& f) {
-  c["filters"] = f.filters;
-  c["kernel_size"] = f.window.size;
-  c["strides"] = f.window.strides;
-  c["dilation_rate"] = f.window.dilation;
-  c["padding"] = f.window.padding == tensor::Padding::kSame ? "same" : "valid";
+}  // namespace
+
+void Conv3DBase::MakeWeights(const Shape& kernel, std::mt19937_64& rng) {
+  kernel_ = AddWeight("kernel", MakeWeight(cfg_.kernel_init, kernel, rng), true,
+                      cfg_.kernel_reg.Function());
+  if (cfg_.use_bias) {
+    bias_ = AddWeight("bias", MakeWeight(cfg_.bias_init, {cfg_.filters}, rng), true,
+                      cfg_.bias_reg.Function());
+  }
+}
+
+void Conv3DBase::WriteConfig(nlohmann::json& c) const {
+  c["filters"] = cfg_.filters;
+  c["kernel_size"] = cfg_.window.size;
+  c["strides"] = cfg_.window.strides;
+  c["dilation_rate"] = cfg_.window.dilation;
+  c["padding"] = cfg_.window.padding == tensor::Padding::kSame ? "same" : "valid";
   c["data_format"] = "channels_last";
-  c["activation"] = ActivationName(f.activation);
-  c["use_bias"] = f.use_bias;
-  c["kernel_initializer"] = f.kernel_init.json;
-  c["bias_initializer"] = f.bias_init.json;
-  c["kernel_regularizer"] = f.kernel_reg.json;
-  c["bias_regularizer"] = f.bias_reg.json;
+  c["activation"] = ActivationName(cfg_.activation);
+  c["use_bias"] = cfg_.use_bias;
+  c["kernel_initializer"] = cfg_.kernel_init.json;
+  c["bias_initializer"] = cfg_.bias_init.json;
+  c["kernel_regularizer"] = cfg_.kernel_reg.json;
+  c["bias_regularizer"] = cfg_.bias_reg.json;
   c["activity_regularizer"] = nullptr;
   c["kernel_constraint"] = nullptr;
   c["bias_constraint"] = nullptr;
 }
 
-}  // namespace
-
 Result<std::unique_ptr<Layer>> Conv3D::FromConfig(const std::string& name,
                                                   const nlohmann::json& config) {
   std::unique_ptr<Conv3D> l(new Conv3D(name));
   ConfigReader r(config);
-  EDL_ASSIGN_OR_RETURN(Conv3DFields f, ReadConv3D(r));
+  EDL_RETURN_IF_ERROR(ReadConv3D(r, &l->cfg_));
   l->groups_ = r.Int("groups", 1);
-  if (r.status().ok() && (l->groups_ < 1 || f.filters % l->groups_ != 0)) {
-    r.Fail("groups", "must be a positive divisor of filters (" + std::to_string(f.filters) +
+  if (l->groups_ < 1 || l->cfg_.filters % l->groups_ != 0) {
+    r.Fail("groups", "must be a positive divisor of filters (" + std::to_string(l->cfg_.filters) +
                          "), got " + std::to_string(l->groups_));
   }
   EDL_RETURN_IF_ERROR(r.status());
-  l->filters_ = f.filters;
-  l->window_ = f.window;
-  l->activation_ = f.activation;
-  l->use_bias_ = f.use_bias;
-  l->kernel_init_ = f.kernel_init;
-  l->bias_init_ = f.bias_init;
-  l->kernel_reg_ = f.kernel_reg;
-  l->bias_reg_ = f.bias_reg;
   return std::unique_ptr<Layer>(std::move(l));
 }
 
@@ -127,21 +117,16 @@ Result<std::vector<Shape>> Conv3D::OutputShapes(const std::vector<Shape>& in) {
     return Error(std::to_string(s[3]) + " input channels do not split into " +
                  std::to_string(groups_) + " groups");
   }
-  auto size = window_.OutputSize(s, "kernel");
+  auto size = cfg_.window.OutputSize(s, "kernel");
   if (!size.ok()) return Error("input " + tensor::ShapeString(s) + " " + size.status().message());
-  return std::vector<Shape>{{(*size)[0], (*size)[1], (*size)[2], filters_}};
+  return std::vector<Shape>{{(*size)[0], (*size)[1], (*size)[2], cfg_.filters}};
 }
 
 Status Conv3D::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
   in_channels_ = in[0].back();
-  const Shape kernel{window_.size[0], window_.size[1], window_.size[2], in_channels_ / groups_,
-                     filters_};
-  kernel_ = AddWeight("kernel", MakeWeight(kernel_init_, kernel, rng), true,
-                      kernel_reg_.Function());
-  if (use_bias_) {
-    bias_ = AddWeight("bias", MakeWeight(bias_init_, {filters_}, rng), true,
-                      bias_reg_.Function());
-  }
+  const Shape kernel{cfg_.window.size[0], cfg_.window.size[1], cfg_.window.size[2], in_channels_ / groups_,
+                     cfg_.filters};
+  MakeWeights(kernel, rng);
   return Status::Ok();
 }
 
@@ -149,18 +134,17 @@ std::vector<Var> Conv3D::Call(const std::vector<Var>& inputs, const CallContext&
   const Var& x = inputs[0];
   const Shape s(x.shape().begin() + 1, x.shape().end());
   fn::Conv3DParams p;
-  p.strides = window_.strides;
-  p.dilations = window_.dilation;
-  p.padding = window_.PaddingFor(s);
+  p.strides = cfg_.window.strides;
+  p.dilations = cfg_.window.dilation;
+  p.padding = cfg_.window.PaddingFor(s);
   p.groups = groups_;
   Var y = fn::Conv3D(x, Use(*kernel_), bias_ ? Use(*bias_) : Var(), p);
-  return {ApplyActivation(activation_, y)};
+  return {ApplyActivation(cfg_.activation, y)};
 }
 
 nlohmann::json Conv3D::Config() const {
   nlohmann::json c = Layer::Config();
-  WriteConv3D(c, {filters_, window_, activation_, use_bias_, kernel_init_, bias_init_,
-                  kernel_reg_, bias_reg_});
+  WriteConfig(c);
   if (groups_ != 1) c["groups"] = groups_;  // (TF.js has no groups)
   return c;
 }
@@ -169,17 +153,9 @@ Result<std::unique_ptr<Layer>> Conv3DTranspose::FromConfig(const std::string& na
                                                            const nlohmann::json& config) {
   std::unique_ptr<Conv3DTranspose> l(new Conv3DTranspose(name));
   ConfigReader r(config);
-  EDL_ASSIGN_OR_RETURN(Conv3DFields f, ReadConv3D(r));
+  EDL_RETURN_IF_ERROR(ReadConv3D(r, &l->cfg_));
   r.ExpectNull("output_padding");
   EDL_RETURN_IF_ERROR(r.status());
-  l->filters_ = f.filters;
-  l->window_ = f.window;
-  l->activation_ = f.activation;
-  l->use_bias_ = f.use_bias;
-  l->kernel_init_ = f.kernel_init;
-  l->bias_init_ = f.bias_init;
-  l->kernel_reg_ = f.kernel_reg;
-  l->bias_reg_ = f.bias_reg;
   return std::unique_ptr<Layer>(std::move(l));
 }
 
@@ -193,24 +169,19 @@ Result<std::vector<Shape>> Conv3DTranspose::OutputShapes(const std::vector<Shape
     return Error("was built for " + std::to_string(in_channels_) +
                  " input channels, got " + tensor::ShapeString(s));
   }
-  Shape out = {0, 0, 0, filters_};
+  Shape out = {0, 0, 0, cfg_.filters};
   for (int a = 0; a < 3; ++a) {
-    const int64_t dilated = (window_.size[a] - 1) * window_.dilation[a] + 1;
-    out[a] = window_.padding == tensor::Padding::kSame ? s[a] * window_.strides[a]
-                                                       : (s[a] - 1) * window_.strides[a] + dilated;
+    const int64_t dilated = (cfg_.window.size[a] - 1) * cfg_.window.dilation[a] + 1;
+    out[a] = cfg_.window.padding == tensor::Padding::kSame ? s[a] * cfg_.window.strides[a]
+                                                       : (s[a] - 1) * cfg_.window.strides[a] + dilated;
   }
   return std::vector<Shape>{out};
 }
 
 Status Conv3DTranspose::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
   in_channels_ = in[0].back();
-  const Shape kernel{window_.size[0], window_.size[1], window_.size[2], filters_, in_channels_};
-  kernel_ = AddWeight("kernel", MakeWeight(kernel_init_, kernel, rng), true,
-                      kernel_reg_.Function());
-  if (use_bias_) {
-    bias_ = AddWeight("bias", MakeWeight(bias_init_, {filters_}, rng), true,
-                      bias_reg_.Function());
-  }
+  const Shape kernel{cfg_.window.size[0], cfg_.window.size[1], cfg_.window.size[2], cfg_.filters, in_channels_};
+  MakeWeights(kernel, rng);
   return Status::Ok();
 }
 
@@ -219,18 +190,17 @@ std::vector<Var> Conv3DTranspose::Call(const std::vector<Var>& inputs, const Cal
   const Shape in(x.shape().begin() + 1, x.shape().end());
   const Shape out = OutputShapes({in}).value()[0];
   fn::Conv3DParams p;
-  p.strides = window_.strides;
-  p.dilations = window_.dilation;
-  p.padding = window_.PaddingFor(out);  // of the convolution from the output back to x
-  Var y = fn::Conv3DTranspose(x, Use(*kernel_), {x.shape()[0], out[0], out[1], out[2], filters_}, p);
-  if (bias_) y = fn::Add(y, fn::Reshape(Use(*bias_), {1, 1, 1, 1, filters_}));
-  return {ApplyActivation(activation_, y)};
+  p.strides = cfg_.window.strides;
+  p.dilations = cfg_.window.dilation;
+  p.padding = cfg_.window.PaddingFor(out);  // of the convolution from the output back to x
+  Var y = fn::Conv3DTranspose(x, Use(*kernel_), {x.shape()[0], out[0], out[1], out[2], cfg_.filters}, p);
+  if (bias_) y = fn::Add(y, fn::Reshape(Use(*bias_), {1, 1, 1, 1, cfg_.filters}));
+  return {ApplyActivation(cfg_.activation, y)};
 }
 
 nlohmann::json Conv3DTranspose::Config() const {
   nlohmann::json c = Layer::Config();
-  WriteConv3D(c, {filters_, window_, activation_, use_bias_, kernel_init_, bias_init_,
-                  kernel_reg_, bias_reg_});
+  WriteConfig(c);
   c["output_padding"] = nullptr;
   return c;
 }

@@ -29,7 +29,32 @@ struct Window3D {
   Result<std::array<int64_t, 3>> OutputSize(const Shape& in, const char* what) const;
 };
 
-class Conv3D : public Layer {
+// The config fields Conv3D and Conv3DTranspose share.
+struct Conv3DConfig {
+  int64_t filters = 0;
+  Window3D window;
+  ActivationKind activation = ActivationKind::kLinear;
+  bool use_bias = true;
+  WeightInit kernel_init, bias_init;
+  WeightPenalty kernel_reg, bias_reg;
+};
+
+// What the two 3-D convolutions share: their config, kernel and bias.
+class Conv3DBase : public Layer {
+ protected:
+  using Layer::Layer;
+  // Adds the kernel (shape `kernel`) and the bias.
+  void MakeWeights(const Shape& kernel, std::mt19937_64& rng);
+  // The shared fields into a Keras config.
+  void WriteConfig(nlohmann::json& c) const;
+
+  Conv3DConfig cfg_;
+  int64_t in_channels_ = -1;
+  Parameter* kernel_ = nullptr;
+  Parameter* bias_ = nullptr;
+};
+
+class Conv3D : public Conv3DBase {
  public:
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
@@ -43,21 +68,11 @@ class Conv3D : public Layer {
   Status CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) override;
 
  private:
-  using Layer::Layer;
-
-  int64_t filters_ = 0;
+  using Conv3DBase::Conv3DBase;
   int64_t groups_ = 1;
-  Window3D window_;
-  ActivationKind activation_ = ActivationKind::kLinear;
-  bool use_bias_ = true;
-  WeightInit kernel_init_, bias_init_;
-  WeightPenalty kernel_reg_, bias_reg_;
-  int64_t in_channels_ = -1;
-  Parameter* kernel_ = nullptr;
-  Parameter* bias_ = nullptr;
 };
 
-class Conv3DTranspose : public Layer {
+class Conv3DTranspose : public Conv3DBase {
  public:
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
@@ -71,17 +86,7 @@ class Conv3DTranspose : public Layer {
   Status CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) override;
 
  private:
-  using Layer::Layer;
-
-  int64_t filters_ = 0;
-  Window3D window_;
-  ActivationKind activation_ = ActivationKind::kLinear;
-  bool use_bias_ = true;
-  WeightInit kernel_init_, bias_init_;
-  WeightPenalty kernel_reg_, bias_reg_;
-  int64_t in_channels_ = -1;
-  Parameter* kernel_ = nullptr;
-  Parameter* bias_ = nullptr;
+  using Conv3DBase::Conv3DBase;
 };
 
 }  // namespace edl::nn::layers

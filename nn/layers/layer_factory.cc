@@ -17,6 +17,7 @@
 #include "nn/layers/dense.h"
 #include "nn/layers/depthwise_conv.h"
 #include "nn/layers/embedding.h"
+#include "nn/layers/image_preprocessing.h"
 #include "nn/layers/masking.h"
 #include "nn/layers/merging.h"
 #include "nn/layers/noise.h"
@@ -114,6 +115,8 @@ const std::map<std::string, Factory>& Factories() {
       {"MultiHeadAttention", MultiHeadAttention::FromConfig},
       {"TimeDistributed", TimeDistributed::FromConfig},
       {"RNN", RnnOfCells::FromConfig},
+      {"Resizing", Resizing::FromConfig},
+      {"CenterCrop", CenterCrop::FromConfig},
       {"LeakyReLU", LeakyReLU::FromConfig},
       {"ELU", Elu::FromConfig},
       {"PReLU", PReLU::FromConfig},

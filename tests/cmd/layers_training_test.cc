@@ -7,7 +7,7 @@
 // TimeDistributed and
 // Bidirectional, DepthwiseConv2D, SeparableConv2D, Conv2D with groups, Permute,
 // MultiHeadAttention, Conv3D, Conv3DTranspose, MaxPooling3D, AveragePooling3D,
-// GlobalMaxPooling3D and GlobalAveragePooling3D
+// GlobalMaxPooling3D, GlobalAveragePooling3D, Resizing and CenterCrop
 // learns iris (Debian's sklearn CSV) locally, with a PS and
 // with allreduce.
 #include <gtest/gtest.h>
@@ -62,6 +62,9 @@ std::string MixedModel() {
       Node("Bidirectional", "bi", R"("merge_mode": "sum", "layer": {"class_name": "LSTM", "config": {"name": "l", "units": 2}})", {"per_step"}),
       Node("Reshape", "image", R"("target_shape": [2, 2, 1])", {"scaled"}),
       Node("ZeroPadding2D", "pad", R"("padding": 1)", {"image"}),
+      Node("Resizing", "resized", R"("height": 3, "width": 3)", {"image"}),
+      Node("CenterCrop", "center", R"("height": 2, "width": 2)", {"resized"}),
+      Node("Flatten", "center_flat", "", {"center"}),
       Node("DepthwiseConv2D", "dw", R"("kernel_size": 2, "depth_multiplier": 2, "padding": "same")", {"pad"}),
       Node("SeparableConv2D", "sep", R"("filters": 2, "kernel_size": 2)", {"dw"}),
       Node("Conv2D", "grouped", R"("filters": 2, "kernel_size": 1, "groups": 2)", {"sep"}),
@@ -78,7 +81,7 @@ std::string MixedModel() {
       Node("GlobalMaxPooling3D", "vgmax", "", {"vconv"}),
       Node("Conv3DTranspose", "vdeconv", R"("filters": 2, "kernel_size": 2, "strides": [1, 2, 1])", {"volume"}),
       Node("GlobalMaxPooling3D", "voxels", "", {"vdeconv"}),
-      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "cells", "bi", "gap", "swapped_flat", "attended", "pixels", "vgap", "vgmax", "voxels"}),
+      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "cells", "bi", "gap", "swapped_flat", "attended", "pixels", "vgap", "vgmax", "voxels", "center_flat"}),
       Node("GaussianNoise", "noisy", R"("stddev": 0.05)", {"cat"}),
       Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"noisy"}),
       Node("Dense", "h", R"("units": 8)", {"leaky"}),
