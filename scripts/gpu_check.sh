@@ -2,7 +2,7 @@
 # The checks of a real GPU (issue 17), in one run: the CUDA backend's tests,
 # then the zoo CNN (Fashion-MNIST) and zoo:cifar10_resnet (a planted
 # synthetic CIFAR-10-shaped task, scripts/bench/make_synthetic_cifar.py
-# --planted) trained with --device=cuda locally, on the local cluster with a
+# --planted --contrast=80) trained with --device=cuda locally, on the local cluster with a
 # parameter server, and with AllreduceStrategy (two workers sharing the GPU).
 # Each run's final line (loss, accuracy, validation accuracy, samples/s) is
 # printed; run it again with DEVICE=cpu for the CPU figures to compare.
@@ -56,14 +56,17 @@ if [[ $WHAT == train || $WHAT == all ]]; then
   JOB=(--jobs_dir="$L/jobs" --log_level=WARNING)
   echo "== training, device $DEVICE"
   run cnn_local "$LIMIT" --distribution_strategy=Local "${CNN[@]}" --num_epochs=2
-  run resnet_local "$LIMIT" --distribution_strategy=Local "${RES[@]}" --num_epochs=3
+  # The ResNet's held-out accuracy swings between early evaluations (batch
+  # norm's moving statistics lag); by these epoch counts it has settled at
+  # 0.997-0.999 on the CPU (seeds 0 and 1 locally; PS, allreduce).
+  run resnet_local "$LIMIT" --distribution_strategy=Local "${RES[@]}" --num_epochs=6
   run cnn_ps "$LIMIT" --distribution_strategy=ParameterServerStrategy --num_workers=2 --num_ps_pods=1 \
     --job_name=cnn-ps "${JOB[@]}" "${CNN[@]}" --num_epochs=1
   run resnet_ps "$LIMIT" --distribution_strategy=ParameterServerStrategy --num_workers=2 --num_ps_pods=1 \
-    --job_name=resnet-ps "${JOB[@]}" "${RES[@]}" --num_epochs=3
+    --job_name=resnet-ps "${JOB[@]}" "${RES[@]}" --num_epochs=10
   run cnn_allreduce "$LIMIT" --distribution_strategy=AllreduceStrategy --num_workers=2 \
     --job_name=cnn-ar "${JOB[@]}" "${CNN[@]}" --num_epochs=1
   run resnet_allreduce "$LIMIT" --distribution_strategy=AllreduceStrategy --num_workers=2 \
-    --job_name=resnet-ar "${JOB[@]}" "${RES[@]}" --num_epochs=3
+    --job_name=resnet-ar "${JOB[@]}" "${RES[@]}" --num_epochs=6
 fi
 exit $failed
