@@ -71,6 +71,9 @@ class DnnlBackend final : public Backend {
   void Concat(const std::vector<Tensor>& xs, int axis, Tensor& y) override;
   void Split(const Tensor& x, int axis, std::vector<Tensor>& ys) override;
   void Cast(const Tensor& x, Tensor& y) override;
+  // The host loop of Backend, over the threads (each element is independent).
+  void DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale,
+                   Tensor& mask) override;
   void Gather(const Tensor& table, const Tensor& ids, Tensor& y) override;
   SparseRows Coalesce(const SparseRows& rows) override;
   void ScatterAdd(Tensor& table, const SparseRows& rows, float alpha) override;

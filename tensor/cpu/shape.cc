@@ -8,6 +8,7 @@
 #include "tensor/cpu/cpu_backend.h"
 #include "tensor/cpu/dnnl_common.h"
 #include "tensor/cpu/parallel.h"
+#include "tensor/dropout_mask.h"
 
 namespace edl::tensor::cpu {
 namespace {
@@ -127,6 +128,14 @@ void DnnlBackend::Cast(const Tensor& x, Tensor& y) {
     case DType::kUInt8: CastFrom<uint8_t>(x, y); return;
     default: EDL_CHECK(false) << "Cast from " << DTypeName(x.dtype());
   }
+}
+
+void DnnlBackend::DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale,
+                              Tensor& mask) {
+  float* m = mask.f32();
+  ParallelFor(mask.numel(), 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) m[i] = DropoutMaskAt(seed, i, drop_below, keep_scale);
+  });
 }
 
 void DnnlBackend::Gather(const Tensor& table, const Tensor& ids, Tensor& y) {

@@ -143,6 +143,12 @@ TEST(DropoutMask, RateZeroKeepsEverythingAndSeedsDecideTheMask) {
   EXPECT_NEAR(differ / 4096.0, 0.5, 0.05);  // independent masks disagree half the time
 }
 
+TEST(DropoutMask, TheThreadedLoopMakesTheReferenceMask) {
+  ExpectBackendsAgree([] {
+    return std::vector<Tensor>{DropoutMask({3, 100003}, 0.3, 77, Device::kCPU)};
+  });
+}
+
 TEST(DropoutMask, AnElementDependsOnlyOnTheSeedAndItsIndex) {
   const std::vector<float> small = DropoutMask({10}, 0.5, 9, Device::kCPU).ToVector();
   const std::vector<float> large = DropoutMask({10, 10}, 0.5, 9, Device::kCPU).ToVector();
