@@ -61,6 +61,8 @@ Var Reshape(const Var& x, const Shape& shape);
 // REQUIRES: 0 <= begin, size >= 1, begin + size <= x.dim(axis).
 Var Slice(const Var& x, int axis, int64_t begin, int64_t size);
 Var Concat(const std::vector<Var>& xs, int axis);
+// x with `before` and `after` zero slices added along `axis` (non-negative).
+Var ZeroPad(const Var& x, int axis, int64_t before, int64_t after);
 // The inverse of Concat: pieces of `sizes` along axis (summing to its size).
 // Back-propagating through any subset of the pieces costs one Concat of x's
 // size (not one per piece, as Slice would), so a sequence can be cut into

@@ -20,28 +20,6 @@ std::array<int64_t, 6> ComputePadding3D(tensor::Padding padding, const std::arra
   return {d[0], d[1], hw[0], hw[1], hw[2], hw[3]};
 }
 
-namespace {
-
-// x with `front` and `back` zero planes added along depth (axis 1).
-Var PadDepth(const Var& x, int64_t front, int64_t back) {
-  if (front == 0 && back == 0) return x;
-  std::vector<Var> parts;
-  Shape plane = x.shape();
-  const tensor::Device device = x.value().device();
-  if (front > 0) {
-    plane[1] = front;
-    parts.emplace_back(Tensor::Zeros(plane, tensor::DType::kFloat32, device));
-  }
-  parts.push_back(x);
-  if (back > 0) {
-    plane[1] = back;
-    parts.emplace_back(Tensor::Zeros(plane, tensor::DType::kFloat32, device));
-  }
-  return Concat(parts, 1);
-}
-
-}  // namespace
-
 Var Conv3D(const Var& x, const Var& w, const Var& b, const Conv3DParams& p) {
   const Shape& s = x.shape();
   const Shape& k = w.shape();
@@ -50,7 +28,7 @@ Var Conv3D(const Var& x, const Var& w, const Var& b, const Conv3DParams& p) {
       << ", " << p.groups << " groups";
   const int64_t n = s[0], h = s[2], wd = s[3], c = s[4];
   const int64_t kd = k[0], filters = k[4];
-  const Var padded = PadDepth(x, p.padding[0], p.padding[1]);
+  const Var padded = ZeroPad(x, 1, p.padding[0], p.padding[1]);
   const int64_t depth = padded.shape()[1];
   const int64_t od = tensor::ConvOutputSize(depth, kd, p.strides[0], p.dilations[0], 0, 0);
   EDL_CHECK_GT(od, 0) << "Conv3D: depth " << s[1] << " too small for the kernel";

@@ -63,6 +63,23 @@ Var Concat(const std::vector<Var>& xs, int axis) {
                     });
 }
 
+Var ZeroPad(const Var& x, int axis, int64_t before, int64_t after) {
+  if (before == 0 && after == 0) return x;
+  std::vector<Var> parts;
+  Shape piece = x.shape();
+  const tensor::Device device = x.value().device();
+  if (before > 0) {
+    piece[axis] = before;
+    parts.emplace_back(Tensor::Zeros(piece, tensor::DType::kFloat32, device));
+  }
+  parts.push_back(x);
+  if (after > 0) {
+    piece[axis] = after;
+    parts.emplace_back(Tensor::Zeros(piece, tensor::DType::kFloat32, device));
+  }
+  return Concat(parts, axis);
+}
+
 std::vector<Var> Split(const Var& x, int axis, const std::vector<int64_t>& sizes) {
   const Tensor& xv = x.value();
   const int a = axis < 0 ? axis + xv.rank() : axis;

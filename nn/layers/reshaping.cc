@@ -100,19 +100,7 @@ std::vector<Var> Edges2D::Call(const std::vector<Var>& inputs, const CallContext
       x = fn::Slice(x, axis, before, x.shape()[axis] - before - after);
       continue;
     }
-    std::vector<Var> parts;
-    Shape piece = x.shape();
-    const tensor::Device device = x.value().device();
-    if (before > 0) {
-      piece[axis] = before;
-      parts.push_back(Var(Tensor::Zeros(piece, tensor::DType::kFloat32, device)));
-    }
-    parts.push_back(x);
-    if (after > 0) {
-      piece[axis] = after;
-      parts.push_back(Var(Tensor::Zeros(piece, tensor::DType::kFloat32, device)));
-    }
-    x = fn::Concat(parts, axis);
+    x = fn::ZeroPad(x, axis, before, after);
   }
   return {x};
 }

@@ -12,18 +12,31 @@ struct Inner {
   const nlohmann::json* config = nullptr;
 };
 
+// {"class_name": ..., "config": {...}} or an error naming `field`.
+Result<std::pair<std::string, const nlohmann::json*>> ReadClassAndConfig(
+    const nlohmann::json& v, const std::string& field) {
+  if (!v.is_object() || !v.contains("class_name") || !v["class_name"].is_string() ||
+      !v.contains("config") || !v["config"].is_object()) {
+    return InvalidArgument(field + " must be {\"class_name\": ..., \"config\": {...}}, got " +
+                           Describe(v));
+  }
+  return std::make_pair(v["class_name"].get<std::string>(), &v["config"]);
+}
+
 // Reads the wrapped layer: {"class_name": ..., "config": {...}} (Keras 3's
 // extra keys ignored).
 Result<Inner> ReadInner(const nlohmann::json& config) {
   const auto it = config.find("layer");
-  if (it == config.end() || !it->is_object() || !it->contains("class_name") ||
-      !(*it)["class_name"].is_string() || !it->contains("config") ||
-      !(*it)["config"].is_object()) {
+  if (it == config.end()) {
+    return InvalidArgument("layer is required: {\"class_name\": ..., \"config\": {...}}");
+  }
+  auto read = ReadClassAndConfig(*it, "layer");
+  if (!read.ok()) {
     return InvalidArgument("layer is required: {\"class_name\": ..., \"config\": {...}}");
   }
   Inner inner;
-  inner.cls = (*it)["class_name"].get<std::string>();
-  inner.config = &(*it)["config"];
+  inner.cls = read->first;
+  inner.config = read->second;
   const auto n = inner.config->find("name");
   inner.name = n != inner.config->end() && n->is_string() ? n->get<std::string>() : inner.cls;
   return inner;
@@ -185,17 +198,6 @@ nlohmann::json Bidirectional::Config() const {
 // ---- RNN ----------------------------------------------------------------------
 
 namespace {
-
-// {"class_name": ..., "config": {...}} or an error naming `field`.
-Result<std::pair<std::string, const nlohmann::json*>> ReadClassAndConfig(
-    const nlohmann::json& v, const std::string& field) {
-  if (!v.is_object() || !v.contains("class_name") || !v["class_name"].is_string() ||
-      !v.contains("config") || !v["config"].is_object()) {
-    return InvalidArgument(field + " must be {\"class_name\": ..., \"config\": {...}}, got " +
-                           Describe(v));
-  }
-  return std::make_pair(v["class_name"].get<std::string>(), &v["config"]);
-}
 
 // The layer class computing a cell class, or "" for an unknown cell.
 std::string LayerForCell(const std::string& cell) {

@@ -1,5 +1,6 @@
 #include "tensor/cuda/upload_ring.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "tensor/cuda/launch.h"
@@ -29,15 +30,18 @@ cudaEvent_t UploadRing::NewEvent() {
 }
 
 void UploadRing::WaitForRange(size_t begin, size_t end) {
-  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
-    const bool overlaps = it->begin < end && begin < it->end;
-    if (!overlaps && cudaEventQuery(it->done) != cudaSuccess) {
-      ++it;
-      continue;
+  // One stream carries every copy, so regions finish in the order they were
+  // staged: retire from the front, waiting only while a region still in
+  // flight overlaps [begin, end).
+  auto overlaps = [&](const InFlight& r) { return r.begin < end && begin < r.end; };
+  while (!in_flight_.empty()) {
+    const InFlight& front = in_flight_.front();
+    if (cudaEventQuery(front.done) != cudaSuccess) {
+      if (std::none_of(in_flight_.begin(), in_flight_.end(), overlaps)) return;
+      EDL_CUDA_CHECK(cudaEventSynchronize(front.done));
     }
-    if (overlaps) EDL_CUDA_CHECK(cudaEventSynchronize(it->done));
-    spare_events_.push_back(it->done);
-    it = in_flight_.erase(it);
+    spare_events_.push_back(front.done);
+    in_flight_.pop_front();
   }
 }
 

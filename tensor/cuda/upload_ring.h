@@ -29,7 +29,8 @@ class UploadRing {
 
   // Queues the copy of `bytes` from host_src to device_dst on `stream` and
   // returns true; host_src may be reused at once. False (nothing queued)
-  // when the copy is too large to stage.
+  // when the copy is too large to stage. REQUIRES: every call passes the
+  // same stream (regions are retired in the order they were staged).
   bool Upload(void* device_dst, const void* host_src, size_t bytes,
               cudaStream_t stream);
 
@@ -38,7 +39,8 @@ class UploadRing {
     size_t begin, end;
     cudaEvent_t done;
   };
-  // Waits for (and retires) every in-flight region overlapping [begin, end).
+  // Retires finished regions and waits until none in flight overlaps
+  // [begin, end).
   void WaitForRange(size_t begin, size_t end);
   cudaEvent_t NewEvent();
 
