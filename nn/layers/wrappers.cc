@@ -23,6 +23,12 @@ Result<std::pair<std::string, const nlohmann::json*>> ReadClassAndConfig(
   return std::make_pair(v["class_name"].get<std::string>(), &v["config"]);
 }
 
+// config's "name" when it is a string, else `fallback`.
+std::string NameIn(const nlohmann::json& config, const std::string& fallback) {
+  const auto n = config.find("name");
+  return n != config.end() && n->is_string() ? n->get<std::string>() : fallback;
+}
+
 // Reads the wrapped layer: {"class_name": ..., "config": {...}} (Keras 3's
 // extra keys ignored).
 Result<Inner> ReadInner(const nlohmann::json& config) {
@@ -37,8 +43,7 @@ Result<Inner> ReadInner(const nlohmann::json& config) {
   Inner inner;
   inner.cls = read->first;
   inner.config = read->second;
-  const auto n = inner.config->find("name");
-  inner.name = n != inner.config->end() && n->is_string() ? n->get<std::string>() : inner.cls;
+  inner.name = NameIn(*inner.config, inner.cls);
   return inner;
 }
 
@@ -230,7 +235,7 @@ Result<std::unique_ptr<Layer>> RnnOfCells::FromConfig(const std::string& name,
   std::vector<std::pair<std::string, const nlohmann::json*>> cells;
   if (cell.first == "StackedRNNCells") {
     l->stacked_ = true;
-    l->stack_name_ = cell.second->value("name", std::string("stacked_rnn_cells"));
+    l->stack_name_ = NameIn(*cell.second, "stacked_rnn_cells");
     const auto list = cell.second->find("cells");
     if (list == cell.second->end() || !list->is_array() || list->empty()) {
       return InvalidArgument("cell.config.cells must be a non-empty list of cells");
@@ -264,7 +269,7 @@ Result<std::unique_ptr<Layer>> RnnOfCells::FromConfig(const std::string& name,
     if (!made.ok()) return InvalidArgument(where + ": " + made.status().message());
     CellLayer cl;
     cl.cls = cls;
-    cl.name = cells[i].second->value("name", cls);
+    cl.name = NameIn(*cells[i].second, cls);
     cl.rnn = dynamic_cast<Recurrent*>(made->get());
     cl.layer = std::move(*made);
     l->cells_.push_back(std::move(cl));

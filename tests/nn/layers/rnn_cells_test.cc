@@ -117,6 +117,15 @@ TEST(RnnOfCells, ConfigRoundTripsThroughKerasJson) {
   EXPECT_EQ(again->Config(), saved);
 }
 
+TEST(RnnOfCells, ACellNameThatIsNoStringFallsBackToTheCellClass) {
+  auto rnn = BuiltLayer("RNN", {{"cell", Cell("StackedRNNCells",
+                                              {{"name", 7}, {"cells", {Cell("GRUCell", {{"name", 3}, {"units", 2}})}}})}},
+                        {{4, 2}});
+  const json saved = rnn->Config();
+  EXPECT_EQ(saved["cell"]["config"]["name"], "stacked_rnn_cells");
+  EXPECT_EQ(saved["cell"]["config"]["cells"][0]["config"]["name"], "GRUCell");
+}
+
 TEST(RnnOfCells, RefusesWhatItCannotHonourNamingTheField) {
   EXPECT_EQ(LayerError("RNN", json::object(), {{4, 2}}), "cell is required");
   EXPECT_EQ(LayerError("RNN", {{"cell", Cell("ConvLSTM2DCell", {{"units", 2}})}}, {{4, 2}}),
