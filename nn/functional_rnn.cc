@@ -22,7 +22,9 @@ Var PrimitiveBias(tensor::RnnCell cell, const Var& bias, int64_t units, tensor::
 
 }  // namespace
 
-bool RnnPrimitiveAvailable(tensor::Device device) { return tensor::RnnAvailable(device); }
+bool RnnPrimitiveAvailable(tensor::Device device, tensor::RnnCell cell) {
+  return tensor::RnnAvailable(device, cell);
+}
 
 std::vector<Var> Rnn(tensor::RnnCell cell, bool reverse, const Var& x, const Var& kernel,
                      const Var& recurrent, const Var& bias) {
@@ -36,7 +38,9 @@ std::vector<Var> Rnn(tensor::RnnCell cell, bool reverse, const Var& x, const Var
   const Tensor xv = input.value(), wx = kernel.value(), wh = recurrent.value(), bv = b.value();
   return MakeResults(values, {input, kernel, recurrent, b},
                      [cell, forward, xv, wx, wh, bv](const std::vector<Tensor>& dys) {
-                       Tensor dy = dys[0].defined() ? dys[0] : Tensor::Zeros(forward->y.shape());
+                       const Tensor& y = forward->y;
+                       Tensor dy = dys[0];
+                       if (!dy.defined()) dy = Tensor::Zeros(y.shape(), y.dtype(), y.device());
                        tensor::RnnGrads g = tensor::RnnBackward(
                            cell, xv, wx, wh, bv, *forward, dy, dys[1],
                            dys.size() > 2 ? dys[2] : Tensor());

@@ -20,7 +20,7 @@ namespace edl::nn::fn {
 std::vector<Var> Rnn(tensor::RnnCell cell, bool reverse, const Var& x, const Var& kernel,
                      const Var& recurrent, const Var& bias);
 
-// Whether Rnn can run for tensors on `device` in this thread.
-bool RnnPrimitiveAvailable(tensor::Device device);
+// Whether Rnn can run `cell` for tensors on `device` in this thread.
+bool RnnPrimitiveAvailable(tensor::Device device, tensor::RnnCell cell);
 
 }  // namespace edl::nn::fn

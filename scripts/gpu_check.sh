@@ -29,7 +29,7 @@ failed=0
 
 if [[ $WHAT == tests || $WHAT == all ]]; then
   echo "== CudaBackendTest.* on $("$B/edl" version | grep -E '^gpu:' || echo 'no gpu line')"
-  timeout 300 "$B/tests/tensor_test" --gtest_filter='CudaBackendTest.*:DeviceRuntime*' \
+  timeout 300 "$B/tests/tensor_test" --gtest_filter='CudaBackend*:DeviceRuntime*' \
     >"$L/tensor_test.txt" 2>&1 || failed=1
   grep -E '^\[  (FAILED|PASSED|SKIPPED) |tests ran|Failure|error|Expected|Which is|  Actual' \
     "$L/tensor_test.txt" | head -60

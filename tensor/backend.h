@@ -125,9 +125,9 @@ class Backend {
   virtual bool GroupedConv() const { return false; }
 
   // Whole-sequence recurrent cells (tensor/ops.h RnnForward). Backends
-  // without them keep the defaults: Rnn() false, and the layers compose
+  // without them keep the defaults: Rnn(cell) false, and the layers compose
   // the steps from the other primitives.
-  virtual bool Rnn() const { return false; }
+  virtual bool Rnn(RnnCell cell) const { return false; }
   // Fills y, h, c (LSTM) and returns the workspace for RnnBackward.
   virtual Tensor RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
                             const Tensor& w_h, const Tensor& bias, Tensor& y,

@@ -49,7 +49,7 @@ class DeviceRuntime {
 
 // Bumped when DeviceRuntime or Backend change; a plugin built for another
 // version is refused.
-inline constexpr int kDeviceRuntimeAbiVersion = 2;
+inline constexpr int kDeviceRuntimeAbiVersion = 3;
 
 // The plugin's entry point: creates the runtime for GPU 0, or returns
 // nonzero with a message in `error`. Lives as long as the process.

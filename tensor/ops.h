@@ -250,8 +250,9 @@ struct RnnForwardResult {
   Tensor workspace;  // what RnnBackward needs (backend-private)
 };
 // True when the backend for `device` in this thread computes whole
-// sequences (the CPU backend does); otherwise callers compose the steps.
-bool RnnAvailable(Device device);
+// sequences of `cell` (the CPU backend: every cell; CUDA: all but kGRU,
+// which cuDNN lacks); otherwise callers compose the steps.
+bool RnnAvailable(Device device, RnnCell cell);
 RnnForwardResult RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
                             const Tensor& w_h, const Tensor& bias);
 struct RnnGrads {

@@ -35,14 +35,14 @@ RnnDims CheckRnn(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor&
 
 }  // namespace
 
-bool RnnAvailable(Device device) { return BackendFor(device).Rnn(); }
+bool RnnAvailable(Device device, RnnCell cell) { return BackendFor(device).Rnn(cell); }
 
 RnnForwardResult RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
                             const Tensor& w_h, const Tensor& bias) {
   const RnnDims d = CheckRnn(cell, x, w_x, w_h, bias, "RnnForward");
   EDL_CHECK(d.n > 0 && d.t > 0) << "RnnForward: empty x " << ShapeString(x.shape());
   Backend& backend = BackendFor(x.device());
-  EDL_CHECK(backend.Rnn()) << "RnnForward: backend " << backend.name() << " has no RNN";
+  EDL_CHECK(backend.Rnn(cell)) << "RnnForward: backend " << backend.name() << " has no RNN";
   RnnForwardResult r;
   r.y = Tensor::Empty({d.n, d.t, d.u}, DType::kFloat32, x.device());
   r.h = Tensor::Empty({d.n, d.u}, DType::kFloat32, x.device());
@@ -62,6 +62,9 @@ RnnGrads RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Ten
   EDL_CHECK(!dh.defined() || dh.shape() == forward.h.shape()) << "RnnBackward: dh";
   EDL_CHECK(!dc.defined() || (forward.c.defined() && dc.shape() == forward.c.shape()))
       << "RnnBackward: dc";
+  CheckSameDevice(x, dy, "RnnBackward");
+  if (dh.defined()) CheckSameDevice(x, dh, "RnnBackward");
+  if (dc.defined()) CheckSameDevice(x, dc, "RnnBackward");
   RnnGrads g;
   g.dx = Tensor::Empty(x.shape(), DType::kFloat32, x.device());
   g.dw_x = Tensor::Empty(w_x.shape(), DType::kFloat32, x.device());

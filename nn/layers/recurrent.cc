@@ -34,6 +34,20 @@ Var Blend(const Var& mask, const Var& fresh, const Var& old) {
   return fn::Add(old, fn::Mul(mask, fn::Sub(fresh, old)));
 }
 
+tensor::RnnCell PrimitiveCell(Recurrent::Cell cell, bool reset_after) {
+  using tensor::RnnCell;
+  using Cell = Recurrent::Cell;
+  switch (cell) {
+    case Cell::kLSTM:
+      return RnnCell::kLSTM;
+    case Cell::kGRU:
+      return reset_after ? RnnCell::kGRUResetAfter : RnnCell::kGRU;
+    case Cell::kSimpleRNN:
+      break;
+  }
+  return RnnCell::kSimpleRNN;
+}
+
 }  // namespace
 
 const char* Recurrent::class_name() const { return CellName(cell_); }
@@ -150,12 +164,7 @@ std::vector<Var> Recurrent::CallMasked(const std::vector<Var>& inputs, const Ten
                                        const CallContext& ctx) {
   std::vector<Var> out;
   if (UsePrimitive(inputs[0], mask, ctx)) {
-    using tensor::RnnCell;
-    const RnnCell cell = cell_ == Cell::kLSTM  ? RnnCell::kLSTM
-                         : cell_ == Cell::kGRU ? (reset_after_ ? RnnCell::kGRUResetAfter
-                                                               : RnnCell::kGRU)
-                                               : RnnCell::kSimpleRNN;
-    out = fn::Rnn(cell, go_backwards_, inputs[0], Use(*kernel_), Use(*recurrent_kernel_),
+    out = fn::Rnn(PrimitiveCell(cell_, reset_after_), go_backwards_, inputs[0], Use(*kernel_), Use(*recurrent_kernel_),
                   bias_ ? Use(*bias_) : Var());
   } else {
     out = Steps(inputs[0], mask, ctx);
@@ -166,13 +175,13 @@ std::vector<Var> Recurrent::CallMasked(const std::vector<Var>& inputs, const Ten
 }
 
 bool Recurrent::UsePrimitive(const Var& x, const Tensor& mask, const CallContext& ctx) const {
-  if (mask.defined() || x.value().device() != tensor::Device::kCPU) return false;
+  if (mask.defined()) return false;
   if (ctx.training && (dropout_ > 0.f || recurrent_dropout_ > 0.f)) return false;
   if (activation_ != ActivationKind::kTanh) return false;
   if (cell_ != Cell::kSimpleRNN && recurrent_activation_ != ActivationKind::kSigmoid) {
     return false;
   }
-  return fn::RnnPrimitiveAvailable(x.value().device());
+  return fn::RnnPrimitiveAvailable(x.value().device(), PrimitiveCell(cell_, reset_after_));
 }
 
 std::vector<Var> Recurrent::Step(const Var& xw, const std::vector<Var>& states,

@@ -80,7 +80,7 @@ class DnnlBackend final : public Backend {
   bool GroupedConv() const override { return true; }
   bool HasTranspose() const override { return true; }
   void Transpose(const Tensor& x, const std::vector<int>& perm, Tensor& y) override;
-  bool Rnn() const override;
+  bool Rnn(RnnCell cell) const override;
   Tensor RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
                     const Tensor& bias, Tensor& y, Tensor& h, Tensor& c) override;
   void RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,

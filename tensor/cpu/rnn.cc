@@ -105,7 +105,7 @@ void Zero(const dnnl::memory& m) {
 
 }  // namespace
 
-bool DnnlBackend::Rnn() const { return true; }
+bool DnnlBackend::Rnn(RnnCell) const { return true; }
 
 Tensor DnnlBackend::RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
                                const Tensor& w_h, const Tensor& bias, Tensor& y, Tensor& h,
@@ -173,6 +173,10 @@ void DnnlBackend::RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x,
     e->backward.execute(ThreadStream(), args);
     e->diff_wl.Out(dwl, grads.dw_x);
     e->diff_wi.Out(dwi, grads.dw_h);
+    // One step from the zero state leaves the recurrent kernel no gradient;
+    // oneDNN 2.6's SimpleRNN and LSTM return a nonzero one for a single
+    // sequence of one step (tests/tensor/rnn_test.cc).
+    if (x.dim(1) == 1) std::memset(grads.dw_h.f32(), 0, grads.dw_h.bytes());
   });
 }
 

@@ -211,6 +211,22 @@ void CudaBackend::Split(const Tensor& x, int axis, std::vector<Tensor>& ys) {
   }
 }
 
+void CudaBackend::Transpose(const Tensor& x, const std::vector<int>& perm,
+                            Tensor& y) {
+  const int rank = x.rank();
+  EDL_CHECK_LE(rank, kMaxRank) << "CUDA backend: rank " << rank;
+  int64_t x_strides[kMaxRank];
+  int64_t stride = 1;
+  for (int a = rank - 1; a >= 0; --a) {
+    x_strides[a] = stride;
+    stride *= x.dim(a);
+  }
+  Dims from;
+  for (int k = 0; k < rank; ++k) from.v[k] = x_strides[perm[k]];
+  cuda::Permute(x.f32(), from, y.f32(), DimsOf(y.shape(), rank), rank,
+                y.numel(), ctx_.stream);
+}
+
 void CudaBackend::Cast(const Tensor& x, Tensor& y) {
   cuda::Cast(x.raw_data(), static_cast<int>(x.dtype()), y.raw_data(),
              static_cast<int>(y.dtype()), x.numel(), ctx_.stream);

@@ -88,12 +88,26 @@ class CudaBackend final : public Backend {
 
   void Concat(const std::vector<Tensor>& xs, int axis, Tensor& y) override;
   void Split(const Tensor& x, int axis, std::vector<Tensor>& ys) override;
+  bool HasTranspose() const override { return true; }
+  void Transpose(const Tensor& x, const std::vector<int>& perm,
+                 Tensor& y) override;
   void Cast(const Tensor& x, Tensor& y) override;
   void DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale,
                    Tensor& mask) override;
   void Gather(const Tensor& table, const Tensor& ids, Tensor& y) override;
   SparseRows Coalesce(const SparseRows& rows) override;
   void ScatterAdd(Tensor& table, const SparseRows& rows, float alpha) override;
+  // Whole sequences on cuDNN (rnn.cc): every cell but kGRU (cuDNN's GRU
+  // applies the reset gate after the recurrent product).
+  bool Rnn(RnnCell cell) const override { return cell != RnnCell::kGRU; }
+  Tensor RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
+                    const Tensor& w_h, const Tensor& bias, Tensor& y, Tensor& h,
+                    Tensor& c) override;
+  void RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x,
+                   const Tensor& w_h, const Tensor& bias,
+                   const RnnForwardResult& forward, const Tensor& dy,
+                   const Tensor& dh, const Tensor& dc, RnnGrads& grads) override;
+
   void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c, Tensor& value,
                    const Tensor& grad, std::vector<Tensor>& slots,
                    const Tensor& ids) override;

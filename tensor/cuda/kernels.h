@@ -103,6 +103,14 @@ void Cast(const void* x, int from_dtype, void* y, int to_dtype, int64_t n,
 // y [cols, rows] with y[j, i] = x[i, j] for x [rows, cols].
 void Transpose2D(const float* x, float* y, int64_t rows, int64_t cols,
                  cudaStream_t stream);
+// The same between strided matrices: y[j * y_ld + i] = x[i * x_ld + j] for
+// i < rows, j < cols (a column block of a wider matrix, e.g. one RNN gate).
+void TransposeStrided(const float* x, int64_t x_ld, float* y, int64_t y_ld,
+                      int64_t rows, int64_t cols, cudaStream_t stream);
+// y (y_dims, contiguous, n elements) = x with its axes permuted: axis k of y
+// is x's axis perm[k], whose element stride x_strides.v[k] carries.
+void Permute(const float* x, const Dims& x_strides, float* y,
+             const Dims& y_dims, int rank, int64_t n, cudaStream_t stream);
 // NHWC zero padding: y [n, h + top + bottom, w + left + right, c].
 void PadImage(const float* x, float* y, int64_t n, int64_t h, int64_t w,
               int64_t c, int64_t top, int64_t bottom, int64_t left,

@@ -1,5 +1,5 @@
 // Layout and indexing kernels: dtype casts, 2-D transposes (conv kernels
-// between Keras' HWIO and cuDNN's OHWI), NHWC padding and cropping
+// between Keras' HWIO and cuDNN's OHWI, RNN gate blocks), axis permutations, NHWC padding and cropping
 // (asymmetric convolution padding), embedding gather and scatter-add.
 #include <cstdint>
 
@@ -40,20 +40,35 @@ void CastFrom(const From* x, void* y, int to, int64_t n, cudaStream_t stream) {
 
 constexpr int kTile = 32;
 
-// Shared-memory tiled transpose: x [rows, cols] -> y [cols, rows].
-__global__ void TransposeKernel(const float* x, float* y, int64_t rows,
-                                int64_t cols) {
+// Shared-memory tiled transpose: x [rows, cols] (row stride x_ld) ->
+// y [cols, rows] (row stride y_ld).
+__global__ void TransposeKernel(const float* x, int64_t x_ld, float* y,
+                                int64_t y_ld, int64_t rows, int64_t cols) {
   __shared__ float tile[kTile][kTile + 1];
   const int64_t c = static_cast<int64_t>(blockIdx.x) * kTile + threadIdx.x;
   for (int k = threadIdx.y; k < kTile; k += blockDim.y) {
     const int64_t r = static_cast<int64_t>(blockIdx.y) * kTile + k;
-    if (r < rows && c < cols) tile[k][threadIdx.x] = x[r * cols + c];
+    if (r < rows && c < cols) tile[k][threadIdx.x] = x[r * x_ld + c];
   }
   __syncthreads();
   const int64_t r = static_cast<int64_t>(blockIdx.y) * kTile + threadIdx.x;
   for (int k = threadIdx.y; k < kTile; k += blockDim.y) {
     const int64_t cc = static_cast<int64_t>(blockIdx.x) * kTile + k;
-    if (r < rows && cc < cols) y[cc * rows + r] = tile[threadIdx.x][k];
+    if (r < rows && cc < cols) y[cc * y_ld + r] = tile[threadIdx.x][k];
+  }
+}
+
+// y[i] = x at y's coordinates of i, each weighted by x_strides (the x
+// stride of the axis that y's axis came from).
+__global__ void PermuteKernel(const float* x, Dims x_strides, float* y,
+                              Dims y_dims, int rank, int64_t n) {
+  EDL_GRID_STRIDE(i, n) {
+    int64_t rest = i, offset = 0;
+    for (int k = rank - 1; k >= 0; --k) {
+      offset += (rest % y_dims.v[k]) * x_strides.v[k];
+      rest /= y_dims.v[k];
+    }
+    y[i] = x[offset];
   }
 }
 
@@ -120,10 +135,24 @@ void Cast(const void* x, int from_dtype, void* y, int to_dtype, int64_t n,
 
 void Transpose2D(const float* x, float* y, int64_t rows, int64_t cols,
                  cudaStream_t stream) {
+  TransposeStrided(x, cols, y, rows, rows, cols, stream);
+}
+
+void TransposeStrided(const float* x, int64_t x_ld, float* y, int64_t y_ld,
+                      int64_t rows, int64_t cols, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return;
   dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile),
             static_cast<unsigned>((rows + kTile - 1) / kTile));
-  TransposeKernel<<<grid, dim3(kTile, 8), 0, stream>>>(x, y, rows, cols);
+  TransposeKernel<<<grid, dim3(kTile, 8), 0, stream>>>(x, x_ld, y, y_ld, rows,
+                                                       cols);
+  EDL_CUDA_LAUNCHED();
+}
+
+void Permute(const float* x, const Dims& x_strides, float* y,
+             const Dims& y_dims, int rank, int64_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  PermuteKernel<<<BlocksFor(n), kThreads, 0, stream>>>(x, x_strides, y, y_dims,
+                                                       rank, n);
   EDL_CUDA_LAUNCHED();
 }
 

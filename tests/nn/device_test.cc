@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nn/functional.h"
+#include "nn/functional_rnn.h"
 #include "nn/losses.h"
 #include "nn/regularizer.h"
 #include "tensor/ops.h"
@@ -225,6 +226,49 @@ TEST_F(NnOnDevice, BatchNormWithoutScaleOrCenterMakesItsConstantsOnTheDevice) {
   EXPECT_EQ(dev.grad.ToVector(), host.grad.ToVector());
   EXPECT_EQ(mean_d.ToVector(), mean_h.ToVector());
   EXPECT_EQ(var_d.ToVector(), var_h.ToVector());
+}
+
+TEST_F(NnOnDevice, WholeSequenceRecurrencesRunOnTheDeviceAndMatchTheHost) {
+  using tensor::RnnCell;
+  std::mt19937_64 rng(10);
+  const int64_t n = 3, t = 4, f = 5, u = 2;
+  for (RnnCell cell : {RnnCell::kSimpleRNN, RnnCell::kLSTM, RnnCell::kGRU,
+                       RnnCell::kGRUResetAfter}) {
+    for (bool with_bias : {true, false}) {
+      // Without a bias the sequence's gradient is left undefined, as when a
+      // model reads only the last state.
+      const bool whole_sequence = with_bias;
+      SCOPED_TRACE(std::to_string(static_cast<int>(cell)) + (with_bias ? " bias" : " no bias"));
+      ASSERT_TRUE(fn::RnnPrimitiveAvailable(kDev, cell));
+      const int64_t g = tensor::RnnGates(cell);
+      const Tensor x = RandomTensor({n, t, f}, rng), wx = RandomTensor({f, g * u}, rng),
+                   wh = RandomTensor({u, g * u}, rng),
+                   b = RandomTensor(cell == RnnCell::kGRUResetAfter ? Shape{2, g * u}
+                                                                     : Shape{g * u},
+                                    rng);
+      const Tensor seed_y = RandomTensor({n, t, u}, rng), seed_h = RandomTensor({n, u}, rng);
+      auto run = [&](Device d, std::vector<Parameter>& ps) {
+        ps = {Param("x", x.To(d)), Param("wx", wx.To(d)), Param("wh", wh.To(d)),
+              Param("b", b.To(d))};
+        std::vector<Var> out = fn::Rnn(cell, /*reverse=*/true, Use(ps[0]), Use(ps[1]),
+                                       Use(ps[2]), with_bias ? Use(ps[3]) : Var());
+        EXPECT_EQ(out[0].value().device(), d);
+        Var last = fn::Sum(fn::Mul(out[1], Var(seed_h.To(d))));
+        Backward(whole_sequence ? fn::Add(fn::Sum(fn::Mul(out[0], Var(seed_y.To(d)))), last)
+                                : last);
+        return out;
+      };
+      std::vector<Parameter> host, dev;
+      std::vector<Var> want = run(Device::kCPU, host), got = run(kDev, dev);
+      for (size_t i = 0; i < want.size(); ++i) {
+        ExpectNear(got[i].value(), want[i].value(), 1e-6f, "output " + std::to_string(i));
+      }
+      for (size_t i = 0; i < (with_bias ? 4u : 3u); ++i) {
+        EXPECT_EQ(dev[i].grad.device(), kDev);
+        ExpectNear(dev[i].grad, host[i].grad, 1e-6f, "gradient of " + host[i].name);
+      }
+    }
+  }
 }
 
 TEST_F(NnOnDevice, AHostTensorMixedIntoDeviceWorkFailsLoudly) {

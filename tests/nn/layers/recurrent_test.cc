@@ -69,7 +69,7 @@ void ExpectNear(const std::vector<std::vector<float>>& a, const std::vector<std:
 }
 
 TEST(Recurrent, ThePrimitiveComputesWhatTheComposedStepsCompute) {
-  ASSERT_TRUE(tensor::RnnAvailable(tensor::Device::kCPU));
+  ASSERT_TRUE(tensor::RnnAvailable(tensor::Device::kCPU, tensor::RnnCell::kLSTM));
   std::mt19937_64 rng(2);
   const Tensor x = RandomTensor({4, 5, 3}, rng);
   for (const Case& c : Cases()) {
@@ -79,7 +79,7 @@ TEST(Recurrent, ThePrimitiveComputesWhatTheComposedStepsCompute) {
     std::vector<std::vector<float>> composed;
     {
       tensor::ScopedBackend reference(tensor::ReferenceBackend());
-      ASSERT_FALSE(tensor::RnnAvailable(tensor::Device::kCPU));
+      ASSERT_FALSE(tensor::RnnAvailable(tensor::Device::kCPU, tensor::RnnCell::kLSTM));
       composed = OutputsAndGradients(*l, x);
     }
     ExpectNear(OutputsAndGradients(*l, x), composed);
