@@ -7,6 +7,7 @@
 #include "nn/functional.h"
 #include "nn/keras/json_text.h"
 #include "nn/keras/model_builder.h"
+#include "nn/keras/nested_model.h"
 
 namespace edl::nn::keras {
 
@@ -35,7 +36,7 @@ std::vector<Shape> Model::output_shapes() const {
 
 std::vector<Var> Model::Forward(const std::vector<Tensor>& inputs, bool training) {
   EDL_CHECK_EQ(inputs.size(), inputs_.size()) << "model \"" << name_ << "\" inputs";
-  std::vector<Var> slots(slot_shapes_.size());
+  std::vector<Var> vars;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];
     const ModelInput& spec = inputs_[i];
@@ -43,10 +44,15 @@ std::vector<Var> Model::Forward(const std::vector<Tensor>& inputs, bool training
     EDL_CHECK(t.rank() > 0 && without_batch == spec.shape)
         << "input \"" << spec.name << "\" expects [batch] + " << tensor::ShapeString(spec.shape)
         << ", got " << tensor::ShapeString(t.shape());
-    Tensor v = t.dtype() == spec.dtype ? t : tensor::Cast(t, spec.dtype);
-    slots[input_slots_[i]] = Var(v);
+    vars.push_back(Var(t.dtype() == spec.dtype ? t : tensor::Cast(t, spec.dtype)));
   }
-  layers::CallContext ctx{training, &rng_};
+  return Run(vars, {training, &rng_});
+}
+
+std::vector<Var> Model::Run(const std::vector<Var>& inputs, const layers::CallContext& ctx) {
+  EDL_CHECK_EQ(inputs.size(), inputs_.size()) << "model \"" << name_ << "\" inputs";
+  std::vector<Var> slots(slot_shapes_.size());
+  for (size_t i = 0; i < inputs.size(); ++i) slots[input_slots_[i]] = inputs[i];
   // Each slot's mask (docs/model-spec.md "Masks"); undefined for most.
   std::vector<Tensor> masks(slot_shapes_.size());
   for (const Step& step : steps_) {
@@ -82,14 +88,23 @@ std::vector<const Parameter*> Model::parameters() const {
   return out;
 }
 
-Var Model::RegularizationLoss() {
+Var Model::LayerPenalties() {
   Var total;
   for (auto& l : layers_) {
     Var r = l->RegularizationLoss();
     if (!r.defined()) continue;
     total = total.defined() ? fn::Add(total, r) : r;
   }
+  return total;
+}
+
+Var Model::RegularizationLoss() {
+  Var total = LayerPenalties();
   return total.defined() ? total : Var(Tensor::Scalar(0.f, device_));
+}
+
+void Model::Freeze() {
+  for (auto& l : layers_) l->set_trainable(false);
 }
 
 void Model::MoveTo(tensor::Device device) {
@@ -156,6 +171,19 @@ Model::IdLimit Model::InputIdLimit(size_t input_index) const {
   const int slot = input_slots_[input_index];
   for (const Step& step : steps_) {
     const layers::Layer& l = *step.layer;
+    if (const auto* nested = dynamic_cast<const NestedModel*>(&l)) {
+      // The nested model's own inputs that this one feeds.
+      for (size_t k = 0; k < step.input_slots.size(); ++k) {
+        if (step.input_slots[k] != slot) continue;
+        IdLimit inner = nested->model()->InputIdLimit(k);
+        if (inner.input_dim < 0) continue;
+        if (limit.input_dim < 0 || inner.input_dim < limit.input_dim) {
+          limit = inner;
+          limit.description += " (inside nested model \"" + l.name() + "\")";
+        }
+      }
+      continue;
+    }
     if (l.id_limit() < 0 || step.input_slots.empty() || step.input_slots[0] != slot) continue;
     if (limit.input_dim < 0 || l.id_limit() < limit.input_dim) {
       limit.input_dim = l.id_limit();
@@ -170,6 +198,16 @@ Model::IdLimit Model::InputIdLimit(size_t input_index) const {
 std::vector<Model::EmbeddingInput> Model::EmbeddingInputs() {
   std::vector<EmbeddingInput> result;
   for (const Step& step : steps_) {
+    if (auto* nested = dynamic_cast<NestedModel*>(step.layer)) {
+      // Tables inside read the outer input that feeds the nested one.
+      for (const EmbeddingInput& inner : nested->model()->EmbeddingInputs()) {
+        const int slot = step.input_slots[inner.input_index];
+        for (size_t i = 0; i < input_slots_.size(); ++i) {
+          if (input_slots_[i] == slot) result.push_back({i, inner.table});
+        }
+      }
+      continue;
+    }
     auto* embedding = dynamic_cast<layers::Embedding*>(step.layer);
     if (embedding == nullptr || step.input_slots.empty()) continue;
     for (size_t i = 0; i < input_slots_.size(); ++i) {

@@ -62,6 +62,10 @@ class Model {
   // Float and int64 inputs are converted to the declared dtype.
   // REQUIRES: shapes match inputs() after the batch axis.
   std::vector<Var> Forward(const std::vector<Tensor>& inputs, bool training);
+  // The same on Vars, with the caller's context (its dropout generator):
+  // a model nested as a layer of another (nn/keras/nested_model.h). Inputs
+  // are used as they are.
+  std::vector<Var> Run(const std::vector<Var>& inputs, const layers::CallContext& ctx);
 
   // All weights (trainable and not), unique names "<layer>/<weight>", in
   // Keras order (model.weights): layers in config order, each layer's
@@ -71,6 +75,11 @@ class Model {
   // The sum of the layers' weight penalties; a zero scalar (on device())
   // when none.
   Var RegularizationLoss();
+  // The same, undefined when no layer has a penalty.
+  Var LayerPenalties();
+  // trainable=false on every layer (a nested model's `trainable: false`):
+  // no weight trains and batch normalization runs in inference mode.
+  void Freeze();
 
   // Moves every parameter to `device` (values are copied; gradients are
   // dropped). Inputs to Forward must then be on `device` too.

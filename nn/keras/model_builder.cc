@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "nn/keras/json_text.h"
+#include "nn/keras/nested_model.h"
 #include "nn/layers/config_reader.h"
 #include "nn/layers/core.h"
 #include "nn/layers/layer_factory.h"
@@ -87,6 +88,7 @@ Result<std::unique_ptr<Model>> ModelBuilder::Build(const json& keras) {
                 "unsupported model class \"" + c +
                     "\"; supported: Sequential, Functional, Model");
   }
+  EDL_RETURN_IF_ERROR(CheckUniqueWeights());
   return std::move(model_);
 }
 
@@ -115,6 +117,14 @@ Result<size_t> ModelBuilder::AddLayer(const json& entry, const std::string& path
   if (name.find('/') != std::string::npos) {
     return Fail(where, "layer names must not contain '/'");
   }
+  if (NestedModel::IsModelClass(class_name)) {
+    EDL_ASSIGN_OR_RETURN(std::unique_ptr<layers::Layer> nested, CreateNested(entry, name, path));
+    by_name_[name] = model_->layers_.size();
+    classes_.push_back(class_name);
+    paths_.push_back(path);
+    model_->layers_.push_back(std::move(nested));
+    return model_->layers_.size() - 1;
+  }
   Result<std::unique_ptr<layers::Layer>> layer = layers::CreateLayer(class_name, name, *config);
   if (!layer.ok()) {
     const std::string& m = layer.status().message();
@@ -126,6 +136,71 @@ Result<size_t> ModelBuilder::AddLayer(const json& entry, const std::string& path
   paths_.push_back(path);
   model_->layers_.push_back(std::move(*layer));
   return model_->layers_.size() - 1;
+}
+
+Result<std::unique_ptr<layers::Layer>> ModelBuilder::CreateNested(const json& entry,
+                                                                 const std::string& name,
+                                                                 const std::string& path) {
+  // Its own seed, from the outer one and its name (FNV-1a).
+  uint64_t seed = model_->seed_ ^ 0xcbf29ce484222325ull;
+  for (unsigned char c : name) seed = (seed ^ c) * 0x100000001b3ull;
+  EDL_ASSIGN_OR_RETURN(std::unique_ptr<NestedModel> nested,
+                       NestedModel::Create(name, entry, origin_, path, seed));
+  layers::ConfigReader r(entry["config"]);
+  const bool trainable = r.Bool("trainable", true) && entry.value("trainable", json(true)) != false;
+  if (!r.status().ok()) {
+    return Fail(Describe(path, entry.value("class_name", ""), name), r.status().message());
+  }
+  if (!trainable) nested->set_trainable(false);
+  return std::unique_ptr<layers::Layer>(std::move(nested));
+}
+
+Status ModelBuilder::SetNodeOffsets(const json& config, const std::vector<Pending>& pending) {
+  // References to each nested model: from calls and from output_layers.
+  std::map<std::string, std::vector<int>> refs;
+  for (const Pending& call : pending) {
+    for (const TensorRef& r : call.refs) refs[r.layer].push_back(r.node);
+  }
+  const json outs = config.value("output_layers", json());
+  if (outs.is_array()) {
+    for (const json& o : outs) {
+      const json& ref = o.is_array() && !o.empty() && o[0].is_array() ? o[0] : o;
+      if (ref.is_array() && ref.size() >= 2 && ref[0].is_string() && ref[1].is_number_integer()) {
+        refs[ref[0].get<std::string>()].push_back(ref[1].get<int>());
+      }
+    }
+  }
+  for (auto& layer : model_->layers_) {
+    auto* nested = dynamic_cast<NestedModel*>(layer.get());
+    if (nested == nullptr) continue;
+    int calls = 0;
+    for (const Pending& call : pending) calls += model_->layers_[call.layer].get() == nested;
+    const std::vector<int>& seen = refs[nested->name()];
+    int offset = nested->class_name() != std::string("Sequential") || nested->model() != nullptr;
+    for (int node : seen) {
+      if (node == calls) offset = 1;
+    }
+    for (int node : seen) {
+      if (node == 0) offset = 0;
+    }
+    nested->set_node_offset(offset);
+  }
+  return Status::Ok();
+}
+
+Status ModelBuilder::CheckUniqueWeights() const {
+  std::map<std::string, std::string> owner;
+  for (const auto& l : model_->layers_) {
+    for (Parameter* p : l->weights()) {
+      auto [it, fresh] = owner.emplace(p->name, l->name());
+      if (fresh) continue;
+      return Fail(json_path_, "weight \"" + p->name + "\" is made twice, by layer \"" +
+                                  it->second + "\" and by layer \"" + l->name() +
+                                  "\"; the layers of a nested model keep their own names "
+                                  "(as TF.js names their weights), so rename one of them");
+    }
+  }
+  return Status::Ok();
 }
 
 Status ModelBuilder::AddInput(layers::Layer* layer) {
@@ -186,9 +261,27 @@ Status ModelBuilder::AddImplicitInput(const json& entry, const std::string& path
                          ? c.value("name", entry.value("name", json())).get<std::string>()
                          : std::string();
   std::string where = Describe(path, cls, name);
+  if (NestedModel::IsModelClass(cls)) {
+    // A model first: its own input (built once more, to read it).
+    EDL_ASSIGN_OR_RETURN(std::unique_ptr<layers::Layer> first, CreateNested(entry, name, path));
+    const Model* inner = static_cast<NestedModel*>(first.get())->model();
+    if (inner == nullptr && !default_input_) {
+      return Fail(where, "the first layer of a Sequential model needs an input shape; this "
+                         "nested Sequential declares none (start it with an InputLayer)");
+    }
+    const Shape s = inner != nullptr ? inner->inputs()[0].shape : *default_input_;
+    const tensor::DType dtype = inner != nullptr ? inner->inputs()[0].dtype : tensor::DType::kFloat32;
+    const std::string input_name = name + "_input";
+    by_name_[input_name] = model_->layers_.size();
+    classes_.push_back("InputLayer");
+    paths_.push_back(path);
+    model_->layers_.push_back(std::make_unique<InputLayer>(input_name, s, dtype));
+    return AddInput(model_->layers_.back().get());
+  }
   Result<std::optional<Shape>> shape = layers::ReadInputShape(c);
   if (!shape.ok()) return Fail(where, shape.status().message());
   std::optional<Shape> s = *shape;
+  if (!s && default_input_) s = *default_input_;
   if (!s && entry.contains("build_config") && entry["build_config"].is_object()) {
     Result<std::optional<Shape>> b = layers::ReadInputShape(
         json{{"batch_shape", entry["build_config"].value("input_shape", json())}});
@@ -417,6 +510,12 @@ Status ModelBuilder::BuildFunctional(const json& config, const std::string& path
                       classes_[i] + " \"" + layer->name() + "\")";
       EDL_ASSIGN_OR_RETURN(std::vector<TensorRef> refs, ParseNode((*nodes)[k], p));
       pending.push_back({i, static_cast<int>(k), std::move(refs), p});
+    }
+  }
+  EDL_RETURN_IF_ERROR(SetNodeOffsets(config, pending));
+  for (Pending& call : pending) {
+    if (auto* nested = dynamic_cast<NestedModel*>(model_->layers_[call.layer].get())) {
+      call.node += nested->node_offset();
     }
   }
   while (!pending.empty()) {

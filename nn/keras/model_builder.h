@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <string>
@@ -24,6 +25,9 @@ class ModelBuilder {
  public:
   ModelBuilder(std::string origin, std::string json_path, uint64_t seed);
   Result<std::unique_ptr<Model>> Build(const nlohmann::json& keras);
+  // The input of a Sequential model whose layers do not say (a nested
+  // Sequential takes its first call's shape).
+  void SetDefaultInputShape(Shape shape) { default_input_ = std::move(shape); }
 
  private:
   using TensorRef = Model::TensorRef;
@@ -60,6 +64,15 @@ class ModelBuilder {
                                            const char* key,
                                            const std::string& path) const;
   std::string UniqueDefaultName(const std::string& class_name);
+  // Creates a model used as a layer (nn/keras/nested_model.h).
+  Result<std::unique_ptr<layers::Layer>> CreateNested(const nlohmann::json& entry,
+                                                     const std::string& name,
+                                                     const std::string& path);
+  // For each nested model of a functional model, the node index of its
+  // first call (1 where it keeps a node of its own, as references show).
+  Status SetNodeOffsets(const nlohmann::json& config, const std::vector<Pending>& pending);
+  // Every weight name once across the model, nested models included.
+  Status CheckUniqueWeights() const;
 
   std::string origin_, json_path_;
   std::unique_ptr<Model> model_;
@@ -75,6 +88,8 @@ class ModelBuilder {
   // output. REQUIRES: the call was resolved (slot_of_ has it).
   Result<int> SlotOf(const Model::TensorRef& r, const std::string& path) const;
   std::map<std::string, int> default_name_counts_;
+  std::optional<Shape> default_input_;
+  std::map<std::string, int> node_offset_;  // nested model layer -> offset
 };
 
 }  // namespace edl::nn::keras

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nn/keras/model.h"
+#include "nn/keras/nested_model.h"
 #include "nn/layers/core.h"
 
 namespace edl::nn::keras {
@@ -90,6 +91,18 @@ std::string Model::Summary() const {
 }
 
 std::string Model::ToKerasJson() const {
+  // References to a nested model's calls: exported, it declares its inputs
+  // and so keeps node 0 for itself (nn/keras/nested_model.h).
+  std::map<std::string, int> shift;
+  for (const auto& l : layers_) {
+    if (const auto* nested = dynamic_cast<const NestedModel*>(l.get())) {
+      shift[nested->name()] = 1 - nested->node_offset();
+    }
+  }
+  auto node_of = [&shift](const TensorRef& r) {
+    auto it = shift.find(r.layer);
+    return r.node + (it == shift.end() ? 0 : it->second);
+  };
   json layers = json::array();
   for (const auto& l : layers_) {
     json entry = {{"class_name", l->class_name()}, {"config", l->Config()}};
@@ -108,7 +121,7 @@ std::string Model::ToKerasJson() const {
     for (const Step* c : calls) {
       json node = json::array();
       for (const TensorRef& r : c->inbound) {
-        node.push_back({r.layer, r.node, r.tensor, json::object()});
+        node.push_back({r.layer, node_of(r), r.tensor, json::object()});
       }
       nodes.push_back(node);
     }
@@ -119,7 +132,7 @@ std::string Model::ToKerasJson() const {
   if (!sequential_) {
     json ins = json::array(), outs = json::array();
     for (const ModelInput& in : inputs_) ins.push_back({in.name, 0, 0});
-    for (const TensorRef& r : output_refs_) outs.push_back({r.layer, r.node, r.tensor});
+    for (const TensorRef& r : output_refs_) outs.push_back({r.layer, node_of(r), r.tensor});
     config["input_layers"] = ins;
     config["output_layers"] = outs;
   }

@@ -7,8 +7,9 @@
 // TimeDistributed and
 // Bidirectional, DepthwiseConv2D, SeparableConv2D, Conv2D with groups, Permute,
 // MultiHeadAttention, Conv3D, Conv3DTranspose, MaxPooling3D, AveragePooling3D,
-// GlobalMaxPooling3D, GlobalAveragePooling3D, Resizing and CenterCrop
-// learns iris (Debian's sklearn CSV) locally, with a PS and
+// GlobalMaxPooling3D, GlobalAveragePooling3D, Resizing, CenterCrop and
+// two nested models (a Sequential that trains, a frozen functional one with
+// batch normalization) learns iris (Debian's sklearn CSV) locally, with a PS and
 // with allreduce.
 #include <gtest/gtest.h>
 
@@ -22,11 +23,14 @@
 namespace edl::testing {
 namespace {
 
+// inputs: layer names, "name@k" for node k.
 std::string Node(const std::string& cls, const std::string& name, const std::string& config,
                  const std::vector<std::string>& inputs) {
   std::string nodes;
   for (const std::string& in : inputs) {
-    nodes += (nodes.empty() ? "[\"" : ", [\"") + in + "\", 0, 0, {}]";
+    const size_t at = in.find('@');
+    const std::string layer = in.substr(0, at), node = at == std::string::npos ? "0" : in.substr(at + 1);
+    nodes += (nodes.empty() ? "[\"" : ", [\"") + layer + "\", " + node + ", 0, {}]";
   }
   return R"({"class_name": ")" + cls + R"(", "name": ")" + name + R"(", "config": {"name": ")" +
          name + "\"" + (config.empty() ? "" : ", " + config) + "}, \"inbound_nodes\": [[" + nodes +
@@ -81,7 +85,13 @@ std::string MixedModel() {
       Node("GlobalMaxPooling3D", "vgmax", "", {"vconv"}),
       Node("Conv3DTranspose", "vdeconv", R"("filters": 2, "kernel_size": 2, "strides": [1, 2, 1])", {"volume"}),
       Node("GlobalMaxPooling3D", "voxels", "", {"vdeconv"}),
-      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "cells", "bi", "gap", "swapped_flat", "attended", "pixels", "vgap", "vgmax", "voxels", "center_flat"}),
+      Node("Sequential", "tower", R"("layers": [{"class_name": "Dense", "config": {"name": "t1", "units": 4, "activation": "tanh"}}, {"class_name": "Dense", "config": {"name": "t2", "units": 3}}])", {"scaled"}),
+      Node("Functional", "frozen", R"("trainable": false, "layers": [{"class_name": "InputLayer", "name": "f_in", "config": {"name": "f_in", "batch_input_shape": [null, 4]}, "inbound_nodes": []}, )" +
+               Node("Dense", "f1", R"("units": 3)", {"f_in"}) + ", " +
+               Node("BatchNormalization", "f_bn", "", {"f1"}) +
+               R"(], "input_layers": [["f_in", 0, 0]], "output_layers": [["f_bn", 0, 0]])",
+           {"scaled"}),
+      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "cells", "bi", "gap", "swapped_flat", "attended", "pixels", "vgap", "vgmax", "voxels", "center_flat", "tower", "frozen@1"}),
       Node("GaussianNoise", "noisy", R"("stddev": 0.05)", {"cat"}),
       Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"noisy"}),
       Node("Dense", "h", R"("units": 8)", {"leaky"}),

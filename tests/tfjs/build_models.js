@@ -97,6 +97,28 @@ const builders = {
     return {model: tf.model({inputs: [a, b, ids], outputs: [out1, out2]}),
             inputs: [[3, 4], [3, 4], [3, 2, 10]]};
   },
+  nested_models() {
+    // Transfer learning: a functional base (convolution, batch norm) that is
+    // frozen and called on two inputs (one set of weights), and two
+    // Sequentials (TF.js wants their input shapes; Keras does not:
+    // tests/nn/keras/nested_model_test.cc).
+    const baseIn = tf.input({shape: [6, 6, 2], name: 'base_in'});
+    let h = L.conv2d({filters: 3, kernelSize: 3, name: 'base_conv'}).apply(baseIn);
+    h = L.batchNormalization({name: 'base_bn'}).apply(h);
+    h = L.globalAveragePooling2d({name: 'base_pool'}).apply(h);
+    const base = tf.model({inputs: baseIn, outputs: h, name: 'base'});
+    base.trainable = false;
+    const head = tf.sequential({name: 'head', layers: [
+      L.dense({units: 4, activation: 'relu', inputShape: [6], name: 'head_dense'}),
+      L.dense({units: 3, name: 'head_out'})]});
+    const tail = tf.sequential({name: 'tail', layers: [L.dense({units: 2, inputShape: [3], name: 'tail_dense'})]});
+    const a = tf.input({shape: [6, 6, 2], name: 'a'});
+    const b = tf.input({shape: [6, 6, 2], name: 'b'});
+    const both = L.concatenate({name: 'both'}).apply([base.apply(a), base.apply(b)]);
+    const out = tail.apply(head.apply(both));
+    return {model: tf.model({inputs: [a, b], outputs: out, name: 'transfer'}),
+            inputs: [[2, 6, 6, 2], [2, 6, 6, 2]]};
+  },
   merging_activations() {
     const a = tf.input({shape: [6], name: 'a'});
     const b = tf.input({shape: [6], name: 'b'});

@@ -4,26 +4,14 @@
 #include "nn/keras/model.h"
 
 #include <gtest/gtest.h>
+#include "tests/nn/keras/model_test_util.h"
 
 namespace edl::nn::keras {
 namespace {
 
-std::unique_ptr<Model> Build(const std::string& json, uint64_t seed = 1) {
-  auto m = Model::FromKerasJson(json, "m.json", "", seed);
-  EDL_CHECK(m.ok()) << m.status().message();
-  return std::move(*m);
-}
-
-std::string Error(const std::string& json) {
-  auto m = Model::FromKerasJson(json, "m.json", "model", 1);
-  return m.ok() ? "OK" : m.status().message();
-}
-
-std::vector<std::string> Names(Model& m) {
-  std::vector<std::string> out;
-  for (Parameter* p : m.parameters()) out.push_back(p->name);
-  return out;
-}
+using testing::Build;
+using testing::Error;
+using testing::Names;
 
 const char kSequentialTfjs[] = R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
   {"class_name": "Dense", "config": {"name": "d1", "units": 4, "activation": "relu",
