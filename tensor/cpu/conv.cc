@@ -1,9 +1,9 @@
 // CPU backend: 2-D convolution forward, backward data and backward weights
 // (+bias) on oneDNN. Tensors are NHWC/HWIO; each primitive is created with
-// format_tag::any for weights (and, for backward weights, activations),
-// and the user's tensors are reordered from/to the chosen layout only when
-// it differs. Forward and backward data run on NHWC directly (brgemm/JIT
-// kernels handle it as fast as blocked layouts without the reorders).
+// format_tag::any for weights, and the user's tensors are reordered
+// from/to the chosen layout only when it differs. Activations stay NHWC in
+// every pass (brgemm/JIT kernels handle it as fast as blocked layouts,
+// without the reorders).
 #include "tensor/cpu/cpu_backend.h"
 #include "tensor/cpu/dnnl_common.h"
 
@@ -141,9 +141,11 @@ void DnnlBackend::Conv2DBackwardWeights(const Tensor& dy, const Tensor& x,
     auto e = Cached<ConvEntry>(key.str(), [&] {
       auto entry = std::make_shared<ConvEntry>();
       ConvGeometry g = Geometry(x.shape(), dw.shape(), dy.shape(), p);
-      // Blocked activations make the JIT kernel ~30% faster here, more than
-      // paying for the reorders.
-      auto src = Any(g.src), dst = Any(g.dst), w = Any(g.weights);
+      // NHWC activations as they are: blocked ones (format any) made the
+      // kernel faster but cost two activation reorders per layer and step;
+      // without them oneDNN's time per step fell 5 % (CNN), 7 % (ResNet)
+      // and 18 % (MobileNetV2) on AVX-512 (docs/performance.md).
+      auto src = g.src, dst = g.dst, w = Any(g.weights);
       dnnl::convolution_backward_weights::primitive_desc pd(
           has_bias ? dnnl::convolution_backward_weights::desc(
                          algorithm::convolution_direct, src, w, g.bias, dst,
