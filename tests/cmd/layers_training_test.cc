@@ -1,6 +1,7 @@
 // The newer layers train in every strategy: one functional model of
 // Subtract, Average, Maximum, Minimum, Dot (cosine), Conv1D (causal),
-// AveragePooling1D, GlobalMaxPooling1D, Rescaling, ZeroPadding2D, Conv2DTranspose,
+// AveragePooling1D, MaxPooling1D, GlobalMaxPooling1D, GlobalAveragePooling1D,
+// CategoryEncoding (of the truncated features), SpatialDropout2D, Rescaling, ZeroPadding2D, Conv2DTranspose,
 // UpSampling2D, Cropping2D, RepeatVector, SpatialDropout1D, GaussianNoise,
 // GaussianDropout, AlphaDropout, LeakyReLU, PReLU, ELU, ThresholdedReLU, LSTM,
 // GRU (backwards, with recurrent dropout), SimpleRNN, RNN over stacked cells,
@@ -54,6 +55,10 @@ std::string MixedModel() {
       Node("Conv1D", "conv", R"("filters": 4, "kernel_size": 2, "padding": "causal")", {"drop_steps"}),
       Node("AveragePooling1D", "pool", R"("pool_size": 2, "padding": "same")", {"conv"}),
       Node("GlobalMaxPooling1D", "gmax", "", {"pool"}),
+      Node("MaxPooling1D", "mpool", R"("pool_size": 2)", {"conv"}),
+      Node("GlobalAveragePooling1D", "gavg", "", {"mpool"}),
+      // Iris' features truncate to ids below 8.
+      Node("CategoryEncoding", "bag", R"("num_tokens": 8, "output_mode": "multi_hot")", {"x"}),
       Node("LSTM", "lstm", R"("units": 4, "return_sequences": true)", {"steps"}),
       Node("GRU", "gru", R"("units": 3, "go_backwards": true, "recurrent_dropout": 0.1)", {"lstm"}),
       Node("SimpleRNN", "rnn", R"("units": 2, "activation": "relu")", {"steps"}),
@@ -69,7 +74,8 @@ std::string MixedModel() {
       Node("Resizing", "resized", R"("height": 3, "width": 3)", {"image"}),
       Node("CenterCrop", "center", R"("height": 2, "width": 2)", {"resized"}),
       Node("Flatten", "center_flat", "", {"center"}),
-      Node("DepthwiseConv2D", "dw", R"("kernel_size": 2, "depth_multiplier": 2, "padding": "same")", {"pad"}),
+      Node("SpatialDropout2D", "drop_image", R"("rate": 0.1)", {"pad"}),
+      Node("DepthwiseConv2D", "dw", R"("kernel_size": 2, "depth_multiplier": 2, "padding": "same")", {"drop_image"}),
       Node("SeparableConv2D", "sep", R"("filters": 2, "kernel_size": 2)", {"dw"}),
       Node("Conv2D", "grouped", R"("filters": 2, "kernel_size": 1, "groups": 2)", {"sep"}),
       Node("GlobalAveragePooling2D", "gap", "", {"grouped"}),
@@ -91,7 +97,7 @@ std::string MixedModel() {
                Node("BatchNormalization", "f_bn", "", {"f1"}) +
                R"(], "input_layers": [["f_in", 0, 0]], "output_layers": [["f_bn", 0, 0]])",
            {"scaled"}),
-      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "cells", "bi", "gap", "swapped_flat", "attended", "pixels", "vgap", "vgmax", "voxels", "center_flat", "tower", "frozen@1"}),
+      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "cells", "bi", "gap", "swapped_flat", "attended", "pixels", "vgap", "vgmax", "voxels", "center_flat", "tower", "frozen@1", "gavg", "bag"}),
       Node("GaussianNoise", "noisy", R"("stddev": 0.05)", {"cat"}),
       Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"noisy"}),
       Node("Dense", "h", R"("units": 8)", {"leaky"}),
