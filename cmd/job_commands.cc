@@ -245,6 +245,7 @@ Runner AddControlCommands(CLI::App& parent) {
     std::string job;
     std::string root = DefaultJobsRoot();
     int num_workers = 0;
+    int num_ps = -1;  // given only to be refused
     std::string cluster = "local";
     roles::job::KubeJobOptions kube;
     std::string process;
@@ -253,7 +254,7 @@ Runner AddControlCommands(CLI::App& parent) {
   auto s = std::make_shared<State>();
   CLI::App* status = parent.add_subcommand("status", "Show a running job's status");
   CLI::App* stop = parent.add_subcommand("stop", "Stop a running job");
-  CLI::App* scale = parent.add_subcommand("scale", "Change a running local job's worker count");
+  CLI::App* scale = parent.add_subcommand("scale", "Change a running job's worker count");
   CLI::App* logs = parent.add_subcommand("logs", "Print the log of a job on Kubernetes (its "
                                                  "master's, or one process's)");
   CLI::App* list = parent.add_subcommand("list", "List the edl jobs of a Kubernetes namespace");
@@ -266,20 +267,32 @@ Runner AddControlCommands(CLI::App& parent) {
         ->capture_default_str();
     AddKubeAccessFlags(*app, s->kube);
   }
-  scale->add_option("--num_workers", s->num_workers, "The new number of workers")
-      ->required()
+  scale->add_option("--num_workers", s->num_workers,
+                    "The new number of workers (1..1000): more start at once, the newest "
+                    "leave after handing back their tasks")
       ->check(CLI::Range(1, 1000));
+  scale->add_option("--num_ps_pods", s->num_ps,
+                    "Refused: a running job's parameter servers hold its model in shards, "
+                    "which edl does not re-shard; stop the job and resubmit it from its "
+                    "checkpoint with the new count");
   logs->add_option("--process", s->process,
                    "Whose log: master (default), ps-N or worker-N (its newest pod)");
   logs->add_flag("-f,--follow", s->follow, "Keep streaming until the pod ends");
   return [s, status, stop, scale, logs, list]() {
+    if (scale->parsed() && s->num_ps >= 0) {
+      return Fail("edl scale --num_ps_pods: a running job's parameter servers hold its model in "
+                  "shards, which edl does not re-shard; stop the job and resubmit it from its "
+                  "checkpoint (--checkpoint_dir_for_init) with --num_ps_pods=" +
+                  std::to_string(s->num_ps));
+    }
+    if (scale->parsed() && s->num_workers == 0) return Fail("edl scale: --num_workers is required");
     if (s->cluster == "kube") {
       Status st;
       if (status->parsed()) st = roles::job::KubeJobStatus(s->kube, s->job, stdout);
       else if (stop->parsed()) st = roles::job::KubeStopJob(s->kube, s->job, stdout);
       else if (logs->parsed()) st = roles::job::KubeJobLogs(s->kube, s->job, s->process, s->follow, stdout);
       else if (list->parsed()) st = roles::job::KubeListJobs(s->kube, stdout);
-      else return Fail("edl scale: not available with --cluster=kube yet; stop and resubmit the job");
+      else st = roles::job::KubeScaleJob(s->kube, s->job, s->num_workers, stdout);
       if (!st.ok()) return Fail(st.message());
       return 0;
     }

@@ -93,18 +93,23 @@ struct Client::Impl {
     std::unique_ptr<HttpConnection> connection;
     HttpHead head;
   };
+  using Headers = std::vector<std::pair<std::string, std::string>>;
+  // `extra` headers are sent besides Accept, Authorization and Content-Type.
   Result<Opened> Open(const std::string& method, const std::string& target,
                       const std::string& body, const std::string& content_type,
-                      const std::string& accept, bool dedicated);
+                      const std::string& accept, bool dedicated,
+                      const Headers& extra = {});
   Result<Opened> OpenOnce(const std::string& method, const std::string& target,
                           const std::string& body,
                           const std::string& content_type,
-                          const std::string& accept, bool dedicated);
+                          const std::string& accept, bool dedicated,
+                          const Headers& extra);
   // The whole response body; non-2xx becomes its Status.
   Result<std::string> Do(const std::string& method, const std::string& target,
                          const std::string& body = "",
                          const std::string& content_type = "",
-                         const std::string& accept = "application/json");
+                         const std::string& accept = "application/json",
+                         const Headers& extra = {});
   Result<Json> DoJson(const std::string& method, const std::string& target,
                       const std::string& body = "",
                       const std::string& content_type = "");
@@ -156,7 +161,7 @@ void Client::Impl::Release(std::unique_ptr<HttpConnection> c,
 Result<Client::Impl::Opened> Client::Impl::OpenOnce(
     const std::string& method, const std::string& target,
     const std::string& body, const std::string& content_type,
-    const std::string& accept, bool dedicated) {
+    const std::string& accept, bool dedicated, const Headers& extra) {
   const std::string prefix = Prefix(method, target);
   Credential credential;
   std::shared_ptr<internal::TlsContext> context;
@@ -171,6 +176,7 @@ Result<Client::Impl::Opened> Client::Impl::OpenOnce(
     headers.emplace_back("Authorization", "Bearer " + credential.token);
   }
   if (!content_type.empty()) headers.emplace_back("Content-Type", content_type);
+  headers.insert(headers.end(), extra.begin(), extra.end());
   const std::string full_target = endpoint.path_prefix + target;
   for (int attempt = 0;; ++attempt) {
     std::unique_ptr<HttpConnection> c;
@@ -205,14 +211,15 @@ Result<Client::Impl::Opened> Client::Impl::Open(const std::string& method,
                                                 const std::string& body,
                                                 const std::string& content_type,
                                                 const std::string& accept,
-                                                bool dedicated) {
+                                                bool dedicated,
+                                                const Headers& extra) {
   bool refreshed = false;
   int throttled = 0;
   while (true) {
     bucket.Acquire();
     EDL_ASSIGN_OR_RETURN(
         Opened opened,
-        OpenOnce(method, target, body, content_type, accept, dedicated));
+        OpenOnce(method, target, body, content_type, accept, dedicated, extra));
     const int status = opened.head.status;
     const bool retry_401 = status == 401 && endpoint.tls && !refreshed;
     const bool retry_429 = status == 429 && throttled < kMaxThrottledRetries;
@@ -249,9 +256,10 @@ Result<std::string> Client::Impl::Do(const std::string& method,
                                      const std::string& target,
                                      const std::string& body,
                                      const std::string& content_type,
-                                     const std::string& accept) {
+                                     const std::string& accept,
+                                     const Headers& extra) {
   EDL_ASSIGN_OR_RETURN(Opened opened,
-                       Open(method, target, body, content_type, accept, false));
+                       Open(method, target, body, content_type, accept, false, extra));
   if (opened.head.status < 200 || opened.head.status >= 300) {
     return ErrorFrom(method, target, opened);
   }
@@ -391,6 +399,12 @@ Result<Json> Client::Patch(const Resource& r, const std::string& ns,
 
 Result<std::string> Client::GetRaw(const std::string& path_and_query) {
   return impl_->Do("GET", path_and_query, "", "", "*/*");
+}
+
+Result<std::string> Client::PostRaw(
+    const std::string& path, const std::string& body, const std::string& content_type,
+    const std::vector<std::pair<std::string, std::string>>& headers) {
+  return impl_->Do("POST", path, body, content_type, "*/*", headers);
 }
 
 Status Client::Stream(const std::string& path_and_query,

@@ -21,6 +21,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/status.h"
 #include "kube/config.h"
@@ -127,6 +129,12 @@ class Client {
   // Raw request for subresources and proxies: GET .../pods/x/log,
   // /api/v1/namespaces/n/services/s:port/proxy/status. The body as is.
   Result<std::string> GetRaw(const std::string& path_and_query);
+  // Raw POST, for a proxied service's API (.../services/s:port/proxy/PATH);
+  // `headers` are sent too (the API server consumes Authorization, so a
+  // proxied service's own credentials travel in a header of its own).
+  Result<std::string> PostRaw(const std::string& path, const std::string& body,
+                              const std::string& content_type,
+                              const std::vector<std::pair<std::string, std::string>>& headers);
   // Streams a GET body (pods/x/log?follow=true) to `sink` chunk by chunk
   // until EOF or until sink returns false (then OK). Headers must arrive
   // within request_timeout; the body may be quiet for any time.

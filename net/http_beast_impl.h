@@ -27,7 +27,13 @@ inline HttpRequest FromBeastRequest(BeastRequest&& message) {
   HttpRequest request;
   request.method = std::string(message.method_string());
   request.target = std::string(message.target());
-  request.authorization = std::string(message[http::field::authorization]);
+  // A request relayed by the Kubernetes API server's service proxy has lost
+  // its Authorization header (the API server consumes it); it carries the
+  // job secret in kRelayedAuthorizationHeader instead.
+  auto relayed = message.find(kRelayedAuthorizationHeader);
+  request.authorization = std::string(relayed != message.end()
+                                          ? relayed->value()
+                                          : message[http::field::authorization]);
   request.version = message.version();
   request.keep_alive = message.keep_alive();
   request.body = std::move(message.body());

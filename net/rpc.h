@@ -1,7 +1,9 @@
 // RPC over HTTP/1.1 (docs/rpc.md): `POST /<Service>/<Method>` with an opaque
 // binary body, keep-alive connections, one server per process and port.
-// Every request must carry the job's secret (`Authorization: Bearer <secret>`);
-// one without it is answered 401 and never reaches a handler.
+// Every request must carry the job's secret (`Authorization: Bearer <secret>`,
+// or the same value in `X-Edl-Authorization` for requests relayed by the
+// Kubernetes API server's service proxy, which consumes Authorization); one
+// without it is answered 401 and never reaches a handler.
 //
 // Errors travel as HTTP status plus an `Edl-Status` header holding the
 // StatusCode name and the message as the body, so a handler's Status comes
@@ -20,6 +22,9 @@
 #include "base/status.h"
 
 namespace edl::net {
+
+// Where a relayed request carries "Bearer <secret>" (see above).
+inline constexpr char kRelayedAuthorizationHeader[] = "X-Edl-Authorization";
 
 using Millis = std::chrono::milliseconds;
 

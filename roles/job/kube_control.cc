@@ -1,12 +1,14 @@
-// edl status|logs|stop|list --cluster=kube: job control through the API
-// server.
+// edl status|logs|stop|scale|list --cluster=kube: job control through the
+// API server.
 #include <nlohmann/json.hpp>
 
 #include "base/logging.h"
+#include "kube/base64.h"
 #include "kube/client.h"
 #include "kube/json_path.h"
 #include "kube/pod_status.h"
 #include "roles/job/kube_job.h"
+#include "net/rpc.h"
 #include "roles/job/kube_job_parts.h"
 
 namespace edl::roles::job {
@@ -90,6 +92,31 @@ Status KubeStopJob(const KubeJobOptions& access, const std::string& job, FILE* o
   }
   std::fprintf(out, "job %s: stopping (deleted pod %s; its pods, services, config map and secret "
                     "are removed with it)\n", job.c_str(), MasterPodName(job).c_str());
+  return Status::Ok();
+}
+
+Status KubeScaleJob(const KubeJobOptions& access, const std::string& job, int num_workers,
+                    FILE* out) {
+  EDL_ASSIGN_OR_RETURN(KubeConnection c, ConnectToKube(access));
+  auto secret = c.client->Get(kube::Secrets(), c.ns, SecretName(job));
+  if (!secret.ok()) {
+    if (secret.status().code() == StatusCode::kNotFound) {
+      return NotFound("job " + job + ": no secret " + SecretName(job) + " in namespace " + c.ns +
+                      " (is the job running?)");
+    }
+    return secret.status();
+  }
+  const std::optional<std::string> key = kube::Base64Decode(StringAt(*secret, {"data", "secret"}));
+  if (!key || key->empty()) {
+    return FailedPrecondition("job " + job + ": secret " + SecretName(job) +
+                              " has no data.secret to authenticate to the master with");
+  }
+  const std::string path = "/api/v1/namespaces/" + c.ns + "/services/" + MasterPodName(job) +
+                           ":" + std::to_string(kKubeMasterPort) + "/proxy/edl.Control/Scale";
+  auto r = c.client->PostRaw(path, std::to_string(num_workers), "application/octet-stream",
+                             {{net::kRelayedAuthorizationHeader, "Bearer " + *key}});
+  if (!r.ok()) return r.status().WithPrefix("job " + job);
+  std::fprintf(out, "job %s: %s\n", job.c_str(), r->c_str());
   return Status::Ok();
 }
 

@@ -43,6 +43,11 @@ Status KubeJobLogs(const KubeJobOptions& access, const std::string& job,
 // Deletes the master pod (gracefully: the master stops its pods; the
 // garbage collector removes what the job owned).
 Status KubeStopJob(const KubeJobOptions& access, const std::string& job, FILE* out);
+// Asks the job's master for `num_workers` workers (it creates pods, or asks
+// the newest workers to hand back their tasks and leave), through the API
+// server's service proxy, with the job secret read from the job's Secret.
+Status KubeScaleJob(const KubeJobOptions& access, const std::string& job, int num_workers,
+                    FILE* out);
 // The jobs in the namespace: one line each with the master pod's phase.
 Status KubeListJobs(const KubeJobOptions& access, FILE* out);
 

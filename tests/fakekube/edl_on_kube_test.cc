@@ -3,7 +3,7 @@
 // pod as a local process, a kube-proxy) and `edl train --cluster=kube`,
 // with the disruptions a real cluster brings done through the API: a worker
 // pod deleted, a worker preempted by a high-priority pod, a PS process
-// killed, the master pod deleted.
+// killed, the master pod deleted; and `edl scale` up and down.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -254,6 +254,33 @@ TEST(EdlOnKube, DeletingTheMasterPodRemovesEveryPodOfTheJob) {
                    "--kubeconfig=" + cluster.kubeconfig()});
     return logs.exit_code == 0 && logs.out.find("worker-1: registered as worker") != std::string::npos;
   }, 60)) << logs.out << logs.err;
+
+  // edl scale through the master (the API server's service proxy): a third
+  // worker pod, then down to one; the PS count cannot change.
+  auto scale = [&](const std::string& flag) {
+    return RunEdl({"scale", "gc", flag, "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
+  };
+  const std::string workers = "edl-job=gc,edl-role=worker";
+  RunResult up = scale("--num_workers=3");
+  ASSERT_EQ(up.exit_code, 0) << up.err;
+  EXPECT_NE(up.out.find("job gc: scaling to 3 workers"), std::string::npos) << up.out;
+  EXPECT_TRUE(WaitFor([&] { return cluster.Count(workers, "Running") == 3; }, 120)) << cluster.Log();
+  RunResult down = scale("--num_workers=1");
+  ASSERT_EQ(down.exit_code, 0) << down.err;
+  EXPECT_TRUE(WaitFor([&] { return cluster.Pods(workers + ",edl-process!=worker-0").empty(); }, 120))
+      << cluster.Log();
+  EXPECT_EQ(cluster.Count(workers, "Running"), 1);
+  const int64_t scaled = cluster.ModelVersion("gc");
+  EXPECT_TRUE(WaitFor([&] { return cluster.ModelVersion("gc") > scaled; }, 60));  // still training
+  RunResult nope = RunEdl({"scale", "nope", "--num_workers=2", "--cluster=kube",
+                           "--kubeconfig=" + cluster.kubeconfig()});
+  EXPECT_NE(nope.exit_code, 0);
+  EXPECT_NE(nope.err.find("job nope: no secret nope-secret in namespace default"),
+            std::string::npos)
+      << nope.err;
+  RunResult ps = scale("--num_ps_pods=2");
+  EXPECT_NE(ps.exit_code, 0);
+  EXPECT_NE(ps.err.find("does not re-shard"), std::string::npos) << ps.err;
 
   // kubectl delete pod gc-master: the garbage collector removes the rest.
   ASSERT_TRUE(cluster.client().Delete(kube::Pods(), "default", "gc-master", {}).ok());

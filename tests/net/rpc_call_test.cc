@@ -142,6 +142,24 @@ TEST_F(RpcCallTest, AMissingSecretIsAnswered401AndNeverReachesTheHandler) {
   EXPECT_EQ(echo_calls_.load(), 0);
 }
 
+TEST_F(RpcCallTest, ARelayedRequestAuthenticatesWithTheRelayHeaderAlone) {
+  // As the Kubernetes API server's service proxy relays it: its own
+  // Authorization consumed, the job secret in X-Edl-Authorization.
+  auto relayed = [&](const std::string& secret) {
+    testing::RawConnection raw(server_->port());
+    EXPECT_TRUE(raw.Send(std::string("POST /test.Echo/Echo HTTP/1.1\r\nHost: x\r\n") +
+                         kRelayedAuthorizationHeader + ": Bearer " + secret +
+                         "\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi"));
+    return raw.ReadUntilClosed();
+  };
+  const std::string ok = relayed(kSecret);
+  EXPECT_EQ(ok.rfind("HTTP/1.1 200", 0), 0u) << ok;
+  EXPECT_EQ(echo_calls_.load(), 1);
+  const std::string wrong = relayed("not-the-secret");
+  EXPECT_EQ(wrong.rfind("HTTP/1.1 401", 0), 0u) << wrong;
+  EXPECT_EQ(echo_calls_.load(), 1);
+}
+
 TEST_F(RpcCallTest, AnUnknownPathIsNotFound) {
   auto channel = Channel();
   Result<std::string> reply = channel->Call("/test.Echo/Nope", "x", kDeadline);

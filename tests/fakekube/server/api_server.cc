@@ -304,13 +304,30 @@ asio::awaitable<bool> ApiServer::Impl::Dispatch(Stream& stream,
   }
   if (path->subresource == "proxy") {
     ApiResponse response = ErrorResponse(MethodNotAllowedError());
-    if (request.method == "GET") {
+    if (request.method == "GET" || request.method == "POST") {
       ProxyTarget resolve;
       {
         std::lock_guard<std::mutex> lock(mu);
         resolve = proxy_target;
       }
-      response = co_await ProxyGet(store, resolve, target, *path);
+      ProxiedRequest proxied{request.method, request.body, {}};
+      for (const auto& field : req) {
+        switch (field.name()) {
+          case http::field::authorization:
+          case http::field::host:
+          case http::field::connection:
+          case http::field::content_length:
+          case http::field::transfer_encoding:
+          case http::field::keep_alive:
+          case http::field::upgrade:
+          case http::field::proxy_authorization:
+            break;
+          default:
+            proxied.headers.emplace_back(std::string(field.name_string()),
+                                         std::string(field.value()));
+        }
+      }
+      response = co_await Proxy(store, resolve, proxied, target, *path);
     }
     co_return co_await WriteResponse(stream, version, keep_alive, std::move(response));
   }

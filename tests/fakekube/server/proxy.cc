@@ -1,4 +1,4 @@
-// Forwarding proxy GETs (see proxy.h).
+// Forwarding proxied requests (see proxy.h).
 #include "tests/fakekube/server/proxy.h"
 
 #include <boost/asio/ip/tcp.hpp>
@@ -25,8 +25,9 @@ auto Redirect(beast::error_code& ec) { return asio::redirect_error(asio::use_awa
 
 }  // namespace
 
-asio::awaitable<ApiResponse> ProxyGet(Store& store, const ApiServer::ProxyTarget& resolve,
-                                      const ParsedTarget& target, const ResourcePath& path) {
+asio::awaitable<ApiResponse> Proxy(Store& store, const ApiServer::ProxyTarget& resolve,
+                                   const ProxiedRequest& request, const ParsedTarget& target,
+                                   const ResourcePath& path) {
   // NAME, NAME:PORT or SCHEME:NAME:PORT.
   std::vector<std::string> parts;
   size_t start = 0;
@@ -85,9 +86,16 @@ asio::awaitable<ApiResponse> ProxyGet(Store& store, const ApiServer::ProxyTarget
   if (ec) co_return unreachable(ec);
   std::string forward = path.proxy_path;
   if (!target.raw_query.empty()) forward += "?" + target.raw_query;
-  http::request<http::empty_body> req{http::verb::get, forward, 11};
+  http::request<http::string_body> req{request.method == "POST" ? http::verb::post
+                                                                : http::verb::get,
+                                       forward, 11};
+  for (const auto& [name, value] : request.headers) req.set(name, value);
   req.set(http::field::host, *address);
   req.set(http::field::connection, "close");
+  if (request.method == "POST") {
+    req.body() = request.body;
+    req.prepare_payload();
+  }
   co_await http::async_write(upstream, req, Redirect(ec));
   if (ec) co_return unreachable(ec);
   beast::flat_buffer buffer;
