@@ -8,6 +8,12 @@
 //     (a) right after OnWorkerExit("A") (the cluster saw the process end), and
 //     (b) after A falls silent, with heartbeat_timeout 2 s, Tick() every 10 ms
 //     on its own thread and B polling GetTask every 10 ms.
+//  3. The journal (roles/master/journal.h) a restartable master will keep:
+//     T threads each append a 48-byte record (what a task report would
+//     journal) and wait until it is durable, as a reporting worker's RPC
+//     would; records/s, fsyncs, write calls and bytes per record, T = 1, 8, 64, 512, with
+//     fsync and without. JOURNAL_DIR says where (default ./journal_bench.tmp:
+//     on tmpfs fsync costs nothing, so measure on the disk the job uses).
 // Usage: edl_master_bench [TASKS=1000000] [WORKERS=1000]
 #include <algorithm>
 #include <atomic>
@@ -15,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <malloc.h>
 #include <memory>
@@ -25,6 +32,7 @@
 
 #include "base/clock.h"
 #include "base/logging.h"
+#include "roles/master/journal.h"
 #include "roles/master/master_core.h"
 
 namespace {
@@ -237,6 +245,39 @@ double Percentile(const std::vector<double>& sorted, double p) {
 
 }  // namespace
 
+struct JournalResult {
+  double records_per_s = 0;
+  double fsyncs_per_record = 0;
+  double writes_per_record = 0;
+  double bytes_per_record = 0;
+};
+
+JournalResult JournalRun(const std::string& dir, int threads, int64_t records, bool durable) {
+  std::filesystem::remove_all(dir);
+  edl::roles::master::Journal::Recovered recovered;
+  auto journal = edl::roles::master::Journal::Open(dir, durable, &recovered);
+  EDL_CHECK(journal.ok()) << journal.status().message();
+  const std::string record(48, 'r');
+  const int64_t each = records / threads;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (int64_t i = 0; i < each; ++i) {
+        auto seq = (*journal)->Append(record);
+        EDL_CHECK(seq.ok() && (*journal)->Sync(*seq).ok());
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  const double s = Seconds(start, std::chrono::steady_clock::now());
+  const auto stats = (*journal)->stats();
+  std::filesystem::remove_all(dir);
+  const double n = static_cast<double>(stats.records);
+  return {n / s, static_cast<double>(stats.fsyncs) / n, static_cast<double>(stats.writes) / n,
+          static_cast<double>(stats.bytes) / n};
+}
+
 int main(int argc, char** argv) {
   const int64_t tasks = argc > 1 ? std::atoll(argv[1]) : 1'000'000;
   const int workers = argc > 2 ? std::atoi(argv[2]) : 1000;
@@ -274,6 +315,23 @@ int main(int argc, char** argv) {
     std::snprintf(name, sizeof name,
                   "recovery, heartbeat timeout 2 s, run %d (s)", i + 1);
     std::printf("%-44s %16.3f\n", name, RecoverByHeartbeat(2.0));
+  }
+
+  const char* env_dir = std::getenv("JOURNAL_DIR");
+  const std::string dir = env_dir != nullptr ? env_dir : "journal_bench.tmp";
+  std::printf("journal in %s\n", dir.c_str());
+  for (bool durable : {true, false}) {
+    for (int threads : {1, 8, 64, 512}) {
+      const int64_t records = durable ? (threads == 1 ? 2000 : 40 * threads + 20000) : 400000;
+      const JournalResult r = JournalRun(dir, threads, records, durable);
+      char name[96];
+      std::snprintf(name, sizeof name, "journal, %s, %d thread%s (records/s)",
+                    durable ? "fsync" : "no fsync", threads, threads > 1 ? "s" : "");
+      std::printf("%-44s %16.0f\n", name, r.records_per_s);
+      std::printf("%-44s %16.4f\n", "  fsyncs per record", r.fsyncs_per_record);
+      std::printf("%-44s %16.4f\n", "  write calls per record", r.writes_per_record);
+      std::printf("%-44s %16.1f\n", "  bytes per record", r.bytes_per_record);
+    }
   }
   return 0;
 }
