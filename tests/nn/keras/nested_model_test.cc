@@ -154,6 +154,33 @@ TEST(NestedModel, FollowsTheNodeIndicesItsReferencesUse) {
   }
 }
 
+TEST(NestedModel, ReadsKeras3sNestedFunctionalModel) {
+  // Keras 3: {"args": ...} nodes, keras_history references, the nested
+  // functional model's call as node 1, output_layers unwrapped.
+  const std::string tensor = R"({"class_name": "__keras_tensor__", "config": {"keras_history": [)";
+  auto m = Build(R"({"class_name": "Functional", "config": {"name": "k3", "layers": [
+      {"module": "keras.layers", "class_name": "InputLayer", "name": "x",
+       "config": {"batch_shape": [null, 4], "dtype": "float32", "name": "x"}, "inbound_nodes": []},
+      {"module": "keras", "class_name": "Functional", "registered_name": "Functional", "name": "base",
+       "config": {"name": "base", "trainable": false, "layers": [
+         {"module": "keras.layers", "class_name": "InputLayer", "name": "b_in",
+          "config": {"batch_shape": [null, 4], "dtype": "float32", "name": "b_in"}, "inbound_nodes": []},
+         {"module": "keras.layers", "class_name": "Dense", "name": "b_dense",
+          "config": {"name": "b_dense", "units": 3},
+          "inbound_nodes": [{"args": [)" + tensor + R"("b_in", 0, 0]}}], "kwargs": {}}]}],
+         "input_layers": [["b_in", 0, 0]], "output_layers": [["b_dense", 0, 0]]},
+       "build_config": {"input_shape": [null, 4]},
+       "inbound_nodes": [{"args": [)" + tensor + R"("x", 0, 0]}}], "kwargs": {"training": false}}]},
+      {"module": "keras.layers", "class_name": "Dense", "name": "top", "config": {"name": "top", "units": 1},
+       "inbound_nodes": [{"args": [)" + tensor + R"("base", 1, 0]}}], "kwargs": {}}]}],
+    "input_layers": ["x", 0, 0], "output_layers": ["top", 0, 0]}})");
+  EXPECT_EQ(m->output_shapes(), (std::vector<Shape>{{1}}));
+  EXPECT_EQ(Names(*m), (std::vector<std::string>{"b_dense/kernel", "b_dense/bias", "top/kernel",
+                                                 "top/bias"}));
+  for (Parameter* p : m->parameters()) EXPECT_EQ(p->trainable, p->name.starts_with("top/")) << p->name;
+  EXPECT_EQ(m->Forward({RandomInput({2, 4}, 3)}, false)[0].shape(), (Shape{2, 1}));
+}
+
 TEST(NestedModel, ASharedNestedModelKeepsOneSetOfWeights) {
   auto m = Build(R"({"class_name": "Functional", "config": {"name": "siamese", "layers": [
     {"class_name": "InputLayer", "name": "a", "config": {"name": "a", "batch_input_shape": [null, 4]},
