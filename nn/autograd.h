@@ -29,6 +29,11 @@ struct Parameter {
   std::string name;      // unique in a model, e.g. "dense_1/kernel"
   Tensor value;
   bool trainable = true;
+  // Never changes while training: a weight of a layer with trainable:
+  // false (a frozen batch norm's moving statistics included, since it runs
+  // in inference mode). Distributed training leaves it where it is instead
+  // of syncing it as worker state.
+  bool frozen = false;
   // Accumulated by Backward(); undefined until a gradient arrives.
   Tensor grad;
   // For tables read by Gather(): accumulated sparse rows, never densified

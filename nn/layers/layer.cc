@@ -54,7 +54,10 @@ nlohmann::json Layer::Config() const {
 void Layer::set_trainable(bool trainable) {
   trainable_ = trainable;
   if (!trainable) {
-    for (auto& w : weights_) w.param->trainable = false;
+    for (auto& w : weights_) {
+      w.param->trainable = false;
+      w.param->frozen = true;
+    }
   }
 }
 
@@ -64,6 +67,7 @@ Parameter* Layer::AddWeight(const std::string& short_name, Tensor value,
   p->name = name_ + "/" + short_name;
   p->value = std::move(value);
   p->trainable = trainable && trainable_;
+  p->frozen = !trainable_;
   Parameter* raw = p.get();
   weights_.push_back({std::move(p), std::move(penalty)});
   return raw;

@@ -195,7 +195,9 @@ Result<PsClient::PushResult> PsClient::PushGradients(
   for (nn::Parameter* p : params) {
     if (p == nullptr) continue;
     if (!p->trainable) {
-      if (!IsEmbeddingTable(p->name)) {
+      // Worker state (moving statistics) goes to its PS; frozen weights
+      // never change, so the PS's copy stays right.
+      if (!p->frozen && !IsEmbeddingTable(p->name)) {
         requests[PsOfParameter(p->name, n)].state.push_back({p->name, p->value.On(host)});
       }
       continue;

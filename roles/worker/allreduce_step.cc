@@ -18,7 +18,10 @@ namespace edl::roles::worker {
 using protocol::Task;
 
 Status AllreduceWorker::Step(bool* all_done, bool* all_idle, int64_t* total_samples) {
-  const std::vector<nn::Parameter*> params = cm_.model->parameters();
+  // Frozen weights never change: identical on every member, nothing to
+  // reduce.
+  std::vector<nn::Parameter*> params = cm_.model->parameters();
+  std::erase_if(params, [](const nn::Parameter* p) { return p->frozen; });
   LocalBatch* batch = pending_.empty() ? nullptr : &pending_.front();
   protocol::ReportTaskRequest report;
   int64_t n = 0;

@@ -176,7 +176,12 @@ TEST(BatchNormalization, HasGammaBetaThenMovingStatsAsNonTrainable) {
   auto w = l->weights();
   EXPECT_TRUE(w[0]->trainable && w[1]->trainable);
   EXPECT_FALSE(w[2]->trainable || w[3]->trainable);
+  // The moving statistics are state that training changes, not frozen.
+  for (Parameter* p : w) EXPECT_FALSE(p->frozen) << p->name;
   EXPECT_EQ(w[3]->value.ToVector(), (std::vector<float>{1, 1, 1}));
+  auto frozen = Make("BatchNormalization", {{"name", "bn"}, {"trainable", false}});
+  BuildShapes(*frozen, {{3}});
+  for (Parameter* p : frozen->weights()) EXPECT_TRUE(p->frozen && !p->trainable) << p->name;
 }
 
 TEST(BatchNormalization, AcceptsKerasSavedAxisListButOnlyTheLastAxis) {
@@ -280,7 +285,7 @@ TEST(LayerFactory, NamesUnsupportedClassesAndHonoursTrainableFalse) {
             std::string::npos);
   auto frozen = Make("Dense", {{"name", "d"}, {"units", 2}, {"trainable", false}});
   BuildShapes(*frozen, {{2}});
-  for (Parameter* p : frozen->weights()) EXPECT_FALSE(p->trainable);
+  for (Parameter* p : frozen->weights()) EXPECT_TRUE(!p->trainable && p->frozen);
 }
 
 TEST(Regularizers, AddL2PenaltyOfTheKernel) {

@@ -130,6 +130,26 @@ TEST(PsClient, SkipsDenseParametersAtAKnownVersion) {
   EXPECT_EQ(bias->value.f32()[0], pulled);
 }
 
+TEST(PsClient, PushesWorkerStateButNotFrozenWeights) {
+  for (bool frozen : {false, true}) {
+    SCOPED_TRACE(frozen ? "frozen" : "state");
+    Cluster c = MakeCluster(2, kSgd1);
+    auto params = c.worker.model->parameters();
+    ASSERT_TRUE(c.client->PullDense(params).ok());
+    nn::Parameter* bias = Find(*c.worker.model, "dense/bias");
+    const float original = bias->value.f32()[0];
+    bias->trainable = false;  // a moving statistic, or a weight of a frozen layer
+    bias->frozen = frozen;
+    bias->value.f32()[0] = 123;
+    SetGradients(*c.worker.model, 1);
+    ASSERT_TRUE(c.client->PushGradients(params).ok());
+    c.client->ForgetVersions();
+    bias->value.f32()[0] = 0;
+    ASSERT_TRUE(c.client->PullDense(params).ok());
+    EXPECT_EQ(bias->value.f32()[0], frozen ? original : 123.f);
+  }
+}
+
 TEST(PsClient, RejectsIdsOutsideTheWorkersTable) {
   Cluster c = MakeCluster(2, kSgd1);
   nn::Parameter* table = Find(*c.worker.model, "emb/embeddings");
