@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "base/status.h"
 #include "nn/autograd.h"
 #include "nn/layers/layer.h"
@@ -101,6 +103,8 @@ class Model {
   // backend) that rebuilds this model, every layer config written out in
   // full; a Sequential model's input is an explicit first InputLayer.
   std::string ToKerasJson() const;
+  // The same as a JSON value (a nested model's config is its "config").
+  nlohmann::json KerasJson() const;
 
   // The tightest id bound on int64 input `input_index`: the smallest
   // id_limit (Embedding input_dim, CategoryEncoding num_tokens) among the

@@ -117,90 +117,25 @@ Result<size_t> ModelBuilder::AddLayer(const json& entry, const std::string& path
   if (name.find('/') != std::string::npos) {
     return Fail(where, "layer names must not contain '/'");
   }
-  if (NestedModel::IsModelClass(class_name)) {
-    EDL_ASSIGN_OR_RETURN(std::unique_ptr<layers::Layer> nested, CreateNested(entry, name, path));
-    by_name_[name] = model_->layers_.size();
-    classes_.push_back(class_name);
-    paths_.push_back(path);
-    model_->layers_.push_back(std::move(nested));
-    return model_->layers_.size() - 1;
-  }
-  Result<std::unique_ptr<layers::Layer>> layer = layers::CreateLayer(class_name, name, *config);
-  if (!layer.ok()) {
-    const std::string& m = layer.status().message();
-    if (m.starts_with("unsupported layer class")) return Fail(path, m);
-    return Fail(where, m);
+  std::unique_ptr<layers::Layer> layer;
+  if (first_nested_ != nullptr && first_nested_->name() == name) {
+    layer = std::move(first_nested_);  // made to read a Sequential's input
+  } else if (NestedModel::IsModelClass(class_name)) {
+    EDL_ASSIGN_OR_RETURN(layer, CreateNested(entry, name, path));
+  } else {
+    Result<std::unique_ptr<layers::Layer>> made = layers::CreateLayer(class_name, name, *config);
+    if (!made.ok()) {
+      const std::string& m = made.status().message();
+      if (m.starts_with("unsupported layer class")) return Fail(path, m);
+      return Fail(where, m);
+    }
+    layer = std::move(*made);
   }
   by_name_[name] = model_->layers_.size();
   classes_.push_back(class_name);
   paths_.push_back(path);
-  model_->layers_.push_back(std::move(*layer));
+  model_->layers_.push_back(std::move(layer));
   return model_->layers_.size() - 1;
-}
-
-Result<std::unique_ptr<layers::Layer>> ModelBuilder::CreateNested(const json& entry,
-                                                                 const std::string& name,
-                                                                 const std::string& path) {
-  // Its own seed, from the outer one and its name (FNV-1a).
-  uint64_t seed = model_->seed_ ^ 0xcbf29ce484222325ull;
-  for (unsigned char c : name) seed = (seed ^ c) * 0x100000001b3ull;
-  EDL_ASSIGN_OR_RETURN(std::unique_ptr<NestedModel> nested,
-                       NestedModel::Create(name, entry, origin_, path, seed));
-  layers::ConfigReader r(entry["config"]);
-  const bool trainable = r.Bool("trainable", true) && entry.value("trainable", json(true)) != false;
-  if (!r.status().ok()) {
-    return Fail(Describe(path, entry.value("class_name", ""), name), r.status().message());
-  }
-  if (!trainable) nested->set_trainable(false);
-  return std::unique_ptr<layers::Layer>(std::move(nested));
-}
-
-Status ModelBuilder::SetNodeOffsets(const json& config, const std::vector<Pending>& pending) {
-  // References to each nested model: from calls and from output_layers.
-  std::map<std::string, std::vector<int>> refs;
-  for (const Pending& call : pending) {
-    for (const TensorRef& r : call.refs) refs[r.layer].push_back(r.node);
-  }
-  const json outs = config.value("output_layers", json());
-  if (outs.is_array()) {
-    for (const json& o : outs) {
-      const json& ref = o.is_array() && !o.empty() && o[0].is_array() ? o[0] : o;
-      if (ref.is_array() && ref.size() >= 2 && ref[0].is_string() && ref[1].is_number_integer()) {
-        refs[ref[0].get<std::string>()].push_back(ref[1].get<int>());
-      }
-    }
-  }
-  for (auto& layer : model_->layers_) {
-    auto* nested = dynamic_cast<NestedModel*>(layer.get());
-    if (nested == nullptr) continue;
-    int calls = 0;
-    for (const Pending& call : pending) calls += model_->layers_[call.layer].get() == nested;
-    const std::vector<int>& seen = refs[nested->name()];
-    int offset = nested->class_name() != std::string("Sequential") || nested->model() != nullptr;
-    for (int node : seen) {
-      if (node == calls) offset = 1;
-    }
-    for (int node : seen) {
-      if (node == 0) offset = 0;
-    }
-    nested->set_node_offset(offset);
-  }
-  return Status::Ok();
-}
-
-Status ModelBuilder::CheckUniqueWeights() const {
-  std::map<std::string, std::string> owner;
-  for (const auto& l : model_->layers_) {
-    for (Parameter* p : l->weights()) {
-      auto [it, fresh] = owner.emplace(p->name, l->name());
-      if (fresh) continue;
-      return Fail(json_path_, "weight \"" + p->name + "\" is made twice, by layer \"" +
-                                  it->second + "\" and by layer \"" + l->name() +
-                                  "\"; the layers of a nested model keep their own names "
-                                  "(as TF.js names their weights), so rename one of them");
-    }
-  }
-  return Status::Ok();
 }
 
 Status ModelBuilder::AddInput(layers::Layer* layer) {
@@ -261,43 +196,43 @@ Status ModelBuilder::AddImplicitInput(const json& entry, const std::string& path
                          ? c.value("name", entry.value("name", json())).get<std::string>()
                          : std::string();
   std::string where = Describe(path, cls, name);
-  if (NestedModel::IsModelClass(cls)) {
-    // A model first: its own input (built once more, to read it).
-    EDL_ASSIGN_OR_RETURN(std::unique_ptr<layers::Layer> first, CreateNested(entry, name, path));
-    const Model* inner = static_cast<NestedModel*>(first.get())->model();
-    if (inner == nullptr && !default_input_) {
-      return Fail(where, "the first layer of a Sequential model needs an input shape; this "
-                         "nested Sequential declares none (start it with an InputLayer)");
+  const bool nested = NestedModel::IsModelClass(cls);
+  std::optional<Shape> s;
+  tensor::DType dtype = tensor::DType::kFloat32;
+  if (nested) {
+    // A model first: its own input. AddLayer takes the model made here.
+    EDL_ASSIGN_OR_RETURN(first_nested_, CreateNested(entry, name, path));
+    if (const Model* inner = static_cast<NestedModel*>(first_nested_.get())->model()) {
+      s = inner->inputs()[0].shape;
+      dtype = inner->inputs()[0].dtype;
     }
-    const Shape s = inner != nullptr ? inner->inputs()[0].shape : *default_input_;
-    const tensor::DType dtype = inner != nullptr ? inner->inputs()[0].dtype : tensor::DType::kFloat32;
-    const std::string input_name = name + "_input";
-    by_name_[input_name] = model_->layers_.size();
-    classes_.push_back("InputLayer");
-    paths_.push_back(path);
-    model_->layers_.push_back(std::make_unique<InputLayer>(input_name, s, dtype));
-    return AddInput(model_->layers_.back().get());
+  } else {
+    Result<std::optional<Shape>> shape = layers::ReadInputShape(c);
+    if (!shape.ok()) return Fail(where, shape.status().message());
+    s = *shape;
   }
-  Result<std::optional<Shape>> shape = layers::ReadInputShape(c);
-  if (!shape.ok()) return Fail(where, shape.status().message());
-  std::optional<Shape> s = *shape;
   if (!s && default_input_) s = *default_input_;
-  if (!s && entry.contains("build_config") && entry["build_config"].is_object()) {
+  if (!s && !nested && entry.contains("build_config") && entry["build_config"].is_object()) {
     Result<std::optional<Shape>> b = layers::ReadInputShape(
         json{{"batch_shape", entry["build_config"].value("input_shape", json())}});
     if (b.ok()) s = *b;
   }
   if (!s) {
-    return Fail(where, "the first layer of a Sequential model needs batch_input_shape "
-                       "(or the model must start with an InputLayer)");
+    return Fail(where, nested ? "the first layer of a Sequential model needs an input shape; this "
+                                "nested Sequential declares none (start it with an InputLayer)"
+                              : "the first layer of a Sequential model needs batch_input_shape "
+                                "(or the model must start with an InputLayer)");
   }
-  Result<tensor::DType> dtype = layers::ReadDType(c);
-  if (!dtype.ok()) return Fail(where, dtype.status().message());
+  if (!nested) {
+    Result<tensor::DType> declared = layers::ReadDType(c);
+    if (!declared.ok()) return Fail(where, declared.status().message());
+    dtype = *declared;
+  }
   std::string input_name = name.empty() ? "input" : name + "_input";
   by_name_[input_name] = model_->layers_.size();
   classes_.push_back("InputLayer");
   paths_.push_back(path);
-  model_->layers_.push_back(std::make_unique<InputLayer>(input_name, *s, *dtype));
+  model_->layers_.push_back(std::make_unique<InputLayer>(input_name, *s, dtype));
   return AddInput(model_->layers_.back().get());
 }
 
@@ -355,122 +290,6 @@ Status ModelBuilder::BuildSequential(const json& config, const std::string& path
   return Status::Ok();
 }
 
-Result<Model::TensorRef> ModelBuilder::ParseRef(const json& ref,
-                                                const std::string& path) const {
-  const json* history = &ref;
-  if (ref.is_object()) {  // Keras 3: {"class_name": "__keras_tensor__", ...}
-    if (ref.value("class_name", json()) != "__keras_tensor__" || !ref.contains("config") ||
-        !ref["config"].is_object() || !ref["config"].contains("keras_history")) {
-      return Fail(path, "expected a tensor reference, got " + ShortJson(ref));
-    }
-    history = &ref["config"]["keras_history"];
-  }
-  const json& h = *history;
-  if (!h.is_array() || h.size() < 3 || !h[0].is_string() || !h[1].is_number_integer() ||
-      !h[2].is_number_integer()) {
-    return Fail(path, "expected [layer_name, node_index, tensor_index], got " + ShortJson(h));
-  }
-  TensorRef r{h[0].get<std::string>(), h[1].get<int>(), h[2].get<int>()};
-  if (!by_name_.count(r.layer)) {
-    return Fail(path, "refers to unknown layer \"" + r.layer + "\"");
-  }
-  if (r.tensor < 0) return Fail(path, "tensor_index must be >= 0");
-  if (r.node < 0) return Fail(path, "node_index must be >= 0");
-  return r;
-}
-
-Result<std::vector<Model::TensorRef>> ModelBuilder::ParseNode(
-    const json& node, const std::string& path) const {
-  std::vector<TensorRef> refs;
-  if (node.is_array()) {  // Keras 2 / TF.js: a list of references
-    for (size_t i = 0; i < node.size(); ++i) {
-      EDL_ASSIGN_OR_RETURN(TensorRef r, ParseRef(node[i], IndexPath(path, i)));
-      refs.push_back(r);
-    }
-  } else if (node.is_object() && node.contains("args")) {  // Keras 3
-    std::vector<std::pair<const json*, std::string>> todo{{&node["args"], JoinPath(path, "args")}};
-    while (!todo.empty()) {
-      auto [j, p] = todo.front();
-      todo.erase(todo.begin());
-      if (j->is_object() && j->value("class_name", json()) == "__keras_tensor__") {
-        EDL_ASSIGN_OR_RETURN(TensorRef r, ParseRef(*j, p));
-        refs.push_back(r);
-      } else if (j->is_array()) {
-        for (size_t i = j->size(); i-- > 0;) {
-          todo.insert(todo.begin(), {&(*j)[i], IndexPath(p, i)});
-        }
-      }
-    }
-  } else {
-    return Fail(path, "an inbound node must be a list of [layer, node, tensor] "
-                      "references or {\"args\": [...]}, got " + ShortJson(node));
-  }
-  if (refs.empty()) return Fail(path, "an inbound node must reference at least one tensor");
-  // Tensors passed by keyword (MultiHeadAttention's value, key and
-  // attention_mask): Keras 2 keeps them in the first reference's fourth
-  // entry, Keras 3 in "kwargs". They follow the positional ones in that
-  // order, key defaulting to value when a mask follows.
-  const json* kwargs = nullptr;
-  std::string kwargs_path;
-  if (node.is_array() && node[0].is_array() && node[0].size() > 3 && node[0][3].is_object()) {
-    kwargs = &node[0][3];
-    kwargs_path = IndexPath(IndexPath(path, 0), 3);
-  } else if (node.is_object() && node.contains("kwargs") && node["kwargs"].is_object()) {
-    kwargs = &node["kwargs"];
-    kwargs_path = JoinPath(path, "kwargs");
-  }
-  if (kwargs != nullptr) {
-    std::map<std::string, TensorRef> named;
-    for (const auto& [key, value] : kwargs->items()) {
-      const std::string p = JoinPath(kwargs_path, key);
-      const bool tensor = value.is_array() || (value.is_object() && value.contains("class_name"));
-      if (key == "value" || key == "key" || key == "attention_mask") {
-        if (value.is_null()) continue;
-        if (!tensor) return Fail(p, "must be a tensor reference, got " + ShortJson(value));
-        EDL_ASSIGN_OR_RETURN(named[key], ParseRef(value, p));
-      } else if (key == "training" || key == "mask") {
-        // training: decided by edl; mask: Keras masking, carried by edl itself.
-      } else if (key == "use_causal_mask" || key == "return_attention_scores") {
-        if (!value.is_null() && value != false) {
-          return Fail(p, "is not supported; pass an explicit attention_mask instead");
-        }
-      } else if (tensor) {
-        return Fail(p, "a tensor passed by keyword is only understood for value, key and "
-                       "attention_mask");
-      }
-    }
-    for (const char* key : {"value", "key", "attention_mask"}) {
-      auto it = named.find(key);
-      if (it != named.end()) {
-        refs.push_back(it->second);
-      } else if (std::string(key) == "key" && named.count("attention_mask") && refs.size() == 2) {
-        refs.push_back(refs[1]);  // key defaults to value
-      }
-    }
-  }
-  return refs;
-}
-
-Result<std::vector<Model::TensorRef>> ModelBuilder::ParseEnds(
-    const json& config, const char* key, const std::string& path) const {
-  std::string p = JoinPath(path, key);
-  auto it = config.find(key);
-  if (it == config.end() || !it->is_array() || it->empty()) {
-    return Fail(p, "is required: a list of [layer_name, node_index, tensor_index]");
-  }
-  std::vector<TensorRef> refs;
-  if ((*it)[0].is_string()) {  // Keras 3 writes a single end unwrapped
-    EDL_ASSIGN_OR_RETURN(TensorRef r, ParseRef(*it, p));
-    refs.push_back(r);
-    return refs;
-  }
-  for (size_t i = 0; i < it->size(); ++i) {
-    EDL_ASSIGN_OR_RETURN(TensorRef r, ParseRef((*it)[i], IndexPath(p, i)));
-    refs.push_back(r);
-  }
-  return refs;
-}
-
 Status ModelBuilder::BuildFunctional(const json& config, const std::string& path) {
   model_->name_ = config.value("name", json("model")).is_string()
                       ? config.value("name", json("model")).get<std::string>()
@@ -512,7 +331,7 @@ Status ModelBuilder::BuildFunctional(const json& config, const std::string& path
       pending.push_back({i, static_cast<int>(k), std::move(refs), p});
     }
   }
-  EDL_RETURN_IF_ERROR(SetNodeOffsets(config, pending));
+  SetNodeOffsets(config, pending);
   for (Pending& call : pending) {
     if (auto* nested = dynamic_cast<NestedModel*>(model_->layers_[call.layer].get())) {
       call.node += nested->node_offset();

@@ -64,13 +64,13 @@ class ModelBuilder {
                                            const char* key,
                                            const std::string& path) const;
   std::string UniqueDefaultName(const std::string& class_name);
-  // Creates a model used as a layer (nn/keras/nested_model.h).
+  // Creates a model used as a layer (model_builder_nested.cc).
   Result<std::unique_ptr<layers::Layer>> CreateNested(const nlohmann::json& entry,
                                                      const std::string& name,
                                                      const std::string& path);
   // For each nested model of a functional model, the node index of its
   // first call (1 where it keeps a node of its own, as references show).
-  Status SetNodeOffsets(const nlohmann::json& config, const std::vector<Pending>& pending);
+  void SetNodeOffsets(const nlohmann::json& config, const std::vector<Pending>& pending);
   // Every weight name once across the model, nested models included.
   Status CheckUniqueWeights() const;
 
@@ -89,6 +89,8 @@ class ModelBuilder {
   Result<int> SlotOf(const Model::TensorRef& r, const std::string& path) const;
   std::map<std::string, int> default_name_counts_;
   std::optional<Shape> default_input_;
+  // A nested model that starts a Sequential, made early to read its input.
+  std::unique_ptr<layers::Layer> first_nested_;
   std::map<std::string, int> node_offset_;  // nested model layer -> offset
 };
 

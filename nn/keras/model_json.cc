@@ -90,7 +90,9 @@ std::string Model::Summary() const {
   return out.str();
 }
 
-std::string Model::ToKerasJson() const {
+std::string Model::ToKerasJson() const { return KerasJson().dump(); }
+
+json Model::KerasJson() const {
   // References to a nested model's calls: exported, it declares its inputs
   // and so keeps node 0 for itself (nn/keras/nested_model.h).
   std::map<std::string, int> shift;
@@ -140,7 +142,7 @@ std::string Model::ToKerasJson() const {
                 {"config", config},
                 {"keras_version", "edl-0.1.0"},
                 {"backend", "tensor_flow.js"}};
-  return model.dump();
+  return model;
 }
 
 }  // namespace edl::nn::keras

@@ -105,7 +105,7 @@ Var NestedModel::RegularizationLoss() { return model_ ? model_->LayerPenalties()
 
 json NestedModel::Config() const {
   EDL_CHECK(model_ != nullptr) << "nested model \"" << name() << "\" is not built";
-  json config = json::parse(model_->ToKerasJson())["config"];
+  json config = model_->KerasJson()["config"];
   config["name"] = name();
   config["trainable"] = trainable();
   return config;

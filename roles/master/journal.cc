@@ -131,10 +131,10 @@ Status Journal::Recover(Recovered* recovered) {
       std::error_code ec;
       fs::remove(JournalPath(seq), ec);
     } else if (seq > base) {
-      return IoError(JournalPath(seq) + ": starts at record " + std::to_string(seq) +
-                     ", but " + (recovered->has_snapshot ? snapshot_path + " ends at record "
-                                                         : std::string("no snapshot covers record ")) +
-                     std::to_string(base));
+      const std::string covered = recovered->has_snapshot ? snapshot_path + " ends at record "
+                                                          : "no snapshot covers record ";
+      return IoError(JournalPath(seq) + ": starts at record " + std::to_string(seq) + ", but " +
+                     covered + std::to_string(base));
     }
   }
   journal_seq_ = next_seq_ = durable_next_ = base;
@@ -209,7 +209,7 @@ Status Journal::StartJournal(uint64_t seq) {
 }
 
 Status Journal::Fail(Status s) {
-  if (error_.ok()) error_ = s;
+  if (error_.ok() && !s.ok()) error_ = s;
   return s;
 }
 

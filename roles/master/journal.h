@@ -87,7 +87,8 @@ class Journal {
   // Creates journal-<seq> with its header; REQUIRES mu_.
   Status StartJournal(uint64_t seq);
   std::string JournalPath(uint64_t seq) const;
-  Status Fail(Status s);  // REQUIRES mu_: remembers the first failure
+  // REQUIRES mu_: remembers s if it is the first failure; returns s.
+  Status Fail(Status s);
 
   const std::string dir_;
   const bool durable_;

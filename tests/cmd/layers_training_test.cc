@@ -30,7 +30,8 @@ std::string Node(const std::string& cls, const std::string& name, const std::str
   std::string nodes;
   for (const std::string& in : inputs) {
     const size_t at = in.find('@');
-    const std::string layer = in.substr(0, at), node = at == std::string::npos ? "0" : in.substr(at + 1);
+    const std::string layer = in.substr(0, at);
+    const std::string node = at == std::string::npos ? "0" : in.substr(at + 1);
     nodes += (nodes.empty() ? "[\"" : ", [\"") + layer + "\", " + node + ", 0, {}]";
   }
   return R"({"class_name": ")" + cls + R"(", "name": ")" + name + R"(", "config": {"name": ")" +

@@ -312,20 +312,7 @@ asio::awaitable<bool> ApiServer::Impl::Dispatch(Stream& stream,
       }
       ProxiedRequest proxied{request.method, request.body, {}};
       for (const auto& field : req) {
-        switch (field.name()) {
-          case http::field::authorization:
-          case http::field::host:
-          case http::field::connection:
-          case http::field::content_length:
-          case http::field::transfer_encoding:
-          case http::field::keep_alive:
-          case http::field::upgrade:
-          case http::field::proxy_authorization:
-            break;
-          default:
-            proxied.headers.emplace_back(std::string(field.name_string()),
-                                         std::string(field.value()));
-        }
+        proxied.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
       }
       response = co_await Proxy(store, resolve, proxied, target, *path);
     }

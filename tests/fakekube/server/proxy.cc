@@ -23,6 +23,24 @@ constexpr auto kProxyTimeout = std::chrono::seconds(30);
 
 auto Redirect(beast::error_code& ec) { return asio::redirect_error(asio::use_awaitable, ec); }
 
+// kube-apiserver consumes the client's Authorization, and a connection's
+// own headers stay with it.
+bool Forwarded(const std::string& name) {
+  switch (http::string_to_field(name)) {
+    case http::field::authorization:
+    case http::field::host:
+    case http::field::connection:
+    case http::field::content_length:
+    case http::field::transfer_encoding:
+    case http::field::keep_alive:
+    case http::field::upgrade:
+    case http::field::proxy_authorization:
+      return false;
+    default:
+      return true;
+  }
+}
+
 }  // namespace
 
 asio::awaitable<ApiResponse> Proxy(Store& store, const ApiServer::ProxyTarget& resolve,
@@ -89,7 +107,9 @@ asio::awaitable<ApiResponse> Proxy(Store& store, const ApiServer::ProxyTarget& r
   http::request<http::string_body> req{request.method == "POST" ? http::verb::post
                                                                 : http::verb::get,
                                        forward, 11};
-  for (const auto& [name, value] : request.headers) req.set(name, value);
+  for (const auto& [name, value] : request.headers) {
+    if (Forwarded(name)) req.set(name, value);
+  }
   req.set(http::field::host, *address);
   req.set(http::field::connection, "close");
   if (request.method == "POST") {

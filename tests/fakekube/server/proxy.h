@@ -21,7 +21,7 @@ namespace edl::fakekube {
 struct ProxiedRequest {
   std::string method;  // "GET" or "POST"
   std::string body;
-  // What is forwarded: the client's headers but Authorization and the
+  // The client's headers; Proxy forwards all but Authorization and the
   // connection's own (Host, Connection, Content-Length, ...).
   std::vector<std::pair<std::string, std::string>> headers;
 };
