@@ -20,6 +20,11 @@
 
 #include "roles/master/task_cuts.h"
 
+namespace edl::roles::protocol {
+class Reader;
+class Writer;
+}  // namespace edl::roles::protocol
+
 namespace edl::roles::master {
 
 struct EpochLedger {
@@ -53,6 +58,11 @@ class DataLedger {
   // [{"epoch":1,"records":60000,"trained":60000,"missing":0,
   //   "trained_more_than_once":512,"record_trainings":60512}, ...]
   std::string ToJson() const;
+
+  // The durable state (roles/master/master_state.cc): the times each task
+  // was trained, per epoch. Load replaces it; errors go to the reader.
+  void Save(protocol::Writer& w) const;
+  void Load(protocol::Reader& r);
 
  private:
   TaskCuts cuts_;

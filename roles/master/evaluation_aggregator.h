@@ -30,6 +30,11 @@
 #include "roles/master/master_options.h"
 #include "roles/protocol/messages.h"
 
+namespace edl::roles::protocol {
+class Reader;
+class Writer;
+}  // namespace edl::roles::protocol
+
 namespace edl::roles::master {
 
 struct EvaluationRecord {
@@ -70,6 +75,12 @@ class EvaluationAggregator {
   // A round in flight or due.
   bool busy() const { return round_.has_value() || pending_.has_value(); }
   const std::vector<EvaluationRecord>& history() const { return history_; }
+
+  // The durable state (roles/master/master_state.cc): what is due, the
+  // round in flight with its metrics' states so far, the history. Load
+  // replaces it; errors go to the reader.
+  void Save(protocol::Writer& w) const;
+  void Load(protocol::Reader& r);
 
  private:
   struct Round {

@@ -88,6 +88,12 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir, bool dura
 }
 
 Journal::~Journal() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+  }
+  wake_.notify_all();
+  if (syncer_.joinable()) syncer_.join();
   // Records appended but never synced are written now, so a clean close
   // keeps them all.
   if (fd_ >= 0 && error_.ok() && !pending_.empty()) {
@@ -232,6 +238,25 @@ Result<uint64_t> Journal::Append(std::string_view record) {
   return next_seq_++;
 }
 
+void Journal::FlushLocked(std::unique_lock<std::mutex>& lock) {
+  syncing_ = true;
+  const uint64_t target = next_seq_;
+  const int fd = fd_;
+  const std::string path = JournalPath(journal_seq_);
+  std::string batch;
+  batch.swap(pending_);
+  lock.unlock();
+  Status s = WriteAll(fd, batch, path);
+  if (s.ok() && durable_ && ::fdatasync(fd) != 0) s = IoError(Errno(path + ": cannot flush"));
+  lock.lock();
+  syncing_ = false;
+  if (durable_) ++stats_.fsyncs;
+  ++stats_.writes;
+  if (!s.ok() && error_.ok()) error_ = s;
+  if (s.ok()) durable_next_ = std::max(durable_next_, target);
+  synced_.notify_all();
+}
+
 Status Journal::Sync(uint64_t seq) {
   std::unique_lock<std::mutex> lock(mu_);
   EDL_CHECK_LT(seq, next_seq_) << "Sync of a record never appended";
@@ -242,24 +267,45 @@ Status Journal::Sync(uint64_t seq) {
       continue;
     }
     // Lead: write everything appended so far in one go, then one fsync.
-    syncing_ = true;
-    const uint64_t target = next_seq_;
-    const int fd = fd_;
-    const std::string path = JournalPath(journal_seq_);
-    std::string batch;
-    batch.swap(pending_);
-    lock.unlock();
-    Status s = WriteAll(fd, batch, path);
-    if (s.ok() && durable_ && ::fdatasync(fd) != 0) s = IoError(Errno(path + ": cannot flush"));
-    lock.lock();
-    syncing_ = false;
-    if (durable_) ++stats_.fsyncs;
-    ++stats_.writes;
-    if (!s.ok() && error_.ok()) error_ = s;
-    if (s.ok()) durable_next_ = std::max(durable_next_, target);
-    synced_.notify_all();
+    FlushLocked(lock);
   }
   return Status::Ok();
+}
+
+void Journal::WhenDurable(uint64_t end, std::function<void(Status)> done) {
+  std::unique_lock<std::mutex> lock(mu_);
+  EDL_CHECK_LE(end, next_seq_) << "WhenDurable of a record never appended";
+  if (!error_.ok() || end <= durable_next_) {
+    Status s = error_;
+    lock.unlock();
+    done(s);
+    return;
+  }
+  waiters_.push_back({end, std::move(done)});
+  if (!syncer_.joinable()) syncer_ = std::thread(&Journal::SyncerLoop, this);
+  wake_.notify_one();
+}
+
+void Journal::SyncerLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  std::vector<std::function<void(Status)>> ready;
+  while (true) {
+    wake_.wait(lock, [&] { return closing_ || !waiters_.empty(); });
+    if (waiters_.empty()) return;  // closing
+    synced_.wait(lock, [&] { return !syncing_; });
+    if (error_.ok() && durable_next_ < next_seq_) FlushLocked(lock);
+    // Everyone whose records are on disk now (or who will never be).
+    auto it = std::partition(waiters_.begin(), waiters_.end(), [&](const Waiter& w) {
+      return error_.ok() && w.end > durable_next_;
+    });
+    for (auto w = it; w != waiters_.end(); ++w) ready.push_back(std::move(w->done));
+    waiters_.erase(it, waiters_.end());
+    const Status s = error_;
+    lock.unlock();
+    for (auto& done : ready) done(s);
+    ready.clear();
+    lock.lock();
+  }
 }
 
 Status Journal::Snapshot(std::string_view state) {
@@ -289,6 +335,7 @@ Status Journal::Snapshot(std::string_view state) {
   durable_next_ = next_seq_;
   ++stats_.snapshots;
   synced_.notify_all();
+  wake_.notify_all();
   return Status::Ok();
 }
 

@@ -24,18 +24,23 @@
 // every record up to seq is on disk. Concurrent Syncs share the work (group
 // commit): one thread writes everything appended so far with one write and
 // one fsync while the others wait; a record that came too late for it goes
-// with the next, which covers everyone who waited meanwhile. Records never
-// synced are written when the journal is destroyed.
+// with the next, which covers everyone who waited meanwhile. WhenDurable
+// is the same without a waiting thread: one syncer thread writes and fsyncs
+// whatever is pending while callbacks wait, so a server can answer a
+// request once its record is on disk without a thread per request. Records
+// never synced are written when the journal is destroyed.
 //
 // Thread-safe.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "base/status.h"
@@ -71,6 +76,10 @@ class Journal {
   Result<uint64_t> Append(std::string_view record);
   // Returns once every record up to `seq` is on disk.
   Status Sync(uint64_t seq);
+  // Calls `done` (on the syncer thread, or at once when nothing is left to
+  // write) once every record before `end` is on disk, with the journal's
+  // error if writing failed. REQUIRES: end <= next_seq().
+  void WhenDurable(uint64_t end, std::function<void(Status)> done);
   // Replaces the snapshot with `state`, which must be the state after every
   // record appended so far, and starts a new, empty journal. REQUIRES: no
   // Append concurrently (the caller holds the lock its state is under).
@@ -89,6 +98,10 @@ class Journal {
   std::string JournalPath(uint64_t seq) const;
   // REQUIRES mu_: remembers s if it is the first failure; returns s.
   Status Fail(Status s);
+  // REQUIRES lock holds mu_ and !syncing_: writes everything pending with
+  // one write and one fsync, releasing mu_ meanwhile.
+  void FlushLocked(std::unique_lock<std::mutex>& lock);
+  void SyncerLoop();
 
   const std::string dir_;
   const bool durable_;
@@ -103,6 +116,14 @@ class Journal {
   std::string pending_;         // records appended, not written yet
   Status error_;
   Stats stats_;
+  struct Waiter {
+    uint64_t end;
+    std::function<void(Status)> done;
+  };
+  std::vector<Waiter> waiters_;    // of WhenDurable
+  std::condition_variable wake_;   // the syncer: waiters or closing
+  bool closing_ = false;
+  std::thread syncer_;             // started by the first WhenDurable
 };
 
 }  // namespace edl::roles::master

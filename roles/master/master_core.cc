@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "base/logging.h"
+#include "roles/master/master_events.h"
 
 namespace edl::roles::master {
 
@@ -58,7 +59,9 @@ const char* JobStateName(JobState state) {
 Result<std::unique_ptr<MasterCore>> MasterCore::Create(
     const MasterOptions& options, const Clock& clock) {
   EDL_RETURN_IF_ERROR(ValidateMasterOptions(options));
-  return std::make_unique<MasterCore>(options, clock);
+  auto core = std::make_unique<MasterCore>(options, clock);
+  if (!options.state_dir.empty()) EDL_RETURN_IF_ERROR(core->OpenState());
+  return core;
 }
 
 MasterCore::MasterCore(const MasterOptions& options, const Clock& clock)
@@ -84,7 +87,9 @@ void MasterCore::FailLocked(const std::string& reason) {
   if (state_ != JobState::kRunning) return;
   state_ = JobState::kFailed;
   failure_ = reason;
-  EDL_LOG(ERROR) << "job " << options_.job_name << " failed: " << reason;
+  if (!replaying_) EDL_LOG(ERROR) << "job " << options_.job_name << " failed: " << reason;
+  // Replayed as a FailEnding: it ends a running or succeeded job alike.
+  LogLocked(EncodeFail(reason));
   finished_.notify_all();
 }
 
@@ -102,12 +107,13 @@ void MasterCore::AfterChangeLocked() {
       FailLocked(s.message());
       return;
     }
-    EDL_LOG(INFO) << "evaluation at version " << *version << ": " << n
-                  << " tasks queued";
+    if (!replaying_) {
+      EDL_LOG(INFO) << "evaluation at version " << *version << ": " << n << " tasks queued";
+    }
   }
   if (dispatcher_.AllDone() && !evaluation_.busy()) {
     state_ = JobState::kSucceeded;
-    EDL_LOG(INFO) << "job " << options_.job_name << " succeeded";
+    if (!replaying_) EDL_LOG(INFO) << "job " << options_.job_name << " succeeded";
     finished_.notify_all();
   }
 }
@@ -116,7 +122,9 @@ void MasterCore::ReclaimLocked(const WorkerInfo& w, const std::string& why) {
   LeaveRingLocked(w.name, w.id, why);
   const int n = dispatcher_.Reclaim(
       w.id, w.stopping ? ReclaimReason::kHandedBack : ReclaimReason::kLost);
-  if (state_ == JobState::kRunning && (n > 0 || !w.stopping)) {
+  if (replaying_) {
+    // Logged when it happened.
+  } else if (state_ == JobState::kRunning && (n > 0 || !w.stopping)) {
     EDL_LOG(WARNING) << "worker " << WorkerName(w) << " " << why << "; " << n
                      << " task(s) put back";
   } else {
@@ -127,19 +135,26 @@ void MasterCore::ReclaimLocked(const WorkerInfo& w, const std::string& why) {
 Result<RegisterWorkerResponse> MasterCore::RegisterWorker(
     const RegisterWorkerRequest& r) {
   if (r.name.empty()) return InvalidArgument("RegisterWorker: name is empty");
-  std::lock_guard<std::mutex> lock(mu_);
+  ChangeLock lock(*this);
+  LogLocked(EncodeRegister(r.name, r.pid, r.num_threads));
   Membership::Registration reg =
-      membership_.Register(r.name, r.pid, clock_.NowNanos(), r.num_threads);
-  if (reg.replaced)
-    ReclaimLocked(*reg.replaced, "was replaced by a new process");
-  EDL_LOG(INFO) << "worker " << WorkerName(reg.worker) << " registered (pid "
-                << r.pid << ", " << r.num_threads << (r.num_threads == 1 ? " thread)" : " threads)")
-                << (reg.worker.stopping ? "; beyond the target, asked to leave"
-                                        : "");
-  AfterChangeLocked();
+      RegisterLocked(r.name, r.pid, r.num_threads, clock_.NowNanos());
   RegisterWorkerResponse response;
   response.worker_id = reg.worker.id;
   return response;
+}
+
+Membership::Registration MasterCore::RegisterLocked(const std::string& name, int64_t pid,
+                                                   int num_threads, int64_t now) {
+  Membership::Registration reg = membership_.Register(name, pid, now, num_threads);
+  if (reg.replaced) ReclaimLocked(*reg.replaced, "was replaced by a new process");
+  if (!replaying_) {
+    EDL_LOG(INFO) << "worker " << WorkerName(reg.worker) << " registered (pid " << pid << ", "
+                  << num_threads << (num_threads == 1 ? " thread)" : " threads)")
+                  << (reg.worker.stopping ? "; beyond the target, asked to leave" : "");
+  }
+  AfterChangeLocked();
+  return reg;
 }
 
 Result<HeartbeatResponse> MasterCore::Heartbeat(const HeartbeatRequest& r) {
@@ -158,7 +173,7 @@ Result<HeartbeatResponse> MasterCore::Heartbeat(const HeartbeatRequest& r) {
 }
 
 Result<protocol::Task> MasterCore::GetTask(const GetTaskRequest& r) {
-  std::lock_guard<std::mutex> lock(mu_);
+  ChangeLock lock(*this);
   const int64_t now = clock_.NowNanos();
   const Standing standing = membership_.Touch(r.worker_id, now);
   if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
@@ -179,7 +194,26 @@ Result<protocol::Task> MasterCore::GetTask(const GetTaskRequest& r) {
                                        std::to_string(options_.ring_start_members) + ")"
                                  : "");
   }
-  protocol::Task task = dispatcher_.GetTask(r.worker_id, now);
+  WorkerInfo* w = membership_.Find(r.worker_id);
+  if (r.request != 0 && w->last_get_request == r.request) {
+    // A retry whose first answer was lost: the same task, if still held.
+    if (auto held = dispatcher_.LeasedTo(r.worker_id, w->last_get_task)) return *held;
+  }
+  protocol::Task task = LeaseLocked(r.worker_id, r.request, now);
+  if (task.type != TaskType::kWait && task.type != TaskType::kDone) {
+    LogLocked(EncodeLease(r.worker_id, r.request, task.id));
+  }
+  return task;
+}
+
+protocol::Task MasterCore::LeaseLocked(int64_t worker_id, int64_t request, int64_t now) {
+  protocol::Task task = dispatcher_.GetTask(worker_id, now);
+  if (task.type == TaskType::kWait || task.type == TaskType::kDone) return task;
+  ring_started_ = true;
+  if (WorkerInfo* w = membership_.Find(worker_id)) {
+    w->last_get_request = request;
+    w->last_get_task = task.id;
+  }
   if (task.type == TaskType::kTraining && training_started_nanos_ < 0) {
     training_started_nanos_ = now;
   }
@@ -192,14 +226,26 @@ void MasterCore::HandleEvaluationLocked(const ReportTaskRequest& r) {
     FailLocked(record.status().message());
     return;
   }
-  if (record.value()) EDL_LOG(INFO) << record.value()->ToString();
+  if (record.value() && !replaying_) EDL_LOG(INFO) << record.value()->ToString();
 }
 
 Result<ReportTaskResponse> MasterCore::ReportTask(const ReportTaskRequest& r) {
-  std::lock_guard<std::mutex> lock(mu_);
+  ChangeLock lock(*this);
   const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
   if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
   if (state_ != JobState::kRunning) return ReportTaskResponse{};
+  if (const WorkerInfo* w = membership_.Find(r.worker_id);
+      w != nullptr && r.task_id != 0 && w->last_report_task == r.task_id &&
+      !dispatcher_.LeasedTo(r.worker_id, r.task_id)) {
+    return ReportTaskResponse{};  // a retry of a report already applied
+  }
+  LogLocked(EncodeReport(r));
+  ReportLocked(r, standing);
+  return ReportTaskResponse{};
+}
+
+void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
+  if (WorkerInfo* w = membership_.Find(r.worker_id)) w->last_report_task = r.task_id;
   const TaskResult result = r.ok ? TaskResult::kSucceeded
                             : standing == Standing::kStopping
                                 ? TaskResult::kHandedBack
@@ -207,9 +253,11 @@ Result<ReportTaskResponse> MasterCore::ReportTask(const ReportTaskRequest& r) {
   const ReportOutcome outcome =
       dispatcher_.ReportTask(r.worker_id, r.task_id, result, r.error);
   if (!outcome.task) {
-    EDL_LOG(WARNING) << "worker id " << r.worker_id << " reported task id "
-                     << r.task_id << ", which this master never issued";
-    return ReportTaskResponse{};
+    if (!replaying_) {
+      EDL_LOG(WARNING) << "worker id " << r.worker_id << " reported task id " << r.task_id
+                       << ", which this master never issued";
+    }
+    return;
   }
   const protocol::Task& task = *outcome.task;
   if (task.type == TaskType::kTraining) {
@@ -218,7 +266,7 @@ Result<ReportTaskResponse> MasterCore::ReportTask(const ReportTaskRequest& r) {
     if (r.ok) ledger_.RecordTrained(task.epoch, task.begin, task.end);
     evaluation_.OnModelVersion(model_version_);
   }
-  if (outcome.accepted && result == TaskResult::kFailed) {
+  if (outcome.accepted && result == TaskResult::kFailed && !replaying_) {
     EDL_LOG(WARNING) << TaskDispatcher::Describe(task)
                      << " failed on worker id " << r.worker_id << ": "
                      << r.error;
@@ -229,12 +277,14 @@ Result<ReportTaskResponse> MasterCore::ReportTask(const ReportTaskRequest& r) {
   if (outcome.accepted && r.ok) {
     if (task.type == TaskType::kEvaluation) {
       HandleEvaluationLocked(r);
+    } else if (task.type == TaskType::kPrediction && replaying_) {
+      predictions_.MarkReceived(task.begin, task.end);  // the sink kept them
     } else if (task.type == TaskType::kPrediction) {
       Status s = predictions_.Add(task.begin, task.end, r.predictions);
       if (!s.ok()) FailLocked(s.message());
     }
   }
-  if (outcome.epoch_completed) {
+  if (outcome.epoch_completed && !replaying_) {
     EDL_LOG(INFO) << "epoch " << *outcome.epoch_completed
                   << " trained (model version " << model_version_ << ")";
   }
@@ -245,28 +295,36 @@ Result<ReportTaskResponse> MasterCore::ReportTask(const ReportTaskRequest& r) {
     evaluation_.OnEpochEnd(*outcome.epoch_completed, model_version_);
   }
   AfterChangeLocked();
-  return ReportTaskResponse{};
 }
 
 void MasterCore::Tick() {
-  std::lock_guard<std::mutex> lock(mu_);
+  ChangeLock lock(*this);
   const int64_t now = clock_.NowNanos();
+  std::vector<int64_t> dead;
   for (const WorkerInfo& w : membership_.Tick(now)) {
     char why[96];
     std::snprintf(why, sizeof why,
                   "missed heartbeats for %.1f s: declared dead",
                   static_cast<double>(now - w.last_seen_nanos) * 1e-9);
     ReclaimLocked(w, why);
+    dead.push_back(w.id);
   }
-  if (const int expired = dispatcher_.Tick(now); expired > 0) {
-    EDL_LOG(WARNING) << expired << " task lease(s) expired after "
+  std::vector<int64_t> expired;
+  if (dispatcher_.Tick(now, &expired) > 0) {
+    EDL_LOG(WARNING) << expired.size() << " task lease(s) expired after "
                      << options_.lease_timeout_s << " s; put back";
   }
   AfterChangeLocked();
+  if (!dead.empty() || !expired.empty()) LogLocked(EncodeTick(dead, expired));
 }
 
 void MasterCore::OnWorkerExit(const std::string& name) {
-  std::lock_guard<std::mutex> lock(mu_);
+  ChangeLock lock(*this);
+  ExitLocked(name);
+}
+
+void MasterCore::ExitLocked(const std::string& name) {
+  LogLocked(EncodeName(Event::kExit, name));
   if (std::optional<WorkerInfo> w = membership_.OnExit(name)) {
     ReclaimLocked(*w, "exited");
     AfterChangeLocked();
@@ -274,11 +332,15 @@ void MasterCore::OnWorkerExit(const std::string& name) {
 }
 
 std::vector<std::string> MasterCore::SetTargetWorkers(int n) {
-  std::lock_guard<std::mutex> lock(mu_);
+  ChangeLock lock(*this);
+  return SetTargetLocked(n);
+}
+
+std::vector<std::string> MasterCore::SetTargetLocked(int n) {
+  LogLocked(EncodeTarget(n));
   std::vector<std::string> asked = membership_.SetTarget(n);
   for (const std::string& name : asked) {
-    EDL_LOG(INFO) << "scaling to " << n << " workers: asking " << name
-                  << " to leave";
+    if (!replaying_) EDL_LOG(INFO) << "scaling to " << n << " workers: asking " << name << " to leave";
     if (auto it = ring_ids_.find(name); it != ring_ids_.end()) {
       LeaveRingLocked(name, it->second, "was asked to leave");
     }
@@ -287,7 +349,12 @@ std::vector<std::string> MasterCore::SetTargetWorkers(int n) {
 }
 
 bool MasterCore::RequestStop(const std::string& name) {
-  std::lock_guard<std::mutex> lock(mu_);
+  ChangeLock lock(*this);
+  return RequestStopLocked(name);
+}
+
+bool MasterCore::RequestStopLocked(const std::string& name) {
+  LogLocked(EncodeName(Event::kStop, name));
   if (!membership_.RequestStop(name)) return false;
   if (auto it = ring_ids_.find(name); it != ring_ids_.end()) {
     LeaveRingLocked(name, it->second, "was asked to leave");
@@ -303,7 +370,7 @@ void MasterCore::LeaveRingLocked(const std::string& name, int64_t id,
   if (it == ring_ids_.end() || it->second != id) return;
   ring_ids_.erase(it);
   const uint64_t version = ring_.Leave(name);
-  EDL_LOG(INFO) << "ring: " << name << " (id " << id << ") left (" << why
+  if (!replaying_) EDL_LOG(INFO) << "ring: " << name << " (id " << id << ") left (" << why
                 << "); version " << version << ", "
                 << ring_ids_.size() << " member(s)";
 }
@@ -330,7 +397,7 @@ Result<protocol::RingView> MasterCore::JoinRing(
     return InvalidArgument("JoinRing: worker id " + std::to_string(r.worker_id) +
                            ": address is empty (want \"host:port\")");
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  ChangeLock lock(*this);
   const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
   if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
   if (standing != Standing::kAlive) {
@@ -340,13 +407,19 @@ Result<protocol::RingView> MasterCore::JoinRing(
                                      : " was asked to leave") +
         "; it may not join the ring");
   }
-  const std::string& name = membership_.alive().at(r.worker_id).name;
-  ring_ids_[name] = r.worker_id;
-  const uint64_t version = ring_.Join(name, r.address);
-  EDL_LOG(INFO) << "ring: " << name << " (id " << r.worker_id << ") joined at "
-                << r.address << "; version " << version << ", "
-                << ring_ids_.size() << " member(s)";
+  LogLocked(EncodeJoin(r.worker_id, r.address));
+  JoinRingLocked(r.worker_id, r.address);
   return RingViewLocked();
+}
+
+void MasterCore::JoinRingLocked(int64_t worker_id, const std::string& address) {
+  const std::string& name = membership_.alive().at(worker_id).name;
+  ring_ids_[name] = worker_id;
+  const uint64_t version = ring_.Join(name, address);
+  if (!replaying_) {
+    EDL_LOG(INFO) << "ring: " << name << " (id " << worker_id << ") joined at " << address
+                  << "; version " << version << ", " << ring_ids_.size() << " member(s)";
+  }
 }
 
 Result<protocol::RingView> MasterCore::GetRingView(
@@ -359,20 +432,21 @@ Result<protocol::RingView> MasterCore::GetRingView(
 
 Result<protocol::RingSyncedResponse> MasterCore::RingSynced(
     const protocol::RingSyncedRequest& r) {
-  std::lock_guard<std::mutex> lock(mu_);
+  ChangeLock lock(*this);
   const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
   if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
   ring_.MarkSynced(r.version);
+  LogLocked(EncodeSynced(r.version));
   return protocol::RingSyncedResponse{};
 }
 
 void MasterCore::Fail(const std::string& reason) {
-  std::lock_guard<std::mutex> lock(mu_);
+  ChangeLock lock(*this);
   FailLocked(reason);
 }
 
 void MasterCore::FailEnding(const std::string& reason) {
-  std::lock_guard<std::mutex> lock(mu_);
+  ChangeLock lock(*this);
   if (state_ == JobState::kSucceeded) state_ = JobState::kRunning;
   FailLocked(reason);
 }

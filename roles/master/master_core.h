@@ -19,6 +19,21 @@
 // (declared dead, exited, replaced by a new process, asked to leave) leaves
 // the ring at once, which bumps the ring's version.
 //
+// Durable (MasterOptions::state_dir, issue 14): every change is journaled
+// under the lock, as it happens (worker registered, task leased, report
+// applied, workers declared dead and leases expired on Tick, exits, scale,
+// ring joins, failure), and compacted into a snapshot when the journal has
+// grown. Create() on a directory holding state loads the snapshot and
+// replays the journal through the same code (a lease replayed must hand out
+// the task it did, or recovery stops), so the new master has the old one's
+// epoch, queues, leases, ledger, evaluation round and ring; the workers it
+// knew count as just seen and get a heartbeat timeout to call again (with
+// the ids they have), their leases the lease timeout. Replies must wait for
+// WhenDurable, so that no worker acts on a change a restart could forget.
+// Retried calls are idempotent: a GetTask repeating its request number gets
+// the task it was given; a ReportTask of the task a worker reported last
+// (and does not hold again) changes nothing.
+//
 // Thread-safe: one mutex guards all state. GetTask, ReportTask and
 // Heartbeat cost O(log n) in the tasks in flight and the workers (no scan
 // over tasks); Tick and the status reports are O(workers + tasks shown).
@@ -27,6 +42,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,6 +53,7 @@
 #include "base/status.h"
 #include "roles/master/data_ledger.h"
 #include "roles/master/evaluation_aggregator.h"
+#include "roles/master/journal.h"
 #include "roles/master/master_options.h"
 #include "roles/master/membership.h"
 #include "roles/master/prediction_collector.h"
@@ -52,9 +69,22 @@ const char* JobStateName(JobState state);  // "running", ...
 class MasterCore final : public protocol::MasterService {
  public:
   // InvalidArgument for bad options (ValidateMasterOptions). `clock` must
-  // outlive the core.
+  // outlive the core. With options.state_dir: the journal's errors
+  // (IoError naming file and offset), or FailedPrecondition when the state
+  // there belongs to another job (naming what differs).
   static Result<std::unique_ptr<MasterCore>> Create(
       const MasterOptions& options, const Clock& clock);
+
+  // Calls `done` once every change made so far is durable (at once without
+  // a state_dir), with the journal's error if it cannot be written: an RPC
+  // reply goes out only then.
+  void WhenDurable(std::function<void(Status)> done) const;
+  // The journal's first error (the master must stop: it can no longer keep
+  // its promises); OK without a state_dir.
+  Status durability() const;
+  // How this master started: 0 for a new job, n after its n-th recovery.
+  int64_t restarts() const;
+  Journal::Stats journal_stats() const;
 
   Result<protocol::RegisterWorkerResponse> RegisterWorker(
       const protocol::RegisterWorkerRequest& r) override;
@@ -126,6 +156,44 @@ class MasterCore final : public protocol::MasterService {
   MasterCore(const MasterOptions& options, const Clock& clock);
 
  private:
+  // Holds mu_ for a call that may change the state; on release, writes a
+  // snapshot if the journal has grown enough (never mid-change: a change
+  // is journaled before it is applied).
+  class ChangeLock {
+   public:
+    explicit ChangeLock(MasterCore& core) : core_(core), lock_(core.mu_) {}
+    ~ChangeLock() { core_.CompactLocked(); }
+    ChangeLock(const ChangeLock&) = delete;
+    ChangeLock& operator=(const ChangeLock&) = delete;
+
+   private:
+    MasterCore& core_;
+    std::lock_guard<std::mutex> lock_;
+  };
+
+  // The journal (roles/master/master_core_journal.cc).
+  Status OpenState();
+  // Appends one change to the journal (nothing while replaying or without
+  // a state_dir).
+  void LogLocked(const std::string& record);
+  // Snapshots when the journal has grown enough.
+  void CompactLocked();
+  Status ReplayLocked(std::string_view record, uint64_t seq);
+  std::string SaveLocked() const;
+  Status LoadLocked(std::string_view snapshot);
+  // The job the state belongs to, to refuse another job's state.
+  std::string JobShape() const;
+
+  // The changes, shared by the live calls and the replay.
+  Membership::Registration RegisterLocked(const std::string& name, int64_t pid,
+                                          int num_threads, int64_t now);
+  protocol::Task LeaseLocked(int64_t worker_id, int64_t request, int64_t now);
+  void ReportLocked(const protocol::ReportTaskRequest& r, Standing standing);
+  void ExitLocked(const std::string& name);
+  std::vector<std::string> SetTargetLocked(int n);
+  bool RequestStopLocked(const std::string& name);
+  void JoinRingLocked(int64_t worker_id, const std::string& address);
+
   void FailLocked(const std::string& reason);
   void ReclaimLocked(const WorkerInfo& worker, const std::string& why);
   void AfterChangeLocked();
@@ -160,6 +228,12 @@ class MasterCore final : public protocol::MasterService {
   // ring has reached its starting size (or the wait timed out).
   int64_t started_ns_ = 0;
   bool ring_started_ = false;
+  // Durable state (null without options_.state_dir).
+  std::unique_ptr<Journal> journal_;
+  Status journal_error_;
+  bool replaying_ = false;
+  uint64_t snapshot_bytes_ = 0;  // of the last snapshot
+  int64_t restarts_ = 0;
 };
 
 }  // namespace edl::roles::master

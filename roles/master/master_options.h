@@ -71,6 +71,16 @@ struct MasterOptions {
   // Keeps each prediction task's outputs as it is accepted (called under
   // the core's lock); unset: they are counted and dropped.
   PredictionSink store_predictions;
+
+  // Where the master keeps its durable state (issue 14): a journal of every
+  // change plus compacted snapshots (roles/master/journal.h). A master that
+  // finds state there continues that job. "" keeps it in memory only.
+  std::string state_dir;
+  // false skips every fsync (tests and benchmarks of the rest).
+  bool durable_state = true;
+  // A snapshot is written once the journal since the last one holds this
+  // many bytes and at least as many as that snapshot took.
+  uint64_t snapshot_min_bytes = uint64_t{16} << 20;
 };
 
 // InvalidArgument naming the field, e.g. "master: minibatch_size must be > 0,

@@ -97,10 +97,21 @@ std::vector<WorkerInfo> Membership::Tick(int64_t now_nanos) {
 std::optional<WorkerInfo> Membership::OnExit(const std::string& name) {
   auto it = FindByName(name);
   if (it == alive_.end()) return std::nullopt;
+  return DeclareDead(it->first);
+}
+
+std::optional<WorkerInfo> Membership::DeclareDead(int64_t id) {
+  auto it = alive_.find(id);
+  if (it == alive_.end()) return std::nullopt;
   WorkerInfo w = it->second;
   alive_.erase(it);
   ++deaths_;
   return w;
+}
+
+WorkerInfo* Membership::Find(int64_t id) {
+  auto it = alive_.find(id);
+  return it == alive_.end() ? nullptr : &it->second;
 }
 
 int Membership::active_count() const {

@@ -16,6 +16,11 @@
 #include <string>
 #include <vector>
 
+namespace edl::roles::protocol {
+class Reader;
+class Writer;
+}  // namespace edl::roles::protocol
+
 namespace edl::roles::master {
 
 struct WorkerInfo {
@@ -26,6 +31,13 @@ struct WorkerInfo {
   int64_t registered_nanos = 0;
   int64_t last_seen_nanos = 0;
   bool stopping = false;  // asked to leave
+  // Makes the worker's calls idempotent across lost replies and a master
+  // restart (a retried call repeats its answer instead of acting twice):
+  // its last GetTask request number and the task it was given, and the
+  // last task it reported.
+  int64_t last_get_request = 0;
+  int64_t last_get_task = 0;
+  int64_t last_report_task = 0;
 };
 
 enum class Standing {
@@ -57,6 +69,16 @@ class Membership {
   std::vector<WorkerInfo> Tick(int64_t now_nanos);
   // Declares the live worker of that name dead; nullopt if none.
   std::optional<WorkerInfo> OnExit(const std::string& name);
+  // Declares the live worker `id` dead (replaying a Tick); nullopt if none.
+  std::optional<WorkerInfo> DeclareDead(int64_t id);
+  // The live worker `id`, or null.
+  WorkerInfo* Find(int64_t id);
+
+  // The durable state (roles/master/master_state.cc). Load replaces it; the
+  // workers restored count as seen at `now_nanos` (they get a heartbeat
+  // timeout to call the new master). Errors go to the reader.
+  void Save(protocol::Writer& w) const;
+  void Load(protocol::Reader& r, int64_t now_nanos);
 
   // Asks the active workers beyond `n` (highest names first: "worker-10"
   // before "worker-9") to leave; returns their names. A worker once asked

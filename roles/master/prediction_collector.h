@@ -14,6 +14,11 @@
 #include "base/status.h"
 #include "tensor/tensor.h"
 
+namespace edl::roles::protocol {
+class Reader;
+class Writer;
+}  // namespace edl::roles::protocol
+
 namespace edl::roles::master {
 
 // Keeps the outputs of records [begin, end): `rows` has end - begin rows.
@@ -38,6 +43,13 @@ class PredictionCollector {
   // OK once every record's outputs arrived; FailedPrecondition saying how
   // many did, or that the job has no prediction data.
   Status CheckComplete() const;
+
+  // Counts [begin, end) as received without its rows (replaying a report
+  // whose rows the sink already kept).
+  void MarkReceived(int64_t begin, int64_t end);
+  // The durable state (roles/master/master_state.cc): the ranges received.
+  void Save(protocol::Writer& w) const;
+  void Load(protocol::Reader& r);
 
  private:
   int64_t records_;

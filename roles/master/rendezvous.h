@@ -21,6 +21,11 @@
 #include <string>
 #include <vector>
 
+namespace edl::roles::protocol {
+class Reader;
+class Writer;
+}  // namespace edl::roles::protocol
+
 namespace edl::roles::master {
 
 struct RingMember {
@@ -56,6 +61,11 @@ class Rendezvous {
   void MarkSynced(uint64_t version);
   RingView View() const;
   uint64_t version() const;
+
+  // The durable state (roles/master/master_state.cc): version, members in
+  // order, those not synced. Load replaces it; errors go to the reader.
+  void Save(protocol::Writer& w) const;
+  void Load(protocol::Reader& r);
 
  private:
   mutable std::mutex mu_;

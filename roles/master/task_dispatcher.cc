@@ -279,16 +279,31 @@ int TaskDispatcher::Reclaim(int64_t worker_id, ReclaimReason reason) {
   return static_cast<int>(ids.size());
 }
 
-int TaskDispatcher::Tick(int64_t now_nanos) {
-  int expired = 0;
+int TaskDispatcher::Tick(int64_t now_nanos, std::vector<int64_t>* expired) {
+  int n = 0;
   while (!deadlines_.empty() && deadlines_.begin()->first <= now_nanos) {
-    Entry& e = live_.at(deadlines_.begin()->second);
-    EndLease(e);
-    Lose(e, "its lease expired");
-    Requeue(e, /*front=*/true);
-    ++expired;
+    const int64_t id = deadlines_.begin()->second;
+    Expire(id);
+    if (expired != nullptr) expired->push_back(id);
+    ++n;
   }
-  return expired;
+  return n;
+}
+
+bool TaskDispatcher::Expire(int64_t task_id) {
+  auto it = live_.find(task_id);
+  if (it == live_.end() || it->second.worker == 0) return false;
+  Entry& e = it->second;
+  EndLease(e);
+  Lose(e, "its lease expired");
+  Requeue(e, /*front=*/true);
+  return true;
+}
+
+std::optional<Task> TaskDispatcher::LeasedTo(int64_t worker_id, int64_t task_id) const {
+  auto it = live_.find(task_id);
+  if (it == live_.end() || worker_id == 0 || it->second.worker != worker_id) return std::nullopt;
+  return it->second.task;
 }
 
 std::vector<Task> TaskDispatcher::LeasesOf(int64_t worker_id) const {

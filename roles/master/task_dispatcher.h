@@ -34,6 +34,11 @@
 #include "roles/master/task_cuts.h"
 #include "roles/protocol/messages.h"
 
+namespace edl::roles::protocol {
+class Reader;
+class Writer;
+}  // namespace edl::roles::protocol
+
 namespace edl::roles::master {
 
 using protocol::Dataset;
@@ -107,8 +112,21 @@ class TaskDispatcher {
   // returns how many.
   int Reclaim(int64_t worker_id, ReclaimReason reason);
 
-  // Reclaims leases whose deadline is <= now (as losses); returns how many.
-  int Tick(int64_t now_nanos);
+  // Reclaims leases whose deadline is <= now (as losses); returns how many
+  // and adds their ids to *expired when given.
+  int Tick(int64_t now_nanos, std::vector<int64_t>* expired = nullptr);
+  // Reclaims the lease of one task as Tick does when its deadline passes
+  // (replaying a Tick); false if the task is not leased.
+  bool Expire(int64_t task_id);
+  // The task if it is leased to `worker_id` now.
+  std::optional<Task> LeasedTo(int64_t worker_id, int64_t task_id) const;
+
+  // The durable state (roles/master/master_state.cc): the epoch and rounds
+  // created, every task not done with its lease holder and counts, the
+  // queues in order. Load replaces it; leases restored run from `now_nanos`.
+  // Errors (a task id that names no task) go to the reader.
+  void Save(protocol::Writer& w) const;
+  void Load(protocol::Reader& r, int64_t now_nanos);
 
   // Queues one evaluation task per validation task for `model_version`;
   // returns how many (0 without validation data).

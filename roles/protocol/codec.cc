@@ -171,8 +171,12 @@ void Get(Reader& r, HeartbeatResponse* m) { m->stop = r.Bool("stop"); }
 template <typename W>
 void Put(W& w, const GetTaskRequest& m) {
   w.I64(m.worker_id);
+  w.I64(m.request);
 }
-void Get(Reader& r, GetTaskRequest* m) { m->worker_id = r.I64("worker_id"); }
+void Get(Reader& r, GetTaskRequest* m) {
+  m->worker_id = r.I64("worker_id");
+  m->request = r.I64("request");
+}
 
 template <typename W>
 void Put(W& w, const ReportTaskRequest& m) {

@@ -57,6 +57,10 @@ struct HeartbeatResponse {
 
 struct GetTaskRequest {
   int64_t worker_id = 0;
+  // Numbers the worker's GetTask calls (1, 2, ...; a retry repeats the
+  // number): the master answers a repeated number with the task it gave the
+  // first time, still leased, so a lost reply leaks no lease. 0: no number.
+  int64_t request = 0;
 };
 
 struct MetricState {

@@ -2,13 +2,16 @@
 // record is dropped (and the journal goes on from there), corruption with
 // data after it and a corrupt snapshot are refused naming file and offset,
 // a crash between a snapshot and its journal's deletion recovers, and
-// concurrent Syncs share fsyncs.
+// concurrent Syncs share fsyncs, and WhenDurable answers once the record
+// is on disk, without a waiting thread per record.
 #include "roles/master/journal.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -206,6 +209,49 @@ TEST_F(JournalTest, ConcurrentSyncsShareFsyncsAndEveryRecordIsKeptOnce) {
   ASSERT_EQ(r.records.size(), size_t{kThreads * kEach});
   std::set<std::string> unique(r.records.begin(), r.records.end());
   EXPECT_EQ(unique.size(), r.records.size());
+}
+
+TEST_F(JournalTest, WhenDurableCallsBackOnceTheRecordIsOnDiskSharingFsyncs) {
+  constexpr int kRecords = 2000;
+  Journal::Recovered r;
+  std::mutex mu;
+  std::condition_variable cv;
+  int answered = 0;
+  uint64_t fsyncs = 0;
+  {
+    auto j = Open(&r);
+    for (int i = 0; i < kRecords; ++i) {
+      auto seq = j->Append("record " + std::to_string(i));
+      ASSERT_TRUE(seq.ok());
+      j->WhenDurable(*seq + 1, [&, j = j.get(), seq = *seq](Status s) {
+        EXPECT_TRUE(s.ok()) << s.message();
+        // The journal says so too: a Sync of it returns at once.
+        EXPECT_TRUE(j->Sync(seq).ok());
+        std::lock_guard<std::mutex> lock(mu);
+        ++answered;
+        cv.notify_all();
+      });
+    }
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return answered == kRecords; }));
+    fsyncs = j->stats().fsyncs;
+  }
+  EXPECT_GE(fsyncs, 1u);
+  EXPECT_LT(fsyncs, uint64_t{kRecords});  // records appended meanwhile shared one
+  auto j = Open(&r);
+  EXPECT_EQ(r.records.size(), size_t{kRecords});
+}
+
+TEST_F(JournalTest, WhenDurableOfRecordsAlreadyOnDiskAnswersAtOnce) {
+  Journal::Recovered r;
+  auto j = Open(&r);
+  AppendAll(*j, {"a", "b"});
+  bool called = false;
+  j->WhenDurable(2, [&](Status s) {
+    EXPECT_TRUE(s.ok());
+    called = true;
+  });
+  EXPECT_TRUE(called);  // on this thread, before WhenDurable returned
 }
 
 }  // namespace

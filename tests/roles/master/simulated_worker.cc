@@ -39,14 +39,14 @@ std::vector<std::unique_ptr<nn::metrics::Metric>> MetricsOver(int64_t begin,
 }
 
 SimulatedWorker::SimulatedWorker(MasterCore& core, std::string name)
-    : core_(core), name_(std::move(name)) {
-  auto r = core_.RegisterWorker({name_, 1000});
+    : core_(&core), name_(std::move(name)) {
+  auto r = core_->RegisterWorker({name_, 1000});
   EXPECT_TRUE(r.ok()) << r.status().message();
   if (r.ok()) id_ = r->worker_id;
 }
 
 Task SimulatedWorker::Take() {
-  auto t = core_.GetTask({id_});
+  auto t = core_->GetTask({id_, ++requests_});
   EXPECT_TRUE(t.ok()) << t.status().message();
   return t.ok() ? *t : Task{};
 }
@@ -80,7 +80,7 @@ void SimulatedWorker::Complete(const Task& task,
       ADD_FAILURE() << "completing a task of type "
                     << static_cast<int>(task.type);
   }
-  auto s = core_.ReportTask(r);
+  auto s = core_->ReportTask(r);
   EXPECT_TRUE(s.ok()) << s.status().message();
 }
 
@@ -90,12 +90,12 @@ void SimulatedWorker::Fail(const Task& task, const std::string& error) {
   r.task_id = task.id;
   r.ok = false;
   r.error = error;
-  auto s = core_.ReportTask(r);
+  auto s = core_->ReportTask(r);
   EXPECT_TRUE(s.ok()) << s.status().message();
 }
 
 bool SimulatedWorker::Heartbeat() {
-  auto r = core_.Heartbeat({id_});
+  auto r = core_->Heartbeat({id_});
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() && r->stop;
 }

@@ -33,6 +33,9 @@ class SimulatedWorker {
   SimulatedWorker(MasterCore& core, std::string name);
 
   int64_t id() const { return id_; }
+  // Talks to `core` from now on, with the same worker id (a new master that
+  // recovered the old one's state).
+  void Reattach(MasterCore& core) { core_ = &core; }
   const std::string& name() const { return name_; }
 
   Task Take();
@@ -47,9 +50,10 @@ class SimulatedWorker {
   TaskType Step(std::atomic<int64_t>& version);
 
  private:
-  MasterCore& core_;
+  MasterCore* core_;
   std::string name_;
   int64_t id_ = 0;
+  int64_t requests_ = 0;  // GetTask request numbers
 };
 
 }  // namespace edl::roles::master::testing

@@ -39,7 +39,7 @@ RegisterWorkerRequest SampleRegisterWorkerRequest() {
 RegisterWorkerResponse SampleRegisterWorkerResponse() { return {.worker_id = -17}; }
 HeartbeatRequest SampleHeartbeatRequest() { return {.worker_id = 8}; }
 HeartbeatResponse SampleHeartbeatResponse() { return {.stop = true}; }
-GetTaskRequest SampleGetTaskRequest() { return {.worker_id = 1LL << 50}; }
+GetTaskRequest SampleGetTaskRequest() { return {.worker_id = 1LL << 50, .request = 77}; }
 
 ReportTaskRequest SampleReportTaskRequest() {
   ReportTaskRequest r;
@@ -179,6 +179,7 @@ void ExpectSame(const HeartbeatResponse& a, const HeartbeatResponse& b) {
 }
 void ExpectSame(const GetTaskRequest& a, const GetTaskRequest& b) {
   EXPECT_EQ(a.worker_id, b.worker_id);
+  EXPECT_EQ(a.request, b.request);
 }
 void ExpectSame(const ReportTaskRequest& a, const ReportTaskRequest& b) {
   EXPECT_EQ(a.worker_id, b.worker_id);
