@@ -100,14 +100,16 @@ HttpReply HttpRouter::Handle(const HttpRequest& request) const {
                   "no handler for " + std::string(path));
   }
   if (rpc != rpcs_.end() && request.method == "POST") {
-    return Guarded(path, [&] {
+    HttpReply reply = Guarded(path, [&] {
       Result<std::string> result = rpc->second(request.body);
       if (!result.ok()) return ErrorReply(result.status());
-      HttpReply reply;
-      reply.content_type = "application/octet-stream";
-      reply.body = std::move(result).value();
-      return reply;
+      HttpReply ok;
+      ok.content_type = "application/octet-stream";
+      ok.body = std::move(result).value();
+      return ok;
     });
+    reply.rpc = true;
+    return reply;
   }
   if (get != gets_.end() && is_get) {
     return Guarded(path, [&] {

@@ -30,6 +30,7 @@ struct HttpReply {
   std::string edl_status;  // StatusCodeName on errors, "" on success
   std::string body;
   bool close = false;  // close the connection after this reply
+  bool rpc = false;    // the reply of an RPC handler (see ServerOptions::reply_gate)
 };
 
 // The reply carrying `status` as HTTP status + Edl-Status + message body.

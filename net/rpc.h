@@ -47,6 +47,11 @@ struct ServerOptions {
   int num_threads = 2;
   size_t max_body_bytes = size_t{1} << 30;
   Millis idle_timeout{60000};  // a connection silent this long is closed
+  // Holds back the reply of every RPC handler (not GETs) until the gate
+  // calls `release`, from any thread: the master answers once its journal
+  // has the change on disk, without a server thread waiting for the disk.
+  // A release with an error sends that error instead. Unset: no waiting.
+  std::function<void(std::function<void(Status)> release)> reply_gate;
 };
 
 // Thread-safe. Register handlers before Start().

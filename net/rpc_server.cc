@@ -62,6 +62,23 @@ void LogEscapedException(std::exception_ptr e) {
   }
 }
 
+// A reply held by ServerOptions::reply_gate, shared between the connection
+// waiting for it and the release, which may come from any thread, after the
+// connection or the server is gone.
+struct HeldReply {
+  std::mutex mu;
+  bool released = false;
+  Status status;
+  std::weak_ptr<asio::steady_timer> wake;  // the connection's, while it waits
+};
+
+// Whether the io_context may still be posted to (Stop() clears it before
+// destroying the io_context).
+struct PostGuard {
+  std::mutex mu;
+  bool alive = true;
+};
+
 }  // namespace
 
 struct RpcServer::Impl {
@@ -88,6 +105,7 @@ struct RpcServer::Impl {
   std::atomic<int> port{0};
   std::atomic<size_t> accepted{0};
   std::atomic<size_t> open{0};
+  std::shared_ptr<PostGuard> post_guard = std::make_shared<PostGuard>();
 };
 
 asio::awaitable<void> RpcServer::Impl::AcceptLoop() {
@@ -148,6 +166,40 @@ asio::awaitable<void> RpcServer::Impl::Serve(tcp::socket socket) {
     } else {
       HttpRequest request = internal::FromBeastRequest(parser.release());
       reply = router.Handle(request);
+      if (reply.rpc && options.reply_gate) {
+        // Wait (without a thread) until the gate releases the reply.
+        auto wake = std::make_shared<asio::steady_timer>(stream.get_executor(),
+                                                         asio::steady_timer::time_point::max());
+        auto held = std::make_shared<HeldReply>();
+        held->wake = wake;
+        options.reply_gate([held, executor = stream.get_executor(),
+                            guard = post_guard](Status s) {
+          {
+            std::lock_guard<std::mutex> lock(held->mu);
+            if (held->released) return;
+            held->released = true;
+            held->status = std::move(s);
+          }
+          std::lock_guard<std::mutex> lock(guard->mu);
+          if (!guard->alive) return;
+          asio::post(executor, [held] {
+            if (auto w = held->wake.lock()) w->cancel();
+          });
+        });
+        Status released;
+        for (;;) {
+          {
+            std::lock_guard<std::mutex> lock(held->mu);
+            if (held->released) {
+              released = held->status;
+              break;
+            }
+          }
+          beast::error_code wait_ec;
+          co_await wake->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
+        }
+        if (!released.ok()) reply = ErrorReply(released);
+      }
       if (stopping.load()) break;
       version = request.version;
       keep_alive = request.keep_alive && !reply.close;
@@ -263,6 +315,10 @@ void RpcServer::Stop() {
   if (!s.started || s.stopped) return;
   s.stopped = true;
   s.stopping = true;
+  {
+    std::lock_guard<std::mutex> guard(s.post_guard->mu);
+    s.post_guard->alive = false;
+  }
   s.ioc->stop();  // handlers running now finish; nothing new starts
   for (std::thread& t : s.threads) t.join();
   s.threads.clear();

@@ -1,8 +1,12 @@
 // RpcServer + RpcChannel over real loopback sockets: calls that succeed,
-// errors that travel back with their code and message, and authentication.
+// errors that travel back with their code and message, authentication,
+// and replies held by a gate (the master's journal) without a thread each.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <future>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -267,6 +271,107 @@ TEST(RpcGet, ServesGetHandlersWithTheSecretAndPublicOnesWithout) {
   std::string response = raw.ReadUntilClosed();
   EXPECT_EQ(response.rfind("HTTP/1.1 200", 0), 0u) << response;
   EXPECT_NE(response.find("Content-Type: text/plain"), std::string::npos);
+}
+
+// A gate that keeps every release until the test lets them go.
+struct HeldReplies {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::function<void(Status)>> releases;
+
+  void Hold(std::function<void(Status)> release) {
+    std::lock_guard<std::mutex> lock(mu);
+    releases.push_back(std::move(release));
+    cv.notify_all();
+  }
+  bool WaitFor(size_t n) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, seconds(30), [&] { return releases.size() >= n; });
+  }
+  void ReleaseAll(const Status& s) {
+    std::vector<std::function<void(Status)>> all;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      all.swap(releases);
+    }
+    // From another thread, as the journal's syncer does.
+    std::thread([&] {
+      for (auto& r : all) r(s);
+    }).join();
+  }
+};
+
+TEST(RpcReplyGate, RepliesWaitForTheGateWithoutHoldingAServerThread) {
+  HeldReplies held;
+  ServerOptions options;
+  options.secret = kSecret;
+  options.num_threads = 1;  // one thread serves every held call
+  options.reply_gate = [&](std::function<void(Status)> release) { held.Hold(std::move(release)); };
+  RpcServer server(options);
+  server.HandleRpc("/test.Echo/Echo", [](std::string_view body) {
+    return Result<std::string>(std::string(body));
+  });
+  server.HandleGet("/status", [] { return HttpResponse{200, "text/plain", "up"}; });
+  ASSERT_TRUE(server.Start().ok());
+  constexpr int kCalls = 16;
+  std::vector<std::future<Result<std::string>>> calls;
+  for (int i = 0; i < kCalls; ++i) {
+    calls.push_back(std::async(std::launch::async, [&, i] {
+      RpcChannel channel("127.0.0.1", server.port(), kSecret);
+      return channel.Call("/test.Echo/Echo", "call " + std::to_string(i), kDeadline);
+    }));
+  }
+  // Every call has been handled and is held at once.
+  ASSERT_TRUE(held.WaitFor(kCalls));
+  for (auto& c : calls) EXPECT_EQ(c.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  held.ReleaseAll(Status::Ok());
+  for (int i = 0; i < kCalls; ++i) {
+    Result<std::string> reply = calls[i].get();
+    ASSERT_TRUE(reply.ok()) << reply.status().message();
+    EXPECT_EQ(*reply, "call " + std::to_string(i));
+  }
+}
+
+TEST(RpcReplyGate, AReleaseWithAnErrorSendsTheErrorInstead) {
+  HeldReplies held;
+  ServerOptions options;
+  options.secret = kSecret;
+  options.reply_gate = [&](std::function<void(Status)> release) { held.Hold(std::move(release)); };
+  RpcServer server(options);
+  server.HandleRpc("/test.Echo/Echo", [](std::string_view body) {
+    return Result<std::string>(std::string(body));
+  });
+  ASSERT_TRUE(server.Start().ok());
+  auto call = std::async(std::launch::async, [&] {
+    RpcChannel channel("127.0.0.1", server.port(), kSecret);
+    return channel.Call("/test.Echo/Echo", "x", kDeadline);
+  });
+  ASSERT_TRUE(held.WaitFor(1));
+  held.ReleaseAll(Unavailable("journal: disk full"));
+  Result<std::string> reply = call.get();
+  ASSERT_FALSE(reply.ok());
+  EXPECT_EQ(reply.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(reply.status().message(), "journal: disk full");
+}
+
+TEST(RpcReplyGate, AServerStoppedWhileRepliesAreHeldAnswersNoneAndAReleaseAfterIsHarmless) {
+  HeldReplies held;
+  ServerOptions options;
+  options.secret = kSecret;
+  options.reply_gate = [&](std::function<void(Status)> release) { held.Hold(std::move(release)); };
+  auto server = std::make_unique<RpcServer>(options);
+  server->HandleRpc("/test.Echo/Echo", [](std::string_view body) {
+    return Result<std::string>(std::string(body));
+  });
+  ASSERT_TRUE(server->Start().ok());
+  auto call = std::async(std::launch::async, [&, port = server->port()] {
+    RpcChannel channel("127.0.0.1", port, kSecret);
+    return channel.Call("/test.Echo/Echo", "x", kDeadline);
+  });
+  ASSERT_TRUE(held.WaitFor(1));
+  server.reset();
+  EXPECT_FALSE(call.get().ok());  // never a late success
+  held.ReleaseAll(Status::Ok());
 }
 
 }  // namespace
