@@ -14,6 +14,10 @@
 //     would; records/s, fsyncs, write calls and bytes per record, T = 1, 8, 64, 512, with
 //     fsync and without. JOURNAL_DIR says where (default ./journal_bench.tmp:
 //     on tmpfs fsync costs nothing, so measure on the disk the job uses).
+//  4. Dispatch as in 1 with the master's journal on (MasterOptions::state_dir
+//     in JOURNAL_DIR), every answer taken once WhenDurable says the change is
+//     on disk, as the RPC server's reply gate does: tasks/s, journal bytes
+//     and fsyncs per task, snapshots written; with fsync and without.
 // Usage: edl_master_bench [TASKS=1000000] [WORKERS=1000]
 #include <algorithm>
 #include <atomic>
@@ -278,6 +282,87 @@ JournalResult JournalRun(const std::string& dir, int threads, int64_t records, b
           static_cast<double>(stats.bytes) / n};
 }
 
+// Dispatch with the journal on: `workers` simulated workers in round-robin
+// from `threads` threads, each call's answer taken only once the core says
+// the change is durable (WhenDurable, as the RPC server's reply gate does),
+// so a worker has one call in flight at a time and the fsyncs are shared by
+// whoever waits meanwhile.
+struct DurableResult {
+  double tasks_per_s = 0;
+  double bytes_per_task = 0;
+  double fsyncs_per_task = 0;
+  uint64_t snapshots = 0;
+};
+
+DurableResult DurableDispatch(int64_t tasks, int workers, int threads, const std::string& dir,
+                              bool durable) {
+  std::filesystem::remove_all(dir);
+  MasterOptions o = TrainingJob(tasks);
+  o.state_dir = dir;
+  o.durable_state = durable;
+  std::unique_ptr<MasterCore> m = NewMaster(o);
+  struct Sim {
+    int64_t id = 0;
+    int64_t task = 0;  // held, 0 = none, -1 = finished
+    int64_t request = 0;
+    std::atomic<bool> ready{true};
+  };
+  std::vector<Sim> sims(workers);
+  for (int i = 0; i < workers; ++i) sims[i].id = Register(*m, "worker-" + std::to_string(i));
+  const auto t0 = std::chrono::steady_clock::now();
+  std::atomic<int64_t> done{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      const size_t first = sims.size() * t / threads, last = sims.size() * (t + 1) / threads;
+      size_t finished = 0;
+      int64_t mine = 0;
+      while (finished < last - first) {
+        bool progressed = false;
+        for (size_t i = first; i < last; ++i) {
+          Sim& s = sims[i];
+          if (s.task < 0 || !s.ready.load(std::memory_order_acquire)) continue;
+          if (s.task == 0) {
+            protocol::GetTaskRequest r;
+            r.worker_id = s.id;
+            r.request = ++s.request;
+            auto task = m->GetTask(r);
+            EDL_CHECK(task.ok()) << task.status().message();
+            if (task->type == TaskType::kDone) {
+              s.task = -1;
+              ++finished;
+              continue;
+            }
+            if (task->type == TaskType::kWait) continue;
+            s.task = task->id;
+          } else {
+            ReportOk(*m, s.id, s.task);
+            s.task = 0;
+            ++mine;
+          }
+          progressed = true;
+          s.ready.store(false, std::memory_order_relaxed);
+          m->WhenDurable([&s](edl::Status st) {
+            EDL_CHECK(st.ok()) << st.message();
+            s.ready.store(true, std::memory_order_release);
+          });
+        }
+        if (!progressed) std::this_thread::yield();
+      }
+      done += mine;
+    });
+  }
+  for (auto& th : pool) th.join();
+  const double seconds = Seconds(t0, std::chrono::steady_clock::now());
+  EDL_CHECK(m->state() == edl::roles::master::JobState::kSucceeded);
+  const auto stats = m->journal_stats();
+  m.reset();
+  std::filesystem::remove_all(dir);
+  const double n = static_cast<double>(done.load());
+  return {n / seconds, static_cast<double>(stats.bytes) / n,
+          static_cast<double>(stats.fsyncs) / n, stats.snapshots};
+}
+
 int main(int argc, char** argv) {
   const int64_t tasks = argc > 1 ? std::atoll(argv[1]) : 1'000'000;
   const int workers = argc > 2 ? std::atoi(argv[2]) : 1000;
@@ -320,6 +405,18 @@ int main(int argc, char** argv) {
   const char* env_dir = std::getenv("JOURNAL_DIR");
   const std::string dir = env_dir != nullptr ? env_dir : "journal_bench.tmp";
   std::printf("journal in %s\n", dir.c_str());
+  for (bool durable : {true, false}) {
+    for (int threads : {1, 2}) {
+      const DurableResult r = DurableDispatch(tasks, workers, threads, dir + "/master", durable);
+      char name[96];
+      std::snprintf(name, sizeof name, "dispatch, journal %s, %dT (tasks/s)",
+                    durable ? "+ fsync" : "no fsync", threads);
+      std::printf("%-44s %16.0f\n", name, r.tasks_per_s);
+      std::printf("%-44s %16.1f\n", "  journal bytes per task", r.bytes_per_task);
+      std::printf("%-44s %16.4f\n", "  fsyncs per task", r.fsyncs_per_task);
+      std::printf("%-44s %16llu\n", "  snapshots", static_cast<unsigned long long>(r.snapshots));
+    }
+  }
   for (bool durable : {true, false}) {
     for (int threads : {1, 8, 64, 512}) {
       const int64_t records = durable ? (threads == 1 ? 2000 : 40 * threads + 20000) : 400000;

@@ -129,6 +129,12 @@ Runner AddMasterCommand(CLI::App& parent) {
   app->add_option("--relaunch_on_worker_failure", o.relaunch_on_worker_failure,
                   "Relaunches of a worker that failed (one killed by a signal is always "
                   "relaunched)")->capture_default_str();
+  app->add_option("--master_outage_tolerance", o.master_outage_tolerance_s,
+                  "Seconds the workers keep retrying a master that is being replaced")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--host_socket", o.host_socket,
+                  "The local job host's socket (set by `edl train`, which owns the job's "
+                  "processes and relaunches a master that dies)");
   app->add_option("--grace_period", s->grace_s, "Seconds a stopping process gets before SIGKILL")
       ->capture_default_str();
   app->add_option("--progress_bar", o.progress_bar,
@@ -229,6 +235,10 @@ Runner AddWorkerCommand(CLI::App& parent) {
                   "Pull dense parameters every N steps")->capture_default_str();
   app->add_option("--shuffle", o.shuffle, "Shuffle the records inside training tasks")
       ->capture_default_str();
+  app->add_option("--master_outage_tolerance", o.master_outage_tolerance_s,
+                  "Seconds to keep retrying a master that is being replaced (its task kept "
+                  "and reported to the new one)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
     s->o.job.log_level = s->common.log_level;

@@ -17,6 +17,7 @@
 #include "roles/device_choice.h"
 #include "roles/local_trainer.h"
 #include "roles/prediction.h"
+#include "roles/job/job_host.h"
 #include "roles/job/kube_job.h"
 #include "roles/job/process_options.h"
 #include "roles/job_dir.h"
@@ -40,20 +41,13 @@ bool CheckStrategy(const std::string& s, bool training) {
   return false;
 }
 
-// Turns the client into the job's master (`edl master ...`): the job's
-// output is the master's, and its exit code the job's outcome.
-int ExecMaster(const roles::job::MasterProcessOptions& m) {
-  std::vector<std::string> args = roles::job::ToArgs(m);
-  std::string self = SelfBinary();
-  if (self.empty()) return Fail("cannot find the edl binary (/proc/self/exe)");
-  std::vector<char*> argv;
-  argv.push_back(self.data());
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  ::execv(self.c_str(), argv.data());
-  return Fail(std::string("cannot start the master: ") + std::strerror(errno));
+// Hosts the job on this machine (roles/job/job_host.h): the job's output is
+// its master's, and the exit code the job's outcome; a master that dies is
+// replaced.
+int HostLocalJob(roles::job::MasterProcessOptions m) {
+  m.binary = SelfBinary();
+  if (m.binary.empty()) return Fail("cannot find the edl binary (/proc/self/exe)");
+  return roles::job::RunJobHost(m);
 }
 
 // --cluster, --detach and --yaml of a job that may run on Kubernetes.
@@ -131,7 +125,7 @@ bool RefusePsOnlyFlags(const CLI::App& app) {
 }
 
 int LaunchJob(const roles::job::MasterProcessOptions& m, const ClusterFlags& c) {
-  return c.cluster == "kube" ? RunOnKube(m, c) : ExecMaster(m);
+  return c.cluster == "kube" ? RunOnKube(m, c) : HostLocalJob(m);
 }
 
 }  // namespace
@@ -246,6 +240,11 @@ Runner AddTrainCommand(CLI::App& parent) {
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   app->add_option("--grace_period", s->grace_s,
                   "Seconds a stopping worker gets to hand back its task before SIGKILL")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--master_outage_tolerance", d.master_outage_tolerance_s,
+                  "Seconds the workers keep retrying a master that died and is being "
+                  "replaced (they keep their task and report it to the new master); "
+                  "past it they give up")
       ->check(CLI::PositiveNumber)->capture_default_str();
   return [s, app]() {
     if (!ApplyCommonFlags(s->common)) return 2;

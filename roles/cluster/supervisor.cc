@@ -1,5 +1,6 @@
 #include "roles/cluster/supervisor.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "base/logging.h"
@@ -30,6 +31,22 @@ Status Supervisor::Add(const ProcessSpec& spec, const RelaunchPolicy& policy) {
     return FailedPrecondition(spec.name + " is still being stopped");
   }
   EDL_RETURN_IF_ERROR(cluster_.Launch(spec));
+  Entry& entry = desired_[spec.name];
+  entry.spec = spec;
+  entry.policy = policy;
+  entry.running = true;
+  return Status::Ok();
+}
+
+Status Supervisor::Adopt(const ProcessSpec& spec, const RelaunchPolicy& policy) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (desired_.count(spec.name)) {
+    return Status(StatusCode::kAlreadyExists, spec.name + " is already supervised");
+  }
+  const std::vector<std::string> running = cluster_.Running();
+  if (std::find(running.begin(), running.end(), spec.name) == running.end()) {
+    return NotFound(spec.name + " does not run; nothing to adopt");
+  }
   Entry& entry = desired_[spec.name];
   entry.spec = spec;
   entry.policy = policy;

@@ -75,6 +75,11 @@ class Supervisor {
   // AlreadyExists if `spec.name` is desired, FailedPrecondition while a
   // process of that name is still being removed.
   Status Add(const ProcessSpec& spec, const RelaunchPolicy& policy = {});
+  // Keeps a process that already runs on the cluster (started by an earlier
+  // owner: a master that replaced a dead one) under `policy`, without
+  // launching it. NotFound if the cluster does not run `spec.name`,
+  // AlreadyExists if it is desired.
+  Status Adopt(const ProcessSpec& spec, const RelaunchPolicy& policy = {});
   // Stops keeping `name` running and sends it `signal` (SIGKILL follows
   // after the grace period, or after `grace` when given: a parameter server
   // writing its final checkpoint gets longer). NotFound if `name` is not

@@ -14,4 +14,8 @@ namespace edl::roles::job {
 
 Status RunMasterProcess(const MasterProcessOptions& options);
 
+// The exit code of a master that could no longer write its state: it leaves
+// the job's processes running for a new master (the job host starts one).
+inline constexpr int kMasterLostStateExitCode = 75;
+
 }  // namespace edl::roles::job

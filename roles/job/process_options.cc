@@ -144,6 +144,7 @@ std::vector<std::string> ToArgs(const WorkerProcessOptions& o) {
   Add(&args, "minibatch_size", Str(o.minibatch_size));
   Add(&args, "get_model_steps", Str(o.get_model_steps));
   Add(&args, "shuffle", o.shuffle ? "true" : "false");
+  Add(&args, "master_outage_tolerance", Str(o.master_outage_tolerance_s));
   if (o.allreduce) {
     Add(&args, "allreduce", "true");
     Add(&args, "ring_host", o.ring_host);
@@ -183,6 +184,8 @@ std::vector<std::string> ToArgs(const MasterProcessOptions& o) {
   Add(&args, "keep_checkpoint_max", Str(o.keep_checkpoint_max));
   Add(&args, "output", o.output);
   Add(&args, "relaunch_on_worker_failure", Str(o.relaunch_on_worker_failure));
+  Add(&args, "master_outage_tolerance", Str(o.master_outage_tolerance_s));
+  if (!o.host_socket.empty()) Add(&args, "host_socket", o.host_socket);
   if (o.allreduce) {
     Add(&args, "distribution_strategy", "AllreduceStrategy");
     Add(&args, "allreduce_timeout", Str(o.allreduce_timeout_s));

@@ -48,6 +48,8 @@ struct WorkerProcessOptions {
   int get_model_steps = 1;
   bool shuffle = true;  // shuffle the records inside a training task
   std::chrono::milliseconds rpc_deadline{60000};
+  // Seconds to keep retrying an unreachable master (being replaced).
+  double master_outage_tolerance_s = 600;
   // AllreduceStrategy: no PS; gradients summed over a ring of workers.
   bool allreduce = false;
   std::string ring_host = "127.0.0.1";  // where the ring listener binds
@@ -112,6 +114,11 @@ struct MasterProcessOptions {
   bool allreduce = false;  // AllreduceStrategy (no PS)
   double allreduce_timeout_s = 10;
   double heartbeat_timeout_s = 2;
+  // Seconds the workers keep retrying a master that is being replaced.
+  double master_outage_tolerance_s = 600;
+  // The local job host's socket (`edl train` owns the job's processes and
+  // relaunches a master that dies); "" = this master launches them itself.
+  std::string host_socket;
   std::chrono::milliseconds grace_period{25000};
   // The master's progress: a bar on a terminal (when progress_bar), else a
   // plain line every log_interval_s seconds.

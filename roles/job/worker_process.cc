@@ -74,6 +74,8 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
     ao.checkpoint_steps = o.checkpoint_steps;
     ao.keep_checkpoint_max = o.keep_checkpoint_max;
     ao.output = o.output;
+    ao.master_outage_tolerance = std::chrono::milliseconds(
+        static_cast<int64_t>(o.master_outage_tolerance_s * 1000));
     worker::AllreduceWorker w(ao, cm, data, master, SystemClock());
     running_ring = &w;
     if (stop_early) w.RequestStop();
@@ -97,6 +99,8 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   wo.minibatch_size = o.minibatch_size;
   wo.get_model_steps = o.get_model_steps;
   wo.shuffle = o.shuffle;
+  wo.master_outage_tolerance =
+      std::chrono::milliseconds(static_cast<int64_t>(o.master_outage_tolerance_s * 1000));
   worker::Worker w(wo, cm, data, master, ps, SystemClock());
   running = &w;
   if (stop_early) w.RequestStop();

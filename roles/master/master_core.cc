@@ -214,8 +214,13 @@ protocol::Task MasterCore::LeaseLocked(int64_t worker_id, int64_t request, int64
     w->last_get_request = request;
     w->last_get_task = task.id;
   }
-  if (task.type == TaskType::kTraining && training_started_nanos_ < 0) {
+  if (task.type == TaskType::kTraining && training_started_nanos_ < 0 && !replaying_) {
     training_started_nanos_ = now;
+    LogLocked(EncodeTrainingStarted(now));
+  }
+  if (!replaying_ && first_dispatch_pending_) {
+    first_dispatch_pending_ = false;
+    EDL_LOG(INFO) << "dispatching again: the first task since this master recovered the job";
   }
   return task;
 }
@@ -331,21 +336,17 @@ void MasterCore::ExitLocked(const std::string& name) {
   }
 }
 
-std::vector<std::string> MasterCore::SetTargetWorkers(int n) {
+void MasterCore::SetTargetWorkers(int n) {
   ChangeLock lock(*this);
-  return SetTargetLocked(n);
+  SetTargetLocked(n);
 }
 
-std::vector<std::string> MasterCore::SetTargetLocked(int n) {
+void MasterCore::SetTargetLocked(int n) {
   LogLocked(EncodeTarget(n));
-  std::vector<std::string> asked = membership_.SetTarget(n);
-  for (const std::string& name : asked) {
-    if (!replaying_) EDL_LOG(INFO) << "scaling to " << n << " workers: asking " << name << " to leave";
-    if (auto it = ring_ids_.find(name); it != ring_ids_.end()) {
-      LeaveRingLocked(name, it->second, "was asked to leave");
-    }
+  if (!replaying_ && n != membership_.target()) {
+    EDL_LOG(INFO) << "scaling from " << membership_.target() << " to " << n << " workers";
   }
-  return asked;
+  membership_.set_target(n);
 }
 
 bool MasterCore::RequestStop(const std::string& name) {

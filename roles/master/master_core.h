@@ -109,8 +109,10 @@ class MasterCore final : public protocol::MasterService {
   void Tick();
   // The cluster saw the process `name` end: its tasks go back at once.
   void OnWorkerExit(const std::string& name);
-  // Scale: asks the active workers beyond n to leave; returns their names.
-  std::vector<std::string> SetTargetWorkers(int n);
+  // Scale: the workers wanted (durable). Registrations beyond it are asked
+  // to leave; whom to stop of those running is the process owner's choice
+  // (RequestStop), who reads target_workers().
+  void SetTargetWorkers(int n);
   // Asks one worker to leave; false if no live worker has that name.
   bool RequestStop(const std::string& name);
   // Ends the job as failed (e.g. a PS cannot be relaunched); the first
@@ -190,7 +192,7 @@ class MasterCore final : public protocol::MasterService {
   protocol::Task LeaseLocked(int64_t worker_id, int64_t request, int64_t now);
   void ReportLocked(const protocol::ReportTaskRequest& r, Standing standing);
   void ExitLocked(const std::string& name);
-  std::vector<std::string> SetTargetLocked(int n);
+  void SetTargetLocked(int n);
   bool RequestStopLocked(const std::string& name);
   void JoinRingLocked(int64_t worker_id, const std::string& address);
 
@@ -234,6 +236,7 @@ class MasterCore final : public protocol::MasterService {
   bool replaying_ = false;
   uint64_t snapshot_bytes_ = 0;  // of the last snapshot
   int64_t restarts_ = 0;
+  bool first_dispatch_pending_ = false;  // after a recovery, until a task goes out
 };
 
 }  // namespace edl::roles::master

@@ -86,7 +86,7 @@ Status MasterCore::OpenState() {
   const int64_t now = clock_.NowNanos();
   for (const auto& [id, w] : membership_.alive()) membership_.Touch(id, now);
   started_ns_ = now;
-  if (dispatcher_.current_epoch() > 0) training_started_nanos_ = now;
+  first_dispatch_pending_ = true;
   EDL_LOG(INFO) << "master of job " << options_.job_name << " recovered its state from " << dir
                 << " (restart " << restarts_ << "): "
                 << (recovered.has_snapshot ? "a snapshot and " : "") << recovered.records.size()
@@ -202,6 +202,9 @@ Status MasterCore::ReplayLocked(std::string_view record, uint64_t seq) {
     case Event::kRingSynced:
       ring_.MarkSynced(static_cast<uint64_t>(e.number));
       break;
+    case Event::kTrainingStarted:
+      training_started_nanos_ = e.number;
+      break;
   }
   return Status::Ok();
 }
@@ -216,6 +219,7 @@ std::string MasterCore::SaveLocked() const {
   w.I64(model_version_);
   w.I64(records_skipped_);
   w.Bool(ring_started_);
+  w.I64(training_started_nanos_);
   w.Varint(ring_ids_.size());
   for (const auto& [name, id] : ring_ids_) {
     w.String(name);
@@ -248,6 +252,7 @@ Status MasterCore::LoadLocked(std::string_view snapshot) {
   model_version_ = r.I64("model_version");
   records_skipped_ = r.I64("records_skipped");
   ring_started_ = r.Bool("ring_started");
+  training_started_nanos_ = r.I64("training_started");
   ring_ids_.clear();
   const size_t n = r.Count("ring_ids", 9);
   for (size_t i = 0; i < n && r.ok(); ++i) {

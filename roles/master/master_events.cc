@@ -99,6 +99,12 @@ std::string EncodeSynced(uint64_t version) {
   return std::move(w).Take();
 }
 
+std::string EncodeTrainingStarted(int64_t nanos) {
+  Writer w = Start(Event::kTrainingStarted);
+  w.I64(nanos);
+  return std::move(w).Take();
+}
+
 Result<MasterEvent> DecodeEvent(std::string_view record) {
   Reader r(record, "journal record");
   MasterEvent e;
@@ -141,6 +147,7 @@ Result<MasterEvent> DecodeEvent(std::string_view record) {
       break;
     case Event::kTarget:
     case Event::kRingSynced:
+    case Event::kTrainingStarted:
       e.number = r.I64("number");
       break;
     case Event::kJoinRing:

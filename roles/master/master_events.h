@@ -29,8 +29,9 @@ enum class Event : uint8_t {
   kFail,          // reason (ends a running or succeeded job)
   kJoinRing,      // worker id, address
   kRingSynced,    // version
+  kTrainingStarted,  // the clock's nanoseconds (for the report's rate)
 };
-inline constexpr uint8_t kMaxEvent = static_cast<uint8_t>(Event::kRingSynced);
+inline constexpr uint8_t kMaxEvent = static_cast<uint8_t>(Event::kTrainingStarted);
 
 std::string EncodeJob(std::string_view shape);
 std::string EncodeRecovered();
@@ -43,6 +44,7 @@ std::string EncodeTarget(int n);
 std::string EncodeFail(const std::string& reason);
 std::string EncodeJoin(int64_t worker_id, const std::string& address);
 std::string EncodeSynced(uint64_t version);
+std::string EncodeTrainingStarted(int64_t nanos);
 
 // A decoded record: the fields its kind uses.
 struct MasterEvent {

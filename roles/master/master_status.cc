@@ -62,6 +62,7 @@ std::string MasterCore::StatusJson() const {
   const int64_t now = clock_.NowNanos();
   nlohmann::json j;
   j["job"] = options_.job_name;
+  j["master_restarts"] = restarts_;
   j["state"] = JobStateName(state_);
   j["reason"] = failure_;
   j["epoch"] = dispatcher_.current_epoch();
@@ -143,6 +144,9 @@ std::string MasterCore::PrometheusText() const {
   Family(out, "edl_model_version", "gauge",
          "The newest model version workers reported.");
   out += "edl_model_version " + std::to_string(model_version_) + "\n";
+  Family(out, "edl_master_restarts_total", "counter",
+         "Times a new master took the job over from the state of a dead one.");
+  out += "edl_master_restarts_total " + std::to_string(restarts_) + "\n";
   Family(out, "edl_epoch", "gauge", "The training epoch being handed out.");
   out += "edl_epoch " + std::to_string(dispatcher_.current_epoch()) + "\n";
   Family(out, "edl_workers_alive", "gauge", "Workers registered and alive.");
@@ -196,6 +200,10 @@ std::string MasterCore::FinalReport() const {
     std::snprintf(line, sizeof line, "training: %.0f records in %.1f s, %.0f records/s\n", records,
                   seconds, records / seconds);
     out += line;
+  }
+  if (restarts_ > 0) {
+    out += "master replaced " + std::to_string(restarts_) +
+           (restarts_ == 1 ? " time" : " times") + " (it recovered the job's state each time)\n";
   }
   if (records_skipped_ > 0) {
     out += "corrupt records skipped: " + std::to_string(records_skipped_) +

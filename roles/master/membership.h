@@ -87,6 +87,9 @@ class Membership {
   std::vector<std::string> SetTarget(int n);
   // Asks the live worker of that name to leave; false if none.
   bool RequestStop(const std::string& name);
+  // Sets the target without asking anyone to leave (the process owner
+  // picks whom, with RequestStop).
+  void set_target(int n) { target_ = n; }
 
   const std::map<int64_t, WorkerInfo>& alive() const { return alive_; }
   int active_count() const;  // alive and not stopping

@@ -63,7 +63,8 @@ void AllreduceWorker::Pause(std::chrono::milliseconds d) {
 template <typename F>
 auto AllreduceWorker::Retry(const char* what, F f) -> decltype(f()) {
   return RetryWhileUnavailable(
-      clock_, options_.retry_timeout, options_.name, what, [this] { return stop_.load(); },
+      clock_, options_.master_outage_tolerance, options_.name, what,
+      [this] { return stop_.load(); },
       [this](std::chrono::milliseconds d) { Pause(d); }, f);
 }
 
@@ -189,7 +190,8 @@ Status AllreduceWorker::FetchWork() {
   if (!pending_.empty()) return Status::Ok();
   idle_ = true;
   if (done_) return Status::Ok();
-  auto task = Retry("get a task", [&] { return master_.GetTask({worker_id_}); });
+  const int64_t request = ++get_requests_;
+  auto task = Retry("get a task", [&] { return master_.GetTask({worker_id_, request}); });
   if (!task.ok()) return task.status().WithPrefix("getting a task");
   switch (task->type) {
     case TaskType::kDone:

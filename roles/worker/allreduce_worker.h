@@ -60,7 +60,11 @@ struct AllreduceWorkerOptions {
   size_t bucket_bytes = size_t{4} << 20;  // gradient fusion
   std::chrono::milliseconds heartbeat_interval{500};
   std::chrono::milliseconds wait_interval{100};
+  // How long a ring re-formation may take before the worker gives up.
   std::chrono::milliseconds retry_timeout{60000};
+  // How long to keep retrying an unreachable master (one being replaced
+  // after its death, issue 14): --master_outage_tolerance.
+  std::chrono::milliseconds master_outage_tolerance{600000};
   // Written by the ring's rank 0.
   std::string checkpoint_dir;
   int64_t checkpoint_steps = 0;
@@ -122,6 +126,7 @@ class AllreduceWorker {
   protocol::MasterService& master_;
   const Clock& clock_;
   int64_t worker_id_ = -1;
+  int64_t get_requests_ = 0;  // GetTask request numbers (a retry repeats one)
   std::unique_ptr<net::RingListener> listener_;
   std::unique_ptr<net::Ring> ring_;  // null when broken
   protocol::RingView view_;          // the view ring_ was formed from

@@ -54,6 +54,13 @@ auto Worker::Retry(const char* what, F f) -> decltype(f()) {
       [this](std::chrono::milliseconds d) { Pause(d); }, f);
 }
 
+template <typename F>
+auto Worker::RetryMaster(const char* what, F f) -> decltype(f()) {
+  return RetryWhileUnavailable(
+      clock_, options_.master_outage_tolerance, options_.name, what,
+      [this] { return stop_.load(); }, [this](std::chrono::milliseconds d) { Pause(d); }, f);
+}
+
 void Worker::HeartbeatLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!heartbeat_done_) {
@@ -69,7 +76,7 @@ void Worker::HeartbeatLoop() {
 }
 
 Status Worker::Run() {
-  auto reg = Retry("register with the master", [&] {
+  auto reg = RetryMaster("register with the master", [&] {
     return master_.RegisterWorker(
         {options_.name, static_cast<int64_t>(::getpid()), tensor::NumThreads()});
   });
@@ -88,7 +95,9 @@ Status Worker::Run() {
       lease = std::move(*ahead_);
       ahead_.reset();
     } else {
-      auto task = Retry("get a task", [&] { return master_.GetTask({worker_id_}); });
+      const int64_t request = ++get_requests_;
+      auto task =
+          RetryMaster("get a task", [&] { return master_.GetTask({worker_id_, request}); });
       if (!task.ok()) {
         result = task.status().WithPrefix("getting a task");
         break;
@@ -118,7 +127,7 @@ Status Worker::Run() {
       EDL_LOG(WARNING) << options_.name << ": task " << task.id << " failed: " << s.message();
     }
     report.model_version = model_version_;
-    auto r = Retry("report a task", [&] { return master_.ReportTask(report); });
+    auto r = RetryMaster("report a task", [&] { return master_.ReportTask(report); });
     if (!r.ok()) {
       result = r.status().WithPrefix("reporting a task");
       break;
@@ -165,7 +174,7 @@ Worker::Lease Worker::StartTask(const Task& task) const {
 
 void Worker::LeaseAhead() {
   asked_ahead_ = true;
-  auto task = master_.GetTask({worker_id_});
+  auto task = master_.GetTask({worker_id_, ++get_requests_});
   if (!task.ok() || task->type == TaskType::kDone || task->type == TaskType::kWait) return;
   ahead_ = StartTask(*task);
 }

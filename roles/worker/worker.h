@@ -42,8 +42,11 @@ struct WorkerOptions {
   std::chrono::milliseconds heartbeat_interval{500};
   // How long to wait between GetTask calls answered kWait.
   std::chrono::milliseconds wait_interval{100};
-  // How long to keep retrying an unreachable master or PS before giving up.
+  // How long to keep retrying an unreachable PS before giving up.
   std::chrono::milliseconds retry_timeout{60000};
+  // How long to keep retrying an unreachable master (one being replaced
+  // after its death, issue 14) before giving up: --master_outage_tolerance.
+  std::chrono::milliseconds master_outage_tolerance{600000};
 };
 
 // The data a worker may be asked to read (any may be null if the job has none).
@@ -92,6 +95,9 @@ class Worker {
   // passes (a restarting PS or master); returns the last status.
   template <typename F>
   auto Retry(const char* what, F f) -> decltype(f());
+  // The same for calls of the master, for up to master_outage_tolerance.
+  template <typename F>
+  auto RetryMaster(const char* what, F f) -> decltype(f());
   void HeartbeatLoop();
   // Waits up to `d` or until a stop is requested.
   void Pause(std::chrono::milliseconds d);
@@ -103,6 +109,7 @@ class Worker {
   ps::PsClient& ps_;
   const Clock& clock_;
   int64_t worker_id_ = -1;
+  int64_t get_requests_ = 0;  // GetTask request numbers (a retry repeats one)
   int64_t tasks_done_ = 0;
   int64_t model_version_ = 0;
   int64_t steps_ = 0;

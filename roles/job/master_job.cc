@@ -1,0 +1,532 @@
+#include "roles/job/master_job.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "base/clock.h"
+#include "base/cpus.h"
+#include "base/file.h"
+#include "base/logging.h"
+#include "data/source.h"
+#include "kube/config.h"
+#include "roles/cluster/hosted_cluster.h"
+#include "roles/cluster/local_cluster.h"
+#include "roles/job/master_cluster.h"
+#include "roles/job/master_process.h"
+#include "roles/job/ps_process.h"
+#include "roles/job_dir.h"
+#include "roles/model_export.h"
+#include "roles/prediction.h"
+#include "roles/progress.h"
+#include "tensor/ops.h"
+
+namespace edl::roles::job {
+namespace {
+
+using std::chrono::milliseconds;
+
+// The records of a data set, per file, from the files' record indexes (built
+// here when missing or stale, so the workers find them fresh); the master
+// never decodes the data itself.
+Status CountRecords(const std::string& flag, const std::string& path, const CompiledModel& cm,
+                    bool labels, const ModelOptions& model, int64_t* records,
+                    std::vector<int64_t>* files) {
+  if (path.empty()) return Status::Ok();
+  EDL_ASSIGN_OR_RETURN(auto source,
+                       OpenSourceForModel(flag, path, cm, labels, JobReading(model, /*worker=*/false)));
+  *records = source->num_records();
+  *files = source->file_records();
+  EDL_LOG(INFO) << flag << " " << path << ": " << *records << " records in " << files->size()
+                << (files->size() == 1 ? " file" : " files");
+  return Status::Ok();
+}
+
+std::string PsName(int i) { return "ps-" + std::to_string(i); }
+std::string WorkerName(int i) { return "worker-" + std::to_string(i); }
+
+// "--name=value" -> name: value.
+std::map<std::string, std::string> FlagMap(const std::vector<std::string>& args) {
+  std::map<std::string, std::string> flags;
+  for (const std::string& a : args) {
+    if (a.rfind("--", 0) != 0) continue;
+    const size_t eq = a.find('=');
+    flags[a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2)] =
+        eq == std::string::npos ? "" : a.substr(eq + 1);
+  }
+  return flags;
+}
+
+// A master restarted on a job's state must run that job: its flags are
+// kept beside the state at the first start and compared at every other.
+Status CheckFlags(const std::string& state_dir, const std::vector<std::string>& args) {
+  const std::string path = state_dir + "/flags";
+  std::vector<std::string> mine;
+  for (const std::string& a : args) {
+    // Where the processes run and how the master logs may change.
+    if (a.rfind("--host_socket=", 0) == 0 || a.rfind("--progress_bar=", 0) == 0 ||
+        a.rfind("--log_interval=", 0) == 0 || a.rfind("--log_level=", 0) == 0) {
+      continue;
+    }
+    mine.push_back(a);
+  }
+  std::string text;
+  for (const std::string& a : mine) text += a + "\n";
+  if (!std::filesystem::exists(path)) return WriteFileAtomically(path, text);
+  EDL_ASSIGN_OR_RETURN(std::string before, ReadFile(path));
+  std::vector<std::string> theirs;
+  for (size_t start = 0; start < before.size();) {
+    const size_t nl = before.find('\n', start);
+    theirs.push_back(before.substr(start, nl - start));
+    start = nl == std::string::npos ? before.size() : nl + 1;
+  }
+  const auto a = FlagMap(theirs), b = FlagMap(mine);
+  for (const auto& [name, value] : b) {
+    auto it = a.find(name);
+    const std::string was = it == a.end() ? "(not given)" : "\"" + it->second + "\"";
+    if (it == a.end() || it->second != value) {
+      return FailedPrecondition("--" + name + " is \"" + value + "\" but was " + was +
+                                " when job's master started (" + path +
+                                "): a restarted master must be given the job's flags");
+    }
+  }
+  for (const auto& [name, value] : a) {
+    if (!b.count(name)) {
+      return FailedPrecondition("--" + name + " was \"" + value +
+                                "\" when the job's master started (" + path +
+                                ") and is not given now");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunMasterProcess(const MasterProcessOptions& options) { return MasterJob(options).Run(); }
+
+MasterJob::MasterJob(const MasterProcessOptions& o) : o_(o) {}
+MasterJob::~MasterJob() = default;
+
+void MasterJob::RequestStop(const std::string& why) {
+  std::lock_guard<std::mutex> lock(stop_mu_);
+  if (!stop_requested_) stop_reason_ = why;
+  stop_requested_ = true;
+}
+
+Status MasterJob::Run() {
+  signals_ = std::make_unique<SignalWatcher>([this](int signo) {
+    RequestStop(std::string("stopped by signal ") + (signo == SIGINT ? "SIGINT" : "SIGTERM"));
+  });
+  Status s = Prepare();
+  if (s.ok()) s = Serve();
+  if (s.ok()) s = ConnectCluster();
+  if (s.ok()) s = StartPs();
+  if (s.ok()) s = WaitForPs();
+  if (s.ok()) s = StartWorkers();
+  if (!s.ok() && !supervisor_) return s;  // nothing started
+  if (s.ok()) s = RunLoop();
+  if (s.ok()) s = Finish();
+  return StopAll(s);
+}
+
+Status MasterJob::Prepare() {
+  const MasterProcessOptions& o = o_;
+  if (o.num_workers < 1) return InvalidArgument("--num_workers must be at least 1");
+  if (!o.allreduce && o.num_ps < 1) {
+    return InvalidArgument("--num_ps_pods must be at least 1 for ParameterServerStrategy");
+  }
+  EDL_ASSIGN_OR_RETURN(secret_, LoadSecret(o.job));
+  tensor::SetNumThreads(o.model.num_threads);  // 0: UsableCpus()
+  EDL_LOG(DEBUG) << "master options: " << JoinArgs(ToArgs(o));
+  ModelOptions mo = o.model;
+  // A single-process checkpoint carries the spec (and weights, harmless
+  // here); the PS layout is the PS's business.
+  if (!IsSingleProcessCheckpoint(mo.checkpoint_dir_for_init)) mo.checkpoint_dir_for_init.clear();
+  mo.for_inference = o.training_data.empty();
+  mo.device = "cpu";  // the master only reads the spec; --device is the workers'
+  EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
+  cm_ = std::make_unique<CompiledModel>(std::move(cm));
+
+  master::MasterOptions& m = mopt_;
+  m.job_name = o.job.job_name;
+  master::DatasetSizes& r = m.records;
+  EDL_RETURN_IF_ERROR(CountRecords("--training_data", o.training_data, *cm_, true, o.model,
+                                   &r.training, &r.training_files));
+  EDL_RETURN_IF_ERROR(CountRecords("--validation_data", o.validation_data, *cm_, true, o.model,
+                                   &r.validation, &r.validation_files));
+  EDL_RETURN_IF_ERROR(CountRecords("--prediction_data", o.prediction_data, *cm_, false, o.model,
+                                   &r.prediction, &r.prediction_files));
+  m.minibatch_size = o.minibatch_size;
+  // AllreduceStrategy: a task is one member's share of one step.
+  m.num_minibatches_per_task = o.allreduce ? 1 : o.num_minibatches_per_task;
+  if (o.allreduce) {
+    m.ring_start_members = o.num_workers;
+    m.ring_start_timeout_s = o.kube.enabled ? 600 : 120;
+  }
+  m.num_epochs = o.num_epochs;
+  m.evaluation_steps = o.evaluation_steps;
+  m.heartbeat_timeout_s = o.heartbeat_timeout_s;
+  m.seed = o.model.seed;
+  m.shuffle = o.shuffle;
+  m.target_workers = o.num_workers;
+  m.make_metrics = [cm = cm_.get()] { return cm->MakeMetrics(); };
+  // Prediction outputs go to disk task by task as the core accepts them.
+  if (!o.prediction_output.empty() && r.prediction > 0) {
+    auto parts = PredictionParts::Open(o.prediction_output, [cm = cm_.get()](
+                                                                const tensor::Tensor& rows) {
+      return PredictionCsv(*cm, rows);
+    });
+    if (!parts.ok()) return parts.status().WithPrefix("--prediction_output");
+    prediction_parts_ = std::move(*parts);
+    m.store_predictions = [p = prediction_parts_.get()](int64_t begin, int64_t end,
+                                                        const tensor::Tensor& rows) {
+      return p->Put(begin, end, rows);
+    };
+  }
+  // The durable state: in the job directory on this machine (Kubernetes:
+  // see docs/kubernetes.md).
+  if (!o.job.job_dir.empty()) state_dir_ = o.job.job_dir + "/master";
+  if (!state_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(state_dir_, ec);
+    if (ec) return IoError(state_dir_ + ": cannot create: " + ec.message());
+    EDL_RETURN_IF_ERROR(CheckFlags(state_dir_, ToArgs(o)));
+    m.state_dir = state_dir_;
+    if (auto plan = ReadFile(state_dir_ + "/processes.json"); plan.ok()) {
+      plan_ = nlohmann::json::parse(*plan, nullptr, false);
+      if (!plan_.is_object() || !plan_["workers"].is_array() ||
+          !plan_["next_worker"].is_number_integer()) {
+        return IoError(state_dir_ + "/processes.json: not the job's processes (" + *plan +
+                       "); they cannot be found again");
+      }
+      next_worker_ = plan_["next_worker"].get<int>();
+      for (const auto& w : plan_["workers"]) {
+        if (w.is_string()) active_.push_back(w.get<std::string>());
+      }
+    }
+  }
+  auto core = master::MasterCore::Create(m, SystemClock());
+  if (!core.ok()) return core.status().WithPrefix("the master's state");
+  core_ = std::move(*core);
+  recovered_ = core_->restarts() > 0;
+  return Status::Ok();
+}
+
+Status MasterJob::Serve() {
+  const MasterProcessOptions& o = o_;
+  net::ServerOptions so;
+  so.host = o.host;
+  so.port = o.port;
+  so.secret = secret_;
+  // A reply goes out once the change it reports is durable, so no worker
+  // acts on what a restarted master would not know.
+  so.reply_gate = [core = core_.get()](std::function<void(Status)> release) {
+    core->WhenDurable(std::move(release));
+  };
+  server_ = std::make_unique<net::RpcServer>(so);
+  protocol::ServeMaster(*core_, *server_);
+  // On Kubernetes the client reads /status through the API server's
+  // service proxy, which carries no job secret; Kubernetes RBAC on
+  // services/proxy guards it there.
+  // The PS are the master's own children: their thread counts are the ones
+  // it launched them with (the workers report theirs when they register).
+  server_->HandleGet("/status", [this] {
+    nlohmann::json st = nlohmann::json::parse(core_->StatusJson(), nullptr, false);
+    if (!st.is_object()) return net::HttpResponse{200, "application/json", core_->StatusJson()};
+    {
+      std::lock_guard<std::mutex> lock(ps_info_mu_);
+      st["ps"] = ps_info_;
+    }
+    return net::HttpResponse{200, "application/json", st.dump()};
+  }, /*public_access=*/o.kube.enabled);
+  server_->HandleGet("/metrics", [this] {
+    return net::HttpResponse{200, "text/plain; version=0.0.4", core_->PrometheusText()};
+  }, /*public_access=*/true);
+  server_->HandleRpc("/edl.Control/Scale", [this](std::string_view body) -> Result<std::string> {
+    int n = 0;
+    try {
+      n = std::stoi(std::string(body));
+    } catch (...) {
+      return InvalidArgument("scale: expected a number of workers, got \"" +
+                             std::string(body) + "\"");
+    }
+    if (n < 1 || n > 1000) return InvalidArgument("scale: --num_workers must be 1..1000");
+    core_->SetTargetWorkers(n);
+    return std::string("scaling to " + std::to_string(n) + " workers");
+  });
+  server_->HandleRpc("/edl.Control/Stop", [this](std::string_view) -> Result<std::string> {
+    RequestStop("stopped by `edl stop`");
+    return std::string("stopping");
+  });
+  EDL_RETURN_IF_ERROR(server_->Start());
+  master_addr_ = o.host + ":" + std::to_string(server_->port());
+  if (!o.job.job_dir.empty()) {
+    EDL_RETURN_IF_ERROR(WriteMasterAddress(JobDirectory{o.job.job_dir},
+                                           {o.host, server_->port(), ::getpid()}));
+  }
+  EDL_LOG(INFO) << "master of job " << o.job.job_name << " listening on " << master_addr_
+                << "; " << mopt_.records.training << " training, " << mopt_.records.validation
+                << " validation records; "
+                << (o.allreduce ? std::string("AllreduceStrategy, no PS")
+                                : std::to_string(o.num_ps) + " PS")
+                << ", " << o.num_workers << " workers";
+  return Status::Ok();
+}
+
+Status MasterJob::ConnectCluster() {
+  const MasterProcessOptions& o = o_;
+  child_job_ = o.job;
+  if (o.kube.enabled) {
+    EDL_ASSIGN_OR_RETURN(kube::ClusterConfig config,
+                         kube::LoadConfig(o.kube.kubeconfig, o.kube.context));
+    EDL_ASSIGN_OR_RETURN(kube_client_, kube::Client::Create(config));
+    EDL_ASSIGN_OR_RETURN(kube_cluster_, MakeKubeCluster(o, *kube_client_));
+    processes_ = kube_cluster_.get();
+    child_job_.job_dir.clear();
+    child_job_.secret_file = std::string(cluster::kJobSecretDir) + "/secret";
+    EDL_LOG(INFO) << "job " << o.job.job_name << " runs on Kubernetes (" << config.description
+                  << "), image " << o.kube.image;
+  } else if (!o.host_socket.empty()) {
+    // `edl train` owns the processes: they outlive this master.
+    EDL_ASSIGN_OR_RETURN(own_cluster_, cluster::HostedCluster::Connect(o.host_socket, secret_));
+    processes_ = own_cluster_.get();
+  } else {
+    own_cluster_ = std::make_unique<cluster::LocalCluster>(o.binary);
+    processes_ = own_cluster_.get();
+  }
+  supervisor_ = std::make_unique<cluster::Supervisor>(*processes_, SystemClock(), o.grace_period);
+  // The supervisor logs every exit and relaunch itself.
+  // A PS that fails while the job stops has failed to write its final
+  // checkpoint: the job fails with it.
+  supervisor_->OnExit([this](const cluster::ProcessExit& e, bool) {
+    if (!ps_names_.count(e.name)) {
+      core_->OnWorkerExit(e.name);
+    } else if (stopping_job_ && (e.signaled ? e.code == SIGKILL : e.code != 0)) {
+      ps_stop_failures_.push_back(e.ToString());
+    }
+  });
+  // Workers that failed for good; when every wanted worker has, nobody is
+  // left to train and the job fails instead of waiting forever.
+  supervisor_->OnGaveUp([this](const std::string& name, const std::string& reason) {
+    if (ps_names_.count(name)) {
+      core_->Fail(name + " failed for good: " + reason);
+      return;
+    }
+    EDL_LOG(ERROR) << name << ": not relaunched again: " << reason;
+    given_up_.insert(name);
+    last_give_up_ = name + ": " + reason;
+  });
+  worker_policy_.max_failure_relaunches = o.relaunch_on_worker_failure;
+  return Status::Ok();
+}
+
+Status MasterJob::Keep(const cluster::ProcessSpec& spec, const cluster::RelaunchPolicy& policy) {
+  const std::vector<std::string> running = processes_->Running();
+  if (std::find(running.begin(), running.end(), spec.name) != running.end()) {
+    EDL_LOG(INFO) << spec.name << " is still running: adopted";
+    return supervisor_->Adopt(spec, policy);
+  }
+  if (recovered_) EDL_LOG(INFO) << spec.name << " is gone: launching it again";
+  return supervisor_->Add(spec, policy);
+}
+
+Status MasterJob::SavePlan() const {
+  if (state_dir_.empty()) return Status::Ok();
+  nlohmann::json plan{{"ps", ps_addrs_}, {"next_worker", next_worker_}, {"workers", active_}};
+  return WriteFileAtomically(state_dir_ + "/processes.json", plan.dump());
+}
+
+Status MasterJob::StartPs() {
+  const MasterProcessOptions& o = o_;
+  // PS first, on ports fixed for the job so a relaunched PS is found again
+  // (by a new master too: the addresses are in the plan).
+  const int num_ps = o.allreduce ? 0 : o.num_ps;
+  std::vector<std::string> planned;
+  if (plan_.is_object() && plan_.contains("ps")) planned = plan_["ps"].get<std::vector<std::string>>();
+  if (!planned.empty() && static_cast<int>(planned.size()) != num_ps) {
+    return FailedPrecondition("the job had " + std::to_string(planned.size()) + " PS, not " +
+                              std::to_string(num_ps));
+  }
+  for (int i = 0; i < num_ps; ++i) {
+    PsProcessOptions p;
+    if (kube_cluster_) {
+      // Each PS pod listens on its own pod IP; a Service gives it an
+      // address that survives relaunches.
+      p.host = "$(POD_IP)";
+      p.port = o.kube.ps_port;
+      EDL_ASSIGN_OR_RETURN(std::string address, kube_cluster_->Expose(PsName(i), p.port));
+      ps_addrs_.push_back(address);
+    } else {
+      int port = 0;
+      if (!planned.empty()) {
+        std::string host;
+        EDL_RETURN_IF_ERROR(net::ParseAddress(planned[i], "PS address", &host, &port));
+      } else {
+        EDL_ASSIGN_OR_RETURN(port, PickFreePort(o.host));
+      }
+      ps_addrs_.push_back(o.host + ":" + std::to_string(port));
+      p.host = o.host;
+      p.port = port;
+    }
+    p.job = child_job_;
+    p.model = o.model;
+    p.model.num_threads = ChildThreads(o, /*ps=*/true, UsableCpus());
+    p.ps_index = i;
+    p.num_ps = o.num_ps;
+    p.use_async = o.use_async;
+    p.grads_to_wait = o.grads_to_wait;
+    p.sync_version_tolerance = o.sync_version_tolerance;
+    p.lr_staleness_modulation = o.lr_staleness_modulation;
+    p.checkpoint_dir = o.checkpoint_dir;
+    p.checkpoint_steps = o.checkpoint_steps;
+    p.keep_checkpoint_max = o.keep_checkpoint_max;
+    cluster::RelaunchPolicy policy;
+    policy.max_failure_relaunches = 3;
+    ps_names_.insert(PsName(i));
+    {
+      std::lock_guard<std::mutex> lock(ps_info_mu_);
+      ps_info_.push_back({{"name", PsName(i)},
+                          {"address", ps_addrs_.back()},
+                          {"num_threads", p.model.num_threads}});
+    }
+    EDL_RETURN_IF_ERROR(Keep({PsName(i), ToArgs(p), {}}, policy));
+  }
+  EDL_RETURN_IF_ERROR(SavePlan());
+  for (const std::string& a : ps_addrs_) {
+    std::string host;
+    int port = 0;
+    EDL_RETURN_IF_ERROR(net::ParseAddress(a, "PS address", &host, &port));
+    remotes_.push_back(std::make_unique<protocol::RemotePs>(host, port, secret_, milliseconds(60000)));
+    services_.push_back(remotes_.back().get());
+  }
+  return Status::Ok();
+}
+
+Status MasterJob::WaitForPs() {
+  // Until every PS answers (it builds the model and restores first; a PS
+  // pod may first wait for capacity).
+  const double wait_s = kube_cluster_ ? 900 : 120;
+  const double deadline = SystemClock().NowSeconds() + wait_s;
+  for (size_t i = 0; i < services_.size() && !stop_requested_; ++i) {
+    while (true) {
+      supervisor_->Step(milliseconds(50));
+      if (core_->state() != master::JobState::kRunning) break;
+      auto r = services_[i]->PullDense({-2});
+      if (r.ok()) break;
+      if (SystemClock().NowSeconds() > deadline) {
+        return Unavailable(PsName(static_cast<int>(i)) + " did not come up within " +
+                           std::to_string(static_cast<int>(wait_s)) + " s: " +
+                           r.status().message());
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+cluster::ProcessSpec MasterJob::WorkerSpec(int i) const {
+  const MasterProcessOptions& o = o_;
+  WorkerProcessOptions w;
+  w.job = child_job_;
+  w.model = o.model;
+  MasterProcessOptions now = o;  // the worker count may have been scaled
+  now.num_workers = std::max(core_->target_workers(), 1);
+  w.model.num_threads = ChildThreads(now, /*ps=*/false, UsableCpus());
+  w.worker_name = WorkerName(i);
+  w.master_addr = master_addr_;
+  w.ps_addrs = ps_addrs_;
+  w.training_data = o.training_data;
+  w.validation_data = o.validation_data;
+  w.prediction_data = o.prediction_data;
+  w.minibatch_size = o.minibatch_size;
+  w.get_model_steps = o.get_model_steps;
+  w.shuffle = o.shuffle;
+  w.master_outage_tolerance_s = o.master_outage_tolerance_s;
+  if (o.allreduce) {
+    w.allreduce = true;
+    w.ring_host = kube_cluster_ ? "$(POD_IP)" : o.host;
+    w.allreduce_timeout_s = o.allreduce_timeout_s;
+    w.checkpoint_dir = o.checkpoint_dir;
+    w.checkpoint_steps = o.checkpoint_steps;
+    w.keep_checkpoint_max = o.keep_checkpoint_max;
+    w.output = o.output;
+  }
+  return cluster::ProcessSpec{WorkerName(i), ToArgs(w), {}};
+}
+
+Status MasterJob::StartWorkers() {
+  // The workers the last master had (none for a new job: the loop launches
+  // them): adopted if they still run; a worker that died meanwhile hands
+  // back its tasks now and is launched again.
+  const std::vector<std::string> running = processes_->Running();
+  for (const std::string& name : active_) {
+    int index = -1;
+    if (std::sscanf(name.c_str(), "worker-%d", &index) != 1 || index < 0) {
+      return IoError(state_dir_ + "/processes.json: \"" + name + "\" is not a worker name");
+    }
+    if (std::find(running.begin(), running.end(), name) == running.end()) {
+      core_->OnWorkerExit(name);
+    }
+    EDL_RETURN_IF_ERROR(Keep(WorkerSpec(index), worker_policy_));
+  }
+  return Status::Ok();
+}
+
+Status MasterJob::RunLoop() {
+  const MasterProcessOptions& o = o_;
+  // Progress: records trained, rate, ETA, workers; a bar redrawn in place
+  // on a terminal (--progress_bar), else a line every --log_interval s.
+  JobProgress progress(static_cast<double>(mopt_.records.training) *
+                           static_cast<double>(o.num_epochs),
+                       o.num_epochs, o.progress_bar && IsTerminal(STDERR_FILENO),
+                       o.log_interval_s);
+  while (core_->state() == master::JobState::kRunning && !stop_requested_) {
+    progress.Report([&] { return core_->StatusJson(); }, SystemClock().NowSeconds());
+    const int want = core_->target_workers();
+    bool changed = false;
+    while (static_cast<int>(active_.size()) < want) {
+      const int i = next_worker_++;
+      EDL_RETURN_IF_ERROR(Keep(WorkerSpec(i), worker_policy_));
+      active_.push_back(WorkerName(i));
+      changed = true;
+    }
+    // Scale down: the newest workers finish their minibatch and leave.
+    while (static_cast<int>(active_.size()) > want) {
+      const std::string name = active_.back();
+      active_.pop_back();
+      core_->RequestStop(name);
+      Status s = supervisor_->Remove(name, SIGTERM);
+      if (!s.ok()) EDL_LOG(WARNING) << "scale down " << name << ": " << s.message();
+      EDL_LOG(INFO) << "scaling down: " << name << " leaves";
+      changed = true;
+    }
+    if (changed) EDL_RETURN_IF_ERROR(SavePlan());
+    supervisor_->Step(milliseconds(100));
+    core_->Tick();
+    if (!active_.empty() && std::all_of(active_.begin(), active_.end(), [&](const std::string& n) {
+          return given_up_.count(n) > 0;
+        })) {
+      core_->Fail("every worker failed for good (the last: " + last_give_up_ +
+                  "); see the workers' logs");
+    }
+    if (Status d = core_->durability(); !d.ok()) {
+      // The journal cannot be written: this master can no longer keep its
+      // promises. It leaves the processes running and exits at once; the
+      // job host starts a new master, which continues from what is on disk.
+      EDL_LOG(ERROR) << "the master's state cannot be kept (" << d.message()
+                     << "); exiting for a new master to take over";
+      std::fflush(nullptr);
+      ::_exit(kMasterLostStateExitCode);
+    }
+  }
+  progress.Finish();
+  if (stop_requested_) {
+    std::lock_guard<std::mutex> lock(stop_mu_);
+    core_->Fail(stop_reason_);
+  }
+  return Status::Ok();
+}
+
+}  // namespace edl::roles::job
