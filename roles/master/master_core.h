@@ -136,7 +136,8 @@ class MasterCore final : public protocol::MasterService {
   // MasterOptions::store_predictions; FailedPrecondition before.
   Status PredictionsComplete() const;
 
-  // {"job":..., "state":..., "reason":..., "epoch":..., "num_epochs":...,
+  // {"job":..., "master_restarts":..., "state":..., "reason":..., "epoch":...,
+  //  "num_epochs":...,
   //  "model_version":..., "workers":[{"id","name","pid","last_heartbeat_age_s",
   //  "stopping","tasks":[{"id","type","begin","end","epoch"}]}],
   //  "workers_target":..., "workers_registered":..., "workers_lost":...,
@@ -149,7 +150,8 @@ class MasterCore final : public protocol::MasterService {
   // Prometheus text exposition format 0.0.4: edl_tasks{state,type},
   // edl_model_version, edl_epoch, edl_workers_alive, edl_workers_lost_total,
   // edl_records_trained_total, edl_evaluation_metric{name} (loss included),
-  // edl_evaluation_model_version, edl_job_state{state} (1 for the current).
+  // edl_evaluation_model_version, edl_job_state{state} (1 for the current),
+  // edl_master_restarts_total.
   std::string PrometheusText() const;
   // The end-of-job summary: outcome, the ledger, the last evaluation.
   std::string FinalReport() const;

@@ -2,9 +2,11 @@
 # Benchmark: the master's core in-process (bench/master_bench.cc): task
 # dispatch rate with 1,000 simulated workers over 1,000,000 tasks (1 and 2
 # calling threads), memory per million tasks, and recovery time after a
-# worker's exit and after missed heartbeats (heartbeat_timeout 2 s), and the
-# journal's durable appends from 1 to 512 threads (JOURNAL_DIR: where, default
-# ./journal_bench.tmp; measure on the disk a job would use, not tmpfs).
+# worker's exit and after missed heartbeats (heartbeat_timeout 2 s), the same
+# dispatch with the master's journal on (every answer once durable: tasks/s,
+# journal bytes and fsyncs per task), and the journal's durable appends from
+# 1 to 512 threads (JOURNAL_DIR: where, default ./journal_bench.tmp; measure
+# on the disk a job would use, not tmpfs).
 #
 # Usage: scripts/bench/master_bench.sh [TASKS=1000000] [WORKERS=1000]
 set -euo pipefail

@@ -132,6 +132,7 @@ INSTANTIATE_TEST_SUITE_P(
                 1, "gradient_accumulation_steps: is not supported (got 4)"},
         BadCase{{"status", "no_such_job", "--jobs_dir=/tmp/edl-cli-test"}, 1, "no_such_job"},
         BadCase{{"scale", "x", "--num_workers=0"}, 2, "--num_workers"},
+        BadCase{{"scale", "x", "--num_workers=-3"}, 2, "--num_workers: Value -3 not in range 1 to 1000"},
         BadCase{{"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                  "--checkpoint_steps=10"},
                 1, "--checkpoint_steps needs --checkpoint_dir"},
