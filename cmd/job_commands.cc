@@ -149,6 +149,7 @@ Runner AddMasterCommand(CLI::App& parent) {
     s->o.job.log_level = s->common.log_level;
     s->o.grace_period = std::chrono::milliseconds(static_cast<int64_t>(s->grace_s * 1000));
     s->o.kube.enabled = s->cluster == "kube";
+    if (const char* pod = std::getenv("POD_NAME")) s->o.kube.pod_name = pod;
     s->o.allreduce = s->strategy == "AllreduceStrategy";
     s->o.binary = SelfBinary();
     if (s->o.binary.empty()) return Fail("cannot find the edl binary (/proc/self/exe)");

@@ -44,6 +44,7 @@ Resource Services();
 Resource ConfigMaps();
 Resource Secrets();
 Resource PriorityClasses();  // scheduling.k8s.io/v1, cluster-scoped
+Resource Jobs();             // batch/v1
 
 // The collection path, e.g. "/api/v1/namespaces/edl/pods" or, for a
 // cluster-scoped resource or an empty ns, "/apis/scheduling.k8s.io/v1/...".

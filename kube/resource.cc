@@ -7,6 +7,7 @@ Resource Pods() { return Resource{"", "v1", "pods", true}; }
 Resource Services() { return Resource{"", "v1", "services", true}; }
 Resource ConfigMaps() { return Resource{"", "v1", "configmaps", true}; }
 Resource Secrets() { return Resource{"", "v1", "secrets", true}; }
+Resource Jobs() { return Resource{"batch", "v1", "jobs", true}; }
 Resource PriorityClasses() {
   return Resource{"scheduling.k8s.io", "v1", "priorityclasses", false};
 }

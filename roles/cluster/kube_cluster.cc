@@ -37,6 +37,25 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Create(kube::Client& client,
   if (list.contains("items") && list["items"].is_array()) {
     for (const Json& pod : list["items"]) {
       const std::string name = kube::StringAt(pod, {"metadata", "name"});
+      const std::string phase = kube::StringAt(pod, {"status", "phase"});
+      const std::string process = kube::StringAt(pod, {"metadata", "labels", "edl-process"});
+      const int64_t incarnation = std::atoll(
+          kube::StringAt(pod, {"metadata", "annotations", "edl/incarnation"}).c_str());
+      KubeCluster& c = *cluster;
+      c.incarnations_[process] = std::max(c.incarnations_[process], incarnation);
+      if (c.options_.adopt && phase != "Succeeded" && phase != "Failed" && !process.empty() &&
+          kube::StringAt(pod, {"metadata", "deletionTimestamp"}).empty() &&
+          !c.live_.count(process)) {
+        const std::string uid = kube::StringAt(pod, {"metadata", "uid"});
+        Pod& p = c.pods_[uid];
+        p.name = process;
+        p.incarnation = incarnation;
+        p.pod_name = name;
+        p.last_phase = phase;
+        c.live_[process] = uid;
+        EDL_LOG(INFO) << "adopted pod " << name << " of " << process << " (" << phase << ")";
+        continue;
+      }
       EDL_LOG(WARNING) << "deleting pod " << name << " left over from an earlier run of job "
                        << cluster->options_.job_name;
       kube::DeleteOptions d;
@@ -78,12 +97,14 @@ std::string KubeCluster::PodJson(const ProcessSpec& spec, int64_t incarnation,
   Json metadata = {{"name", pod_name},
                    {"labels", labels},
                    {"annotations", {{"edl/incarnation", std::to_string(incarnation)}}}};
-  if (!options_.owner_pod_uid.empty()) {
-    metadata["ownerReferences"] = Json::array({{{"apiVersion", "v1"},
-                                                {"kind", "Pod"},
-                                                {"name", options_.owner_pod_name},
-                                                {"uid", options_.owner_pod_uid},
-                                                {"controller", true},
+  if (!options_.owner_uid.empty()) {
+    metadata["ownerReferences"] = Json::array({{{"apiVersion", options_.owner_api_version},
+                                                {"kind", options_.owner_kind},
+                                                {"name", options_.owner_name},
+                                                {"uid", options_.owner_uid},
+                                                // The Job's controller claims only its
+                                                // own pods (the master's).
+                                                {"controller", options_.owner_kind != "Job"},
                                                 {"blockOwnerDeletion", false}}});
   }
   Json env = DownwardApiEnv();
@@ -289,12 +310,12 @@ Result<std::string> KubeCluster::Expose(const std::string& name, int port) {
                                {"app.kubernetes.io/instance", options_.job_name},
                                {"app.kubernetes.io/managed-by", "edl-master"},
                                {"edl-job", options_.job_name}}}};
-  if (!options_.owner_pod_uid.empty()) {
-    metadata["ownerReferences"] = Json::array({{{"apiVersion", "v1"},
-                                                {"kind", "Pod"},
-                                                {"name", options_.owner_pod_name},
-                                                {"uid", options_.owner_pod_uid},
-                                                {"controller", true}}});
+  if (!options_.owner_uid.empty()) {
+    metadata["ownerReferences"] = Json::array({{{"apiVersion", options_.owner_api_version},
+                                                {"kind", options_.owner_kind},
+                                                {"name", options_.owner_name},
+                                                {"uid", options_.owner_uid},
+                                                {"controller", options_.owner_kind != "Job"}}});
   }
   Json service = {{"apiVersion", "v1"},
                   {"kind", "Service"},

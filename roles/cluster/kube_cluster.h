@@ -59,7 +59,14 @@ struct KubeClusterOptions {
   std::string image;
   std::string image_pull_policy = "IfNotPresent";
   std::string service_account;  // "" = the namespace's default
-  std::string owner_pod_name, owner_pod_uid;  // the master pod ("" = no owner)
+  // The owner of every pod and Service it makes (the master's batch/v1 Job,
+  // so deleting the Job removes the job; "" uid = no owner).
+  std::string owner_api_version = "batch/v1", owner_kind = "Job";
+  std::string owner_name, owner_uid;
+  // Pods of the job from an earlier master: adopted when true (a new master
+  // continuing the job: live ones become its processes, ended ones are
+  // deleted), all deleted when false (a new job).
+  bool adopt = false;
   std::string config_map;       // mounted at kJobConfigDir ("" = none)
   std::string secret_name;      // mounted at kJobSecretDir ("" = none)
   std::vector<VolumeSpec> volumes;
@@ -77,7 +84,8 @@ inline constexpr const char* kJobSecretDir = "/etc/edl/secret";
 class KubeCluster final : public Cluster {
  public:
   // `client` must outlive the cluster. Starts the pod watch; pods of the
-  // job left over from before (e.g. a previous master) are deleted.
+  // job left over from before (e.g. a previous master) are deleted, or
+  // adopted (options.adopt).
   static Result<std::unique_ptr<KubeCluster>> Create(kube::Client& client,
                                                      KubeClusterOptions options);
   ~KubeCluster() override;

@@ -184,12 +184,12 @@ int RunJobHost(MasterProcessOptions m) {
     int status = 0;
     if (::waitpid(master_pid.load(), &status, WNOHANG) != master_pid.load()) continue;
     conn.Close();
-    const bool lost_state = WIFEXITED(status) && WEXITSTATUS(status) == kMasterLostStateExitCode;
+    const bool lost_state = WIFEXITED(status) && WEXITSTATUS(status) == kMasterLeavesExitCode;
     if (WIFEXITED(status) && !lost_state) {
       exit_code = WEXITSTATUS(status);  // the master ended the job
       break;
     }
-    const std::string how = lost_state ? "could not keep its state"
+    const std::string how = lost_state ? "left the job to a new master"
                                        : "was killed by signal " + std::to_string(WTERMSIG(status));
     if (stopping) {
       EDL_LOG(ERROR) << "job host: the master " << how << " while stopping the job";

@@ -3,7 +3,7 @@
 // the master (`edl master`, with its output on this terminal) and, at the
 // master's request over a Unix socket (roles/cluster/hosted_cluster.h),
 // the PS and workers. A master that dies (killed by a signal: kill -9, the
-// OOM killer; or exiting with kMasterLostStateExitCode) is started again
+// OOM killer; or exiting with kMasterLeavesExitCode) is started again
 // with the same flags; it recovers the job's state from the job directory,
 // adopts the running PS and workers and goes on, and they never notice more
 // than a pause. A master that exits otherwise ended the job: the host

@@ -18,16 +18,11 @@ using kube::StringAt;
 
 Status KubeJobStatus(const KubeJobOptions& access, const std::string& job, FILE* out) {
   EDL_ASSIGN_OR_RETURN(KubeConnection c, ConnectToKube(access));
-  auto master = c.client->Get(kube::Pods(), c.ns, MasterPodName(job));
-  if (!master.ok()) {
-    if (master.status().code() == StatusCode::kNotFound) {
-      return NotFound("job " + job + ": no master pod " + MasterPodName(job) + " in namespace " + c.ns);
-    }
-    return master.status();
-  }
+  auto master = FindMasterPod(*c.client, c.ns, job);
+  if (!master.ok()) return master.status();
   const std::string phase = StringAt(*master, {"status", "phase"});
   if (phase == "Running") {
-    auto status = c.client->GetRaw("/api/v1/namespaces/" + c.ns + "/services/" + MasterPodName(job) +
+    auto status = c.client->GetRaw("/api/v1/namespaces/" + c.ns + "/services/" + MasterName(job) +
                                    ":" + std::to_string(kKubeMasterPort) + "/proxy/status");
     if (status.ok()) {
       Json j = Json::parse(*status, nullptr, false);
@@ -55,8 +50,11 @@ Status KubeJobStatus(const KubeJobOptions& access, const std::string& job, FILE*
 Status KubeJobLogs(const KubeJobOptions& access, const std::string& job, const std::string& process,
                    bool follow, FILE* out) {
   EDL_ASSIGN_OR_RETURN(KubeConnection c, ConnectToKube(access));
-  std::string pod_name = MasterPodName(job);
-  if (!process.empty() && process != "master") {
+  std::string pod_name;
+  if (process.empty() || process == "master") {
+    EDL_ASSIGN_OR_RETURN(Json master, FindMasterPod(*c.client, c.ns, job));
+    pod_name = StringAt(master, {"metadata", "name"});
+  } else {
     auto pods = c.client->List(kube::Pods(), c.ns,
                                kube::ListOptions{"edl-job=" + job + ",edl-process=" + process, "", "", 500});
     if (!pods.ok()) return pods.status();
@@ -83,15 +81,15 @@ Status KubeJobLogs(const KubeJobOptions& access, const std::string& job, const s
 
 Status KubeStopJob(const KubeJobOptions& access, const std::string& job, FILE* out) {
   EDL_ASSIGN_OR_RETURN(KubeConnection c, ConnectToKube(access));
-  auto r = c.client->Delete(kube::Pods(), c.ns, MasterPodName(job), {});
+  auto r = c.client->Delete(kube::Jobs(), c.ns, MasterName(job), {});
   if (!r.ok()) {
     if (r.status().code() == StatusCode::kNotFound) {
-      return NotFound("job " + job + ": no master pod " + MasterPodName(job) + " in namespace " + c.ns);
+      return NotFound("job " + job + ": no Job " + MasterName(job) + " in namespace " + c.ns);
     }
     return r.status();
   }
-  std::fprintf(out, "job %s: stopping (deleted pod %s; its pods, services, config map and secret "
-                    "are removed with it)\n", job.c_str(), MasterPodName(job).c_str());
+  std::fprintf(out, "job %s: stopping (deleted Job %s; its pods, services, config map and secret "
+                    "are removed with it)\n", job.c_str(), MasterName(job).c_str());
   return Status::Ok();
 }
 
@@ -111,7 +109,7 @@ Status KubeScaleJob(const KubeJobOptions& access, const std::string& job, int nu
     return FailedPrecondition("job " + job + ": secret " + SecretName(job) +
                               " has no data.secret to authenticate to the master with");
   }
-  const std::string path = "/api/v1/namespaces/" + c.ns + "/services/" + MasterPodName(job) +
+  const std::string path = "/api/v1/namespaces/" + c.ns + "/services/" + MasterName(job) +
                            ":" + std::to_string(kKubeMasterPort) + "/proxy/edl.Control/Scale";
   auto r = c.client->PostRaw(path, std::to_string(num_workers), "application/octet-stream",
                              {{net::kRelayedAuthorizationHeader, "Bearer " + *key}});
@@ -122,18 +120,20 @@ Status KubeScaleJob(const KubeJobOptions& access, const std::string& job, int nu
 
 Status KubeListJobs(const KubeJobOptions& access, FILE* out) {
   EDL_ASSIGN_OR_RETURN(KubeConnection c, ConnectToKube(access));
-  auto pods = c.client->List(kube::Pods(), c.ns, kube::ListOptions{"edl-role=master", "", "", 500});
-  if (!pods.ok()) return pods.status();
-  if ((*pods)["items"].empty()) {
+  auto jobs = c.client->List(kube::Jobs(), c.ns, kube::ListOptions{"edl-role=master", "", "", 500});
+  if (!jobs.ok()) return jobs.status();
+  if ((*jobs)["items"].empty()) {
     std::fprintf(out, "no edl jobs in namespace %s\n", c.ns.c_str());
     return Status::Ok();
   }
   std::fprintf(out, "%-30s %-10s %-8s %s\n", "JOB", "PHASE", "AGE", "MASTER POD");
-  for (const Json& p : (*pods)["items"]) {
-    std::fprintf(out, "%-30s %-10s %-8s %s\n", StringAt(p, {"metadata", "labels", "edl-job"}).c_str(),
-                 StringAt(p, {"status", "phase"}).c_str(),
-                 Age(StringAt(p, {"metadata", "creationTimestamp"})).c_str(),
-                 StringAt(p, {"metadata", "name"}).c_str());
+  for (const Json& j : (*jobs)["items"]) {
+    const std::string job = StringAt(j, {"metadata", "labels", "edl-job"});
+    auto master = FindMasterPod(*c.client, c.ns, job);
+    std::fprintf(out, "%-30s %-10s %-8s %s\n", job.c_str(),
+                 master.ok() ? StringAt(*master, {"status", "phase"}).c_str() : "-",
+                 Age(StringAt(j, {"metadata", "creationTimestamp"})).c_str(),
+                 master.ok() ? StringAt(*master, {"metadata", "name"}).c_str() : "-");
   }
   return Status::Ok();
 }

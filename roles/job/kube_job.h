@@ -15,6 +15,9 @@
 namespace edl::roles::job {
 
 inline constexpr int kKubeMasterPort = 50001;
+// Master pods the Job controller may replace after failures (disruptions,
+// as preemption and eviction, do not count) before the job fails.
+inline constexpr int kKubeMasterBackoffLimit = 10;
 
 struct KubeSubmitOptions {
   bool detach = false;     // return once the job is submitted

@@ -10,7 +10,7 @@
 
 namespace edl::roles::job {
 
-std::string MasterPodName(const std::string& job) { return job + "-master"; }
+std::string MasterName(const std::string& job) { return job + "-master"; }
 std::string ConfigMapName(const std::string& job) { return job + "-config"; }
 std::string SecretName(const std::string& job) { return job + "-secret"; }
 
@@ -25,6 +25,24 @@ Result<KubeConnection> ConnectToKube(const KubeJobOptions& k) {
   EDL_ASSIGN_OR_RETURN(c.client, kube::Client::Create(config));
   c.ns = k.namespace_name.empty() ? c.client->default_namespace() : k.namespace_name;
   return c;
+}
+
+Result<nlohmann::json> FindMasterPod(kube::Client& client, const std::string& ns,
+                                     const std::string& job) {
+  auto pods = client.List(kube::Pods(), ns,
+                          kube::ListOptions{"edl-job=" + job + ",edl-role=master", "", "", 500});
+  if (!pods.ok()) return pods.status();
+  const nlohmann::json* best = nullptr;
+  auto rank = [](const nlohmann::json& p) {
+    const std::string phase = p["status"].value("phase", "");
+    const bool ended = phase == "Succeeded" || phase == "Failed";
+    return std::make_pair(!ended, p["metadata"].value("creationTimestamp", ""));
+  };
+  for (const nlohmann::json& p : (*pods)["items"]) {
+    if (best == nullptr || rank(p) > rank(*best)) best = &p;
+  }
+  if (best == nullptr) return NotFound("job " + job + ": no master pod in namespace " + ns);
+  return *best;
 }
 
 namespace {

@@ -2,6 +2,8 @@
 // connection the client makes to the cluster.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <string>
 
@@ -14,7 +16,9 @@ class Client;
 
 namespace edl::roles::job {
 
-std::string MasterPodName(const std::string& job);
+// The master's batch/v1 Job and its Service; its pods are
+// <job>-master-<5 letters>, made by the Job controller.
+std::string MasterName(const std::string& job);
 std::string ConfigMapName(const std::string& job);
 std::string SecretName(const std::string& job);
 
@@ -28,6 +32,11 @@ struct KubeConnection {
 };
 // --kubeconfig / --context / --namespace -> a client.
 Result<KubeConnection> ConnectToKube(const KubeJobOptions& k);
+
+// The job's newest master pod (labels edl-job, edl-role=master): a running
+// or pending one before a finished one; NotFound naming the job if none.
+Result<nlohmann::json> FindMasterPod(kube::Client& client, const std::string& ns,
+                                     const std::string& job);
 
 // "5s", "3m", "2h", "4d" since an RFC 3339 creationTimestamp ("?" if malformed).
 std::string Age(const std::string& created);

@@ -21,6 +21,7 @@
 #include "roles/compiled_model.h"
 #include "roles/evaluation.h"
 #include "roles/job/kube_job_parts.h"
+#include "roles/job/master_process.h"
 #include "roles/job/ps_process.h"
 #include "roles/job_dir.h"
 
@@ -214,14 +215,33 @@ Result<std::vector<Json>> Manifests(const MasterProcessOptions& m, const std::st
                {"volumes", pod_volumes}};
   if (!k.service_account.empty()) spec["serviceAccountName"] = k.service_account;
   if (!k.master_pod_priority.empty()) spec["priorityClassName"] = k.master_pod_priority;
-  out.push_back({{"apiVersion", "v1"},
-                 {"kind", "Pod"},
-                 {"metadata", {{"name", MasterPodName(job)}, {"labels", Labels(job, "master")}}},
-                 {"spec", spec}});
+  // The master runs as a batch/v1 Job: Kubernetes' Job controller replaces
+  // a master pod that fails, is evicted, preempted or lost with its node,
+  // and the new master continues from the state on the checkpoint volume.
+  // Without such state a new master could not continue: no replacement.
+  // Disruptions do not count toward the limit; a replacement starts only
+  // once the old pod is gone, so two masters never share the state.
+  const bool durable = !MasterStateDir(in_pod).empty();
+  Json job_spec_k8s = {
+      {"backoffLimit", durable ? kKubeMasterBackoffLimit : 0},
+      {"podReplacementPolicy", "Failed"},
+      {"podFailurePolicy",
+       {{"rules",
+         Json::array({{{"action", "Ignore"},
+                       {"onPodConditions", Json::array({{{"type", "DisruptionTarget"}}})}},
+                      // A master that left the job to the next one (SIGTERM).
+                      {{"action", "Ignore"},
+                       {"onExitCodes",
+                        {{"operator", "In"}, {"values", Json::array({kMasterLeavesExitCode})}}}}})}}},
+      {"template", {{"metadata", {{"labels", Labels(job, "master")}}}, {"spec", spec}}}};
+  out.push_back({{"apiVersion", "batch/v1"},
+                 {"kind", "Job"},
+                 {"metadata", {{"name", MasterName(job)}, {"labels", Labels(job, "master")}}},
+                 {"spec", job_spec_k8s}});
 
   out.push_back({{"apiVersion", "v1"},
                  {"kind", "Service"},
-                 {"metadata", {{"name", MasterPodName(job)}, {"labels", Labels(job, "master")}}},
+                 {"metadata", {{"name", MasterName(job)}, {"labels", Labels(job, "master")}}},
                  {"spec",
                   {{"selector", {{"edl-job", job}, {"edl-role", "master"}}},
                    {"ports", Json::array({{{"name", "rpc"},
@@ -231,79 +251,114 @@ Result<std::vector<Json>> Manifests(const MasterProcessOptions& m, const std::st
   return out;
 }
 
-Json OwnerReference(const Json& master_pod) {
-  return Json::array({{{"apiVersion", "v1"},
-                       {"kind", "Pod"},
-                       {"name", StringAt(master_pod, {"metadata", "name"})},
-                       {"uid", StringAt(master_pod, {"metadata", "uid"})},
+Json OwnerReference(const Json& master_job) {
+  return Json::array({{{"apiVersion", "batch/v1"},
+                       {"kind", "Job"},
+                       {"name", StringAt(master_job, {"metadata", "name"})},
+                       {"uid", StringAt(master_job, {"metadata", "uid"})},
                        {"controller", true}}});
 }
 
-// Follows the master pod: waits for it to start, streams its log, and
-// returns its outcome.
+// "Complete", "Failed" (with the message), or "" while the Job runs.
+std::string JobOutcome(const Json& job, std::string* message) {
+  for (const Json& c : job["status"].value("conditions", Json::array())) {
+    const std::string type = c.value("type", "");
+    if ((type == "Complete" || type == "Failed") && c.value("status", "") == "True") {
+      *message = c.value("message", "");
+      return type;
+    }
+  }
+  return "";
+}
+
+// Follows the job's master: waits for its pod to start, streams its log,
+// and when a master pod ends while the Job goes on (the Job controller
+// replaces it), the next one's; returns the Job's outcome.
 Status Follow(kube::Client& client, const std::string& ns, const std::string& job, FILE* out) {
-  const std::string pod_name = MasterPodName(job);
-  std::string last_phase, last_message;
   const auto poll = std::chrono::milliseconds(500);
-  Json pod;
+  std::string followed_uid, last_phase, last_message;
+  bool streamed_once = false;
   while (true) {
-    auto got = client.Get(kube::Pods(), ns, pod_name);
-    if (!got.ok()) {
-      if (got.status().code() == StatusCode::kNotFound) {
-        return Internal("job " + job + ": master pod " + pod_name + " was deleted");
+    auto master_job = client.Get(kube::Jobs(), ns, MasterName(job));
+    if (!master_job.ok()) {
+      if (master_job.status().code() == StatusCode::kNotFound) {
+        return Internal("job " + job + ": its Job " + MasterName(job) + " was deleted");
       }
-      return got.status();
+      return master_job.status();
     }
-    pod = *got;
-    const std::string phase = StringAt(pod, {"status", "phase"});
-    std::string message = kube::UnschedulableMessage(pod);
-    if (phase != last_phase || message != last_message) {
-      std::fprintf(out, "edl: master pod %s: %s%s\n", pod_name.c_str(), phase.c_str(),
-                   message.empty() ? "" : (" (" + message + ")").c_str());
-      std::fflush(out);
-      last_phase = phase;
-      last_message = message;
-    }
-    if (phase == "Running" || phase == "Succeeded" || phase == "Failed") break;
-    std::this_thread::sleep_for(poll);  // polling the API server, not waiting for a fixed time
-  }
-  const std::string log_path = "/api/v1/namespaces/" + ns + "/pods/" + pod_name +
-                               "/log?container=main&follow=true";
-  auto print = [out](std::string_view bytes) {
-    std::fwrite(bytes.data(), 1, bytes.size(), out);
-    std::fflush(out);
-    return true;
-  };
-  Status streamed = client.Stream(log_path, print);
-  if (!streamed.ok()) {
-    std::fprintf(out, "edl: the master's log stream ended: %s\n", streamed.message().c_str());
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto got = client.Get(kube::Pods(), ns, pod_name);
-    if (!got.ok()) {
-      if (got.status().code() == StatusCode::kNotFound) {
-        return Internal("job " + job + ": master pod " + pod_name + " was deleted");
+    std::string message;
+    const std::string outcome = JobOutcome(*master_job, &message);
+    if (outcome == "Complete") return Status::Ok();
+    auto pod = FindMasterPod(client, ns, job);
+    if (outcome == "Failed") {
+      std::string detail = message;
+      if (pod.ok()) {
+        const kube::PodFate fate = kube::ClassifyPod(*pod, false, false);
+        detail = "master pod " + StringAt(*pod, {"metadata", "name"}) + " " +
+                 (fate.detail.empty() ? "exited with code " + std::to_string(fate.exit_code)
+                                      : fate.detail) +
+                 (message.empty() ? "" : "; " + message);
       }
-      return got.status();
+      return Internal("job " + job + " failed: " + detail + " (see `edl logs " + job +
+                      " --cluster=kube`)");
     }
-    const std::string phase = StringAt(*got, {"status", "phase"});
-    if (phase == "Succeeded") return Status::Ok();
-    if (phase == "Failed") {
-      const kube::PodFate fate = kube::ClassifyPod(*got, false, false);
-      return Internal("job " + job + " failed: master pod " + pod_name + " " +
-                      (fate.detail.empty() ? "exited with code " + std::to_string(fate.exit_code)
-                                           : fate.detail) +
-                      " (see `edl logs " + job + " --cluster=kube`)");
-    }
-    if (!streamed.ok()) {
-      // The stream broke while the master runs: pick it up again.
-      streamed = client.Stream(log_path + "&sinceSeconds=5", print);
+    if (!pod.ok()) {  // between master pods
+      std::this_thread::sleep_for(poll);  // polling the API server
       continue;
     }
-    std::this_thread::sleep_for(poll);
+    const std::string pod_name = StringAt(*pod, {"metadata", "name"});
+    const std::string uid = StringAt(*pod, {"metadata", "uid"});
+    const std::string phase = StringAt(*pod, {"status", "phase"});
+    const std::string unschedulable = kube::UnschedulableMessage(*pod);
+    if (uid != followed_uid && (phase == "Succeeded" || phase == "Failed")) {
+      std::this_thread::sleep_for(poll);  // an old pod; its replacement comes
+      continue;
+    }
+    if (phase != last_phase || unschedulable != last_message) {
+      std::fprintf(out, "edl: master pod %s: %s%s\n", pod_name.c_str(), phase.c_str(),
+                   unschedulable.empty() ? "" : (" (" + unschedulable + ")").c_str());
+      std::fflush(out);
+      last_phase = phase;
+      last_message = unschedulable;
+    }
+    if (phase == "Pending" || uid == followed_uid) {
+      std::this_thread::sleep_for(poll);
+      continue;
+    }
+    // A master pod that runs (or ran): its log, to its end.
+    if (streamed_once) {
+      std::fprintf(out, "edl: the Job replaced the master: following %s\n", pod_name.c_str());
+    }
+    followed_uid = uid;
+    streamed_once = true;
+    const std::string log_path = "/api/v1/namespaces/" + ns + "/pods/" + pod_name +
+                                 "/log?container=main&follow=true";
+    Status streamed = client.Stream(log_path, [out](std::string_view bytes) {
+      std::fwrite(bytes.data(), 1, bytes.size(), out);
+      std::fflush(out);
+      return true;
+    });
+    if (!streamed.ok()) {
+      std::fprintf(out, "edl: the master's log stream ended: %s\n", streamed.message().c_str());
+    }
+    // The pod ended (or the stream broke): the Job's conditions say what next.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto again = client.Get(kube::Pods(), ns, pod_name);
+      const std::string now = again.ok() ? StringAt(*again, {"status", "phase"}) : "Gone";
+      if (now != "Running") break;
+      if (!streamed.ok()) {
+        streamed = client.Stream(log_path + "&sinceSeconds=5", [out](std::string_view bytes) {
+          std::fwrite(bytes.data(), 1, bytes.size(), out);
+          std::fflush(out);
+          return true;
+        });
+        continue;
+      }
+      std::this_thread::sleep_for(poll);
+    }
+    last_phase.clear();
   }
-  return DeadlineExceeded("job " + job + ": the master's log ended but its pod did not finish");
 }
 
 }  // namespace
@@ -353,12 +408,12 @@ Status SubmitKubeJob(const MasterProcessOptions& m, const KubeSubmitOptions& s) 
       return r.status();
     }
   }
-  auto master = client.Create(kube::Pods(), c.ns, objects[2]);
+  auto master = client.Create(kube::Jobs(), c.ns, objects[2]);
   if (!master.ok()) {
     for (size_t i = 0; i < 2; ++i) {
       (void)client.Delete(kinds[i], c.ns, StringAt(objects[i], {"metadata", "name"}), {});
     }
-    return master.status().WithPrefix("creating the master pod of job " + job);
+    return master.status().WithPrefix("creating the master Job of job " + job);
   }
   const Json owner = OwnerReference(*master);
   for (size_t i = 0; i < 2; ++i) {
@@ -369,8 +424,8 @@ Status SubmitKubeJob(const MasterProcessOptions& m, const KubeSubmitOptions& s) 
   objects[3]["metadata"]["ownerReferences"] = owner;
   auto service = client.Create(kube::Services(), c.ns, objects[3]);
   if (!service.ok()) EDL_LOG(WARNING) << "cannot create the master's service: " << service.status().message();
-  std::fprintf(s.out, "edl: job %s submitted to %s, namespace %s: master pod %s\n", job.c_str(),
-               c.description.c_str(), c.ns.c_str(), MasterPodName(job).c_str());
+  std::fprintf(s.out, "edl: job %s submitted to %s, namespace %s: master Job %s\n", job.c_str(),
+               c.description.c_str(), c.ns.c_str(), MasterName(job).c_str());
   std::fflush(s.out);
   if (s.detach) {
     std::fprintf(s.out, "edl: follow it with `edl logs %s --cluster=kube -f`, stop it with "

@@ -9,17 +9,10 @@
 #include <cstdlib>
 
 #include "base/logging.h"
+#include "kube/client.h"
 #include "roles/cluster/kube_resources.h"
 
 namespace edl::roles::job {
-namespace {
-
-std::string Getenv(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
-}  // namespace
 
 Result<int> PickFreePort(const std::string& host) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -39,18 +32,38 @@ Result<int> PickFreePort(const std::string& host) {
 }
 
 Result<std::unique_ptr<cluster::KubeCluster>> MakeKubeCluster(const MasterProcessOptions& o,
-                                                             kube::Client& client) {
+                                                             kube::Client& client, bool adopt) {
   const KubeJobOptions& k = o.kube;
   cluster::KubeClusterOptions ko;
   ko.job_name = o.job.job_name;
   ko.namespace_name = k.namespace_name;
   ko.image = k.image;
   ko.image_pull_policy = k.image_pull_policy;
-  ko.owner_pod_name = Getenv("POD_NAME");
-  ko.owner_pod_uid = Getenv("POD_UID");
-  if (ko.owner_pod_uid.empty()) {
-    EDL_LOG(WARNING) << "POD_UID is not set (not running in a pod?): the job's pods get no "
-                        "owner and outlive this master";
+  ko.adopt = adopt;
+  // The owner of the job's pods: with durable master state, the Job that
+  // runs the master (a replaced master keeps them; deleting the Job removes
+  // them); else the master pod itself (its death ends the job and removes
+  // them).
+  const bool durable = !MasterStateDir(o).empty();
+  if (!k.pod_name.empty()) {
+    const std::string ns = k.namespace_name.empty() ? client.default_namespace() : k.namespace_name;
+    EDL_ASSIGN_OR_RETURN(nlohmann::json pod, client.Get(kube::Pods(), ns, k.pod_name));
+    ko.owner_api_version = "v1";
+    ko.owner_kind = "Pod";
+    ko.owner_name = k.pod_name;
+    ko.owner_uid = pod["metadata"].value("uid", "");
+    for (const auto& ref : pod["metadata"].value("ownerReferences", nlohmann::json::array())) {
+      if (durable && ref.value("controller", false) && ref.value("kind", "") == "Job") {
+        ko.owner_api_version = ref.value("apiVersion", "batch/v1");
+        ko.owner_kind = "Job";
+        ko.owner_name = ref.value("name", "");
+        ko.owner_uid = ref.value("uid", "");
+      }
+    }
+  }
+  if (ko.owner_uid.empty()) {
+    EDL_LOG(WARNING) << "not running in a pod (no POD_NAME): the job's pods get no owner and "
+                        "outlive this master";
   }
   ko.config_map = k.config_map;
   ko.secret_name = k.secret_name;

@@ -17,9 +17,10 @@ namespace edl::roles::job {
 // stays the PS's for the whole job, so a relaunched PS is found again.
 Result<int> PickFreePort(const std::string& host);
 
-// The pods of a job on Kubernetes: the master's pod is their owner (from
-// the downward API's POD_NAME/POD_UID), so deleting it removes the job.
+// The pods of a job on Kubernetes: the Job that runs the master pod
+// (o.kube.pod_name) is their owner, so deleting it removes the job. `adopt`:
+// a master continuing the job keeps the pods it finds.
 Result<std::unique_ptr<cluster::KubeCluster>> MakeKubeCluster(const MasterProcessOptions& o,
-                                                             kube::Client& client);
+                                                             kube::Client& client, bool adopt);
 
 }  // namespace edl::roles::job

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "base/clock.h"
 #include "base/cpus.h"
@@ -13,6 +14,7 @@
 #include "base/logging.h"
 #include "data/source.h"
 #include "kube/config.h"
+#include "kube/json_path.h"
 #include "roles/cluster/hosted_cluster.h"
 #include "roles/cluster/local_cluster.h"
 #include "roles/job/master_cluster.h"
@@ -66,8 +68,10 @@ Status CheckFlags(const std::string& state_dir, const std::vector<std::string>& 
   const std::string path = state_dir + "/flags";
   std::vector<std::string> mine;
   for (const std::string& a : args) {
-    // Where the processes run and how the master logs may change.
-    if (a.rfind("--host_socket=", 0) == 0 || a.rfind("--progress_bar=", 0) == 0 ||
+    // Where the master listens (a new pod's IP), where the processes run
+    // and how the master logs may change.
+    if (a.rfind("--host=", 0) == 0 || a.rfind("--host_socket=", 0) == 0 ||
+        a.rfind("--progress_bar=", 0) == 0 ||
         a.rfind("--log_interval=", 0) == 0 || a.rfind("--log_level=", 0) == 0) {
       continue;
     }
@@ -118,6 +122,10 @@ void MasterJob::RequestStop(const std::string& why) {
 
 Status MasterJob::Run() {
   signals_ = std::make_unique<SignalWatcher>([this](int signo) {
+    // A master pod with durable state that gets SIGTERM is being evicted,
+    // preempted or drained: it leaves the job to the next master pod
+    // instead of ending it. Elsewhere a signal stops the job.
+    if (o_.kube.enabled && !MasterStateDir(o_).empty()) leave_ = true;
     RequestStop(std::string("stopped by signal ") + (signo == SIGINT ? "SIGINT" : "SIGTERM"));
   });
   Status s = Prepare();
@@ -128,6 +136,14 @@ Status MasterJob::Run() {
   if (s.ok()) s = StartWorkers();
   if (!s.ok() && !supervisor_) return s;  // nothing started
   if (s.ok()) s = RunLoop();
+  if (leave_) {
+    EDL_LOG(WARNING) << "SIGTERM: this master leaves; the job's state is in " << state_dir_
+                     << " and its Job starts the next master, which adopts the running pods";
+    server_->Stop();
+    core_.reset();  // every change on disk
+    std::fflush(nullptr);
+    ::_exit(kMasterLeavesExitCode);
+  }
   if (s.ok()) s = Finish();
   return StopAll(s);
 }
@@ -186,9 +202,9 @@ Status MasterJob::Prepare() {
       return p->Put(begin, end, rows);
     };
   }
-  // The durable state: in the job directory on this machine (Kubernetes:
-  // see docs/kubernetes.md).
-  if (!o.job.job_dir.empty()) state_dir_ = o.job.job_dir + "/master";
+  // The durable state: in the job directory on this machine; on Kubernetes
+  // on the checkpoint volume (docs/kubernetes.md).
+  state_dir_ = MasterStateDir(o);
   if (!state_dir_.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(state_dir_, ec);
@@ -283,8 +299,25 @@ Status MasterJob::ConnectCluster() {
     EDL_ASSIGN_OR_RETURN(kube::ClusterConfig config,
                          kube::LoadConfig(o.kube.kubeconfig, o.kube.context));
     EDL_ASSIGN_OR_RETURN(kube_client_, kube::Client::Create(config));
-    EDL_ASSIGN_OR_RETURN(kube_cluster_, MakeKubeCluster(o, *kube_client_));
+    EDL_ASSIGN_OR_RETURN(kube_cluster_, MakeKubeCluster(o, *kube_client_, recovered_));
     processes_ = kube_cluster_.get();
+    // Workers reach the master through its Service: the same address
+    // whichever master pod serves it.
+    const std::string ns =
+        o.kube.namespace_name.empty() ? kube_client_->default_namespace() : o.kube.namespace_name;
+    const std::string service = o.job.job_name + "-master";
+    for (int attempt = 0;; ++attempt) {
+      auto s = kube_client_->Get(kube::Services(), ns, service);
+      const std::string ip = s.ok() ? kube::StringAt(*s, {"spec", "clusterIP"}) : "";
+      if (!ip.empty() && ip != "None") {
+        master_addr_ = ip + ":" + std::to_string(server_->port());
+        break;
+      }
+      if (attempt >= 300) {  // the client creates it right after the Job
+        return Unavailable("the master's service " + service + " has no cluster IP after 60 s");
+      }
+      std::this_thread::sleep_for(milliseconds(200));  // polling the API server
+    }
     child_job_.job_dir.clear();
     child_job_.secret_file = std::string(cluster::kJobSecretDir) + "/secret";
     EDL_LOG(INFO) << "job " << o.job.job_name << " runs on Kubernetes (" << config.description
@@ -518,10 +551,11 @@ Status MasterJob::RunLoop() {
       EDL_LOG(ERROR) << "the master's state cannot be kept (" << d.message()
                      << "); exiting for a new master to take over";
       std::fflush(nullptr);
-      ::_exit(kMasterLostStateExitCode);
+      ::_exit(kMasterLeavesExitCode);
     }
   }
   progress.Finish();
+  if (leave_) return Status::Ok();
   if (stop_requested_) {
     std::lock_guard<std::mutex> lock(stop_mu_);
     core_->Fail(stop_reason_);

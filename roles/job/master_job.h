@@ -77,6 +77,7 @@ class MasterJob {
 
   const MasterProcessOptions o_;
   std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> leave_{false};  // stop without ending the job (a master pod evicted)
   std::mutex stop_mu_;
   std::string stop_reason_;  // guarded by stop_mu_
   std::unique_ptr<SignalWatcher> signals_;

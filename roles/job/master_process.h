@@ -14,8 +14,11 @@ namespace edl::roles::job {
 
 Status RunMasterProcess(const MasterProcessOptions& options);
 
-// The exit code of a master that could no longer write its state: it leaves
-// the job's processes running for a new master (the job host starts one).
-inline constexpr int kMasterLostStateExitCode = 75;
+// The exit code of a master that leaves the job to a new master, its
+// processes still running: it could no longer write its state, or (a master
+// pod with durable state) it was asked to stop by SIGTERM: evicted, drained,
+// deleted. The job host, or the master's Job (which does not count it as a
+// failure), starts the new one.
+inline constexpr int kMasterLeavesExitCode = 75;
 
 }  // namespace edl::roles::job

@@ -157,6 +157,22 @@ std::vector<std::string> ToArgs(const WorkerProcessOptions& o) {
   return args;
 }
 
+std::string MasterStateDir(const MasterProcessOptions& o) {
+  if (!o.kube.enabled) return o.job.job_dir.empty() ? "" : o.job.job_dir + "/master";
+  if (o.checkpoint_dir.empty()) return "";
+  auto volumes = cluster::ParseVolumes("--volume", o.kube.volume);
+  if (!volumes.ok()) return "";
+  for (const cluster::VolumeSpec& v : *volumes) {
+    const std::string& m = v.mount_path;
+    const std::string& p = o.checkpoint_dir;
+    if (p == m || (p.size() > m.size() && p.compare(0, m.size(), m) == 0 &&
+                   (m.back() == '/' || p[m.size()] == '/'))) {
+      return p + "/master-state";
+    }
+  }
+  return "";
+}
+
 std::vector<std::string> ToArgs(const MasterProcessOptions& o) {
   std::vector<std::string> args = {"master"};
   for (auto& a : JobArgs(o.job)) args.push_back(a);

@@ -84,6 +84,9 @@ struct KubeJobOptions {
   std::string secret_name;  // the job's Secret (set by the client)
   int termination_grace_period_s = 30;
   int ps_port = 2222;
+  // The master's own pod (from the downward API's POD_NAME, read by cmd/;
+  // not a flag): its owner, the master's Job, owns the job's pods.
+  std::string pod_name;
 };
 
 struct MasterProcessOptions {
@@ -133,6 +136,13 @@ struct MasterProcessOptions {
 // usable CPUs shared evenly among the job's PS and workers, at least 1.
 // A non-zero --num_threads is every process's.
 int ChildThreads(const MasterProcessOptions& o, bool ps, int local_cpus);
+
+// Where the master keeps the job's state so a new master can take over
+// (issue 14): locally <job_dir>/master; on Kubernetes <checkpoint_dir>/
+// master-state when --checkpoint_dir lies on one of the job's --volume
+// mounts (every master pod sees it), else "" (a master that dies ends the
+// job there).
+std::string MasterStateDir(const MasterProcessOptions& o);
 
 // The arguments (after the binary name) that make `edl ps` / `edl worker`
 // parse back to these options.

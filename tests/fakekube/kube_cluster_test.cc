@@ -44,8 +44,10 @@ class KubeClusterTest : public ::testing::Test {
     KubeClusterOptions ko;
     ko.job_name = "j";
     ko.image = "edl:dev";
-    ko.owner_pod_name = "j-master";
-    ko.owner_pod_uid = (*master.value)["metadata"]["uid"];
+    ko.owner_api_version = "v1";
+    ko.owner_kind = "Pod";
+    ko.owner_name = "j-master";
+    ko.owner_uid = (*master.value)["metadata"]["uid"];
     ko.config_map = "j-config";
     ko.secret_name = "j-secret";
     ko.pod_options = [](const std::string&) {

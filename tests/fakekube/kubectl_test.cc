@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tests/fakekube/server/api_server.h"
+#include "tests/fakekube/server/job_controller.h"
 #include "tests/testing/run_edl.h"
 #include "tests/testing/skip.h"
 
@@ -202,6 +203,40 @@ TEST_F(KubectlTest, AWrongTokenGivesUnauthorized) {
               r.err.find("the server has asked for the client to provide credentials") !=
                   std::string::npos)
       << r.err;
+}
+
+TEST_F(KubectlTest, AJobCreatedByKubectlRunsAPodAndDeletingItRemovesThePod) {
+  JobController controller(store_, {});
+  controller.Start();
+  const Json job = {{"apiVersion", "batch/v1"},
+                    {"kind", "Job"},
+                    {"metadata", {{"name", "x"}}},
+                    {"spec",
+                     {{"template",
+                       {{"spec",
+                         {{"restartPolicy", "Never"},
+                          {"containers", {{{"name", "main"}, {"image", "edl:1.0"}}}}}}}}}}};
+  edl::testing::WriteText(dir_.File("job.json"), job.dump());
+  RunResult created = Run({"create", "-f", dir_.File("job.json")});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_EQ(created.out, "job.batch/x created\n");
+  ASSERT_TRUE(edl::testing::WaitFor([&] {
+    return store_.List("pods", "default", "job-name=x", "").value->items.size() == 1;
+  }, 60));
+  RunResult get = Run({"get", "jobs"});
+  ASSERT_EQ(get.exit_code, 0) << get.err;
+  EXPECT_EQ(get.out.rfind("NAME", 0), 0u) << get.out;
+  EXPECT_NE(get.out.find("\nx "), std::string::npos) << get.out;
+  RunResult limit = Run({"get", "job", "x", "-o", "jsonpath={.spec.backoffLimit} {.status.active}"});
+  ASSERT_EQ(limit.exit_code, 0) << limit.err;
+  EXPECT_EQ(limit.out, "6 1");
+  RunResult deleted = Run({"delete", "job", "x"});
+  ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_EQ(deleted.out, "job.batch \"x\" deleted\n");
+  EXPECT_TRUE(edl::testing::WaitFor([&] {
+    return store_.List("pods", "default", "job-name=x", "").value->items.empty();
+  }, 60));
+  controller.Stop();
 }
 
 }  // namespace

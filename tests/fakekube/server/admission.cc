@@ -100,6 +100,28 @@ void ValidatePod(const Json& pod, std::vector<FieldError>& errors) {
   }
 }
 
+// batch/v1 Job: a pod template that restarts Never or OnFailure.
+void ValidateJob(const Json& job, std::vector<FieldError>& errors) {
+  const Json spec = ObjectAt(job, "spec");
+  const Json tmpl = ObjectAt(spec, "template");
+  const Json pod_spec = ObjectAt(tmpl, "spec");
+  if (!pod_spec.contains("containers")) {
+    errors.push_back(RequiredField("spec.template.spec.containers"));
+  }
+  const std::string policy = StringAt(pod_spec, "restartPolicy");
+  if (policy != "Never" && policy != "OnFailure") {
+    errors.push_back(FieldError{"FieldValueNotSupported", "spec.template.spec.restartPolicy",
+                                "supported values: \"OnFailure\", \"Never\"",
+                                Json(policy).dump()});
+  }
+  for (const char* field : {"parallelism", "completions"}) {
+    if (spec.contains(field) && spec[field] != 1) {
+      errors.push_back(FieldError{"FieldValueNotSupported", std::string("spec.") + field,
+                                  "this fake cluster runs Jobs of one pod", spec[field].dump()});
+    }
+  }
+}
+
 void ValidateService(const Json& service, std::vector<FieldError>& errors) {
   const Json spec = ObjectAt(service, "spec");
   const Json ports = spec.contains("ports") ? spec["ports"] : Json::array();
@@ -265,6 +287,7 @@ std::optional<ApiError> ValidateCreate(const ResourceInfo& resource, const Json&
   ValidateName(resource, meta, errors);
   if (resource.name == "pods") ValidatePod(object, errors);
   if (resource.name == "services") ValidateService(object, errors);
+  if (resource.name == "jobs") ValidateJob(object, errors);
   if (resource.name == "priorityclasses") {
     if (!object.contains("value") || !object["value"].is_number_integer()) {
       errors.push_back(RequiredField("value"));
@@ -282,6 +305,25 @@ void ApplyCreateDefaults(const ResourceInfo& resource, Json& object,
                          const AdmissionContext& context) {
   if (resource.name == "pods") DefaultPod(object);
   if (resource.name == "services") DefaultService(object, context);
+  if (resource.name == "jobs") {
+    // As the registry's strategy: counts, the generated selector, and the
+    // template's labels that match it.
+    Json& spec = object["spec"];
+    const std::string uid = object["metadata"].value("uid", "");
+    const std::string name = object["metadata"].value("name", "");
+    if (!spec.contains("backoffLimit")) spec["backoffLimit"] = 6;
+    spec["parallelism"] = 1;
+    spec["completions"] = 1;
+    if (!spec.contains("completionMode")) spec["completionMode"] = "NonIndexed";
+    if (!spec.contains("suspend")) spec["suspend"] = false;
+    spec["selector"] = {{"matchLabels", {{"batch.kubernetes.io/controller-uid", uid}}}};
+    Json& labels = spec["template"]["metadata"]["labels"];
+    labels["batch.kubernetes.io/controller-uid"] = uid;
+    labels["batch.kubernetes.io/job-name"] = name;
+    labels["controller-uid"] = uid;
+    labels["job-name"] = name;
+    object["status"] = Json::object();
+  }
   if (resource.name == "secrets") {
     if (!object.contains("type")) object["type"] = "Opaque";
     if (object.contains("stringData") && object["stringData"].is_object()) {

@@ -51,7 +51,9 @@ Json OpenApiDocument(const std::string& group) {
     std::string prefix = group.empty() ? "/api/v1" : "/apis/" + group + "/v1";
     std::string path = prefix + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.name +
                        "/{name}";
-    std::string op = "patch" + std::string(group.empty() ? "CoreV1" : "SchedulingV1") +
+    std::string op = "patch" +
+                     std::string(group.empty() ? "CoreV1" : group == "batch" ? "BatchV1"
+                                                                             : "SchedulingV1") +
                      (r.namespaced ? "Namespaced" : "") + r.kind;
     paths[path] = {
         {"patch",
@@ -98,25 +100,31 @@ std::optional<Json> DiscoveryDocument(const std::string& path,
   if (path == "/apis") {
     return Json{{"kind", "APIGroupList"},
                 {"apiVersion", "v1"},
-                {"groups", Json::array({GroupEntry("scheduling.k8s.io")})}};
+                {"groups", Json::array({GroupEntry("scheduling.k8s.io"), GroupEntry("batch")})}};
   }
-  if (path == "/apis/scheduling.k8s.io") {
-    Json group = GroupEntry("scheduling.k8s.io");
-    group["kind"] = "APIGroup";
-    group["apiVersion"] = "v1";
-    return group;
+  for (const char* name : {"scheduling.k8s.io", "batch"}) {
+    if (path == std::string("/apis/") + name) {
+      Json group = GroupEntry(name);
+      group["kind"] = "APIGroup";
+      group["apiVersion"] = "v1";
+      return group;
+    }
   }
   if (path == "/api/v1") return ResourceList("", "v1");
   if (path == "/apis/scheduling.k8s.io/v1") return ResourceList("scheduling.k8s.io", "v1");
+  if (path == "/apis/batch/v1") return ResourceList("batch", "v1");
   if (path == "/openapi/v3") {
     return Json{{"paths",
                  {{"api/v1", {{"serverRelativeURL", "/openapi/v3/api/v1?hash=0123456789ABCDEF"}}},
                   {"apis/scheduling.k8s.io/v1",
                    {{"serverRelativeURL",
-                     "/openapi/v3/apis/scheduling.k8s.io/v1?hash=FEDCBA9876543210"}}}}}};
+                     "/openapi/v3/apis/scheduling.k8s.io/v1?hash=FEDCBA9876543210"}}},
+                  {"apis/batch/v1",
+                   {{"serverRelativeURL", "/openapi/v3/apis/batch/v1?hash=0F1E2D3C4B5A6978"}}}}}};
   }
   if (path == "/openapi/v3/api/v1") return OpenApiDocument("");
   if (path == "/openapi/v3/apis/scheduling.k8s.io/v1") return OpenApiDocument("scheduling.k8s.io");
+  if (path == "/openapi/v3/apis/batch/v1") return OpenApiDocument("batch");
   return std::nullopt;
 }
 

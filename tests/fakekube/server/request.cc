@@ -115,7 +115,7 @@ std::optional<ResourcePath> ParseResourcePath(const ParsedTarget& target) {
   ResourcePath path;
   // namespaces/{ns}/{resource}/... is a namespaced resource; namespaces and
   // namespaces/{name}[/status] are the Namespace objects themselves.
-  if (group.empty() && parts[i] == "namespaces" && parts.size() >= i + 3) {
+  if (parts[i] == "namespaces" && parts.size() >= i + 3) {
     path.ns = parts[i + 1];
     i += 2;
     path.resource = FindResource(group, parts[i]);

@@ -14,6 +14,7 @@ const std::vector<ResourceInfo>& AllResources() {
       {"namespaces", "namespace", "Namespace", "", "v1", false, {"ns"}, {"status"}},
       {"priorityclasses", "priorityclass", "PriorityClass", "scheduling.k8s.io", "v1",
        false, {"pc"}, {}},
+      {"jobs", "job", "Job", "batch", "v1", true, {}, {"status"}},
   };
   return kResources;
 }

@@ -84,8 +84,8 @@ ApiResult<Json> Store::Create(const std::string& resource, const std::string& ns
     if (table.count(Key(target_ns, name))) {
       return ApiResult<Json>::Err(AlreadyExistsError(resource, name));
     }
+    meta["uid"] = impl_->NewUid();  // first: a Job's defaults name it
     ApplyCreateDefaults(*info, object, context);
-    meta["uid"] = impl_->NewUid();
     meta["creationTimestamp"] = Rfc3339(NowSeconds());
     impl_->Record("ADDED", resource, object);
     created = object;

@@ -18,6 +18,7 @@
 #include "tests/fakekube/server/api_server.h"
 #include "tests/fakekube/server/cluster_spec.h"
 #include "tests/fakekube/server/kube_proxy.h"
+#include "tests/fakekube/server/job_controller.h"
 #include "tests/fakekube/server/kubelet.h"
 #include "tests/fakekube/server/scheduler.h"
 #include "tests/fakekube/server/store.h"
@@ -123,6 +124,7 @@ Status Run(const Flags& flags) {
   EDL_RETURN_IF_ERROR(api.Start());
 
   Scheduler scheduler(store, Scheduler::Options{nodes});
+  JobController jobs(store, JobController::Options{});
   Kubelet::Options kubelet_options;
   kubelet_options.nodes.clear();
   for (const NodeSpec& node : nodes) kubelet_options.nodes.push_back(node.name);
@@ -154,6 +156,7 @@ Status Run(const Flags& flags) {
   EDL_RETURN_IF_ERROR(kubelet.Start());
   EDL_RETURN_IF_ERROR(proxy.Start());
   scheduler.Start();
+  jobs.Start();
   std::unique_ptr<UtilizationRecorder> recorder;
   if (!flags.utilization_csv.empty()) {
     recorder = std::make_unique<UtilizationRecorder>(
