@@ -239,6 +239,21 @@ std::vector<std::string> Supervisor::Stopping() const {
   return names;
 }
 
+std::map<std::string, int> Supervisor::FailureRelaunches() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, int> out;
+  for (const auto& [name, entry] : desired_) {
+    if (entry.failure_relaunches > 0) out[name] = entry.failure_relaunches;
+  }
+  return out;
+}
+
+void Supervisor::SetFailureRelaunches(const std::string& name, int n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = desired_.find(name);
+  if (it != desired_.end()) it->second.failure_relaunches = n;
+}
+
 int64_t Supervisor::Relaunches(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = desired_.find(name);

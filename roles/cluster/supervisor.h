@@ -105,6 +105,11 @@ class Supervisor {
   std::vector<std::string> Stopping() const;
   // Relaunches of `name` so far (0 if never relaunched or unknown).
   int64_t Relaunches(const std::string& name) const;
+  // Relaunches after failures (non-zero exits) used so far, by desired name;
+  // and setting them for a desired name (an owner that replaced a dead one
+  // goes on with its counts).
+  std::map<std::string, int> FailureRelaunches() const;
+  void SetFailureRelaunches(const std::string& name, int n);
   // Whether `name` is desired but waiting for the rate limit to relaunch it.
   bool RelaunchDelayed(const std::string& name) const;
 

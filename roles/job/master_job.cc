@@ -107,6 +107,16 @@ Status CheckFlags(const std::string& state_dir, const std::vector<std::string>& 
   return Status::Ok();
 }
 
+// Whether `dir` holds a job's journal (a master continues that job).
+bool HasMasterState(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name == "snapshot" || name.rfind("journal-", 0) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Status RunMasterProcess(const MasterProcessOptions& options) { return MasterJob(options).Run(); }
@@ -189,12 +199,16 @@ Status MasterJob::Prepare() {
   m.shuffle = o.shuffle;
   m.target_workers = o.num_workers;
   m.make_metrics = [cm = cm_.get()] { return cm->MakeMetrics(); };
-  // Prediction outputs go to disk task by task as the core accepts them.
+  // The durable state: in the job directory on this machine; on Kubernetes
+  // on the checkpoint volume (docs/kubernetes.md).
+  state_dir_ = MasterStateDir(o);
+  // Prediction outputs go to disk task by task as the core accepts them; a
+  // master continuing the job keeps the parts the last one wrote.
   if (!o.prediction_output.empty() && r.prediction > 0) {
-    auto parts = PredictionParts::Open(o.prediction_output, [cm = cm_.get()](
-                                                                const tensor::Tensor& rows) {
-      return PredictionCsv(*cm, rows);
-    });
+    auto parts = PredictionParts::Open(
+        o.prediction_output,
+        [cm = cm_.get()](const tensor::Tensor& rows) { return PredictionCsv(*cm, rows); },
+        /*resume=*/!state_dir_.empty() && HasMasterState(state_dir_));
     if (!parts.ok()) return parts.status().WithPrefix("--prediction_output");
     prediction_parts_ = std::move(*parts);
     m.store_predictions = [p = prediction_parts_.get()](int64_t begin, int64_t end,
@@ -202,9 +216,6 @@ Status MasterJob::Prepare() {
       return p->Put(begin, end, rows);
     };
   }
-  // The durable state: in the job directory on this machine; on Kubernetes
-  // on the checkpoint volume (docs/kubernetes.md).
-  state_dir_ = MasterStateDir(o);
   if (!state_dir_.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(state_dir_, ec);
@@ -340,6 +351,10 @@ Status MasterJob::ConnectCluster() {
     } else if (stopping_job_ && (e.signaled ? e.code == SIGKILL : e.code != 0)) {
       ps_stop_failures_.push_back(e.ToString());
     }
+    // A failure relaunch may have been used: the next master keeps count.
+    if (!stopping_job_ && !e.signaled && e.code != 0) {
+      if (Status s = SavePlan(); !s.ok()) EDL_LOG(WARNING) << "processes.json: " << s.message();
+    }
   });
   // Workers that failed for good; when every wanted worker has, nobody is
   // left to train and the job fails instead of waiting forever.
@@ -358,17 +373,28 @@ Status MasterJob::ConnectCluster() {
 
 Status MasterJob::Keep(const cluster::ProcessSpec& spec, const cluster::RelaunchPolicy& policy) {
   const std::vector<std::string> running = processes_->Running();
+  Status s;
   if (std::find(running.begin(), running.end(), spec.name) != running.end()) {
     EDL_LOG(INFO) << spec.name << " is still running: adopted";
-    return supervisor_->Adopt(spec, policy);
+    s = supervisor_->Adopt(spec, policy);
+  } else {
+    if (recovered_) EDL_LOG(INFO) << spec.name << " is gone: launching it again";
+    s = supervisor_->Add(spec, policy);
   }
-  if (recovered_) EDL_LOG(INFO) << spec.name << " is gone: launching it again";
-  return supervisor_->Add(spec, policy);
+  // The relaunches after failures the last master allowed it count here too.
+  if (s.ok() && plan_.is_object() && plan_.contains("failure_relaunches")) {
+    const int used = plan_["failure_relaunches"].value(spec.name, 0);
+    if (used > 0) supervisor_->SetFailureRelaunches(spec.name, used);
+  }
+  return s;
 }
 
 Status MasterJob::SavePlan() const {
   if (state_dir_.empty()) return Status::Ok();
-  nlohmann::json plan{{"ps", ps_addrs_}, {"next_worker", next_worker_}, {"workers", active_}};
+  nlohmann::json plan{{"ps", ps_addrs_},
+                      {"next_worker", next_worker_},
+                      {"workers", active_},
+                      {"failure_relaunches", supervisor_->FailureRelaunches()}};
   return WriteFileAtomically(state_dir_ + "/processes.json", plan.dump());
 }
 

@@ -61,17 +61,19 @@ std::string PredictionPartName(int64_t begin, int64_t end) {
 }
 
 Result<std::unique_ptr<PredictionParts>> PredictionParts::Open(const std::string& output,
-                                                               Formatter format) {
+                                                               Formatter format, bool resume) {
   std::error_code ec;
   const bool is_dir = (!output.empty() && output.back() == '/') || fs::is_directory(output, ec);
   std::string dir = is_dir ? output : output + ".parts";
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   fs::create_directories(dir, ec);
   if (ec) return IoError(dir + ": cannot create the directory: " + ec.message());
-  auto stale = ListParts(dir);
-  if (!stale.ok()) return stale.status();
-  for (const auto& [b, part] : *stale) fs::remove(part.second, ec);
-  fs::remove(fs::path(dir) / kSuccess, ec);
+  if (!resume) {
+    auto stale = ListParts(dir);
+    if (!stale.ok()) return stale.status();
+    for (const auto& [b, part] : *stale) fs::remove(part.second, ec);
+    fs::remove(fs::path(dir) / kSuccess, ec);
+  }
   return std::unique_ptr<PredictionParts>(
       new PredictionParts(dir, is_dir ? std::string() : output, std::move(format)));
 }

@@ -10,7 +10,8 @@
 //    output, `part-<begin>-<end>.csv` with 12-digit record numbers, each a
 //    CSV with its header; Finish writes `_SUCCESS` once all are there.
 // Each part is written atomically. Stale parts of an earlier run (files
-// with exactly those names) are removed when the output is opened.
+// with exactly those names) are removed when the output is opened, unless
+// the job is being continued by a new master (its parts are the old one's).
 #pragma once
 
 #include <cstdint>
@@ -28,9 +29,10 @@ class PredictionParts {
   // A part's CSV text, header line first, for the outputs of its records.
   using Formatter = std::function<std::string(const tensor::Tensor& rows)>;
 
-  // Creates the parts directory. IoError naming it.
+  // Creates the parts directory. IoError naming it. `resume`: keep the
+  // parts there (a master continuing the job).
   static Result<std::unique_ptr<PredictionParts>> Open(const std::string& output,
-                                                       Formatter format);
+                                                       Formatter format, bool resume = false);
 
   // Writes the outputs of records [begin, end) as a part. IoError naming
   // the part's file.

@@ -321,5 +321,27 @@ TEST(Supervisor, DoesNotRelaunchAnOomKilledProcess) {
   EXPECT_NE(reasons[0].find("memory"), std::string::npos) << reasons[0];
 }
 
+TEST(Supervisor, AnOwnerThatReplacedADeadOneAdoptsRunningProcessesAndKeepsTheirFailureCounts) {
+  ScriptedCluster cluster;
+  cluster.running.insert("worker-0");  // started by the dead owner
+  FakeClock clock;
+  Supervisor supervisor(cluster, clock);
+  std::vector<std::string> gave_up;
+  supervisor.OnGaveUp([&](const std::string& name, const std::string&) { gave_up.push_back(name); });
+  RelaunchPolicy policy;
+  policy.max_failure_relaunches = 2;
+  EXPECT_EQ(supervisor.Adopt(ProcessSpec{"worker-9", {}, {}}, policy).code(), StatusCode::kNotFound);
+  ASSERT_TRUE(supervisor.Adopt(ProcessSpec{"worker-0", {}, {}}, policy).ok());
+  EXPECT_EQ(supervisor.Desired(), std::vector<std::string>{"worker-0"});
+  supervisor.SetFailureRelaunches("worker-0", 1);  // the dead owner used one
+  cluster.exits.push_back(ProcessExit{"worker-0", 1, false, 1, false, false, ""});
+  supervisor.Step(milliseconds(0));
+  EXPECT_EQ(supervisor.FailureRelaunches().at("worker-0"), 2);
+  EXPECT_TRUE(gave_up.empty());
+  cluster.exits.push_back(ProcessExit{"worker-0", 2, false, 1, false, false, ""});
+  supervisor.Step(milliseconds(0));
+  EXPECT_EQ(gave_up, std::vector<std::string>{"worker-0"});  // 2 of 2 used
+}
+
 }  // namespace
 }  // namespace edl::roles::cluster

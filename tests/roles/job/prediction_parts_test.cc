@@ -87,6 +87,21 @@ TEST(PredictionParts, RemovesStalePartsOfAnEarlierRunButNothingElse) {
   EXPECT_TRUE((*parts)->Finish(1).ok());
 }
 
+TEST(PredictionParts, AMasterContinuingTheJobKeepsTheOldMastersParts) {
+  testing::TempDir dir;
+  const std::string out = dir.File("predictions.csv");
+  {
+    auto first = PredictionParts::Open(out, Csv);
+    ASSERT_TRUE(first.ok());
+    ASSERT_TRUE((*first)->Put(0, 2, Rows(0, 2)).ok());
+  }  // the master dies
+  auto parts = PredictionParts::Open(out, Csv, /*resume=*/true);
+  ASSERT_TRUE(parts.ok());
+  ASSERT_TRUE((*parts)->Put(2, 3, Rows(2, 1)).ok());
+  ASSERT_TRUE((*parts)->Finish(3).ok());
+  EXPECT_EQ(*ReadFile(out), "y\n0\n1\n2\n");
+}
+
 TEST(PredictionParts, NamesTheDirectoryItCannotCreate) {
   testing::TempDir dir;
   ASSERT_TRUE(WriteFileAtomically(dir.File("file"), "x").ok());
