@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "base/logging.h"
 #include "roles/progress.h"
@@ -57,7 +56,7 @@ std::string JobProgress::Format(int epoch, int64_t records, int64_t model_versio
   return line;
 }
 
-void JobProgress::Report(const std::function<std::string()>& status_json, double now_s) {
+void JobProgress::Report(const std::function<master::Progress()>& progress, double now_s) {
   if (window_start_s_ < 0) {
     window_start_s_ = now_s;
     last_draw_s_ = now_s;
@@ -65,9 +64,8 @@ void JobProgress::Report(const std::function<std::string()>& status_json, double
   }
   const double interval = bar_ ? 0.5 : line_interval_s_;
   if (now_s - last_draw_s_ < interval) return;
-  nlohmann::json st = nlohmann::json::parse(status_json(), nullptr, false);
-  if (!st.is_object()) return;
-  const int64_t records = st.value("records_trained_total", int64_t{0});
+  const master::Progress p = progress();
+  const int64_t records = p.records_trained;
   // The rate over the last few seconds (a line: since the last line).
   const double window = now_s - window_start_s_;
   if (window > 0 && (window >= 5 || !bar_)) {
@@ -75,9 +73,7 @@ void JobProgress::Report(const std::function<std::string()>& status_json, double
     window_start_s_ = now_s;
     window_records_ = records;
   }
-  const size_t workers = st.contains("workers") ? st["workers"].size() : 0;
-  const std::string text = Format(st.value("epoch", 0), records, st.value("model_version", int64_t{0}),
-                                  rate_, workers, bar_);
+  const std::string text = Format(p.epoch, records, p.model_version, rate_, p.workers, bar_);
   sink_(text, bar_);
   last_draw_s_ = now_s;
 }

@@ -9,6 +9,8 @@
 #include <functional>
 #include <string>
 
+#include "roles/master/progress.h"
+
 namespace edl::roles::job {
 
 class JobProgress {
@@ -20,9 +22,9 @@ class JobProgress {
               Sink sink = nullptr);
 
   // Called from the job loop, as often as it likes, with the master's
-  // status JSON (read only when something is due); redraws the bar at most
+  // progress (read only when something is due); redraws the bar at most
   // twice a second and writes a line every line_interval_s.
-  void Report(const std::function<std::string()>& status_json, double now_s);
+  void Report(const std::function<master::Progress()>& progress, double now_s);
   // Removes the bar so the final report starts on a clean line.
   void Finish();
 

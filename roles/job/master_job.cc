@@ -542,7 +542,7 @@ Status MasterJob::RunLoop() {
                        o.num_epochs, o.progress_bar && IsTerminal(STDERR_FILENO),
                        o.log_interval_s);
   while (core_->state() == master::JobState::kRunning && !stop_requested_) {
-    progress.Report([&] { return core_->StatusJson(); }, SystemClock().NowSeconds());
+    progress.Report([&] { return core_->progress(); }, SystemClock().NowSeconds());
     const int want = core_->target_workers();
     bool changed = false;
     while (static_cast<int>(active_.size()) < want) {

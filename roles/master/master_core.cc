@@ -473,6 +473,16 @@ int64_t MasterCore::model_version() const {
   return model_version_;
 }
 
+Progress MasterCore::progress() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Progress p;
+  p.epoch = dispatcher_.current_epoch();
+  p.records_trained = ledger_.records_trained_total();
+  p.model_version = model_version_;
+  p.workers = membership_.alive().size();
+  return p;
+}
+
 int MasterCore::target_workers() const {
   std::lock_guard<std::mutex> lock(mu_);
   return membership_.target();

@@ -57,6 +57,7 @@
 #include "roles/master/master_options.h"
 #include "roles/master/membership.h"
 #include "roles/master/prediction_collector.h"
+#include "roles/master/progress.h"
 #include "roles/master/rendezvous.h"
 #include "roles/master/task_dispatcher.h"
 #include "roles/protocol/services.h"
@@ -64,6 +65,7 @@
 namespace edl::roles::master {
 
 enum class JobState { kRunning, kSucceeded, kFailed };
+
 const char* JobStateName(JobState state);  // "running", ...
 
 class MasterCore final : public protocol::MasterService {
@@ -128,6 +130,7 @@ class MasterCore final : public protocol::MasterService {
   bool WaitUntilFinished(std::chrono::milliseconds timeout);
 
   int64_t model_version() const;
+  Progress progress() const;
   int target_workers() const;
   std::vector<WorkerInfo> workers() const;
   std::vector<EvaluationRecord> evaluation_history() const;

@@ -18,9 +18,13 @@ struct Collected {
   }
 };
 
-std::string Status(int64_t records) {
-  return R"({"epoch": 1, "model_version": 7, "records_trained_total": )" +
-         std::to_string(records) + R"(, "workers": [{}, {}]})";
+master::Progress Status(int64_t records) {
+  master::Progress p;
+  p.epoch = 1;
+  p.model_version = 7;
+  p.records_trained = records;
+  p.workers = 2;
+  return p;
 }
 
 TEST(JobProgress, WritesAPlainLineEveryLogInterval) {

@@ -1,0 +1,17 @@
+// Progress: how far a distributed job is, as the master's progress lines and
+// bar show it (MasterCore::progress(), roles/job/job_progress.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace edl::roles::master {
+
+struct Progress {
+  int epoch = 0;                // the newest training epoch handed out
+  int64_t records_trained = 0;  // record trainings over all epochs
+  int64_t model_version = 0;
+  size_t workers = 0;           // registered and alive
+};
+
+}  // namespace edl::roles::master
