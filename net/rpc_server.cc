@@ -3,6 +3,7 @@
 // answered by HttpRouter (net/http_handling.h); every read and write has a
 // deadline (ServerOptions::idle_timeout).
 #include <atomic>
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -16,6 +17,7 @@
 #include <boost/beast/http.hpp>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -66,10 +68,29 @@ void LogEscapedException(std::exception_ptr e) {
 // waiting for it and the release, which may come from any thread, after the
 // connection or the server is gone.
 struct HeldReply {
+  using Executor = asio::any_io_executor;
   std::mutex mu;
   bool released = false;
   Status status;
   std::weak_ptr<asio::steady_timer> wake;  // the connection's, while it waits
+  // The connection's strand, while the connection lives (a release never
+  // keeps a copy: it must not outlive the io_context).
+  std::optional<Executor> executor;
+};
+
+// Clears HeldReply::executor when the connection's coroutine ends.
+class ForgetExecutor {
+ public:
+  explicit ForgetExecutor(std::shared_ptr<HeldReply> held) : held_(std::move(held)) {}
+  ~ForgetExecutor() {
+    std::lock_guard<std::mutex> lock(held_->mu);
+    held_->executor.reset();
+  }
+  ForgetExecutor(const ForgetExecutor&) = delete;
+  ForgetExecutor& operator=(const ForgetExecutor&) = delete;
+
+ private:
+  std::shared_ptr<HeldReply> held_;
 };
 
 // Whether the io_context may still be posted to (Stop() clears it before
@@ -172,17 +193,16 @@ asio::awaitable<void> RpcServer::Impl::Serve(tcp::socket socket) {
                                                          asio::steady_timer::time_point::max());
         auto held = std::make_shared<HeldReply>();
         held->wake = wake;
-        options.reply_gate([held, executor = stream.get_executor(),
-                            guard = post_guard](Status s) {
-          {
-            std::lock_guard<std::mutex> lock(held->mu);
-            if (held->released) return;
-            held->released = true;
-            held->status = std::move(s);
-          }
-          std::lock_guard<std::mutex> lock(guard->mu);
-          if (!guard->alive) return;
-          asio::post(executor, [held] {
+        held->executor.emplace(stream.get_executor());
+        ForgetExecutor forget(held);
+        options.reply_gate([held, guard = post_guard](Status s) {
+          std::lock_guard<std::mutex> lock(held->mu);
+          if (held->released) return;
+          held->released = true;
+          held->status = std::move(s);
+          std::lock_guard<std::mutex> alive(guard->mu);
+          if (!guard->alive || !held->executor) return;
+          asio::post(*held->executor, [held] {
             if (auto w = held->wake.lock()) w->cancel();
           });
         });

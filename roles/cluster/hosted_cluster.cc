@@ -104,8 +104,7 @@ Result<std::unique_ptr<HostedCluster>> HostedCluster::Connect(const std::string&
   for (const auto& name : hello["running"]) {
     if (name.is_string()) cluster->running_.insert(name.get<std::string>());
   }
-  EDL_CHECK(buffer.empty()) << "the host sent more before it was asked";
-  cluster->reader_ = std::thread(&HostedCluster::ReadLoop, cluster.get());
+  cluster->reader_ = std::thread(&HostedCluster::ReadLoop, cluster.get(), std::move(buffer));
   return cluster;
 }
 
@@ -115,8 +114,8 @@ HostedCluster::~HostedCluster() {
   ::close(fd_);
 }
 
-void HostedCluster::ReadLoop() {
-  std::string buffer, line;
+void HostedCluster::ReadLoop(std::string buffer) {
+  std::string line;
   while (ReadLine(fd_, buffer, &line)) {
     json m = json::parse(line, nullptr, false);
     std::lock_guard<std::mutex> lock(mu_);

@@ -54,7 +54,8 @@ class HostedCluster final : public Cluster {
   explicit HostedCluster(int fd) : fd_(fd) {}
 
  private:
-  void ReadLoop();
+  // `buffer`: what was read after the hello.
+  void ReadLoop(std::string buffer);
   // Sends a request and waits for its answer.
   Status Call(const std::string& op, const std::string& body_json);
 

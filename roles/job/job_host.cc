@@ -154,21 +154,32 @@ int RunJobHost(MasterProcessOptions m) {
   Result<pid_t> started = StartMaster(m.binary, args);
   if (!started.ok()) return fail(started.status());
   master_pid = *started;
-  Connection conn;
+  // The master's connection, and one that has not yet authenticated (it
+  // replaces the master's only once it has: a stranger cannot cut it off).
+  Connection conn, pending;
   int exit_code = 1;
   while (true) {
-    pollfd fds[2] = {{*listener, POLLIN, 0}, {conn.fd, POLLIN, 0}};
-    ::poll(fds, conn.fd >= 0 ? 2 : 1, 20);
+    pollfd fds[3] = {{*listener, POLLIN, 0}, {conn.fd, POLLIN, 0}, {pending.fd, POLLIN, 0}};
+    ::poll(fds, 3, 20);
     if (fds[0].revents & POLLIN) {
       const int fd = ::accept4(*listener, nullptr, nullptr, SOCK_CLOEXEC);
       if (fd >= 0) {
-        conn.Close();  // a new master replaces the last one's connection
-        conn.fd = fd;
+        pending.Close();
+        pending.fd = fd;
       }
     }
     if (conn.fd >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) &&
         !Serve(conn, *secret, processes)) {
       conn.Close();
+    }
+    if (pending.fd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR))) {
+      if (!Serve(pending, *secret, processes)) {
+        pending.Close();
+      } else if (pending.authenticated) {
+        conn.Close();  // a new master replaces the last one's connection
+        conn = pending;
+        pending = Connection();
+      }
     }
     // Exits go to the master; one without a master is in the running list
     // the next master gets.
@@ -206,6 +217,8 @@ int RunJobHost(MasterProcessOptions m) {
     started = StartMaster(m.binary, args);
     if (!started.ok()) return fail(started.status());
     master_pid = *started;
+    // A SIGINT/SIGTERM that came meanwhile went to the dead master.
+    if (stopping) ::kill(master_pid.load(), SIGTERM);
   }
   master_pid = -1;
   ::close(*listener);

@@ -232,7 +232,10 @@ Result<std::vector<Json>> Manifests(const MasterProcessOptions& m, const std::st
                       // A master that left the job to the next one (SIGTERM).
                       {{"action", "Ignore"},
                        {"onExitCodes",
-                        {{"operator", "In"}, {"values", Json::array({kMasterLeavesExitCode})}}}}})}}},
+                        {{"operator", "In"}, {"values", Json::array({kMasterLeavesExitCode})}}}},
+                      // The job failed (or could not start): no new master.
+                      {{"action", "FailJob"},
+                       {"onExitCodes", {{"operator", "In"}, {"values", Json::array({1, 2})}}}}})}}},
       {"template", {{"metadata", {{"labels", Labels(job, "master")}}}, {"spec", spec}}}};
   out.push_back({{"apiVersion", "batch/v1"},
                  {"kind", "Job"},

@@ -250,8 +250,13 @@ Status MasterJob::Serve() {
   so.secret = secret_;
   // A reply goes out once the change it reports is durable, so no worker
   // acts on what a restarted master would not know.
+  // A change that cannot be made durable is Unavailable to the caller: it
+  // retries, and the next master (this one exits) answers.
   so.reply_gate = [core = core_.get()](std::function<void(Status)> release) {
-    core->WhenDurable(std::move(release));
+    core->WhenDurable([release = std::move(release)](Status s) {
+      release(s.ok() ? s : Unavailable("the master cannot keep its state (" + s.message() +
+                                       "); a new master takes over"));
+    });
   };
   server_ = std::make_unique<net::RpcServer>(so);
   protocol::ServeMaster(*core_, *server_);
@@ -377,6 +382,11 @@ Status MasterJob::Keep(const cluster::ProcessSpec& spec, const cluster::Relaunch
   if (std::find(running.begin(), running.end(), spec.name) != running.end()) {
     EDL_LOG(INFO) << spec.name << " is still running: adopted";
     s = supervisor_->Adopt(spec, policy);
+  } else if (recovered_ && core_->state() != master::JobState::kRunning) {
+    // The job had ended: only its ending is left to do, nothing is launched.
+    EDL_LOG(INFO) << spec.name << " is gone; the job has ended: not launched again";
+    gone_.push_back(spec.name);
+    return Status::Ok();
   } else {
     if (recovered_) EDL_LOG(INFO) << spec.name << " is gone: launching it again";
     s = supervisor_->Add(spec, policy);

@@ -114,6 +114,7 @@ class MasterJob {
   cluster::RelaunchPolicy worker_policy_;
   int next_worker_ = 0;
   std::vector<std::string> active_;  // workers launched and not removed
+  std::vector<std::string> gone_;    // not relaunched: the recovered job had ended
 };
 
 }  // namespace edl::roles::job

@@ -45,6 +45,13 @@ Status MasterJob::Finish() {
     return Status::Ok();
   }
   if (core_->state() != master::JobState::kSucceeded) return Internal(core_->failure_reason());
+  for (const std::string& name : gone_) {
+    if (ps_names_.count(name)) {
+      return Internal("training succeeded, but " + name + " ended with the master that saw it "
+                      "succeed, before the model was pulled: the final model is in the PS "
+                      "checkpoints (--checkpoint_dir), if any, not exported");
+    }
+  }
   if (!o.checkpoint_dir.empty()) EDL_RETURN_IF_ERROR(SaveFinalCheckpoints(ps_addrs_, secret_));
   // The final model: every PS's partition pulled into the master's model.
   ps::PsClient client(services_);

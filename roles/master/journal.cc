@@ -339,6 +339,11 @@ Status Journal::Snapshot(std::string_view state) {
   return Status::Ok();
 }
 
+Status Journal::error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
 uint64_t Journal::journal_bytes() const {
   std::lock_guard<std::mutex> lock(mu_);
   return journal_bytes_;

@@ -87,6 +87,8 @@ class Journal {
 
   // The bytes of records since the last snapshot (when to compact).
   uint64_t journal_bytes() const;
+  // The first write or sync failure (OK while none).
+  Status error() const;
   uint64_t next_seq() const;
   Stats stats() const;
 

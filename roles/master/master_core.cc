@@ -244,8 +244,10 @@ Result<ReportTaskResponse> MasterCore::ReportTask(const ReportTaskRequest& r) {
       !dispatcher_.LeasedTo(r.worker_id, r.task_id)) {
     return ReportTaskResponse{};  // a retry of a report already applied
   }
-  LogLocked(EncodeReport(r));
+  // Applied first: a prediction's part is on disk before the report that
+  // says it arrived can be.
   ReportLocked(r, standing);
+  LogLocked(EncodeReport(r));
   return ReportTaskResponse{};
 }
 

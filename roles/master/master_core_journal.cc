@@ -285,7 +285,8 @@ void MasterCore::WhenDurable(std::function<void(Status)> done) const {
 
 Status MasterCore::durability() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return journal_error_;
+  if (!journal_error_.ok() || !journal_) return journal_error_;
+  return journal_->error();
 }
 
 int64_t MasterCore::restarts() const {

@@ -95,7 +95,8 @@ Status Worker::Run() {
       lease = std::move(*ahead_);
       ahead_.reset();
     } else {
-      const int64_t request = ++get_requests_;
+      const int64_t request = unanswered_request_ > 0 ? unanswered_request_ : ++get_requests_;
+      unanswered_request_ = 0;
       auto task =
           RetryMaster("get a task", [&] { return master_.GetTask({worker_id_, request}); });
       if (!task.ok()) {
@@ -174,7 +175,11 @@ Worker::Lease Worker::StartTask(const Task& task) const {
 
 void Worker::LeaseAhead() {
   asked_ahead_ = true;
-  auto task = master_.GetTask({worker_id_, ++get_requests_});
+  const int64_t request = ++get_requests_;
+  auto task = master_.GetTask({worker_id_, request});
+  // Unanswered: the master may have leased it anyway; the next GetTask
+  // repeats the number and gets that task.
+  if (!task.ok()) unanswered_request_ = request;
   if (!task.ok() || task->type == TaskType::kDone || task->type == TaskType::kWait) return;
   ahead_ = StartTask(*task);
 }

@@ -116,6 +116,27 @@ TEST_F(JobControllerTest, APodThatExitedWithAnIgnoredCodeIsReplacedAtOnceWithout
   EXPECT_FALSE(Job()["status"].contains("failed"));
 }
 
+TEST_F(JobControllerTest, AFailJobRuleFailsTheJobAtOnce) {
+  Json job = MasterJob(10, false);
+  job["spec"]["podFailurePolicy"] = {
+      {"rules", {{{"action", "FailJob"}, {"onExitCodes", {{"operator", "In"}, {"values", {1}}}}}}}};
+  ASSERT_TRUE(store_.Create("jobs", "default", job).ok());
+  controller_.RunOnce();
+  ASSERT_TRUE(store_.Update("pods", "default", Pods()[0]["metadata"]["name"], [](Json& p) {
+                      p["status"]["phase"] = "Failed";
+                      p["status"]["containerStatuses"] = {
+                          {{"name", "main"}, {"state", {{"terminated", {{"exitCode", 1}}}}}}};
+                    }).ok());
+  controller_.RunOnce();
+  const Json status = Job()["status"];
+  ASSERT_TRUE(status.contains("conditions")) << status.dump();
+  EXPECT_EQ(status["conditions"][0]["reason"], "PodFailurePolicy");
+  EXPECT_NE(status["conditions"][0]["message"].get<std::string>().find(
+                "failed with exit code 1 matching FailJob rule at index 0"),
+            std::string::npos);
+  EXPECT_EQ(Pods().size(), 1u);  // not replaced
+}
+
 TEST_F(JobControllerTest, APodKilledAndRemovedAtOnceIsStillCountedThanksToItsFinalizer) {
   ASSERT_TRUE(store_.Create("jobs", "default", MasterJob(0, true)).ok());
   controller_.RunOnce();

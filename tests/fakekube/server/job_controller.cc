@@ -50,15 +50,18 @@ std::vector<int> ExitCodes(const Json& pod) {
   return codes;
 }
 
-// Whether spec.podFailurePolicy ignores this pod's failure: a rule with
-// action Ignore whose onPodConditions holds, or whose onExitCodes
-// (operator In or NotIn) matches a container's exit code.
-bool Ignored(const Json& job, const Json& pod) {
-  if (!job.contains("spec") || !job["spec"].contains("podFailurePolicy")) return false;
-  for (const Json& rule : job["spec"]["podFailurePolicy"].value("rules", Json::array())) {
-    if (rule.value("action", "") != "Ignore") continue;
+// The action of the first spec.podFailurePolicy rule that matches this
+// failed pod (its onPodConditions holds, or its onExitCodes, operator In or
+// NotIn, matches a container's non-zero exit code); "Count" if none does.
+// *why says which rule, for a FailJob.
+std::string PolicyAction(const Json& job, const Json& pod, std::string* why) {
+  if (!job.contains("spec") || !job["spec"].contains("podFailurePolicy")) return "Count";
+  const Json rules = job["spec"]["podFailurePolicy"].value("rules", Json::array());
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const Json& rule = rules[i];
+    bool match = false;
     for (const Json& c : rule.value("onPodConditions", Json::array())) {
-      if (HasCondition(pod, c.value("type", ""))) return true;
+      match = match || HasCondition(pod, c.value("type", ""));
     }
     if (rule.contains("onExitCodes")) {
       const Json& e = rule["onExitCodes"];
@@ -66,11 +69,18 @@ bool Ignored(const Json& job, const Json& pod) {
       const bool in = e.value("operator", "In") == "In";
       for (int code : ExitCodes(pod)) {
         const bool listed = std::find(values.begin(), values.end(), code) != values.end();
-        if (code != 0 && listed == in) return true;
+        if (code != 0 && listed == in) {
+          match = true;
+          *why = "Container main for pod " + Str(pod, {"metadata", "namespace"}) + "/" +
+                 Str(pod, {"metadata", "name"}) + " failed with exit code " +
+                 std::to_string(code) + " matching " + rule.value("action", "") +
+                 " rule at index " + std::to_string(i);
+        }
       }
     }
+    if (match) return rule.value("action", "Count");
   }
-  return false;
+  return "Count";
 }
 
 bool OwnedBy(const Json& pod, const std::string& uid) {
@@ -207,12 +217,19 @@ void JobController::Sync(const Json& job, Tracked& t) {
     if (OwnedBy(p, uid)) pods.push_back(p);
   }
   bool succeeded = false;
+  std::string fail_job;  // a FailJob rule matched: why
   auto count = [&](const Json& pod, bool gone) {
     const std::string pod_uid = Str(pod, {"metadata", "uid"});
     if (!t.counted.insert(pod_uid).second) return;
+    std::string why;
+    const std::string action =
+        Str(pod, {"status", "phase"}) == "Succeeded" ? "" : PolicyAction(job, pod, &why);
     if (Str(pod, {"status", "phase"}) == "Succeeded") {
       succeeded = true;
-    } else if (Ignored(job, pod)) {
+    } else if (action == "FailJob") {
+      fail_job = why;
+      ++t.failed;
+    } else if (action == "Ignore") {
       EDL_LOG(INFO) << "job controller: " << ns << "/" << name << ": pod "
                     << Str(pod, {"metadata", "name"}) << " disrupted; replaced, not counted";
     } else {
@@ -254,9 +271,11 @@ void JobController::Sync(const Json& job, Tracked& t) {
   if (succeeded) {
     conditions.push_back(Condition("Complete", "", ""));
     completion = Rfc3339(Now());
-  } else if (t.failed > backoff_limit) {
+  } else if (!fail_job.empty() || t.failed > backoff_limit) {
     conditions.push_back(
-        Condition("Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit"));
+        fail_job.empty()
+            ? Condition("Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+            : Condition("Failed", "PodFailurePolicy", fail_job));
     for (const Json& p : pods) {
       if (!Terminal(p) && Str(p, {"metadata", "deletionTimestamp"}).empty()) {
         (void)store_.Delete("pods", ns, Str(p, {"metadata", "name"}), {});
