@@ -217,13 +217,12 @@ Result<std::vector<Json>> Manifests(const MasterProcessOptions& m, const std::st
   if (!k.master_pod_priority.empty()) spec["priorityClassName"] = k.master_pod_priority;
   // The master runs as a batch/v1 Job: Kubernetes' Job controller replaces
   // a master pod that fails, is evicted, preempted or lost with its node,
-  // and the new master continues from the state on the checkpoint volume.
-  // Without such state a new master could not continue: no replacement.
+  // and the new master continues from the state it kept (on the checkpoint
+  // volume, else in the ConfigMap <job>-master-state).
   // Disruptions do not count toward the limit; a replacement starts only
   // once the old pod is gone, so two masters never share the state.
-  const bool durable = !MasterStateDir(in_pod).empty();
   Json job_spec_k8s = {
-      {"backoffLimit", durable ? kKubeMasterBackoffLimit : 0},
+      {"backoffLimit", kKubeMasterBackoffLimit},
       {"podReplacementPolicy", "Failed"},
       {"podFailurePolicy",
        {{"rules",

@@ -31,6 +31,23 @@ Result<int> PickFreePort(const std::string& host) {
   return static_cast<int>(ntohs(addr.sin_port));
 }
 
+Result<nlohmann::json> MasterJobOwner(kube::Client& client, const std::string& ns,
+                                      const std::string& pod_name) {
+  nlohmann::json owner = nlohmann::json::array();
+  if (pod_name.empty()) return owner;
+  EDL_ASSIGN_OR_RETURN(nlohmann::json pod, client.Get(kube::Pods(), ns, pod_name));
+  for (const auto& ref : pod["metadata"].value("ownerReferences", nlohmann::json::array())) {
+    if (ref.value("controller", false) && ref.value("kind", "") == "Job") {
+      owner.push_back({{"apiVersion", ref.value("apiVersion", "batch/v1")},
+                       {"kind", "Job"},
+                       {"name", ref.value("name", "")},
+                       {"uid", ref.value("uid", "")},
+                       {"controller", false}});
+    }
+  }
+  return owner;
+}
+
 Result<std::unique_ptr<cluster::KubeCluster>> MakeKubeCluster(const MasterProcessOptions& o,
                                                              kube::Client& client, bool adopt) {
   const KubeJobOptions& k = o.kube;
@@ -40,25 +57,22 @@ Result<std::unique_ptr<cluster::KubeCluster>> MakeKubeCluster(const MasterProces
   ko.image = k.image;
   ko.image_pull_policy = k.image_pull_policy;
   ko.adopt = adopt;
-  // The owner of the job's pods: with durable master state, the Job that
-  // runs the master (a replaced master keeps them; deleting the Job removes
-  // them); else the master pod itself (its death ends the job and removes
-  // them).
-  const bool durable = !MasterStateDir(o).empty();
+  // The owner of the job's pods: the Job that runs the master (a replaced
+  // master keeps them; deleting the Job removes them), else the master pod.
   if (!k.pod_name.empty()) {
     const std::string ns = k.namespace_name.empty() ? client.default_namespace() : k.namespace_name;
-    EDL_ASSIGN_OR_RETURN(nlohmann::json pod, client.Get(kube::Pods(), ns, k.pod_name));
-    ko.owner_api_version = "v1";
-    ko.owner_kind = "Pod";
-    ko.owner_name = k.pod_name;
-    ko.owner_uid = pod["metadata"].value("uid", "");
-    for (const auto& ref : pod["metadata"].value("ownerReferences", nlohmann::json::array())) {
-      if (durable && ref.value("controller", false) && ref.value("kind", "") == "Job") {
-        ko.owner_api_version = ref.value("apiVersion", "batch/v1");
-        ko.owner_kind = "Job";
-        ko.owner_name = ref.value("name", "");
-        ko.owner_uid = ref.value("uid", "");
-      }
+    EDL_ASSIGN_OR_RETURN(nlohmann::json job, MasterJobOwner(client, ns, k.pod_name));
+    if (!job.empty()) {
+      ko.owner_api_version = job[0].value("apiVersion", "batch/v1");
+      ko.owner_kind = "Job";
+      ko.owner_name = job[0].value("name", "");
+      ko.owner_uid = job[0].value("uid", "");
+    } else {
+      EDL_ASSIGN_OR_RETURN(nlohmann::json pod, client.Get(kube::Pods(), ns, k.pod_name));
+      ko.owner_api_version = "v1";
+      ko.owner_kind = "Pod";
+      ko.owner_name = k.pod_name;
+      ko.owner_uid = pod["metadata"].value("uid", "");
     }
   }
   if (ko.owner_uid.empty()) {

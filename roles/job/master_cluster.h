@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "base/status.h"
@@ -16,6 +17,12 @@ namespace edl::roles::job {
 // it moments later (a rare race with another process is possible); the port
 // stays the PS's for the whole job, so a relaunched PS is found again.
 Result<int> PickFreePort(const std::string& host);
+
+// The ownerReferences that make an object the master's Job's (read from
+// the master pod `pod_name`'s controller); empty when the pod has no Job
+// or `pod_name` is "" (not in a pod).
+Result<nlohmann::json> MasterJobOwner(kube::Client& client, const std::string& ns,
+                                      const std::string& pod_name);
 
 // The pods of a job on Kubernetes: the Job that runs the master pod
 // (o.kube.pod_name) is their owner, so deleting it removes the job. `adopt`:

@@ -20,6 +20,7 @@
 #include "roles/job/master_cluster.h"
 #include "roles/job/master_process.h"
 #include "roles/job/ps_process.h"
+#include "roles/job/state_configmap.h"
 #include "roles/job_dir.h"
 #include "roles/model_export.h"
 #include "roles/prediction.h"
@@ -135,7 +136,7 @@ Status MasterJob::Run() {
     // A master pod with durable state that gets SIGTERM is being evicted,
     // preempted or drained: it leaves the job to the next master pod
     // instead of ending it. Elsewhere a signal stops the job.
-    if (o_.kube.enabled && !MasterStateDir(o_).empty()) leave_ = true;
+    if (o_.kube.enabled) leave_ = true;
     RequestStop(std::string("stopped by signal ") + (signo == SIGINT ? "SIGINT" : "SIGTERM"));
   });
   Status s = Prepare();
@@ -200,8 +201,31 @@ Status MasterJob::Prepare() {
   m.target_workers = o.num_workers;
   m.make_metrics = [cm = cm_.get()] { return cm->MakeMetrics(); };
   // The durable state: in the job directory on this machine; on Kubernetes
-  // on the checkpoint volume (docs/kubernetes.md).
+  // on the checkpoint volume, else in a directory of this pod copied to a
+  // ConfigMap (docs/kubernetes.md).
   state_dir_ = MasterStateDir(o);
+  if (o.kube.enabled) {
+    EDL_ASSIGN_OR_RETURN(kube::ClusterConfig config,
+                         kube::LoadConfig(o.kube.kubeconfig, o.kube.context));
+    kube_description_ = config.description;
+    EDL_ASSIGN_OR_RETURN(kube_client_, kube::Client::Create(config));
+  }
+  if (o.kube.enabled && state_dir_.empty()) {
+    const std::string ns =
+        o.kube.namespace_name.empty() ? kube_client_->default_namespace() : o.kube.namespace_name;
+    EDL_ASSIGN_OR_RETURN(nlohmann::json owner, MasterJobOwner(*kube_client_, ns, o.kube.pod_name));
+    state_configmap_ = std::make_unique<StateConfigMap>(*kube_client_, ns,
+                                                        o.job.job_name + "-master-state", owner);
+    char dir[] = "/tmp/edl-master-state-XXXXXX";
+    if (::mkdtemp(dir) == nullptr) return IoError("cannot create a directory in /tmp");
+    state_dir_ = dir;
+    EDL_ASSIGN_OR_RETURN(bool restored, state_configmap_->Restore(state_dir_));
+    EDL_LOG(INFO) << "the master's state is kept in ConfigMap " << o.job.job_name
+                  << "-master-state" << (restored ? " (restored)" : "");
+    m.after_state_write = [this] { return state_configmap_->Save(state_dir_); };
+    // Compaction keeps it far under the 1 MiB limit, and each write small.
+    m.snapshot_min_bytes = 16 << 10;
+  }
   // Prediction outputs go to disk task by task as the core accepts them; a
   // master continuing the job keeps the parts the last one wrote.
   if (!o.prediction_output.empty() && r.prediction > 0) {
@@ -221,6 +245,7 @@ Status MasterJob::Prepare() {
     std::filesystem::create_directories(state_dir_, ec);
     if (ec) return IoError(state_dir_ + ": cannot create: " + ec.message());
     EDL_RETURN_IF_ERROR(CheckFlags(state_dir_, ToArgs(o)));
+    if (state_configmap_) EDL_RETURN_IF_ERROR(state_configmap_->Save(state_dir_));
     m.state_dir = state_dir_;
     if (auto plan = ReadFile(state_dir_ + "/processes.json"); plan.ok()) {
       plan_ = nlohmann::json::parse(*plan, nullptr, false);
@@ -312,9 +337,6 @@ Status MasterJob::ConnectCluster() {
   const MasterProcessOptions& o = o_;
   child_job_ = o.job;
   if (o.kube.enabled) {
-    EDL_ASSIGN_OR_RETURN(kube::ClusterConfig config,
-                         kube::LoadConfig(o.kube.kubeconfig, o.kube.context));
-    EDL_ASSIGN_OR_RETURN(kube_client_, kube::Client::Create(config));
     EDL_ASSIGN_OR_RETURN(kube_cluster_, MakeKubeCluster(o, *kube_client_, recovered_));
     processes_ = kube_cluster_.get();
     // Workers reach the master through its Service: the same address
@@ -336,7 +358,7 @@ Status MasterJob::ConnectCluster() {
     }
     child_job_.job_dir.clear();
     child_job_.secret_file = std::string(cluster::kJobSecretDir) + "/secret";
-    EDL_LOG(INFO) << "job " << o.job.job_name << " runs on Kubernetes (" << config.description
+    EDL_LOG(INFO) << "job " << o.job.job_name << " runs on Kubernetes (" << kube_description_
                   << "), image " << o.kube.image;
   } else if (!o.host_socket.empty()) {
     // `edl train` owns the processes: they outlive this master.
@@ -405,7 +427,8 @@ Status MasterJob::SavePlan() const {
                       {"next_worker", next_worker_},
                       {"workers", active_},
                       {"failure_relaunches", supervisor_->FailureRelaunches()}};
-  return WriteFileAtomically(state_dir_ + "/processes.json", plan.dump());
+  EDL_RETURN_IF_ERROR(WriteFileAtomically(state_dir_ + "/processes.json", plan.dump()));
+  return state_configmap_ ? state_configmap_->Save(state_dir_) : Status::Ok();
 }
 
 Status MasterJob::StartPs() {
@@ -580,7 +603,10 @@ Status MasterJob::RunLoop() {
       core_->Fail("every worker failed for good (the last: " + last_give_up_ +
                   "); see the workers' logs");
     }
-    if (Status d = core_->durability(); !d.ok()) {
+    if (Status d = core_->durability(); d.code() == StatusCode::kResourceExhausted) {
+      core_->Fail(d.message());  // a new master would hit it too
+      break;
+    } else if (!d.ok()) {
       // The journal cannot be written: this master can no longer keep its
       // promises. It leaves the processes running and exits at once; the
       // job host starts a new master, which continues from what is on disk.

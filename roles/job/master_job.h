@@ -41,6 +41,7 @@
 #include "roles/job/job_progress.h"
 #include "roles/job/prediction_parts.h"
 #include "roles/job/process_options.h"
+#include "roles/job/state_configmap.h"
 #include "roles/master/master_core.h"
 #include "roles/protocol/remote_services.h"
 
@@ -83,6 +84,10 @@ class MasterJob {
   std::unique_ptr<SignalWatcher> signals_;
 
   std::string secret_;
+  // Declared before the core, whose journal calls the ConfigMap copy.
+  std::unique_ptr<kube::Client> kube_client_;
+  std::string kube_description_;
+  std::unique_ptr<StateConfigMap> state_configmap_;  // no volume for the state
   std::unique_ptr<CompiledModel> cm_;
   master::MasterOptions mopt_;
   std::unique_ptr<PredictionParts> prediction_parts_;
@@ -96,7 +101,6 @@ class MasterJob {
   std::mutex ps_info_mu_;
   nlohmann::json ps_info_ = nlohmann::json::array();  // guarded by ps_info_mu_
 
-  std::unique_ptr<kube::Client> kube_client_;
   std::unique_ptr<cluster::KubeCluster> kube_cluster_;
   std::unique_ptr<cluster::Cluster> own_cluster_;  // local or hosted
   cluster::Cluster* processes_ = nullptr;

@@ -248,6 +248,7 @@ void Journal::FlushLocked(std::unique_lock<std::mutex>& lock) {
   lock.unlock();
   Status s = WriteAll(fd, batch, path);
   if (s.ok() && durable_ && ::fdatasync(fd) != 0) s = IoError(Errno(path + ": cannot flush"));
+  if (s.ok() && on_write_) s = on_write_();
   lock.lock();
   syncing_ = false;
   if (durable_) ++stats_.fsyncs;
@@ -333,10 +334,16 @@ Status Journal::Snapshot(std::string_view state) {
     fs::remove(JournalPath(old), ec);
   }
   durable_next_ = next_seq_;
+  if (on_write_) EDL_RETURN_IF_ERROR(Fail(on_write_()));
   ++stats_.snapshots;
   synced_.notify_all();
   wake_.notify_all();
   return Status::Ok();
+}
+
+void Journal::SetOnWrite(std::function<Status()> hook) {
+  std::lock_guard<std::mutex> lock(mu_);
+  on_write_ = std::move(hook);
 }
 
 Status Journal::error() const {

@@ -80,6 +80,11 @@ class Journal {
   // write) once every record before `end` is on disk, with the journal's
   // error if writing failed. REQUIRES: end <= next_seq().
   void WhenDurable(uint64_t end, std::function<void(Status)> done);
+  // Called (one call at a time) after records were written and synced,
+  // before they count as durable, and after a snapshot replaced the
+  // journal: a copy of the directory kept elsewhere (a ConfigMap) is
+  // brought up to date there. An error fails the journal. Set before use.
+  void SetOnWrite(std::function<Status()> hook);
   // Replaces the snapshot with `state`, which must be the state after every
   // record appended so far, and starts a new, empty journal. REQUIRES: no
   // Append concurrently (the caller holds the lock its state is under).
@@ -126,6 +131,7 @@ class Journal {
   std::condition_variable wake_;   // the syncer: waiters or closing
   bool closing_ = false;
   std::thread syncer_;             // started by the first WhenDurable
+  std::function<Status()> on_write_;
 };
 
 }  // namespace edl::roles::master

@@ -33,6 +33,16 @@ DispatcherOptions DispatcherOptionsOf(const MasterOptions& o) {
   return d;
 }
 
+}  // namespace
+
+int64_t WallNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+namespace {
+
 Status NeverRegistered(int64_t id) {
   return FailedPrecondition("worker id " + std::to_string(id) +
                             " was never registered with this master");
@@ -216,7 +226,8 @@ protocol::Task MasterCore::LeaseLocked(int64_t worker_id, int64_t request, int64
   }
   if (task.type == TaskType::kTraining && training_started_nanos_ < 0 && !replaying_) {
     training_started_nanos_ = now;
-    LogLocked(EncodeTrainingStarted(now));
+    training_started_wall_ = WallNanos();
+    LogLocked(EncodeTrainingStarted(training_started_wall_));
   }
   if (!replaying_ && first_dispatch_pending_) {
     first_dispatch_pending_ = false;
@@ -239,8 +250,7 @@ Result<ReportTaskResponse> MasterCore::ReportTask(const ReportTaskRequest& r) {
   const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
   if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
   if (state_ != JobState::kRunning) return ReportTaskResponse{};
-  if (const WorkerInfo* w = membership_.Find(r.worker_id);
-      w != nullptr && r.task_id != 0 && w->last_report_task == r.task_id &&
+  if (r.task_id != 0 && membership_.LastReport(r.worker_id) == r.task_id &&
       !dispatcher_.LeasedTo(r.worker_id, r.task_id)) {
     return ReportTaskResponse{};  // a retry of a report already applied
   }
@@ -252,7 +262,7 @@ Result<ReportTaskResponse> MasterCore::ReportTask(const ReportTaskRequest& r) {
 }
 
 void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
-  if (WorkerInfo* w = membership_.Find(r.worker_id)) w->last_report_task = r.task_id;
+  membership_.SetLastReport(r.worker_id, r.task_id);
   const TaskResult result = r.ok ? TaskResult::kSucceeded
                             : standing == Standing::kStopping
                                 ? TaskResult::kHandedBack
@@ -297,6 +307,10 @@ void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
   }
   if (outcome.training_completed) {
     training_ended_nanos_ = clock_.NowNanos();
+    if (!replaying_) {
+      training_ended_wall_ = WallNanos();
+      LogLocked(EncodeTrainingEnded(training_ended_wall_));
+    }
     evaluation_.OnTrainingEnd(model_version_);
   } else if (outcome.epoch_completed) {
     evaluation_.OnEpochEnd(*outcome.epoch_completed, model_version_);

@@ -68,6 +68,9 @@ enum class JobState { kRunning, kSucceeded, kFailed };
 
 const char* JobStateName(JobState state);  // "running", ...
 
+// Nanoseconds since the epoch by the wall clock.
+int64_t WallNanos();
+
 class MasterCore final : public protocol::MasterService {
  public:
   // InvalidArgument for bad options (ValidateMasterOptions). `clock` must
@@ -241,6 +244,11 @@ class MasterCore final : public protocol::MasterService {
   bool replaying_ = false;
   uint64_t snapshot_bytes_ = 0;  // of the last snapshot
   int64_t restarts_ = 0;
+  // Wall-clock nanoseconds of the training's start and end, durable: a new
+  // master (on another machine, with another steady clock) turns them into
+  // clock_ times (0 = not yet).
+  int64_t training_started_wall_ = 0;
+  int64_t training_ended_wall_ = 0;
   bool first_dispatch_pending_ = false;  // after a recovery, until a task goes out
 };
 

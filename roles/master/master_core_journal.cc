@@ -60,6 +60,7 @@ Status MasterCore::OpenState() {
   const std::string& dir = options_.state_dir;
   Journal::Recovered recovered;
   EDL_ASSIGN_OR_RETURN(journal_, Journal::Open(dir, options_.durable_state, &recovered));
+  if (options_.after_state_write) journal_->SetOnWrite(options_.after_state_write);
   const bool fresh = !recovered.has_snapshot && recovered.records.empty();
   if (fresh) {
     LogLocked(EncodeJob(JobShape()));
@@ -87,6 +88,10 @@ Status MasterCore::OpenState() {
   for (const auto& [id, w] : membership_.alive()) membership_.Touch(id, now);
   started_ns_ = now;
   first_dispatch_pending_ = true;
+  // The training's start and end, from wall-clock times to this clock.
+  const int64_t wall = WallNanos();
+  training_started_nanos_ = training_started_wall_ > 0 ? now - (wall - training_started_wall_) : -1;
+  training_ended_nanos_ = training_ended_wall_ > 0 ? now - (wall - training_ended_wall_) : -1;
   EDL_LOG(INFO) << "master of job " << options_.job_name << " recovered its state from " << dir
                 << " (restart " << restarts_ << "): "
                 << (recovered.has_snapshot ? "a snapshot and " : "") << recovered.records.size()
@@ -203,7 +208,10 @@ Status MasterCore::ReplayLocked(std::string_view record, uint64_t seq) {
       ring_.MarkSynced(static_cast<uint64_t>(e.number));
       break;
     case Event::kTrainingStarted:
-      training_started_nanos_ = e.number;
+      training_started_wall_ = e.number;
+      break;
+    case Event::kTrainingEnded:
+      training_ended_wall_ = e.number;
       break;
   }
   return Status::Ok();
@@ -219,7 +227,8 @@ std::string MasterCore::SaveLocked() const {
   w.I64(model_version_);
   w.I64(records_skipped_);
   w.Bool(ring_started_);
-  w.I64(training_started_nanos_);
+  w.I64(training_started_wall_);
+  w.I64(training_ended_wall_);
   w.Varint(ring_ids_.size());
   for (const auto& [name, id] : ring_ids_) {
     w.String(name);
@@ -252,7 +261,8 @@ Status MasterCore::LoadLocked(std::string_view snapshot) {
   model_version_ = r.I64("model_version");
   records_skipped_ = r.I64("records_skipped");
   ring_started_ = r.Bool("ring_started");
-  training_started_nanos_ = r.I64("training_started");
+  training_started_wall_ = r.I64("training_started");
+  training_ended_wall_ = r.I64("training_ended");
   ring_ids_.clear();
   const size_t n = r.Count("ring_ids", 9);
   for (size_t i = 0; i < n && r.ok(); ++i) {

@@ -105,6 +105,12 @@ std::string EncodeTrainingStarted(int64_t nanos) {
   return std::move(w).Take();
 }
 
+std::string EncodeTrainingEnded(int64_t nanos) {
+  Writer w = Start(Event::kTrainingEnded);
+  w.I64(nanos);
+  return std::move(w).Take();
+}
+
 Result<MasterEvent> DecodeEvent(std::string_view record) {
   Reader r(record, "journal record");
   MasterEvent e;
@@ -148,6 +154,7 @@ Result<MasterEvent> DecodeEvent(std::string_view record) {
     case Event::kTarget:
     case Event::kRingSynced:
     case Event::kTrainingStarted:
+    case Event::kTrainingEnded:
       e.number = r.I64("number");
       break;
     case Event::kJoinRing:

@@ -29,9 +29,10 @@ enum class Event : uint8_t {
   kFail,          // reason (ends a running or succeeded job)
   kJoinRing,      // worker id, address
   kRingSynced,    // version
-  kTrainingStarted,  // the clock's nanoseconds (for the report's rate)
+  kTrainingStarted,  // wall-clock nanoseconds (for the report's rate)
+  kTrainingEnded,    // wall-clock nanoseconds
 };
-inline constexpr uint8_t kMaxEvent = static_cast<uint8_t>(Event::kTrainingStarted);
+inline constexpr uint8_t kMaxEvent = static_cast<uint8_t>(Event::kTrainingEnded);
 
 std::string EncodeJob(std::string_view shape);
 std::string EncodeRecovered();
@@ -45,6 +46,7 @@ std::string EncodeFail(const std::string& reason);
 std::string EncodeJoin(int64_t worker_id, const std::string& address);
 std::string EncodeSynced(uint64_t version);
 std::string EncodeTrainingStarted(int64_t nanos);
+std::string EncodeTrainingEnded(int64_t nanos);
 
 // A decoded record: the fields its kind uses.
 struct MasterEvent {

@@ -81,6 +81,9 @@ struct MasterOptions {
   // A snapshot is written once the journal since the last one holds this
   // many bytes and at least as many as that snapshot took.
   uint64_t snapshot_min_bytes = uint64_t{16} << 20;
+  // Called after the state directory changed, before the change counts as
+  // durable (Journal::SetOnWrite): a copy kept elsewhere is updated.
+  std::function<Status()> after_state_write;
 };
 
 // InvalidArgument naming the field, e.g. "master: minibatch_size must be > 0,

@@ -35,6 +35,11 @@ void Membership::Save(Writer& w) const {
     w.I64(info.last_get_task);
     w.I64(info.last_report_task);
   }
+  w.Varint(gone_last_report_.size());
+  for (const auto& [id, task] : gone_last_report_) {
+    w.I64(id);
+    w.I64(task);
+  }
 }
 
 void Membership::Load(Reader& r, int64_t now_nanos) {
@@ -62,6 +67,12 @@ void Membership::Load(Reader& r, int64_t now_nanos) {
     }
     alive_.emplace(info.id, info);
   }
+  gone_last_report_.clear();
+  const size_t gone = r.Count("gone", 16);
+  for (size_t i = 0; i < gone && r.ok(); ++i) {
+    const int64_t id = r.I64("id");
+    gone_last_report_[id] = r.I64("last_report_task");
+  }
 }
 
 // ---- TaskDispatcher ----------------------------------------------------------
@@ -75,6 +86,7 @@ void TaskDispatcher::Save(Writer& w) const {
   for (const auto& [id, e] : live_) {
     w.I64(id);
     w.I64(e.task.model_version);
+    w.I32(e.task.epoch);
     w.I32(e.failures);
     w.I32(e.losses);
   }
@@ -106,11 +118,12 @@ void TaskDispatcher::Load(Reader& r, int64_t now_nanos) {
   leases_.clear();
   epoch_left_.clear();
   for (int i = 0; i < 4; ++i) doing_[i] = queued_[i] = 0;
-  const size_t n = r.Count("live", 24);
+  const size_t n = r.Count("live", 28);
   for (size_t i = 0; i < n && r.ok(); ++i) {
     auto item = r.Item("live", i);
     const int64_t id = r.I64("id");
     const int64_t version = r.I64("model_version");
+    const int32_t task_epoch = r.I32("epoch");
     Entry e;
     e.failures = r.I32("failures");
     e.losses = r.I32("losses");
@@ -122,6 +135,7 @@ void TaskDispatcher::Load(Reader& r, int64_t now_nanos) {
     }
     e.task = *task;
     e.task.model_version = version;
+    e.task.epoch = task_epoch;  // an evaluation task's: the epoch it was made in
     if (e.task.type == TaskType::kTraining) ++epoch_left_[e.task.epoch];
     live_.emplace(id, e);
   }

@@ -48,6 +48,9 @@ Membership::Registration Membership::Register(const std::string& name,
   Registration r;
   if (auto old = FindByName(name); old != alive_.end()) {
     r.replaced = old->second;
+    if (old->second.last_report_task != 0) {
+      gone_last_report_[old->first] = old->second.last_report_task;
+    }
     alive_.erase(old);
     ++deaths_;
   }
@@ -85,6 +88,9 @@ std::vector<WorkerInfo> Membership::Tick(int64_t now_nanos) {
   for (auto it = alive_.begin(); it != alive_.end();) {
     if (now_nanos - it->second.last_seen_nanos > heartbeat_timeout_) {
       dead.push_back(it->second);
+      if (it->second.last_report_task != 0) {
+        gone_last_report_[it->first] = it->second.last_report_task;
+      }
       it = alive_.erase(it);
       ++deaths_;
     } else {
@@ -104,9 +110,24 @@ std::optional<WorkerInfo> Membership::DeclareDead(int64_t id) {
   auto it = alive_.find(id);
   if (it == alive_.end()) return std::nullopt;
   WorkerInfo w = it->second;
+  if (w.last_report_task != 0) gone_last_report_[id] = w.last_report_task;
   alive_.erase(it);
   ++deaths_;
   return w;
+}
+
+int64_t Membership::LastReport(int64_t id) const {
+  if (auto it = alive_.find(id); it != alive_.end()) return it->second.last_report_task;
+  auto gone = gone_last_report_.find(id);
+  return gone == gone_last_report_.end() ? 0 : gone->second;
+}
+
+void Membership::SetLastReport(int64_t id, int64_t task_id) {
+  if (auto it = alive_.find(id); it != alive_.end()) {
+    it->second.last_report_task = task_id;
+  } else if (id > 0 && id < next_id_) {
+    gone_last_report_[id] = task_id;
+  }
 }
 
 WorkerInfo* Membership::Find(int64_t id) {

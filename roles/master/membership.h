@@ -73,6 +73,11 @@ class Membership {
   std::optional<WorkerInfo> DeclareDead(int64_t id);
   // The live worker `id`, or null.
   WorkerInfo* Find(int64_t id);
+  // The last task worker `id` reported, alive or gone (0 if none), and
+  // setting it: a retried report of a worker declared dead meanwhile is
+  // recognized too.
+  int64_t LastReport(int64_t id) const;
+  void SetLastReport(int64_t id, int64_t task_id);
 
   // The durable state (roles/master/master_state.cc). Load replaces it; the
   // workers restored count as seen at `now_nanos` (they get a heartbeat
@@ -105,6 +110,7 @@ class Membership {
   int64_t next_id_ = 1;
   int64_t deaths_ = 0;
   std::map<int64_t, WorkerInfo> alive_;  // by id, includes stopping ones
+  std::map<int64_t, int64_t> gone_last_report_;  // id -> task, of workers gone
 };
 
 // Orders names as people do: "worker-9" < "worker-10".

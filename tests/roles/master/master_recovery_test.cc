@@ -189,6 +189,45 @@ TEST_F(MasterRecoveryTest, ARetriedGetTaskGetsTheSameTaskAndARetriedReportCounts
   EXPECT_EQ(e.trained_more_than_once, 0);
 }
 
+TEST_F(MasterRecoveryTest, ARetriedReportOfAWorkerDeclaredDeadMeanwhileCountsOnce) {
+  MasterOptions o = Options(640);
+  o.heartbeat_timeout_s = 2;
+  auto core = Start(o);
+  auto id = core->RegisterWorker({"worker-0", 1});
+  ASSERT_TRUE(id.ok());
+  auto task = core->GetTask({id->worker_id, 1});
+  ASSERT_TRUE(task.ok());
+  protocol::ReportTaskRequest report;
+  report.worker_id = id->worker_id;
+  report.task_id = task->id;
+  ASSERT_TRUE(core->ReportTask(report).ok());  // applied; its reply was lost
+  clock_.AdvanceSeconds(3);
+  core->Tick();  // the worker, silent, is declared dead
+  ASSERT_TRUE(core->workers().empty());
+  core.reset();
+  core = Start(o);  // and the master restarts
+  ASSERT_TRUE(core->ReportTask(report).ok());  // the retry
+  EXPECT_EQ(core->ledger().at(0).trained, 64);
+  EXPECT_EQ(core->ledger().at(0).trained_more_than_once, 0);
+}
+
+TEST_F(MasterRecoveryTest, TheTrainingsDurationSurvivesARestart) {
+  std::atomic<int64_t> version{0};
+  auto core = Start(Options(640));
+  SimulatedWorker w(*core, "worker-0");
+  w.Step(version);
+  clock_.AdvanceSeconds(5);
+  core.reset();
+  core = Start(Options(640));
+  w.Reattach(*core);
+  clock_.AdvanceSeconds(1);
+  while (w.Step(version) != TaskType::kDone) {
+  }
+  // Measured by the wall clock across the restart: a rate is reported.
+  EXPECT_NE(core->FinalReport().find("training: 640 records in "), std::string::npos)
+      << core->FinalReport();
+}
+
 TEST_F(MasterRecoveryTest, AnEvaluationRoundInFlightIsFinishedByTheNewMaster) {
   MasterOptions o = Options(640);
   o.records.validation = 640;
