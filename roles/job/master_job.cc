@@ -123,7 +123,15 @@ bool HasMasterState(const std::string& dir) {
 Status RunMasterProcess(const MasterProcessOptions& options) { return MasterJob(options).Run(); }
 
 MasterJob::MasterJob(const MasterProcessOptions& o) : o_(o) {}
-MasterJob::~MasterJob() = default;
+MasterJob::~MasterJob() {
+  // A pod's copy of the state kept in a ConfigMap: the journal's last
+  // writes (in its destructor) still go to the ConfigMap, then the copy goes.
+  core_.reset();
+  if (state_configmap_) {
+    std::error_code ec;
+    std::filesystem::remove_all(state_dir_, ec);
+  }
+}
 
 void MasterJob::RequestStop(const std::string& why) {
   std::lock_guard<std::mutex> lock(stop_mu_);
@@ -152,6 +160,10 @@ Status MasterJob::Run() {
                      << " and its Job starts the next master, which adopts the running pods";
     server_->Stop();
     core_.reset();  // every change on disk
+    if (state_configmap_) {
+      std::error_code ec;
+      std::filesystem::remove_all(state_dir_, ec);  // the ConfigMap holds it
+    }
     std::fflush(nullptr);
     ::_exit(kMasterLeavesExitCode);
   }
