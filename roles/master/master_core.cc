@@ -295,7 +295,7 @@ void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
     if (task.type == TaskType::kEvaluation) {
       HandleEvaluationLocked(r);
     } else if (task.type == TaskType::kPrediction && replaying_) {
-      predictions_.MarkReceived(task.begin, task.end);  // the sink kept them
+      predictions_.MarkReceived(task.begin, task.end, r.predictions);  // the sink kept them
     } else if (task.type == TaskType::kPrediction) {
       Status s = predictions_.Add(task.begin, task.end, r.predictions);
       if (!s.ok()) FailLocked(s.message());

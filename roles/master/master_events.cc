@@ -56,8 +56,12 @@ std::string EncodeLease(int64_t worker_id, int64_t request, int64_t task_id) {
 std::string EncodeReport(const protocol::ReportTaskRequest& r) {
   Writer w = Start(Event::kReport);
   if (r.predictions.defined()) {
+    // Without its rows (the sink kept them): zero rows of the same columns
+    // and dtype, so a new master still checks the parts that follow.
     protocol::ReportTaskRequest copy = r;
-    copy.predictions = tensor::Tensor();
+    tensor::Shape shape = r.predictions.shape();
+    if (!shape.empty()) shape[0] = 0;
+    copy.predictions = tensor::Tensor::Zeros(shape, r.predictions.dtype());
     w.String(protocol::Encode(copy));
   } else {
     w.String(protocol::Encode(r));

@@ -341,14 +341,23 @@ void EvaluationAggregator::Load(Reader& r) {
 
 // ---- PredictionCollector ---------------------------------------------------------
 
-void PredictionCollector::MarkReceived(int64_t begin, int64_t end) {
+void PredictionCollector::MarkReceived(int64_t begin, int64_t end, const tensor::Tensor& columns) {
   if (begins_.insert(begin).second) received_ += end - begin;
+  if (!have_first_ && columns.defined() && columns.rank() >= 1) {
+    row_shape_.assign(columns.shape().begin() + 1, columns.shape().end());
+    dtype_ = columns.dtype();
+    have_first_ = true;
+  }
 }
 
 void PredictionCollector::Save(Writer& w) const {
   w.I64(received_);
   w.Varint(begins_.size());
   for (int64_t b : begins_) w.I64(b);
+  w.Bool(have_first_);
+  w.U8(static_cast<uint8_t>(dtype_));
+  w.Varint(row_shape_.size());
+  for (int64_t d : row_shape_) w.I64(d);
 }
 
 void PredictionCollector::Load(Reader& r) {
@@ -358,6 +367,10 @@ void PredictionCollector::Load(Reader& r) {
   have_first_ = false;
   const size_t n = r.Count("ranges", 8);
   for (size_t i = 0; i < n && r.ok(); ++i) begins_.insert(r.I64("begin"));
+  have_first_ = r.Bool("have_first");
+  dtype_ = static_cast<tensor::DType>(r.U8("dtype"));
+  row_shape_.assign(r.Count("row_shape", 8), 0);
+  for (int64_t& d : row_shape_) d = r.I64("dim");
   if (r.ok() && (received_ < 0 || received_ > records_)) {
     r.Fail(std::to_string(received_) + " records received of " + std::to_string(records_));
   }

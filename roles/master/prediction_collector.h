@@ -45,8 +45,9 @@ class PredictionCollector {
   Status CheckComplete() const;
 
   // Counts [begin, end) as received without its rows (replaying a report
-  // whose rows the sink already kept).
-  void MarkReceived(int64_t begin, int64_t end);
+  // whose rows the sink already kept); `columns`, zero rows of the outputs'
+  // shape and dtype, sets what later parts must match if nothing has yet.
+  void MarkReceived(int64_t begin, int64_t end, const tensor::Tensor& columns);
   // The durable state (roles/master/master_state.cc): the ranges received.
   void Save(protocol::Writer& w) const;
   void Load(protocol::Reader& r);

@@ -259,6 +259,28 @@ TEST_F(MasterRecoveryTest, AnEvaluationRoundInFlightIsFinishedByTheNewMaster) {
   }
 }
 
+TEST_F(MasterRecoveryTest, PredictionsAfterARestartAreStillCheckedAgainstTheFirstOnesShape) {
+  MasterOptions o = Options(0);
+  o.records.prediction = 640;
+  std::atomic<int64_t> version{0};
+  auto core = Start(o);
+  SimulatedWorker w(*core, "worker-0");
+  ASSERT_EQ(w.Step(version), TaskType::kPrediction);  // one column
+  core.reset();
+  core = Start(o);
+  w.Reattach(*core);
+  const Task t = w.Take();
+  ASSERT_EQ(t.type, TaskType::kPrediction);
+  protocol::ReportTaskRequest r;
+  r.worker_id = w.id();
+  r.task_id = t.id;
+  r.predictions = tensor::Tensor::Zeros({t.end - t.begin, 2});  // two columns
+  ASSERT_TRUE(core->ReportTask(r).ok());
+  EXPECT_EQ(core->state(), JobState::kFailed);
+  EXPECT_NE(core->failure_reason().find("do not match the others'"), std::string::npos)
+      << core->failure_reason();
+}
+
 TEST_F(MasterRecoveryTest, TheRingAndItsVersionSurviveARestart) {
   auto core = Start(Options(640));
   auto a = core->RegisterWorker({"worker-0", 1});
