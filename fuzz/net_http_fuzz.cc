@@ -2,7 +2,7 @@
 // response serialization, exactly as an RpcServer connection would handle
 // them (net/http_handling.h). Built and run by scripts/fuzz.sh.
 // fuzz-sources: net/http_handling.cc net/status_mapping.cc base/status.cc
-// fuzz-sources: base/check.cc
+// fuzz-sources: base/check.cc net/payload.cc base/block_cache.cc
 #include <cstddef>
 #include <cstdint>
 #include <string>

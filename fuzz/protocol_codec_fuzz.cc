@@ -1,9 +1,12 @@
 // libFuzzer target for the protocol codec (roles/protocol/codec.h): decodes
-// arbitrary bytes as every message type; whatever decodes must re-encode to
-// exactly the input (the encoding is canonical) and decode again.
+// arbitrary bytes as every message type, both copied out of the bytes and
+// as views of a received block; whatever decodes must decode the same both
+// ways, re-encode to exactly the input (the encoding is canonical) and
+// decode again.
 // Seeds: fuzz/corpus/protocol_codec/ (one valid encoding per message).
 //
-// fuzz-sources: roles/protocol/codec.cc roles/protocol/wire.cc tensor/tensor.cc tensor/block_cache.cc base/check.cc base/status.cc
+// fuzz-sources: roles/protocol/codec.cc roles/protocol/wire.cc tensor/tensor.cc base/block_cache.cc base/check.cc base/status.cc
+// fuzz-sources: net/payload.cc tensor/device_runtime.cc
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -25,6 +28,11 @@ void Check(std::string_view bytes) {
       std::abort();
     }
     return;
+  }
+  edl::Result<T> viewed = Decode<T>(edl::net::Bytes::Copy(bytes));
+  if (!viewed.ok() || Encode(*viewed) != bytes) {
+    std::fprintf(stderr, "decoding a received block differs from decoding a copy\n");
+    std::abort();
   }
   const std::string again = Encode(*decoded);
   if (again != bytes) {

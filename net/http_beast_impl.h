@@ -9,9 +9,11 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "net/http_handling.h"
 #include "net/status_mapping.h"
@@ -21,9 +23,11 @@ namespace edl::net::internal {
 namespace http = boost::beast::http;
 
 using BeastRequest = http::request<http::string_body>;
-using BeastResponse = http::response<http::string_body>;
 
-inline HttpRequest FromBeastRequest(BeastRequest&& message) {
+// `body`: the body as read by KnownLengthBody; unset, the parser's string
+// body is copied into one.
+inline HttpRequest FromBeastRequest(BeastRequest&& message,
+                                    std::optional<Bytes> body = std::nullopt) {
   HttpRequest request;
   request.method = std::string(message.method_string());
   request.target = std::string(message.target());
@@ -36,33 +40,29 @@ inline HttpRequest FromBeastRequest(BeastRequest&& message) {
                                           : message[http::field::authorization]);
   request.version = message.version();
   request.keep_alive = message.keep_alive();
-  request.body = std::move(message.body());
+  request.body = body ? std::move(*body) : Bytes::Copy(message.body());
   return request;
 }
 
 // A body of known length (Content-Length) read straight from the socket
-// into its final string, bypassing the parser: no per-64 KB parser round
-// trips, no copy through the read buffer. Capacity is reserved once; bytes
-// are committed piece by piece (kPiece at most), so a peer announcing a
-// large body costs memory only as it actually sends it.
+// into one pooled block (net/payload.h), bypassing the parser: no parser
+// round trips, no copy through the read buffer, and a block of the same
+// size as last time is already paged in. A peer announcing a large body
+// costs address space up front and memory only as it sends.
 class KnownLengthBody {
  public:
-  static constexpr size_t kPiece = size_t{8} << 20;
-
-  KnownLengthBody(std::string* body, size_t length)
-      : body_(body), length_(length) {}
-  bool done() const { return body_->size() >= length_; }
-  // The next storage to fill completely (asio::async_read). REQUIRES: !done().
-  boost::asio::mutable_buffer Next() {
-    size_t old = body_->size();
-    size_t n = std::min(length_ - old, kPiece);
-    body_->resize(old + n);
-    return boost::asio::buffer(body_->data() + old, n);
+  explicit KnownLengthBody(size_t length) : bytes_(Bytes::Allocate(length)) {}
+  bool done() const { return filled_ >= bytes_.size(); }
+  // The rest to fill (asio::async_read with LargeTransfers). REQUIRES: !done().
+  boost::asio::mutable_buffer Rest() {
+    return boost::asio::buffer(bytes_.data() + filled_, bytes_.size() - filled_);
   }
+  void Filled(size_t n) { filled_ += n; }
+  Bytes Take() && { return std::move(bytes_); }
 
  private:
-  std::string* body_;
-  size_t length_;
+  Bytes bytes_;
+  size_t filled_ = 0;
 };
 
 // Call after a parser has read a message's header (http::async_read_header).
@@ -78,17 +78,37 @@ std::optional<KnownLengthBody> StartKnownLengthBody(
       !parser.content_length()) {
     return std::nullopt;
   }
-  std::string& body = parser.get().body();
   const std::uint64_t length = *parser.content_length();
-  if (length > body.max_size()) return std::nullopt;  // the parser refuses it
-  body.clear();
-  body.reserve(static_cast<size_t>(length));
+  if (length > std::numeric_limits<size_t>::max() / 2) return std::nullopt;
+  KnownLengthBody body{static_cast<size_t>(length)};
   size_t have = std::min<size_t>(buffer.size(), static_cast<size_t>(length));
-  body.resize(have);
-  boost::asio::buffer_copy(boost::asio::buffer(body.data(), have),
-                           buffer.data());
+  if (have > 0) {
+    boost::asio::buffer_copy(body.Rest(), buffer.data(), have);
+    body.Filled(have);
+  }
   buffer.consume(have);
-  return KnownLengthBody(&body, static_cast<size_t>(length));
+  return body;
+}
+
+// A completion condition for asio::async_read/async_write that lets each
+// system call move up to 16 MiB (asio's default stops at 64 KiB, a
+// thousand calls for a 64 MiB body).
+struct LargeTransfers {
+  size_t operator()(const boost::beast::error_code& ec, size_t) const {
+    return ec ? 0 : size_t{16} << 20;
+  }
+};
+
+// `header`, then `body`, then the payload's pieces, as one gather write.
+inline std::vector<boost::asio::const_buffer> GatherBuffers(
+    const std::string& header, const std::string& body, const Payload& payload) {
+  std::vector<boost::asio::const_buffer> buffers;
+  std::vector<Payload::Piece> pieces = payload.Pieces();
+  buffers.reserve(2 + pieces.size());
+  buffers.emplace_back(header.data(), header.size());
+  if (!body.empty()) buffers.emplace_back(body.data(), body.size());
+  for (const Payload::Piece& p : pieces) buffers.emplace_back(p.data, p.size);
+  return buffers;
 }
 
 inline bool IsHttpError(const boost::beast::error_code& ec) {
@@ -121,20 +141,21 @@ inline std::optional<HttpReply> ReplyForReadError(
   return reply;
 }
 
-inline BeastResponse ToBeastResponse(HttpReply reply, unsigned version,
-                                     bool keep_alive) {
+// The response header for `reply`, whose body is reply.body followed by
+// reply.payload.
+inline http::response<http::empty_body> BeastResponseHeader(
+    const HttpReply& reply, unsigned version, bool keep_alive) {
   // Beast rejects (throws on) codes outside 100-999.
   int status = reply.status >= 100 && reply.status <= 999 ? reply.status : 500;
-  BeastResponse response(static_cast<http::status>(status),
-                         version == 10 ? 10 : 11);
+  http::response<http::empty_body> response(static_cast<http::status>(status),
+                                            version == 10 ? 10 : 11);
   response.set(http::field::server, "edl");
   response.set(http::field::content_type, reply.content_type);
   if (!reply.edl_status.empty()) {
     response.set(kEdlStatusHeader, reply.edl_status);
   }
   response.keep_alive(keep_alive && !reply.close);
-  response.body() = std::move(reply.body);
-  response.prepare_payload();
+  response.content_length(reply.body.size() + reply.payload.size());
   return response;
 }
 

@@ -53,6 +53,14 @@ HttpRouter::HttpRouter(std::string secret)
 }
 
 void HttpRouter::AddRpc(const std::string& path, RpcHandler handler) {
+  AddRpc(path, [handler = std::move(handler)](const Bytes& body) -> Result<Payload> {
+    Result<std::string> reply = handler(body.view());
+    if (!reply.ok()) return reply.status();
+    return Payload(std::move(reply).value());
+  });
+}
+
+void HttpRouter::AddRpc(const std::string& path, RpcBodyHandler handler) {
   EDL_CHECK(!path.empty() && path[0] == '/') << "RPC path " << path;
   rpcs_[path] = std::move(handler);
 }
@@ -101,11 +109,11 @@ HttpReply HttpRouter::Handle(const HttpRequest& request) const {
   }
   if (rpc != rpcs_.end() && request.method == "POST") {
     HttpReply reply = Guarded(path, [&] {
-      Result<std::string> result = rpc->second(request.body);
+      Result<Payload> result = rpc->second(request.body);
       if (!result.ok()) return ErrorReply(result.status());
       HttpReply ok;
       ok.content_type = "application/octet-stream";
-      ok.body = std::move(result).value();
+      ok.payload = std::move(result).value();
       return ok;
     });
     reply.rpc = true;
@@ -170,11 +178,19 @@ ParsedHttpRequest ParseHttpRequest(std::string_view bytes,
   return parsed;
 }
 
+std::string HttpReplyHeader(const HttpReply& reply, unsigned version,
+                            bool keep_alive) {
+  std::ostringstream out;
+  out << internal::BeastResponseHeader(reply, version, keep_alive).base();
+  return out.str();
+}
+
 std::string SerializeHttpReply(const HttpReply& reply, unsigned version,
                                bool keep_alive) {
-  std::ostringstream out;
-  out << internal::ToBeastResponse(reply, version, keep_alive);
-  return out.str();
+  std::string out = HttpReplyHeader(reply, version, keep_alive);
+  out += reply.body;
+  for (const Payload::Piece& p : reply.payload.Pieces()) out.append(p.data, p.size);
+  return out;
 }
 
 std::string ServeHttpBytes(const HttpRouter& router, std::string_view bytes,

@@ -19,7 +19,7 @@ struct HttpRequest {
   std::string method;         // "POST", "GET", or whatever the client sent
   std::string target;         // "/edl.Master/GetTask", maybe with "?query"
   std::string authorization;  // the Authorization header, "" if absent
-  std::string body;
+  Bytes body;
   unsigned version = 11;  // 10 for HTTP/1.0, 11 for HTTP/1.1
   bool keep_alive = true;
 };
@@ -28,7 +28,8 @@ struct HttpReply {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string edl_status;  // StatusCodeName on errors, "" on success
-  std::string body;
+  std::string body;        // errors and GETs
+  Payload payload;         // an RPC handler's answer, sent after `body`
   bool close = false;  // close the connection after this reply
   bool rpc = false;    // the reply of an RPC handler (see ServerOptions::reply_gate)
 };
@@ -43,6 +44,7 @@ class HttpRouter {
   explicit HttpRouter(std::string secret);
 
   void AddRpc(const std::string& path, RpcHandler handler);
+  void AddRpc(const std::string& path, RpcBodyHandler handler);
   void AddGet(const std::string& path, GetHandler handler, bool public_access);
 
   // Public GETs are served without the secret; everything else needs
@@ -59,7 +61,7 @@ class HttpRouter {
   bool Authorized(std::string_view authorization) const;
 
   std::string expected_authorization_;  // "Bearer <secret>"
-  std::map<std::string, RpcHandler, std::less<>> rpcs_;
+  std::map<std::string, RpcBodyHandler, std::less<>> rpcs_;
   std::map<std::string, GetRoute, std::less<>> gets_;
 };
 
@@ -80,6 +82,11 @@ struct ParsedHttpRequest {
 // refusing bodies over `max_body_bytes` (413) and malformed input (400).
 ParsedHttpRequest ParseHttpRequest(std::string_view bytes,
                                    size_t max_body_bytes);
+
+// The HTTP/1.x header of `reply` whose body (body + payload) is
+// `content_length` bytes, as the server writes it.
+std::string HttpReplyHeader(const HttpReply& reply, unsigned version,
+                            bool keep_alive);
 
 // The HTTP/1.x bytes of `reply` as the server writes them.
 std::string SerializeHttpReply(const HttpReply& reply, unsigned version,

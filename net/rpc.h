@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "net/payload.h"
 
 namespace edl::net {
 
@@ -31,6 +32,9 @@ using Millis = std::chrono::milliseconds;
 // Handles one RPC: request body in, response body or error out. Called on a
 // server thread; must not block for long (no waiting on other RPCs).
 using RpcHandler = std::function<Result<std::string>(std::string_view body)>;
+// The same without copies: the body as received (tensors may view it) in,
+// a gather payload (which may borrow tensor storage) out.
+using RpcBodyHandler = std::function<Result<Payload>(const Bytes& body)>;
 
 struct HttpResponse {
   int status = 200;
@@ -64,6 +68,7 @@ class RpcServer {
 
   // path: "/edl.Master/GetTask". Unknown paths get 404.
   void HandleRpc(const std::string& path, RpcHandler handler);
+  void HandleRpcBody(const std::string& path, RpcBodyHandler handler);
   // GET path; `public_access` lets it through without the secret (e.g. a
   // Prometheus scraper on /metrics); otherwise the secret is required.
   void HandleGet(const std::string& path, GetHandler handler,
@@ -112,6 +117,10 @@ class RpcChannel {
   // server handler's own Status (code and message preserved).
   Result<std::string> Call(const std::string& path, std::string_view body,
                            Millis deadline);
+  // The same without copies: the payload's pieces go out in one gather
+  // write, and the answer is read straight into a pooled block.
+  Result<Bytes> Send(const std::string& path, const Payload& body,
+                     Millis deadline);
   // A GET of `path` (status API clients).
   Result<std::string> Get(const std::string& path, Millis deadline);
 

@@ -8,6 +8,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "net/http_beast_impl.h"
@@ -45,8 +47,8 @@ struct RpcChannel::Impl {
         backoff(o.initial_backoff),
         rng(std::random_device{}()) {}
 
-  Result<std::string> Exchange(http::verb verb, const std::string& path,
-                               std::string_view body, Millis timeout);
+  Result<Bytes> Exchange(http::verb verb, const std::string& path,
+                         const Payload& body, Millis timeout);
   Status Connect(TimePoint deadline, const std::string& path, Millis timeout);
   Status TryConnect(TimePoint deadline, const std::string& path,
                     Millis timeout);
@@ -176,10 +178,9 @@ Status RpcChannel::Impl::Connect(TimePoint deadline, const std::string& path,
   return status;
 }
 
-Result<std::string> RpcChannel::Impl::Exchange(http::verb verb,
-                                               const std::string& path,
-                                               std::string_view body,
-                                               Millis timeout) {
+Result<Bytes> RpcChannel::Impl::Exchange(http::verb verb,
+                                         const std::string& path,
+                                         const Payload& body, Millis timeout) {
   std::lock_guard<std::mutex> lock(mu);
   const TimePoint deadline = SteadyClock::now() + timeout;
   if (stream && ConnectionLooksClosed()) {
@@ -188,18 +189,26 @@ Result<std::string> RpcChannel::Impl::Exchange(http::verb verb,
   }
   if (!stream) EDL_RETURN_IF_ERROR(Connect(deadline, path, timeout));
 
-  http::request<http::span_body<const char>> request(verb, path, 11);
+  http::request<http::empty_body> request(verb, path, 11);
   request.set(http::field::host, name);
   request.set(http::field::authorization, "Bearer " + secret);
   request.keep_alive(true);
   if (verb == http::verb::post) {
     request.set(http::field::content_type, "application/octet-stream");
+    request.content_length(body.size());
   }
-  request.body() = beast::span<const char>(body.data(), body.size());
-  request.prepare_payload();
+  std::string header;
+  {
+    std::ostringstream out;
+    out << request.base();
+    header = std::move(out).str();
+  }
+  // Header and the payload's pieces (tensor storage) in one gather write.
   stream->expires_at(deadline);
-  beast::error_code ec =
-      Run([&](auto handler) { http::async_write(*stream, request, handler); });
+  beast::error_code ec = Run([&](auto handler) {
+    asio::async_write(*stream, internal::GatherBuffers(header, {}, body),
+                      internal::LargeTransfers{}, handler);
+  });
   if (ec) return Broken(ec, path, timeout);
 
   http::response_parser<http::string_body> parser;
@@ -207,14 +216,24 @@ Result<std::string> RpcChannel::Impl::Exchange(http::verb verb,
   ec = Run([&](auto handler) {
     http::async_read_header(*stream, buffer, parser, handler);
   });
+  Bytes answer;
+  bool known_length = false;
   if (!ec) {
-    // A sized body is read straight into its final string.
-    if (auto body = internal::StartKnownLengthBody(parser, buffer)) {
-      while (!ec && !body->done()) {
+    // A sized body is read straight into a pooled block.
+    if (auto known = internal::StartKnownLengthBody(parser, buffer)) {
+      if (!known->done()) {
+        size_t n = 0;
         ec = Run([&](auto handler) {
-          asio::async_read(*stream, body->Next(), handler);
+          asio::async_read(*stream, known->Rest(), internal::LargeTransfers{},
+                           [&n, handler](beast::error_code e, size_t got) mutable {
+                             n = got;
+                             handler(e, got);
+                           });
         });
+        known->Filled(n);
       }
+      answer = std::move(*known).Take();
+      known_length = true;
     } else if (!parser.is_done()) {
       ec = Run([&](auto handler) {
         http::async_read(*stream, buffer, parser, handler);
@@ -228,13 +247,14 @@ Result<std::string> RpcChannel::Impl::Exchange(http::verb verb,
     buffer.clear();
   }
   int status = static_cast<int>(response.result_int());
-  if (status >= 200 && status < 300) return std::move(response.body());
+  if (!known_length) answer = Bytes::Copy(response.body());
+  if (status >= 200 && status < 300) return answer;
   StatusCode code = CodeForHttpStatus(status);
   std::optional<StatusCode> named =
       ParseStatusCodeName(response[kEdlStatusHeader]);
   if (named && *named != StatusCode::kOk) code = *named;
   if (code == StatusCode::kOk) code = StatusCode::kInternal;
-  std::string message = std::move(response.body());
+  std::string message(answer.view());
   if (message.empty()) {
     message = name + path + ": HTTP " + std::to_string(status);
   }
@@ -250,11 +270,22 @@ RpcChannel::~RpcChannel() = default;
 
 Result<std::string> RpcChannel::Call(const std::string& path,
                                      std::string_view body, Millis deadline) {
+  Payload payload;
+  payload.Borrow(body.data(), body.size(), nullptr);  // the call blocks
+  Result<Bytes> answer = impl_->Exchange(http::verb::post, path, payload, deadline);
+  if (!answer.ok()) return answer.status();
+  return std::string(answer->view());
+}
+
+Result<Bytes> RpcChannel::Send(const std::string& path, const Payload& body,
+                               Millis deadline) {
   return impl_->Exchange(http::verb::post, path, body, deadline);
 }
 
 Result<std::string> RpcChannel::Get(const std::string& path, Millis deadline) {
-  return impl_->Exchange(http::verb::get, path, {}, deadline);
+  Result<Bytes> answer = impl_->Exchange(http::verb::get, path, Payload(), deadline);
+  if (!answer.ok()) return answer.status();
+  return std::string(answer->view());
 }
 
 const std::string& RpcChannel::host() const { return impl_->host; }

@@ -8,6 +8,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -163,13 +164,16 @@ asio::awaitable<void> RpcServer::Impl::Serve(tcp::socket socket) {
     stream.expires_after(options.idle_timeout);
     co_await http::async_read_header(
         stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+    std::optional<Bytes> known_body;
     if (!ec) {
       if (auto body = internal::StartKnownLengthBody(parser, buffer)) {
-        while (!ec && !body->done()) {
-          co_await asio::async_read(
-              stream, body->Next(),
+        if (!body->done()) {
+          size_t n = co_await asio::async_read(
+              stream, body->Rest(), internal::LargeTransfers{},
               asio::redirect_error(asio::use_awaitable, ec));
+          body->Filled(n);
         }
+        known_body = std::move(*body).Take();
       } else if (!parser.is_done()) {
         co_await http::async_read(
             stream, buffer, parser,
@@ -185,7 +189,8 @@ asio::awaitable<void> RpcServer::Impl::Serve(tcp::socket socket) {
       if (!error) break;  // peer gone, idle, or a socket error
       reply = std::move(*error);
     } else {
-      HttpRequest request = internal::FromBeastRequest(parser.release());
+      HttpRequest request =
+          internal::FromBeastRequest(parser.release(), std::move(known_body));
       reply = router.Handle(request);
       if (reply.rpc && options.reply_gate) {
         // Wait (without a thread) until the gate releases the reply.
@@ -224,11 +229,13 @@ asio::awaitable<void> RpcServer::Impl::Serve(tcp::socket socket) {
       version = request.version;
       keep_alive = request.keep_alive && !reply.close;
     }
-    internal::BeastResponse response =
-        internal::ToBeastResponse(std::move(reply), version, keep_alive);
+    // Header, body and payload pieces (tensor storage, borrowed) in one
+    // gather write.
+    const std::string header = HttpReplyHeader(reply, version, keep_alive);
     stream.expires_after(options.idle_timeout);
-    co_await http::async_write(stream, response,
-                               asio::redirect_error(asio::use_awaitable, ec));
+    co_await asio::async_write(
+        stream, internal::GatherBuffers(header, reply.body, reply.payload),
+        internal::LargeTransfers{}, asio::redirect_error(asio::use_awaitable, ec));
     if (ec) break;
     if (!keep_alive) {
       // Lingering close: stop sending, then drain until the client closes.
@@ -257,6 +264,12 @@ RpcServer::~RpcServer() { Stop(); }
 void RpcServer::HandleRpc(const std::string& path, RpcHandler handler) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   EDL_CHECK(!impl_->started) << "HandleRpc(" << path << ") after Start()";
+  impl_->router.AddRpc(path, std::move(handler));
+}
+
+void RpcServer::HandleRpcBody(const std::string& path, RpcBodyHandler handler) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  EDL_CHECK(!impl_->started) << "HandleRpcBody(" << path << ") after Start()";
   impl_->router.AddRpc(path, std::move(handler));
 }
 

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <utility>
 
-#include "tensor/block_cache.h"
+#include "base/block_cache.h"
 #include "tensor/device_runtime.h"
 
 namespace edl::tensor {
@@ -16,6 +16,7 @@ size_t DTypeSize(DType dtype) {
     case DType::kInt64: return 8;
     case DType::kUInt8: return 1;
     case DType::kBFloat16: return 2;
+    case DType::kFloat16: return 2;
   }
   EDL_CHECK(false) << "unknown dtype";
   return 0;
@@ -27,6 +28,7 @@ const char* DTypeName(DType dtype) {
     case DType::kInt64: return "int64";
     case DType::kUInt8: return "uint8";
     case DType::kBFloat16: return "bfloat16";
+    case DType::kFloat16: return "float16";
   }
   return "?";
 }
@@ -63,12 +65,28 @@ Storage::Storage(size_t bytes, Device device) : bytes_(bytes), device_(device) {
   data_ = runtime->Allocate(bytes);
 }
 
+Storage::Storage(void* data, size_t bytes, std::shared_ptr<void> owner)
+    : data_(data), bytes_(bytes), device_(Device::kCPU), owner_(std::move(owner)) {
+  EDL_CHECK(owner_ != nullptr) << "adopted storage without an owner";
+}
+
 Storage::~Storage() {
+  if (owner_) return;  // the owner frees the bytes
   if (device_ == Device::kCPU) {
     BlockCache::Release(data_, bytes_);
   } else {
     RuntimeFor(device_)->Free(data_, bytes_);
   }
+}
+
+Tensor Tensor::Adopt(std::shared_ptr<void> owner, void* data, Shape shape,
+                     DType dtype) {
+  Tensor t;
+  t.numel_ = NumElements(shape);
+  t.shape_ = std::move(shape);
+  t.dtype_ = dtype;
+  t.storage_ = std::make_shared<Storage>(data, t.bytes(), std::move(owner));
+  return t;
 }
 
 Tensor Tensor::Empty(Shape shape, DType dtype, Device device) {

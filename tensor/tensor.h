@@ -19,7 +19,9 @@
 
 namespace edl::tensor {
 
-enum class DType : uint8_t { kFloat32 = 0, kInt64 = 1, kUInt8 = 2, kBFloat16 = 3 };
+// kBFloat16 and kFloat16 are storage formats (the wire's gradient
+// compression, roles/ps/compression.h); tensor ops compute in float32.
+enum class DType : uint8_t { kFloat32 = 0, kInt64 = 1, kUInt8 = 2, kBFloat16 = 3, kFloat16 = 4 };
 size_t DTypeSize(DType dtype);
 const char* DTypeName(DType dtype);
 
@@ -37,6 +39,9 @@ std::string ShapeString(const Shape& shape);
 class Storage {
  public:
   Storage(size_t bytes, Device device);
+  // CPU bytes owned by someone else (e.g. a received RPC body), kept alive
+  // by `owner` for as long as this storage lives.
+  Storage(void* data, size_t bytes, std::shared_ptr<void> owner);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -50,6 +55,7 @@ class Storage {
   void* data_ = nullptr;
   size_t bytes_ = 0;
   Device device_;
+  std::shared_ptr<void> owner_;  // set: the bytes are not ours to free
 };
 
 template <typename T>
@@ -92,6 +98,12 @@ class Tensor {
                            Device device);
   static Tensor FromInts(Shape shape, const std::vector<int64_t>& values,
                          Device device);
+
+  // A CPU tensor over `data`, which `owner` keeps alive (no copy): how a
+  // received message's tensors become tensors. REQUIRES: data holds
+  // NumElements(shape) elements of dtype.
+  static Tensor Adopt(std::shared_ptr<void> owner, void* data, Shape shape,
+                      DType dtype);
 
   bool defined() const { return storage_ != nullptr; }
   const Shape& shape() const { return shape_; }
@@ -147,6 +159,9 @@ class Tensor {
   bool SharesStorageWith(const Tensor& other) const {
     return storage_ && storage_ == other.storage_;
   }
+  // Keeps this tensor's bytes alive without the tensor (e.g. while a socket
+  // sends them); null for an undefined tensor.
+  std::shared_ptr<const void> storage_owner() const { return storage_; }
   // Float32 or int64 contents as floats (for tests and small outputs). A
   // device tensor is copied to the host first (a synchronization).
   std::vector<float> ToVector() const;

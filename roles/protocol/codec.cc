@@ -1,16 +1,11 @@
 #include "roles/protocol/codec.h"
 
+#include <type_traits>
+
 #include "roles/protocol/wire.h"
 
 namespace edl::roles::protocol {
 namespace {
-
-// The least bytes a vector item takes on the wire (bounds vector counts by
-// the bytes left before anything is allocated).
-constexpr size_t kMinNamedTensorBytes = 2;     // name length + tensor marker
-constexpr size_t kMinMetricStateBytes = 2;     // name length + state count
-constexpr size_t kMinSparseGradientBytes = 3;  // table length + 2 markers
-constexpr size_t kMinRingMemberBytes = 10;     // worker_id + 2 string lengths
 
 template <typename T>
 struct Traits;
@@ -41,294 +36,238 @@ EDL_PROTOCOL_MESSAGE(RingSyncedRequest)
 EDL_PROTOCOL_MESSAGE(RingSyncedResponse)
 #undef EDL_PROTOCOL_MESSAGE
 
-// ---- Field layouts: Put (any writer) and Get mirror each other -----------
+// ---- One field list per message -------------------------------------------
+//
+// Fields(v, m) names every field of m in wire order; the writers (any
+// SizeCounter or Writer, through PutField) and the reader (GetField) walk
+// the same list, so a field cannot be written one way and read another.
+// M is the message type, const for writing.
 
-// An enum byte, refused unless <= max.
-template <typename E>
-E GetEnum(Reader& r, const char* field, E max) {
-  const uint8_t v = r.U8(field);
-  if (v > static_cast<uint8_t>(max)) {
-    r.Fail("unknown value " + std::to_string(v) + " (at most " +
-           std::to_string(static_cast<int>(max)) + ")");
-    return E{};
-  }
-  return static_cast<E>(v);
-}
-
-template <typename W>
-void Put(W& w, const NamedTensor& m) {
-  w.String(m.name);
-  w.Tensor(m.value);
-}
-void Get(Reader& r, NamedTensor* m) {
-  m->name = r.String("name");
-  m->value = r.Tensor("value");
-}
-
-template <typename W>
-void Put(W& w, const MetricState& m) {
-  w.String(m.name);
-  w.Doubles(m.state);
-}
-void Get(Reader& r, MetricState* m) {
-  m->name = r.String("name");
-  m->state = r.Doubles("state");
-}
-
-template <typename W>
-void Put(W& w, const SparseGradient& m) {
-  w.String(m.table);
-  w.Tensor(m.ids);
-  w.Tensor(m.values);
-}
-void Get(Reader& r, SparseGradient* m) {
-  m->table = r.String("table");
-  m->ids = r.Tensor("ids");
-  m->values = r.Tensor("values");
-}
-
-template <typename W>
-void Put(W& w, const RingMember& m) {
-  w.I64(m.worker_id);
-  w.String(m.name);
-  w.String(m.address);
-}
-void Get(Reader& r, RingMember* m) {
-  m->worker_id = r.I64("worker_id");
-  m->name = r.String("name");
-  m->address = r.String("address");
-}
-
-template <typename W, typename T>
-void PutVector(W& w, const std::vector<T>& v) {
-  EDL_CHECK_LE(v.size(), kMaxVectorItems) << "vector too long for the wire";
-  w.Varint(v.size());
-  for (const T& item : v) Put(w, item);
-}
 template <typename T>
-void GetVector(Reader& r, const char* field, size_t min_item_bytes, std::vector<T>* v) {
-  const size_t n = r.Count(field, min_item_bytes);
-  v->clear();
-  v->reserve(n);
-  for (size_t i = 0; i < n && r.ok(); ++i) {
-    auto scope = r.Item(field, i);
-    Get(r, &v->emplace_back());
+using Bare = std::remove_const_t<T>;
+
+#define EDL_FIELDS(Type) \
+  template <typename V, typename M> \
+    requires std::is_same_v<Bare<M>, Type> \
+  void Fields(V& v, M& m)
+
+EDL_FIELDS(NamedTensor) {
+  v("name", m.name);
+  v("value", m.value);
+}
+EDL_FIELDS(MetricState) {
+  v("name", m.name);
+  v("state", m.state);
+}
+EDL_FIELDS(SparseGradient) {
+  v("table", m.table);
+  v("ids", m.ids);
+  v("values", m.values);
+}
+EDL_FIELDS(RingMember) {
+  v("worker_id", m.worker_id);
+  v("name", m.name);
+  v("address", m.address);
+}
+EDL_FIELDS(Task) {
+  v("id", m.id);
+  v("type", m.type);
+  v("dataset", m.dataset);
+  v("begin", m.begin);
+  v("end", m.end);
+  v("epoch", m.epoch);
+  v("model_version", m.model_version);
+  v("seed", m.seed);
+}
+EDL_FIELDS(RegisterWorkerRequest) {
+  v("name", m.name);
+  v("pid", m.pid);
+  v("num_threads", m.num_threads);
+}
+EDL_FIELDS(RegisterWorkerResponse) { v("worker_id", m.worker_id); }
+EDL_FIELDS(HeartbeatRequest) { v("worker_id", m.worker_id); }
+EDL_FIELDS(HeartbeatResponse) { v("stop", m.stop); }
+EDL_FIELDS(GetTaskRequest) {
+  v("worker_id", m.worker_id);
+  v("request", m.request);
+}
+EDL_FIELDS(ReportTaskRequest) {
+  v("worker_id", m.worker_id);
+  v("task_id", m.task_id);
+  v("ok", m.ok);
+  v("error", m.error);
+  v("model_version", m.model_version);
+  v("loss_sum", m.loss_sum);
+  v("samples", m.samples);
+  v("records_skipped", m.records_skipped);
+  v("metrics", m.metrics);
+  v("predictions", m.predictions);
+}
+EDL_FIELDS(ReportTaskResponse) {}
+EDL_FIELDS(PullDenseRequest) {
+  v("known_version", m.known_version);
+  v("compression", m.compression);
+}
+EDL_FIELDS(PullDenseResponse) {
+  v("version", m.version);
+  v("params", m.params);
+}
+EDL_FIELDS(PullRowsRequest) {
+  v("table", m.table);
+  v("ids", m.ids);
+}
+EDL_FIELDS(PullRowsResponse) { v("values", m.values); }
+EDL_FIELDS(PushGradientsRequest) {
+  v("worker_id", m.worker_id);
+  v("version", m.version);
+  v("dense", m.dense);
+  v("sparse", m.sparse);
+  v("state", m.state);
+}
+EDL_FIELDS(PushGradientsResponse) {
+  v("accepted", m.accepted);
+  v("version", m.version);
+}
+EDL_FIELDS(JoinRingRequest) {
+  v("worker_id", m.worker_id);
+  v("address", m.address);
+}
+EDL_FIELDS(RingViewRequest) {
+  v("worker_id", m.worker_id);
+  v("known_version", m.known_version);
+}
+EDL_FIELDS(RingView) {
+  v("version", m.version);
+  v("members", m.members);
+  v("source_rank", m.source_rank);
+}
+EDL_FIELDS(RingSyncedRequest) {
+  v("worker_id", m.worker_id);
+  v("version", m.version);
+}
+EDL_FIELDS(RingSyncedResponse) {}
+#undef EDL_FIELDS
+
+// The largest value of each enum on the wire (a larger byte is refused).
+constexpr TaskType EnumMax(TaskType) { return TaskType::kDone; }
+constexpr Dataset EnumMax(Dataset) { return Dataset::kPrediction; }
+constexpr Compression EnumMax(Compression) { return Compression::kFloat16; }
+
+// The least bytes a vector item takes on the wire (bounds vector counts by
+// the bytes left before anything is allocated).
+constexpr size_t MinItemBytes(const NamedTensor*) { return 2; }     // name length + tensor marker
+constexpr size_t MinItemBytes(const MetricState*) { return 2; }     // name length + state count
+constexpr size_t MinItemBytes(const SparseGradient*) { return 3; }  // table length + 2 markers
+constexpr size_t MinItemBytes(const RingMember*) { return 10; }     // worker_id + 2 string lengths
+
+// Writes one field with any writer.
+template <typename W>
+struct PutField {
+  W& w;
+  void operator()(const char*, const int64_t& x) { w.I64(x); }
+  void operator()(const char*, const int32_t& x) { w.I32(x); }
+  void operator()(const char*, const uint64_t& x) { w.U64(x); }
+  void operator()(const char*, const double& x) { w.F64(x); }
+  void operator()(const char*, const bool& x) { w.Bool(x); }
+  void operator()(const char*, const std::string& x) { w.String(x); }
+  void operator()(const char*, const std::vector<double>& x) { w.Doubles(x); }
+  void operator()(const char*, const tensor::Tensor& x) { w.Tensor(x); }
+  template <typename E>
+    requires std::is_enum_v<E>
+  void operator()(const char*, const E& x) {
+    w.U8(static_cast<uint8_t>(x));
   }
-}
+  template <typename T>
+  void operator()(const char*, const std::vector<T>& items) {
+    EDL_CHECK_LE(items.size(), kMaxVectorItems) << "vector too long for the wire";
+    w.Varint(items.size());
+    for (const T& item : items) Fields(*this, item);
+  }
+};
 
-template <typename W>
-void Put(W& w, const Task& m) {
-  w.I64(m.id);
-  w.U8(static_cast<uint8_t>(m.type));
-  w.U8(static_cast<uint8_t>(m.dataset));
-  w.I64(m.begin);
-  w.I64(m.end);
-  w.I32(m.epoch);
-  w.I64(m.model_version);
-  w.U64(m.seed);
-}
-void Get(Reader& r, Task* m) {
-  m->id = r.I64("id");
-  m->type = GetEnum(r, "type", TaskType::kDone);
-  m->dataset = GetEnum(r, "dataset", Dataset::kPrediction);
-  m->begin = r.I64("begin");
-  m->end = r.I64("end");
-  m->epoch = r.I32("epoch");
-  m->model_version = r.I64("model_version");
-  m->seed = r.U64("seed");
-}
-
-template <typename W>
-void Put(W& w, const RegisterWorkerRequest& m) {
-  w.String(m.name);
-  w.I64(m.pid);
-  w.I32(m.num_threads);
-}
-void Get(Reader& r, RegisterWorkerRequest* m) {
-  m->name = r.String("name");
-  m->pid = r.I64("pid");
-  m->num_threads = r.I32("num_threads");
-}
-
-template <typename W>
-void Put(W& w, const RegisterWorkerResponse& m) {
-  w.I64(m.worker_id);
-}
-void Get(Reader& r, RegisterWorkerResponse* m) { m->worker_id = r.I64("worker_id"); }
-
-template <typename W>
-void Put(W& w, const HeartbeatRequest& m) {
-  w.I64(m.worker_id);
-}
-void Get(Reader& r, HeartbeatRequest* m) { m->worker_id = r.I64("worker_id"); }
-
-template <typename W>
-void Put(W& w, const HeartbeatResponse& m) {
-  w.Bool(m.stop);
-}
-void Get(Reader& r, HeartbeatResponse* m) { m->stop = r.Bool("stop"); }
-
-template <typename W>
-void Put(W& w, const GetTaskRequest& m) {
-  w.I64(m.worker_id);
-  w.I64(m.request);
-}
-void Get(Reader& r, GetTaskRequest* m) {
-  m->worker_id = r.I64("worker_id");
-  m->request = r.I64("request");
-}
-
-template <typename W>
-void Put(W& w, const ReportTaskRequest& m) {
-  w.I64(m.worker_id);
-  w.I64(m.task_id);
-  w.Bool(m.ok);
-  w.String(m.error);
-  w.I64(m.model_version);
-  w.F64(m.loss_sum);
-  w.I64(m.samples);
-  w.I64(m.records_skipped);
-  PutVector(w, m.metrics);
-  w.Tensor(m.predictions);
-}
-void Get(Reader& r, ReportTaskRequest* m) {
-  m->worker_id = r.I64("worker_id");
-  m->task_id = r.I64("task_id");
-  m->ok = r.Bool("ok");
-  m->error = r.String("error");
-  m->model_version = r.I64("model_version");
-  m->loss_sum = r.F64("loss_sum");
-  m->samples = r.I64("samples");
-  m->records_skipped = r.I64("records_skipped");
-  GetVector(r, "metrics", kMinMetricStateBytes, &m->metrics);
-  m->predictions = r.Tensor("predictions");
-}
-
-template <typename W>
-void Put(W&, const ReportTaskResponse&) {}
-void Get(Reader&, ReportTaskResponse*) {}
-
-template <typename W>
-void Put(W& w, const PullDenseRequest& m) {
-  w.I64(m.known_version);
-}
-void Get(Reader& r, PullDenseRequest* m) { m->known_version = r.I64("known_version"); }
-
-template <typename W>
-void Put(W& w, const PullDenseResponse& m) {
-  w.I64(m.version);
-  PutVector(w, m.params);
-}
-void Get(Reader& r, PullDenseResponse* m) {
-  m->version = r.I64("version");
-  GetVector(r, "params", kMinNamedTensorBytes, &m->params);
-}
-
-template <typename W>
-void Put(W& w, const PullRowsRequest& m) {
-  w.String(m.table);
-  w.Tensor(m.ids);
-}
-void Get(Reader& r, PullRowsRequest* m) {
-  m->table = r.String("table");
-  m->ids = r.Tensor("ids");
-}
-
-template <typename W>
-void Put(W& w, const PullRowsResponse& m) {
-  w.Tensor(m.values);
-}
-void Get(Reader& r, PullRowsResponse* m) { m->values = r.Tensor("values"); }
-
-template <typename W>
-void Put(W& w, const PushGradientsRequest& m) {
-  w.I64(m.worker_id);
-  w.I64(m.version);
-  PutVector(w, m.dense);
-  PutVector(w, m.sparse);
-  PutVector(w, m.state);
-}
-void Get(Reader& r, PushGradientsRequest* m) {
-  m->worker_id = r.I64("worker_id");
-  m->version = r.I64("version");
-  GetVector(r, "dense", kMinNamedTensorBytes, &m->dense);
-  GetVector(r, "sparse", kMinSparseGradientBytes, &m->sparse);
-  GetVector(r, "state", kMinNamedTensorBytes, &m->state);
-}
-
-template <typename W>
-void Put(W& w, const PushGradientsResponse& m) {
-  w.Bool(m.accepted);
-  w.I64(m.version);
-}
-void Get(Reader& r, PushGradientsResponse* m) {
-  m->accepted = r.Bool("accepted");
-  m->version = r.I64("version");
-}
-
-template <typename W>
-void Put(W& w, const JoinRingRequest& m) {
-  w.I64(m.worker_id);
-  w.String(m.address);
-}
-void Get(Reader& r, JoinRingRequest* m) {
-  m->worker_id = r.I64("worker_id");
-  m->address = r.String("address");
-}
-
-template <typename W>
-void Put(W& w, const RingViewRequest& m) {
-  w.I64(m.worker_id);
-  w.U64(m.known_version);
-}
-void Get(Reader& r, RingViewRequest* m) {
-  m->worker_id = r.I64("worker_id");
-  m->known_version = r.U64("known_version");
-}
-
-template <typename W>
-void Put(W& w, const RingView& m) {
-  w.U64(m.version);
-  PutVector(w, m.members);
-  w.I32(m.source_rank);
-}
-void Get(Reader& r, RingView* m) {
-  m->version = r.U64("version");
-  GetVector(r, "members", kMinRingMemberBytes, &m->members);
-  m->source_rank = r.I32("source_rank");
-}
-
-template <typename W>
-void Put(W& w, const RingSyncedRequest& m) {
-  w.I64(m.worker_id);
-  w.U64(m.version);
-}
-void Get(Reader& r, RingSyncedRequest* m) {
-  m->worker_id = r.I64("worker_id");
-  m->version = r.U64("version");
-}
-
-template <typename W>
-void Put(W&, const RingSyncedResponse&) {}
-void Get(Reader&, RingSyncedResponse*) {}
+// Reads one field, naming it in any error.
+struct GetField {
+  Reader& r;
+  void operator()(const char* f, int64_t& x) { x = r.I64(f); }
+  void operator()(const char* f, int32_t& x) { x = r.I32(f); }
+  void operator()(const char* f, uint64_t& x) { x = r.U64(f); }
+  void operator()(const char* f, double& x) { x = r.F64(f); }
+  void operator()(const char* f, bool& x) { x = r.Bool(f); }
+  void operator()(const char* f, std::string& x) { x = r.String(f); }
+  void operator()(const char* f, std::vector<double>& x) { x = r.Doubles(f); }
+  void operator()(const char* f, tensor::Tensor& x) { x = r.Tensor(f); }
+  template <typename E>
+    requires std::is_enum_v<E>
+  void operator()(const char* f, E& x) {
+    const uint8_t v = r.U8(f);
+    constexpr E kMax = EnumMax(E{});
+    if (v > static_cast<uint8_t>(kMax)) {
+      r.Fail("unknown value " + std::to_string(v) + " (at most " +
+             std::to_string(static_cast<int>(kMax)) + ")");
+      x = E{};
+      return;
+    }
+    x = static_cast<E>(v);
+  }
+  template <typename T>
+  void operator()(const char* f, std::vector<T>& items) {
+    const size_t n = r.Count(f, MinItemBytes(static_cast<const T*>(nullptr)));
+    items.clear();
+    items.reserve(n);
+    for (size_t i = 0; i < n && r.ok(); ++i) {
+      auto scope = r.Item(f, i);
+      Fields(*this, items.emplace_back());
+    }
+  }
+};
 
 // ---- Framing ---------------------------------------------------------------
 
-// Sizes the message first so the output is allocated once and every tensor
-// costs one memcpy.
+// Sizes the message first so owned pieces are allocated once; tensors are
+// borrowed or cost one memcpy.
 template <typename T>
-std::string EncodeMessage(const T& m) {
+net::Payload EncodeMessage(const T& m) {
   SizeCounter counter;
   counter.U8(0);
   counter.U8(0);
-  Put(counter, m);
+  PutField<SizeCounter> count{counter};
+  Fields(count, m);
   Writer w(counter.size());
   w.U8(Traits<T>::kTag);
   w.U8(kWireVersion);
-  Put(w, m);
-  std::string out = std::move(w).Take();
+  PutField<Writer> put{w};
+  Fields(put, m);
+  net::Payload out = std::move(w).TakePayload();
   EDL_CHECK_EQ(out.size(), counter.size()) << Traits<T>::kName;
   return out;
+}
+
+template <typename T, typename Input>
+Result<T> DecodeMessage(const Input& bytes) {
+  const char* name = Traits<T>::kName;
+  const std::string_view view(bytes.data(), bytes.size());
+  if (view.size() < 2) {
+    return InvalidArgument(std::string(name) + ": truncated: " + std::to_string(view.size()) +
+                           " bytes, a message starts with a 2-byte tag and version");
+  }
+  const auto tag = static_cast<uint8_t>(view[0]);
+  if (tag != Traits<T>::kTag) {
+    return InvalidArgument(std::string(name) + ": expected tag " + std::to_string(Traits<T>::kTag) +
+                           ", got tag " + std::to_string(tag) + " (" + MessageName(tag) + ")");
+  }
+  const auto version = static_cast<uint8_t>(view[1]);
+  if (version != kWireVersion) {
+    return InvalidArgument(std::string(name) + ": wire version " + std::to_string(version) +
+                           ", this build speaks version " + std::to_string(kWireVersion));
+  }
+  Reader r(bytes, name);
+  r.U8("tag");
+  r.U8("version");
+  T m;
+  GetField get{r};
+  Fields(get, m);
+  EDL_RETURN_IF_ERROR(r.Finish());
+  return m;
 }
 
 }  // namespace
@@ -362,33 +301,19 @@ const char* MessageName(uint8_t tag) {
 
 template <typename T>
 Result<T> Decode(std::string_view bytes) {
-  const char* name = Traits<T>::kName;
-  if (bytes.size() < 2) {
-    return InvalidArgument(std::string(name) + ": truncated: " + std::to_string(bytes.size()) +
-                           " bytes, a message starts with a 2-byte tag and version");
-  }
-  const auto tag = static_cast<uint8_t>(bytes[0]);
-  if (tag != Traits<T>::kTag) {
-    return InvalidArgument(std::string(name) + ": expected tag " + std::to_string(Traits<T>::kTag) +
-                           ", got tag " + std::to_string(tag) + " (" + MessageName(tag) + ")");
-  }
-  const auto version = static_cast<uint8_t>(bytes[1]);
-  if (version != kWireVersion) {
-    return InvalidArgument(std::string(name) + ": wire version " + std::to_string(version) +
-                           ", this build speaks version " + std::to_string(kWireVersion));
-  }
-  Reader r(bytes, name);
-  r.U8("tag");
-  r.U8("version");
-  T m;
-  Get(r, &m);
-  EDL_RETURN_IF_ERROR(r.Finish());
-  return m;
+  return DecodeMessage<T>(bytes);
 }
 
-#define EDL_PROTOCOL_CODEC(Type)                                 \
-  std::string Encode(const Type& m) { return EncodeMessage(m); } \
-  template Result<Type> Decode<Type>(std::string_view bytes);
+template <typename T>
+Result<T> Decode(const net::Bytes& bytes) {
+  return DecodeMessage<T>(bytes);
+}
+
+#define EDL_PROTOCOL_CODEC(Type)                                              \
+  std::string Encode(const Type& m) { return EncodeMessage(m).Flatten(); }    \
+  net::Payload EncodePayload(const Type& m) { return EncodeMessage(m); }      \
+  template Result<Type> Decode<Type>(std::string_view bytes);                 \
+  template Result<Type> Decode<Type>(const net::Bytes& bytes);
 EDL_PROTOCOL_CODEC(Task)
 EDL_PROTOCOL_CODEC(RegisterWorkerRequest)
 EDL_PROTOCOL_CODEC(RegisterWorkerResponse)

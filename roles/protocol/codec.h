@@ -17,11 +17,13 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "net/payload.h"
 #include "roles/protocol/messages.h"
 
 namespace edl::roles::protocol {
 
-inline constexpr uint8_t kWireVersion = 1;
+// 2: tensor elements aligned to 64 bytes from the message start.
+inline constexpr uint8_t kWireVersion = 2;
 
 // The first byte of every encoded message.
 enum class MessageTag : uint8_t {
@@ -72,10 +74,35 @@ std::string Encode(const RingView& m);
 std::string Encode(const RingSyncedRequest& m);
 std::string Encode(const RingSyncedResponse& m);
 
+// The same as a gather payload whose large tensors are borrowed from their
+// storage (kept alive by the payload): what RPCs send.
+net::Payload EncodePayload(const Task& m);
+net::Payload EncodePayload(const RegisterWorkerRequest& m);
+net::Payload EncodePayload(const RegisterWorkerResponse& m);
+net::Payload EncodePayload(const HeartbeatRequest& m);
+net::Payload EncodePayload(const HeartbeatResponse& m);
+net::Payload EncodePayload(const GetTaskRequest& m);
+net::Payload EncodePayload(const ReportTaskRequest& m);
+net::Payload EncodePayload(const ReportTaskResponse& m);
+net::Payload EncodePayload(const PullDenseRequest& m);
+net::Payload EncodePayload(const PullDenseResponse& m);
+net::Payload EncodePayload(const PullRowsRequest& m);
+net::Payload EncodePayload(const PullRowsResponse& m);
+net::Payload EncodePayload(const PushGradientsRequest& m);
+net::Payload EncodePayload(const PushGradientsResponse& m);
+net::Payload EncodePayload(const JoinRingRequest& m);
+net::Payload EncodePayload(const RingViewRequest& m);
+net::Payload EncodePayload(const RingView& m);
+net::Payload EncodePayload(const RingSyncedRequest& m);
+net::Payload EncodePayload(const RingSyncedResponse& m);
+
 // Decode<PullRowsRequest>(bytes). Defined (codec.cc) for exactly the
 // messages Encode takes. Decoded tensors own their storage (copied out of
 // `bytes`).
 template <typename T>
 Result<T> Decode(std::string_view bytes);
+// The same, with tensors viewing `bytes` (no copy; they keep it alive).
+template <typename T>
+Result<T> Decode(const net::Bytes& bytes);
 
 }  // namespace edl::roles::protocol

@@ -1,7 +1,8 @@
 // The messages the roles exchange (docs/distributed.md, docs/rpc.md): worker <-> master and
 // worker <-> parameter server. Plain values; roles/protocol/codec.h turns
-// each into bytes and back. Adding a field means adding it to the codec (at
-// the end of the message) and to the codec tests.
+// each into bytes and back. Adding a field means adding it to the message's
+// field list in codec.cc (one list, walked by both the writer and the reader)
+// and to the codec tests' samples.
 #pragma once
 
 #include <cstdint>
@@ -122,8 +123,13 @@ struct RingSyncedResponse {};
 
 // Dense parameters of this PS's partition, unless the caller already has
 // the current version.
+// How dense parameters and gradients travel (--gradient_compression).
+enum class Compression : uint8_t { kNone = 0, kBFloat16 = 1, kFloat16 = 2 };
+
 struct PullDenseRequest {
   int64_t known_version = -1;
+  // Not kNone: the PS sends float32 parameters as this 16-bit type.
+  Compression compression = Compression::kNone;
 };
 struct PullDenseResponse {
   int64_t version = 0;

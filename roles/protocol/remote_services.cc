@@ -25,7 +25,7 @@ constexpr const char* kPushGradients = "/edl.Ps/PushGradients";
 template <typename Response, typename Request>
 Result<Response> CallRemote(net::RpcChannel& channel, const char* path, const Request& request,
                             net::Millis deadline) {
-  Result<std::string> body = channel.Call(path, Encode(request), deadline);
+  Result<net::Bytes> body = channel.Send(path, EncodePayload(request), deadline);
   if (!body.ok()) return body.status();
   Result<Response> response = Decode<Response>(*body);
   if (!response.ok()) {
@@ -35,16 +35,17 @@ Result<Response> CallRemote(net::RpcChannel& channel, const char* path, const Re
   return response;
 }
 
-// A handler that decodes a Request, hands it to `method` and encodes the
-// Response.
+// A handler that decodes a Request (its tensors view the received body),
+// hands it to `method` and encodes the Response (its large tensors are sent
+// from their own storage).
 template <typename Request, typename Response>
-net::RpcHandler Handler(std::function<Result<Response>(const Request&)> method) {
-  return [method = std::move(method)](std::string_view body) -> Result<std::string> {
+net::RpcBodyHandler Handler(std::function<Result<Response>(const Request&)> method) {
+  return [method = std::move(method)](const net::Bytes& body) -> Result<net::Payload> {
     Result<Request> request = Decode<Request>(body);
     if (!request.ok()) return request.status();
     Result<Response> response = method(*request);
     if (!response.ok()) return response.status();
-    return Encode(*response);
+    return EncodePayload(*response);
   };
 }
 
@@ -124,31 +125,31 @@ Result<PushGradientsResponse> RemotePs::PushGradients(const PushGradientsRequest
 
 void ServeMaster(MasterService& service, net::RpcServer& server) {
   MasterService* s = &service;
-  server.HandleRpc(kRegisterWorker,
+  server.HandleRpcBody(kRegisterWorker,
                    Handler<RegisterWorkerRequest, RegisterWorkerResponse>(
                        [s](const RegisterWorkerRequest& r) { return s->RegisterWorker(r); }));
-  server.HandleRpc(kHeartbeat, Handler<HeartbeatRequest, HeartbeatResponse>(
+  server.HandleRpcBody(kHeartbeat, Handler<HeartbeatRequest, HeartbeatResponse>(
                                    [s](const HeartbeatRequest& r) { return s->Heartbeat(r); }));
-  server.HandleRpc(kGetTask, Handler<GetTaskRequest, Task>(
+  server.HandleRpcBody(kGetTask, Handler<GetTaskRequest, Task>(
                                  [s](const GetTaskRequest& r) { return s->GetTask(r); }));
-  server.HandleRpc(kReportTask, Handler<ReportTaskRequest, ReportTaskResponse>(
+  server.HandleRpcBody(kReportTask, Handler<ReportTaskRequest, ReportTaskResponse>(
                                     [s](const ReportTaskRequest& r) { return s->ReportTask(r); }));
-  server.HandleRpc(kJoinRing, Handler<JoinRingRequest, RingView>(
+  server.HandleRpcBody(kJoinRing, Handler<JoinRingRequest, RingView>(
                                   [s](const JoinRingRequest& r) { return s->JoinRing(r); }));
-  server.HandleRpc(kGetRingView, Handler<RingViewRequest, RingView>([s](const RingViewRequest& r) {
+  server.HandleRpcBody(kGetRingView, Handler<RingViewRequest, RingView>([s](const RingViewRequest& r) {
                      return s->GetRingView(r);
                    }));
-  server.HandleRpc(kRingSynced, Handler<RingSyncedRequest, RingSyncedResponse>(
+  server.HandleRpcBody(kRingSynced, Handler<RingSyncedRequest, RingSyncedResponse>(
                                     [s](const RingSyncedRequest& r) { return s->RingSynced(r); }));
 }
 
 void ServePs(PsService& service, net::RpcServer& server) {
   PsService* s = &service;
-  server.HandleRpc(kPullDense, Handler<PullDenseRequest, PullDenseResponse>(
+  server.HandleRpcBody(kPullDense, Handler<PullDenseRequest, PullDenseResponse>(
                                    [s](const PullDenseRequest& r) { return s->PullDense(r); }));
-  server.HandleRpc(kPullRows, Handler<PullRowsRequest, PullRowsResponse>(
+  server.HandleRpcBody(kPullRows, Handler<PullRowsRequest, PullRowsResponse>(
                                   [s](const PullRowsRequest& r) { return s->PullRows(r); }));
-  server.HandleRpc(kPushGradients,
+  server.HandleRpcBody(kPushGradients,
                    Handler<PushGradientsRequest, PushGradientsResponse>(
                        [s](const PushGradientsRequest& r) { return s->PushGradients(r); }));
 }

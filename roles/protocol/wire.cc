@@ -20,7 +20,7 @@ size_t VarintSize(uint64_t v) {
   return n;
 }
 
-bool KnownDType(uint8_t d) { return d <= static_cast<uint8_t>(tensor::DType::kBFloat16); }
+bool KnownDType(uint8_t d) { return d <= static_cast<uint8_t>(tensor::DType::kFloat16); }
 
 }  // namespace
 
@@ -43,7 +43,8 @@ void SizeCounter::Tensor(const tensor::Tensor& t) {
   if (!t.defined()) return;
   Varint(static_cast<uint64_t>(t.rank()));
   for (int64_t d : t.shape()) Varint(static_cast<uint64_t>(d));
-  size_ += t.bytes();
+  if (t.bytes() == 0) return;
+  size_ += TensorPadding(size_) + t.bytes();
 }
 
 // ---- Writer --------------------------------------------------------------
@@ -56,13 +57,13 @@ void Writer::Varint(uint64_t v) {
     v >>= 7;
   }
   buf[n++] = static_cast<char>(v);
-  out_.append(buf, n);
+  tail_.append(buf, n);
 }
 
 void Writer::String(std::string_view s) {
   EDL_CHECK_LE(s.size(), kMaxStringBytes) << "string too long for the wire";
   Varint(s.size());
-  out_.append(s.data(), s.size());
+  tail_.append(s.data(), s.size());
 }
 
 void Writer::Doubles(const std::vector<double>& v) {
@@ -82,7 +83,23 @@ void Writer::Tensor(const tensor::Tensor& t) {
   U8(static_cast<uint8_t>(t.dtype()));
   Varint(static_cast<uint64_t>(t.rank()));
   for (int64_t d : t.shape()) Varint(static_cast<uint64_t>(d));
-  if (t.bytes() > 0) Bytes(t.raw_data(), t.bytes());
+  const size_t bytes = t.bytes();
+  if (bytes == 0) return;
+  tail_.append(TensorPadding(size()), '\0');
+  if (bytes < kBorrowTensorBytes) {
+    Bytes(t.raw_data(), bytes);
+    return;
+  }
+  payload_.Append(std::move(tail_));
+  payload_.Borrow(t.raw_data(), bytes, t.storage_owner());
+  tail_ = std::string();
+  const size_t left = expected_ > size() ? expected_ - size() : 0;
+  tail_.reserve(std::min(left, kBorrowTensorBytes * 4));
+}
+
+net::Payload Writer::TakePayload() && {
+  payload_.Append(std::move(tail_));
+  return std::move(payload_);
 }
 
 // ---- Reader --------------------------------------------------------------
@@ -237,10 +254,27 @@ tensor::Tensor Reader::Tensor(const char* field) {
     return {};
   }
   if (has_zero) bytes = 0;
-  if (bytes > remaining()) {
+  const size_t pad = bytes > 0 ? TensorPadding(pos_) : 0;
+  if (bytes > remaining() || pad > remaining() - bytes) {
     Fail("tensor " + std::string(tensor::DTypeName(dtype)) + tensor::ShapeString(shape) +
-         " claims " + std::to_string(bytes) + " bytes, " + std::to_string(remaining()) + " left");
+         " claims " + std::to_string(bytes) + " bytes after " + std::to_string(pad) +
+         " bytes of padding, " + std::to_string(remaining()) + " left");
     return {};
+  }
+  if (pad > 0) {
+    for (size_t i = 0; i < pad; ++i) {
+      if (data_[pos_ + i] != 0) {
+        Fail("nonzero padding byte before the tensor's elements");
+        return {};
+      }
+    }
+    pos_ += pad;
+  }
+  if (owner_ && bytes > 0) {
+    // A view of the received block: no copy.
+    char* data = const_cast<char*>(data_.data()) + pos_;
+    pos_ += bytes;
+    return tensor::Tensor::Adopt(owner_, data, std::move(shape), dtype);
   }
   tensor::Tensor t = tensor::Tensor::Empty(std::move(shape), dtype);
   if (bytes > 0) std::memcpy(t.raw_data(), data_.data() + pos_, bytes);

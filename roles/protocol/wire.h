@@ -1,18 +1,24 @@
 // The byte-level wire format the protocol codec is built from (docs/rpc.md):
 // little-endian fixed-width integers and doubles, LEB128 varints for lengths,
-// length-prefixed strings, and tensors as a dtype byte, a rank, the dims and
-// the raw element bytes (or a single marker byte for an undefined tensor).
+// length-prefixed strings, and tensors as a dtype byte, a rank, the dims,
+// zero padding up to the next multiple of 64 bytes from the message's start
+// (only when there are element bytes), and the raw element bytes (or a
+// single marker byte for an undefined tensor). The padding lets a received
+// message, which lies in a 64-byte aligned block, lend its tensors their
+// storage without a copy.
 //
 // The format is canonical: one value has exactly one encoding (varints are
-// minimal, bools are 0 or 1), so decode(encode(x)) == x and
-// encode(decode(b)) == b for every b that decodes.
+// minimal, bools are 0 or 1, padding is zeros), so decode(encode(x)) == x
+// and encode(decode(b)) == b for every b that decodes.
 //
 // Writers come in two kinds with the same interface: SizeCounter counts the
-// bytes a message will take, Writer appends them to a string reserved up
-// front, so a tensor costs one memcpy. Reader never reads past its input;
-// its first failure is sticky (later reads return zeros) and is reported as
-// one InvalidArgument naming the field path, e.g.
-// "PushGradientsRequest.dense[2].value: tensor claims 4000000 bytes, 12 left".
+// bytes a message will take, Writer builds them as a gather payload
+// (net/payload.h) in which a large tensor is borrowed from its own storage,
+// not copied. Reader never reads past its input; its first failure is
+// sticky (later reads return zeros) and is reported as one InvalidArgument
+// naming the field path, e.g.
+// "PushGradientsRequest.dense[2].value: tensor float32[1000, 1000] claims
+// 4000000 bytes after 17 bytes of padding, 29 left".
 //
 // Not thread-safe; one Writer or Reader per message.
 #pragma once
@@ -20,11 +26,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.h"
+#include "net/payload.h"
 #include "tensor/tensor.h"
 
 namespace edl::roles::protocol {
@@ -34,6 +43,16 @@ inline constexpr size_t kMaxVectorItems = 100'000'000;
 inline constexpr int kMaxTensorRank = 8;
 // The tensor marker byte that stands for an undefined tensor.
 inline constexpr uint8_t kUndefinedTensor = 0xFF;
+// Tensor element bytes start at a multiple of this from the message start.
+inline constexpr size_t kTensorAlignment = 64;
+// Tensors at least this large are sent from their own storage.
+inline constexpr size_t kBorrowTensorBytes = 16 << 10;
+
+// The zero bytes that bring `position` to the next multiple of
+// kTensorAlignment.
+inline size_t TensorPadding(size_t position) {
+  return (kTensorAlignment - position % kTensorAlignment) % kTensorAlignment;
+}
 
 // Counts the bytes the matching Writer calls would append.
 class SizeCounter {
@@ -56,36 +75,51 @@ class SizeCounter {
   size_t size_ = 0;
 };
 
-// Appends encoded values to an owned string.
+// Builds encoded values as a payload: small values are appended to owned
+// pieces, tensors of kBorrowTensorBytes or more are borrowed (their storage
+// is kept alive by the payload).
 class Writer {
  public:
-  // `expected_bytes`: the final size (from a SizeCounter), reserved up front.
-  explicit Writer(size_t expected_bytes = 0) { out_.reserve(expected_bytes); }
+  // `expected_bytes`: the final size (from a SizeCounter); owned pieces
+  // reserve what they can need.
+  explicit Writer(size_t expected_bytes = 0) : expected_(expected_bytes) {
+    tail_.reserve(std::min(expected_bytes, kBorrowTensorBytes * 4));
+  }
 
-  void U8(uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void U8(uint8_t v) { tail_.push_back(static_cast<char>(v)); }
   void Bool(bool v) { U8(v ? 1 : 0); }
   void I32(int32_t v) { Bytes(&v, sizeof v); }
   void I64(int64_t v) { Bytes(&v, sizeof v); }
   void U64(uint64_t v) { Bytes(&v, sizeof v); }
   void F64(double v) { Bytes(&v, sizeof v); }
   void Varint(uint64_t v);
-  void Bytes(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
+  void Bytes(const void* p, size_t n) { tail_.append(static_cast<const char*>(p), n); }
   void String(std::string_view s);
   void Doubles(const std::vector<double>& v);
   // REQUIRES: t is undefined or a CPU tensor.
   void Tensor(const tensor::Tensor& t);
 
-  std::string Take() && { return std::move(out_); }
+  // The bytes written so far (the position in the message).
+  size_t size() const { return payload_.size() + tail_.size(); }
+  net::Payload TakePayload() &&;
+  // The bytes as one string (journal records and other small messages).
+  std::string Take() && { return std::move(*this).TakePayload().Flatten(); }
 
  private:
-  std::string out_;
+  size_t expected_;
+  net::Payload payload_;  // everything before tail_
+  std::string tail_;
 };
 
 // Reads encoded values from a borrowed buffer (which must outlive it).
 class Reader {
  public:
-  // `message`: the message name that opens every error path.
+  // `message`: the message name that opens every error path. Tensors are
+  // copied out of `bytes`.
   Reader(std::string_view bytes, const char* message) : data_(bytes), message_(message) {}
+  // Tensors view `bytes` (no copy) and keep it alive.
+  Reader(const net::Bytes& bytes, const char* message)
+      : data_(bytes.view()), owner_(bytes.owner()), message_(message) {}
 
   // Names the field (or vector item) being read for error messages while the
   // returned scope lives: "Message.field[3].sub".
@@ -149,6 +183,7 @@ class Reader {
   }
 
   std::string_view data_;
+  std::shared_ptr<void> owner_;  // set: tensors view data_
   size_t pos_ = 0;
   const char* message_;
   std::vector<PathEntry> path_;

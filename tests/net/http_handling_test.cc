@@ -48,10 +48,10 @@ HttpRequest Request(std::string method, std::string target,
 
 TEST(HttpRouter, AnswersAnRpcWithItsHandlersBody) {
   HttpRequest request = Request("POST", "/test.Echo/Echo");
-  request.body = "payload";
+  request.body = Bytes::Copy("payload");
   HttpReply reply = TestRouter().Handle(request);
   EXPECT_EQ(reply.status, 200);
-  EXPECT_EQ(reply.body, "payload");
+  EXPECT_EQ(reply.payload.Flatten(), "payload");
   EXPECT_EQ(reply.edl_status, "");
 }
 
@@ -101,7 +101,7 @@ TEST(ParseHttpRequest, ParsesOneRequestAndReportsTheBytesUsed) {
   EXPECT_EQ(parsed.request.method, "POST");
   EXPECT_EQ(parsed.request.target, "/a/b");
   EXPECT_EQ(parsed.request.authorization, "Bearer x");
-  EXPECT_EQ(parsed.request.body, "abc");
+  EXPECT_EQ(parsed.request.body.view(), "abc");
   EXPECT_TRUE(parsed.request.keep_alive);
 }
 

@@ -75,6 +75,40 @@ TEST_F(RpcCallTest, CarriesA64MegabyteBodyBothWays) {
   EXPECT_TRUE(*reply == body);
 }
 
+TEST_F(RpcCallTest, AGatherPayloadArrivesWholeInAnAlignedBlockBothWays) {
+  // The handler answers the body's two halves swapped, borrowed from the
+  // request block (kept alive by its owner) around an owned separator.
+  server_->Stop();
+  ServerOptions options;
+  options.secret = kSecret;
+  server_ = std::make_unique<RpcServer>(options);
+  server_->HandleRpcBody("/test.Swap/Swap", [](const Bytes& body) -> Result<Payload> {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(body.data()) % 64, 0u);
+    const size_t half = body.size() / 2;
+    Payload answer;
+    answer.Borrow(body.data() + half, body.size() - half, body.owner());
+    answer.Append("|");
+    answer.Borrow(body.data(), half, body.owner());
+    return answer;
+  });
+  ASSERT_TRUE(server_->Start().ok());
+
+  auto big = std::make_shared<std::string>(size_t{3} << 20, '\0');
+  for (size_t i = 0; i < big->size(); i += 7) (*big)[i] = static_cast<char>(i);
+  Payload request;
+  request.Append("head:");
+  request.Borrow(big->data(), big->size(), big);
+  request.Append(":tail");
+  const std::string whole = request.Flatten();
+  ASSERT_EQ(whole.size(), request.size());
+
+  Result<Bytes> answer = Channel()->Send("/test.Swap/Swap", request, kDeadline);
+  ASSERT_TRUE(answer.ok()) << answer.status().message();
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(answer->data()) % 64, 0u);
+  const size_t half = whole.size() / 2;
+  EXPECT_TRUE(answer->view() == whole.substr(half) + "|" + whole.substr(0, half));
+}
+
 TEST_F(RpcCallTest, SequentialCallsReuseOneConnection) {
   auto channel = Channel();
   for (int i = 0; i < 200; ++i) {

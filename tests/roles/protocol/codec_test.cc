@@ -112,8 +112,10 @@ TYPED_TEST(EveryMessage, RefusesAnotherWireVersion) {
   bytes[1] = static_cast<char>(kWireVersion + 1);
   Result<TypeParam> decoded = Decode<TypeParam>(bytes);
   ASSERT_FALSE(decoded.ok());
-  EXPECT_EQ(decoded.status().message(), std::string(Sample<TypeParam>::kName) +
-                                            ": wire version 2, this build speaks version 1");
+  EXPECT_EQ(decoded.status().message(),
+            std::string(Sample<TypeParam>::kName) + ": wire version " +
+                std::to_string(kWireVersion + 1) + ", this build speaks version " +
+                std::to_string(kWireVersion));
 }
 
 TYPED_TEST(EveryMessage, RefusesEveryOtherMessage) {
@@ -165,7 +167,7 @@ TEST(Codec, NamesTheVectorItemAndFieldOfATruncatedTensor) {
   ASSERT_FALSE(decoded.ok());
   EXPECT_EQ(decoded.status().message(),
             "PushGradientsRequest.dense[2].value: tensor float32[1000, 1000] claims "
-            "4000000 bytes, 12 left");
+            "4000000 bytes after 17 bytes of padding, 29 left");
 }
 
 TEST(Codec, RefusesAnUnknownDType) {
@@ -237,7 +239,7 @@ TEST(Codec, RefusesAHugeTensorWithoutAllocatingIt) {
   ASSERT_FALSE(decoded.ok());
   EXPECT_EQ(decoded.status().message(),
             "PullRowsResponse.values: tensor float32[1073741824, 1073741824] claims "
-            "4611686018427387904 bytes, 0 left");
+            "4611686018427387904 bytes after 50 bytes of padding, 0 left");
 }
 
 TEST(Codec, RefusesAStringLongerThanTheCap) {
@@ -310,7 +312,7 @@ TEST(Codec, NamesTheFieldInsideAVectorItem) {
 }
 
 TEST(Codec, RefusesABoolThatIsNeitherZeroNorOne) {
-  Result<HeartbeatResponse> decoded = Decode<HeartbeatResponse>(std::string("\x05\x01\x02", 3));
+  Result<HeartbeatResponse> decoded = Decode<HeartbeatResponse>(std::string("\x05\x02\x02", 3));
   ASSERT_FALSE(decoded.ok());
   EXPECT_EQ(decoded.status().message(), "HeartbeatResponse.stop: bool must be 0 or 1, got 2");
 }
@@ -334,8 +336,9 @@ TEST(Codec, RefusesAnUnknownDataset) {
 TEST(Codec, EncodesALargeTensorAsItsBytesPlusAFewBytesOfFraming) {
   PullRowsResponse r{.values = PatternTensor({1000, 2500}, DType::kFloat32, 3)};
   const std::string bytes = Encode(r);
-  // tag, version, dtype, rank, dims (2 varint bytes each), data.
-  EXPECT_EQ(bytes.size(), 2u + 1 + 1 + 2 + 2 + 10'000'000);
+  // tag, version, dtype, rank, dims (2 varint bytes each), padding to
+  // byte 64, data.
+  EXPECT_EQ(bytes.size(), 2u + 1 + 1 + 2 + 2 + 56 + 10'000'000);
   Result<PullRowsResponse> decoded = Decode<PullRowsResponse>(bytes);
   ASSERT_TRUE(decoded.ok()) << decoded.status().message();
   ExpectSameTensor(decoded->values, r.values);
@@ -393,7 +396,7 @@ TEST(Codec, RefusesARingViewWithoutItsSourceRank) {
 }
 
 TEST(Codec, RefusesGarbageAsEveryRingMessage) {
-  const std::string garbage("\x11\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 13);
+  const std::string garbage("\x11\x02\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 13);
   EXPECT_FALSE(Decode<JoinRingRequest>(garbage).ok());
   EXPECT_FALSE(Decode<RingViewRequest>(garbage).ok());
   EXPECT_FALSE(Decode<RingView>(garbage).ok());
@@ -403,6 +406,60 @@ TEST(Codec, RefusesGarbageAsEveryRingMessage) {
   ASSERT_FALSE(view.ok());
   EXPECT_EQ(view.status().message().rfind("RingView.members: ", 0), 0u)
       << view.status().message();
+}
+
+TEST(Codec, DecodingAReceivedBlockLendsItsTensorsTheBlockWithoutACopy) {
+  PushGradientsRequest r;
+  r.dense.push_back({"a", PatternTensor({3}, DType::kFloat32, 1)});
+  r.dense.push_back({"b", PatternTensor({100, 70}, DType::kFloat32, 2)});
+  const net::Bytes block = net::Bytes::Copy(Encode(r));
+  Result<PushGradientsRequest> decoded = Decode<PushGradientsRequest>(block);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  for (size_t i = 0; i < r.dense.size(); ++i) {
+    const auto* data = static_cast<const char*>(decoded->dense[i].value.raw_data());
+    EXPECT_GE(data, block.data());
+    EXPECT_LT(data, block.data() + block.size());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(data) % kTensorAlignment, 0u);
+    ExpectSameTensor(decoded->dense[i].value, r.dense[i].value);
+  }
+}
+
+TEST(Codec, ATensorViewOutlivesTheBlockHandleItCameFrom) {
+  PullRowsResponse r{.values = PatternTensor({64, 64}, DType::kFloat32, 5)};
+  tensor::Tensor values;
+  {
+    net::Bytes block = net::Bytes::Copy(Encode(r));
+    Result<PullRowsResponse> decoded = Decode<PullRowsResponse>(block);
+    ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+    values = decoded->values;
+  }
+  ExpectSameTensor(values, r.values);
+}
+
+TEST(Codec, RefusesNonzeroPaddingBeforeATensorsElements) {
+  std::string bytes = Encode(PullRowsResponse{.values = PatternTensor({4}, DType::kFloat32, 1)});
+  // tag, version, dtype, rank, dim: 5 bytes, then padding up to byte 64.
+  ASSERT_EQ(bytes.size(), 64u + 16);
+  bytes[40] = 1;
+  Result<PullRowsResponse> decoded = Decode<PullRowsResponse>(bytes);
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().message(),
+            "PullRowsResponse.values: nonzero padding byte before the tensor's elements");
+}
+
+TEST(Codec, APayloadSendsALargeTensorFromItsOwnStorage) {
+  PullDenseResponse r;
+  r.version = 3;
+  r.params.push_back({"small", PatternTensor({10}, DType::kFloat32, 1)});
+  r.params.push_back({"large", PatternTensor({1 << 14}, DType::kFloat32, 2)});
+  const net::Payload payload = EncodePayload(r);
+  EXPECT_EQ(payload.Flatten(), Encode(r));
+  bool borrowed = false;
+  for (const net::Payload::Piece& p : payload.Pieces()) {
+    borrowed = borrowed || p.data == r.params[1].value.raw_data();
+    EXPECT_NE(p.data, r.params[0].value.raw_data());
+  }
+  EXPECT_TRUE(borrowed) << "the large tensor was copied";
 }
 
 }  // namespace

@@ -59,7 +59,9 @@ ReportTaskRequest SampleReportTaskRequest() {
 }
 ReportTaskResponse SampleReportTaskResponse() { return {}; }
 
-PullDenseRequest SamplePullDenseRequest() { return {.known_version = -1}; }
+PullDenseRequest SamplePullDenseRequest() {
+  return {.known_version = -1, .compression = Compression::kFloat16};
+}
 PullDenseResponse SamplePullDenseResponse() {
   PullDenseResponse r;
   r.version = 31;
@@ -203,6 +205,7 @@ void ExpectSame(const ReportTaskRequest& a, const ReportTaskRequest& b) {
 void ExpectSame(const ReportTaskResponse&, const ReportTaskResponse&) {}
 void ExpectSame(const PullDenseRequest& a, const PullDenseRequest& b) {
   EXPECT_EQ(a.known_version, b.known_version);
+  EXPECT_EQ(a.compression, b.compression);
 }
 void ExpectSame(const PullDenseResponse& a, const PullDenseResponse& b) {
   EXPECT_EQ(a.version, b.version);

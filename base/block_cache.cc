@@ -1,4 +1,4 @@
-#include "tensor/block_cache.h"
+#include "base/block_cache.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -7,7 +7,7 @@
 
 #include "base/check.h"
 
-namespace edl::tensor {
+namespace edl {
 namespace {
 
 struct Pool {
@@ -64,4 +64,4 @@ void BlockCache::Release(void* block, size_t bytes) {
   std::free(block);
 }
 
-}  // namespace edl::tensor
+}  // namespace edl

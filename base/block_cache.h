@@ -1,6 +1,7 @@
-// BlockCache: recycles large CPU storage blocks by size, so that a training
-// step, which allocates the same activation shapes every time, neither maps
-// fresh pages nor page-faults them in again. Blocks of at least
+// BlockCache: recycles large CPU blocks by size (tensor storage, RPC bodies),
+// so that a training step, which allocates the same activation shapes every
+// time, and an RPC, which receives the same body sizes every time, neither
+// map fresh pages nor page-fault them in again. Blocks of at least
 // kMinCachedBytes are rounded up to whole pages; the cache holds at most
 // kMaxCachedBytes of idle blocks and frees beyond that.
 //
@@ -9,7 +10,7 @@
 
 #include <cstddef>
 
-namespace edl::tensor {
+namespace edl {
 
 class BlockCache {
  public:
@@ -22,4 +23,4 @@ class BlockCache {
   static void Release(void* block, size_t bytes);
 };
 
-}  // namespace edl::tensor
+}  // namespace edl
