@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tensor/cpu/parallel.h"
+
 namespace edl::roles::ps {
 
 using tensor::Tensor;
@@ -104,41 +106,51 @@ int64_t EmbeddingTable::RowOf(Shard& shard, int64_t id) {
 void EmbeddingTable::Gather(const int64_t* ids, int64_t n, float* out) {
   const int64_t dim = spec_.dim;
   const auto groups = ByShard(ids, n);
-  for (int s = 0; s < kShards; ++s) {
-    if (groups[s].empty()) continue;
-    Shard& shard = *shards_[s];
-    std::lock_guard<std::mutex> lock(shard.mu);
-    for (int64_t i : groups[s]) {
-      const int64_t row = RowOf(shard, ids[i]);
-      std::memcpy(out + i * dim, shard.values.f32() + row * dim,
-                  dim * sizeof(float));
+  // Shards are independent (each under its own lock): they run on the
+  // engine's threads.
+  tensor::cpu::ParallelFor(kShards, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t s = begin; s < end; ++s) {
+      if (groups[s].empty()) continue;
+      Shard& shard = *shards_[s];
+      std::lock_guard<std::mutex> lock(shard.mu);
+      for (int64_t i : groups[s]) {
+        const int64_t row = RowOf(shard, ids[i]);
+        std::memcpy(out + i * dim, shard.values.f32() + row * dim,
+                    dim * sizeof(float));
+      }
     }
-  }
+  });
 }
 
 void EmbeddingTable::Apply(const int64_t* ids, int64_t n, const float* grad,
                            float scale, int64_t iterations) {
-  const int64_t dim = spec_.dim;
   const auto groups = ByShard(ids, n);
-  for (int s = 0; s < kShards; ++s) {
-    if (groups[s].empty()) continue;
-    Shard& shard = *shards_[s];
-    const int64_t m = static_cast<int64_t>(groups[s].size());
-    tensor::SparseRows rows;
-    rows.ids = Tensor::Empty({m}, tensor::DType::kInt64);
-    rows.values = Tensor::Empty({m, dim});
-    float* values = rows.values.f32();
-    for (int64_t k = 0; k < m; ++k) {
-      const float* g = grad + groups[s][k] * dim;
-      for (int64_t j = 0; j < dim; ++j) values[k * dim + j] = scale * g[j];
-    }
-    std::lock_guard<std::mutex> lock(shard.mu);
-    int64_t* local = rows.ids.i64();
-    for (int64_t k = 0; k < m; ++k) local[k] = RowOf(shard, ids[groups[s][k]]);
-    rows.num_rows = shard.values.dim(0);
-    shard.optimizer->set_iterations(iterations);
-    shard.optimizer->ApplySparse(spec_.name, shard.values, rows);
+  tensor::cpu::ParallelFor(kShards, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t s = begin; s < end; ++s) ApplyToShard(s, groups[s], ids, grad, scale, iterations);
+  });
+}
+
+void EmbeddingTable::ApplyToShard(int64_t s, const std::vector<int64_t>& positions,
+                                  const int64_t* ids, const float* grad, float scale,
+                                  int64_t iterations) {
+  if (positions.empty()) return;
+  const int64_t dim = spec_.dim;
+  Shard& shard = *shards_[s];
+  const int64_t m = static_cast<int64_t>(positions.size());
+  tensor::SparseRows rows;
+  rows.ids = Tensor::Empty({m}, tensor::DType::kInt64);
+  rows.values = Tensor::Empty({m, dim});
+  float* values = rows.values.f32();
+  for (int64_t k = 0; k < m; ++k) {
+    const float* g = grad + positions[k] * dim;
+    for (int64_t j = 0; j < dim; ++j) values[k * dim + j] = scale * g[j];
   }
+  std::lock_guard<std::mutex> lock(shard.mu);
+  int64_t* local = rows.ids.i64();
+  for (int64_t k = 0; k < m; ++k) local[k] = RowOf(shard, ids[positions[k]]);
+  rows.num_rows = shard.values.dim(0);
+  shard.optimizer->set_iterations(iterations);
+  shard.optimizer->ApplySparse(spec_.name, shard.values, rows);
 }
 
 EmbeddingTable::Rows EmbeddingTable::Export() const {

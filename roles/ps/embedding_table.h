@@ -84,6 +84,9 @@ class EmbeddingTable {
   };
 
   static int ShardOf(int64_t id);
+  // Apply's work on shard s: the gradient rows at `positions`.
+  void ApplyToShard(int64_t s, const std::vector<int64_t>& positions, const int64_t* ids,
+                    const float* grad, float scale, int64_t iterations);
   // The local row of `id`, created (initialized) if unseen. REQUIRES: lock.
   int64_t RowOf(Shard& shard, int64_t id);
   // Grows the store (and the slots) to hold at least `rows` rows.

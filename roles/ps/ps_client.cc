@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "roles/ps/compression.h"
 #include "roles/ps/partition.h"
 #include "tensor/ops.h"
 
@@ -17,36 +18,44 @@ using tensor::Tensor;
 
 namespace {
 
-// Runs fn(i) for every i in [0, n), in parallel when n > 1; returns the
-// first failure by index.
-Status ForEachPs(int n, const std::function<Status(int)>& fn) {
-  std::vector<Status> status(n);
-  if (n == 1) {
-    status[0] = fn(0);
-  } else {
-    std::vector<std::thread> threads;
-    threads.reserve(n);
-    for (int i = 0; i < n; ++i) {
-      threads.emplace_back([&, i] { status[i] = fn(i); });
-    }
-    for (std::thread& t : threads) t.join();
-  }
-  for (int i = 0; i < n; ++i) {
-    if (!status[i].ok()) return status[i].WithPrefix("PS " + std::to_string(i));
-  }
-  return Status::Ok();
-}
-
 Tensor AsInt64(const Tensor& ids) {
   return ids.dtype() == DType::kInt64 ? ids : tensor::Cast(ids, DType::kInt64);
 }
 
 }  // namespace
 
-PsClient::PsClient(std::vector<protocol::PsService*> services)
-    : services_(std::move(services)), versions_(services_.size(), -1) {
-  EDL_CHECK(!services_.empty()) << "PsClient needs at least one PS";
-  for (auto* s : services_) EDL_CHECK(s != nullptr);
+struct PsClient::InFlightPush {
+  std::vector<protocol::PushGradientsRequest> requests;
+  std::vector<protocol::PushGradientsResponse> responses;  // of answered PS
+  std::vector<char> answered;  // per PS; written by its lane, read after Wait
+  std::unique_ptr<PsCalls> calls;  // while queued
+};
+
+namespace {
+
+std::vector<protocol::PsService*> CheckedServices(std::vector<protocol::PsService*> services) {
+  EDL_CHECK(!services.empty()) << "PsClient needs at least one PS";
+  for (auto* s : services) EDL_CHECK(s != nullptr);
+  return services;
+}
+
+}  // namespace
+
+PsClient::PsClient(std::vector<protocol::PsService*> services,
+                   protocol::Compression compression)
+    : services_(CheckedServices(std::move(services))),
+      compression_(compression),
+      versions_(services_.size(), -1),
+      lanes_(static_cast<int>(services_.size())) {}
+
+PsClient::~PsClient() = default;
+
+Status PsClient::ForEachPs(const std::function<Status(int)>& fn) {
+  const int n = num_ps();
+  if (n == 1 && !push_in_flight()) return fn(0).WithPrefix("PS 0");
+  PsCalls calls(n);
+  calls.Start(lanes_, fn);
+  return calls.Wait();
 }
 
 void PsClient::ForgetVersions() {
@@ -58,8 +67,8 @@ Status PsClient::PullDense(const std::vector<nn::Parameter*>& params) {
   for (nn::Parameter* p : params) by_name[p->name] = p;
   const int n = num_ps();
   std::vector<protocol::PullDenseResponse> responses(n);
-  EDL_RETURN_IF_ERROR(ForEachPs(n, [&](int i) -> Status {
-    auto r = services_[i]->PullDense({versions_[i]});
+  EDL_RETURN_IF_ERROR(ForEachPs([&](int i) -> Status {
+    auto r = services_[i]->PullDense({versions_[i], compression_});
     if (!r.ok()) return r.status();
     responses[i] = std::move(r).value();
     return Status::Ok();
@@ -80,7 +89,7 @@ Status PsClient::PullDense(const std::vector<nn::Parameter*>& params) {
                                ", the worker's model has " +
                                tensor::ShapeString(p.value.shape()));
       }
-      p.value.CopyFrom(t.value);
+      p.value.CopyFrom(Decompress(t.value));
     }
     versions_[i] = responses[i].version;
   }
@@ -105,7 +114,7 @@ Result<PsClient::Rows> PsClient::GatherRows(const std::string& table,
   std::vector<std::vector<int64_t>> positions(n);
   for (int64_t k = 0; k < u; ++k) positions[PsOfId(unique[k], n)].push_back(k);
   std::vector<Tensor> values(n);
-  EDL_RETURN_IF_ERROR(ForEachPs(n, [&](int i) -> Status {
+  EDL_RETURN_IF_ERROR(ForEachPs([&](int i) -> Status {
     if (positions[i].empty()) return Status::Ok();
     protocol::PullRowsRequest request;
     request.table = table;
@@ -181,8 +190,8 @@ Status PsClient::PullRows(nn::Parameter& table, const Tensor& ids) {
   return Status::Ok();
 }
 
-Result<PsClient::PushResult> PsClient::PushGradients(
-    const std::vector<nn::Parameter*>& params, int64_t worker_id) {
+std::vector<protocol::PushGradientsRequest> PsClient::PushRequests(
+    const std::vector<nn::Parameter*>& params, int64_t worker_id) const {
   const int n = num_ps();
   std::vector<protocol::PushGradientsRequest> requests(n);
   for (int i = 0; i < n; ++i) {
@@ -198,7 +207,9 @@ Result<PsClient::PushResult> PsClient::PushGradients(
       // Worker state (moving statistics) goes to its PS; frozen weights
       // never change, so the PS's copy stays right.
       if (!p->frozen && !IsEmbeddingTable(p->name)) {
-        requests[PsOfParameter(p->name, n)].state.push_back({p->name, p->value.On(host)});
+        // A copy: the next step's forward pass updates the value in place
+        // while the push may still be on its way.
+        requests[PsOfParameter(p->name, n)].state.push_back({p->name, p->value.To(host)});
       }
       continue;
     }
@@ -217,7 +228,7 @@ Result<PsClient::PushResult> PsClient::PushGradients(
         if (grad.SharesStorageWith(p->grad)) grad = grad.Clone();
         tensor::ScatterAdd(grad, *host_rows);
       }
-      requests[PsOfParameter(p->name, n)].dense.push_back({p->name, grad});
+      requests[PsOfParameter(p->name, n)].dense.push_back({p->name, Compress(grad, compression_)});
       continue;
     }
     // An embedding table: send coalesced rows to the rows' PS.
@@ -261,24 +272,69 @@ Result<PsClient::PushResult> PsClient::PushGradients(
                     merged.values.f32() + positions[i][k] * dim,
                     dim * sizeof(float));
       }
+      g.values = Compress(g.values, compression_);
       requests[i].sparse.push_back(std::move(g));
     }
   }
+  return requests;
+}
+
+void PsClient::StartPush(const std::vector<nn::Parameter*>& params, int64_t worker_id) {
+  EDL_CHECK(!push_in_flight()) << "StartPush with a push in flight";
+  const int n = num_ps();
+  push_ = std::make_unique<InFlightPush>();
+  push_->requests = PushRequests(params, worker_id);
+  push_->responses.resize(n);
+  push_->answered.assign(n, 0);
+  QueuePush();
+}
+
+void PsClient::QueuePush() {
+  InFlightPush* push = push_.get();
+  push->calls = std::make_unique<PsCalls>(num_ps());
+  // Only the PS that have not answered yet are sent the push (all of them
+  // the first time).
+  push->calls->Start(lanes_, [this, push](int i) -> Status {
+    if (push->answered[i]) return Status::Ok();
+    auto r = services_[i]->PushGradients(push->requests[i]);
+    if (!r.ok()) return r.status();
+    push->responses[i] = *r;
+    push->answered[i] = 1;
+    return Status::Ok();
+  });
+}
+
+Result<PsClient::PushResult> PsClient::FinishPush() {
+  EDL_CHECK(push_in_flight()) << "FinishPush without a push in flight";
+  InFlightPush* push = push_.get();
+  const int n = num_ps();
+  if (!push->calls) QueuePush();  // a retry
+  Status s = push->calls->Wait();
+  push->calls.reset();
+  if (!s.ok()) return s;
   PushResult result;
   result.accepted_by.assign(n, false);
   result.versions.assign(n, 0);
-  std::vector<protocol::PushGradientsResponse> responses(n);
-  EDL_RETURN_IF_ERROR(ForEachPs(n, [&](int i) -> Status {
-    auto r = services_[i]->PushGradients(requests[i]);
-    if (!r.ok()) return r.status();
-    responses[i] = *r;
-    return Status::Ok();
-  }));
   for (int i = 0; i < n; ++i) {
-    result.accepted_by[i] = responses[i].accepted;
-    result.versions[i] = responses[i].version;
-    result.accepted = result.accepted && responses[i].accepted;
+    result.accepted_by[i] = push->responses[i].accepted;
+    result.versions[i] = push->responses[i].version;
+    result.accepted = result.accepted && push->responses[i].accepted;
   }
+  push_.reset();
+  return result;
+}
+
+void PsClient::AbandonPush() {
+  EDL_CHECK(push_ == nullptr || push_->calls == nullptr) << "AbandonPush of a queued push";
+  push_.reset();
+}
+
+Result<PsClient::PushResult> PsClient::PushGradients(
+    const std::vector<nn::Parameter*>& params, int64_t worker_id) {
+  StartPush(params, worker_id);
+  Result<PushResult> result = FinishPush();
+  // The synchronous call leaves nothing behind: a caller retries it whole.
+  push_.reset();
   return result;
 }
 

@@ -4,17 +4,23 @@
 // full model locally as a cache — dense parameters and whole embedding
 // tables — and PsClient writes pulled values into it.
 //
-// Calls to different PS run in parallel (one thread per PS, joined before
-// returning). Errors carry the PS index ("PS 1: ..."). Not thread-safe: one
-// worker thread uses it.
+// Calls to different PS run in parallel, each PS's calls in order on its
+// own long-lived thread (roles/ps/ps_lanes.h). A push may be left in flight
+// (StartPush) while the worker computes its next step: a pull queued after
+// it reaches each PS after it, so the pull sees the push, exactly as if the
+// push had been waited for. Errors carry the PS index ("PS 1: ..."). Not
+// thread-safe: one worker thread uses it.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "base/status.h"
 #include "nn/autograd.h"
 #include "roles/protocol/services.h"
+#include "roles/ps/ps_lanes.h"
 #include "tensor/tensor.h"
 
 namespace edl::roles::ps {
@@ -23,7 +29,11 @@ class PsClient {
  public:
   // services[i] is PS i. REQUIRES: non-empty, no nulls; the services outlive
   // the client.
-  explicit PsClient(std::vector<protocol::PsService*> services);
+  // `compression`: how dense parameters are pulled and gradients pushed
+  // (roles/ps/compression.h); worker state always travels as float32.
+  explicit PsClient(std::vector<protocol::PsService*> services,
+                    protocol::Compression compression = protocol::Compression::kNone);
+  ~PsClient();  // waits for a push in flight
 
   int num_ps() const { return static_cast<int>(services_.size()); }
 
@@ -60,8 +70,23 @@ class PsClient {
     std::vector<bool> accepted_by;   // per PS
     std::vector<int64_t> versions;   // per PS, after the push
   };
+  // REQUIRES: no push in flight.
   Result<PushResult> PushGradients(const std::vector<nn::Parameter*>& params,
                                    int64_t worker_id = 0);
+
+  // The same in two halves: StartPush takes what PushGradients sends (the
+  // gradients by handle, which the caller must not write to afterwards, as
+  // ZeroGrad does not; state values copied) and queues it on every PS's
+  // lane; FinishPush waits for the answers. A failed FinishPush keeps the
+  // push: calling it again resends it to the PS that did not answer (those
+  // that did are not sent it twice). REQUIRES: StartPush with no push in
+  // flight; FinishPush with one.
+  void StartPush(const std::vector<nn::Parameter*>& params, int64_t worker_id = 0);
+  Result<PushResult> FinishPush();
+  bool push_in_flight() const { return push_ != nullptr; }
+  // Gives up on a push FinishPush failed (REQUIRES: none queued, i.e. after
+  // a failed FinishPush).
+  void AbandonPush();
 
   // The dense version last pulled from each PS (-1 before the first pull).
   const std::vector<int64_t>& versions() const { return versions_; }
@@ -70,8 +95,20 @@ class PsClient {
   void ForgetVersions();
 
  private:
+  struct InFlightPush;
+  // Runs fn(i) for every PS after what is queued on its lane; on the
+  // calling thread when there is one PS and nothing in flight.
+  Status ForEachPs(const std::function<Status(int)>& fn);
+  // Queues push_ on the lanes.
+  void QueuePush();
+  std::vector<protocol::PushGradientsRequest> PushRequests(
+      const std::vector<nn::Parameter*>& params, int64_t worker_id) const;
+
   std::vector<protocol::PsService*> services_;
+  protocol::Compression compression_;
   std::vector<int64_t> versions_;
+  std::unique_ptr<InFlightPush> push_;
+  PsLanes lanes_;  // last: destroyed (drained) first
 };
 
 }  // namespace edl::roles::ps

@@ -116,6 +116,10 @@ Status Worker::Run() {
     report.worker_id = worker_id_;
     report.task_id = task.id;
     Status s = lease.error.ok() ? RunTask(lease, &report) : lease.error;
+    // The task's last push is answered before the task is reported (or
+    // handed back by a stop).
+    Status settled = SettlePush();
+    if (s.ok()) s = settled;
     if (interrupted_) {
       // Stopping mid-task: not reporting hands the task back as soon as the
       // master learns this worker is gone (process exit or heartbeats).
@@ -236,15 +240,13 @@ Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
     if (training) {
       nn::Var reg = cm_.model->RegularizationLoss();
       nn::Backward(reg.requires_grad() ? nn::fn::Add(loss, reg) : loss);
+      // The push stays in flight while the next step reads its batch,
+      // pulls (queued behind it on each PS's lane, so it sees it) and
+      // computes; at most one push is in flight.
+      EDL_RETURN_IF_ERROR(SettlePush());
       auto params = cm_.model->parameters();
-      auto pushed = Retry("push gradients", [&] {
-        auto r = ps_.PushGradients(params, worker_id_);
-        if (!r.ok() && r.status().code() == StatusCode::kUnavailable) ps_.ForgetVersions();
-        return r;
-      });
+      ps_.StartPush(params, worker_id_);
       for (auto* p : params) p->ZeroGrad();
-      if (!pushed.ok()) return pushed.status();
-      for (int64_t v : pushed->versions) model_version_ = std::max(model_version_, v);
       ++steps_;
     }
     report->loss_sum += static_cast<double>(loss.value().item()) *
@@ -258,6 +260,21 @@ Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
   for (auto& m : *metrics) report->metrics.push_back({m->name(), m->State()});
   if (!predictions.empty()) report->predictions = tensor::Concat(predictions, 0);
   report->records_skipped = batches.records_skipped();
+  return Status::Ok();
+}
+
+Status Worker::SettlePush() {
+  if (!ps_.push_in_flight()) return Status::Ok();
+  auto pushed = Retry("push gradients", [&] {
+    auto r = ps_.FinishPush();
+    if (!r.ok() && r.status().code() == StatusCode::kUnavailable) ps_.ForgetVersions();
+    return r;
+  });
+  if (!pushed.ok()) {
+    ps_.AbandonPush();
+    return pushed.status();
+  }
+  for (int64_t v : pushed->versions) model_version_ = std::max(model_version_, v);
   return Status::Ok();
 }
 

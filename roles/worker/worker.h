@@ -89,6 +89,9 @@ class Worker {
   // Leases the next task and starts reading it into ahead_; once per task,
   // one try (the main loop asks again, with retries, if this gets nothing).
   void LeaseAhead();
+  // Waits for the push in flight, if any (retrying a PS that is
+  // restarting), and takes the model version it returns.
+  Status SettlePush();
   // Pulls dense parameters and the rows the batch's ids need.
   Status PullFor(const std::vector<tensor::Tensor>& inputs, bool dense);
   // Calls f until it succeeds, is not Unavailable, or the retry timeout

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "roles/ps/parameter_server.h"
 #include "ps_test_util.h"
 
@@ -183,6 +188,141 @@ TEST(PsClient, NamesTheFailingParameterServer) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message(), "PS 1: connection refused");
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+}
+
+// A PS whose pushes wait for the test to open a gate, and which records
+// the order its calls arrive in.
+class GatedPs : public protocol::PsService {
+ public:
+  explicit GatedPs(ParameterServer* real) : real_(real) {}
+
+  Result<protocol::PullDenseResponse> PullDense(const protocol::PullDenseRequest& r) override {
+    Record("pull");
+    return real_->PullDense(r);
+  }
+  Result<protocol::PullRowsResponse> PullRows(const protocol::PullRowsRequest& r) override {
+    Record("rows");
+    return real_->PullRows(r);
+  }
+  Result<protocol::PushGradientsResponse> PushGradients(
+      const protocol::PushGradientsRequest& r) override {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      ++pushes_arrived_;
+      cv_.notify_all();
+      cv_.wait(lock, [&] { return open_; });
+    }
+    Record("push");
+    return real_->PushGradients(r);
+  }
+
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+  void WaitForPush() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return pushes_arrived_ > 0; });
+  }
+  std::vector<std::string> calls() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_;
+  }
+  void ForgetCalls() {
+    std::lock_guard<std::mutex> lock(mu_);
+    calls_.clear();
+  }
+
+ private:
+  void Record(const char* what) {
+    std::lock_guard<std::mutex> lock(mu_);
+    calls_.push_back(what);
+  }
+
+  ParameterServer* real_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+  int pushes_arrived_ = 0;
+  std::vector<std::string> calls_;
+};
+
+TEST(PsClient, APullAfterAPushInFlightReachesThePsAfterItAndSeesIt) {
+  auto real = MakePs(Shard(0, 1), kSgd1);
+  GatedPs gated(real.get());
+  PsClient client({&gated});
+  CompiledModel worker = MakeModel(kSgd1);
+  auto params = worker.model->parameters();
+  ASSERT_TRUE(client.PullDense(params).ok());
+  nn::Parameter* bias = Find(*worker.model, "dense/bias");
+  const float before = bias->value.f32()[0];
+  gated.ForgetCalls();
+
+  SetGradients(*worker.model, 1);
+  const float grad = bias->grad.f32()[0];
+  client.StartPush(params, 7);
+  for (auto* p : params) p->ZeroGrad();  // what the worker does next
+  EXPECT_TRUE(client.push_in_flight());
+  gated.WaitForPush();  // the push is at the PS, held there
+
+  Status pulled;
+  std::thread pull([&] { pulled = client.PullDense(params); });
+  EXPECT_EQ(gated.calls(), std::vector<std::string>{});  // the pull waits its turn
+  gated.Open();
+  pull.join();
+  ASSERT_TRUE(pulled.ok()) << pulled.message();
+  EXPECT_EQ(gated.calls(), (std::vector<std::string>{"push", "pull"}));
+  EXPECT_FLOAT_EQ(bias->value.f32()[0], before - grad);  // SGD, learning rate 1
+
+  Result<PsClient::PushResult> finished = client.FinishPush();
+  ASSERT_TRUE(finished.ok()) << finished.status().message();
+  EXPECT_TRUE(finished->accepted);
+  EXPECT_FALSE(client.push_in_flight());
+}
+
+// A PS that is unreachable for its first `failures` pushes.
+class FlakyPs : public protocol::PsService {
+ public:
+  FlakyPs(ParameterServer* real, int failures) : real_(real), failures_(failures) {}
+  Result<protocol::PullDenseResponse> PullDense(const protocol::PullDenseRequest& r) override {
+    return real_->PullDense(r);
+  }
+  Result<protocol::PullRowsResponse> PullRows(const protocol::PullRowsRequest& r) override {
+    return real_->PullRows(r);
+  }
+  Result<protocol::PushGradientsResponse> PushGradients(
+      const protocol::PushGradientsRequest& r) override {
+    ++pushes;
+    if (pushes <= failures_) return Unavailable("connection refused");
+    return real_->PushGradients(r);
+  }
+  std::atomic<int> pushes{0};
+
+ private:
+  ParameterServer* real_;
+  int failures_;
+};
+
+TEST(PsClient, AFailedPushIsResentOnlyToThePsThatDidNotAnswer) {
+  auto ps0 = MakePs(Shard(0, 2), kSgd1);
+  auto ps1 = MakePs(Shard(1, 2), kSgd1);
+  FlakyPs steady(ps0.get(), 0), flaky(ps1.get(), 1);
+  PsClient client({&steady, &flaky});
+  CompiledModel worker = MakeModel(kSgd1);
+  auto params = worker.model->parameters();
+  ASSERT_TRUE(client.PullDense(params).ok());
+  SetGradients(*worker.model, 1);
+  client.StartPush(params);
+  Result<PsClient::PushResult> first = client.FinishPush();
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.status().message(), "PS 1: connection refused");
+  EXPECT_TRUE(client.push_in_flight());
+  Result<PsClient::PushResult> second = client.FinishPush();
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_EQ(steady.pushes.load(), 1);
+  EXPECT_EQ(flaky.pushes.load(), 2);
+  EXPECT_EQ(second->versions, (std::vector<int64_t>{1, 1}));
 }
 
 }  // namespace
