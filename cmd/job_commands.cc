@@ -113,6 +113,10 @@ Runner AddMasterCommand(CLI::App& parent) {
                   "Evaluate every N model versions (0: every epoch)")->capture_default_str();
   app->add_option("--get_model_steps", o.get_model_steps,
                   "Workers pull dense parameters every N steps")->capture_default_str();
+  app->add_option("--gradient_compression", o.gradient_compression,
+                  "Workers push gradients and pull dense parameters as 16-bit floats: "
+                  "none, bf16 or fp16")
+      ->check(CLI::IsMember({"none", "bf16", "fp16"}))->capture_default_str();
   app->add_option("--shuffle", o.shuffle, "Shuffle tasks and the records inside them")
       ->capture_default_str();
   app->add_option("--use_async", o.use_async, "Asynchronous SGD")->capture_default_str();
@@ -234,6 +238,10 @@ Runner AddWorkerCommand(CLI::App& parent) {
   app->add_option("--minibatch_size", o.minibatch_size, "Records per step")->capture_default_str();
   app->add_option("--get_model_steps", o.get_model_steps,
                   "Pull dense parameters every N steps")->capture_default_str();
+  app->add_option("--gradient_compression", o.gradient_compression,
+                  "Push gradients and pull dense parameters as 16-bit floats: "
+                  "none, bf16 or fp16")
+      ->check(CLI::IsMember({"none", "bf16", "fp16"}))->capture_default_str();
   app->add_option("--shuffle", o.shuffle, "Shuffle the records inside training tasks")
       ->capture_default_str();
   app->add_option("--master_outage_tolerance", o.master_outage_tolerance_s,

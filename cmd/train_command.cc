@@ -113,7 +113,8 @@ bool LocalDeviceUsable(const std::string& device, const ClusterFlags& c) {
 bool RefusePsOnlyFlags(const CLI::App& app) {
   for (const char* flag : {"--num_ps_pods", "--use_async", "--grads_to_wait",
                            "--sync_version_tolerance", "--lr_staleness_modulation",
-                           "--get_model_steps", "--num_minibatches_per_task"}) {
+                           "--get_model_steps", "--num_minibatches_per_task",
+                           "--gradient_compression"}) {
     if (app.count(flag) > 0) {
       Fail(std::string(flag) + " does not apply to --distribution_strategy=AllreduceStrategy "
            "(no parameter servers: every worker holds the model, takes one minibatch per "
@@ -234,6 +235,11 @@ Runner AddTrainCommand(CLI::App& parent) {
   app->add_option("--get_model_steps", d.get_model_steps,
                   "Workers pull dense parameters every N steps")
       ->check(CLI::PositiveNumber)->capture_default_str();
+  app->add_option("--gradient_compression", d.gradient_compression,
+                  "Workers push gradients and pull dense parameters as 16-bit floats, "
+                  "halving the parameter-server traffic: none, bf16 (float32's range, "
+                  "8-bit mantissa) or fp16 (11-bit mantissa, overflows past 65504)")
+      ->check(CLI::IsMember({"none", "bf16", "fp16"}))->capture_default_str();
   app->add_option("--relaunch_on_worker_failure", d.relaunch_on_worker_failure,
                   "Relaunches of a worker that failed; a worker killed by a signal "
                   "(preempted, kill -9) is always relaunched")

@@ -546,6 +546,7 @@ cluster::ProcessSpec MasterJob::WorkerSpec(int i) const {
   w.prediction_data = o.prediction_data;
   w.minibatch_size = o.minibatch_size;
   w.get_model_steps = o.get_model_steps;
+  w.gradient_compression = o.gradient_compression;
   w.shuffle = o.shuffle;
   w.master_outage_tolerance_s = o.master_outage_tolerance_s;
   if (o.allreduce) {

@@ -143,6 +143,7 @@ std::vector<std::string> ToArgs(const WorkerProcessOptions& o) {
   Add(&args, "prediction_data", o.prediction_data);
   Add(&args, "minibatch_size", Str(o.minibatch_size));
   Add(&args, "get_model_steps", Str(o.get_model_steps));
+  Add(&args, "gradient_compression", o.gradient_compression);
   Add(&args, "shuffle", o.shuffle ? "true" : "false");
   Add(&args, "master_outage_tolerance", Str(o.master_outage_tolerance_s));
   if (o.allreduce) {
@@ -190,6 +191,7 @@ std::vector<std::string> ToArgs(const MasterProcessOptions& o) {
   Add(&args, "num_minibatches_per_task", Str(o.num_minibatches_per_task));
   Add(&args, "evaluation_steps", Str(o.evaluation_steps));
   Add(&args, "get_model_steps", Str(o.get_model_steps));
+  Add(&args, "gradient_compression", o.gradient_compression);
   Add(&args, "shuffle", o.shuffle ? "true" : "false");
   Add(&args, "use_async", o.use_async ? "true" : "false");
   Add(&args, "grads_to_wait", Str(o.grads_to_wait));

@@ -46,6 +46,8 @@ struct WorkerProcessOptions {
   std::string training_data, validation_data, prediction_data;
   int64_t minibatch_size = 64;
   int get_model_steps = 1;
+  // How gradients and dense parameters travel: "none", "bf16", "fp16".
+  std::string gradient_compression = "none";
   bool shuffle = true;  // shuffle the records inside a training task
   std::chrono::milliseconds rpc_deadline{60000};
   // Seconds to keep retrying an unreachable master (being replaced).
@@ -104,6 +106,7 @@ struct MasterProcessOptions {
   int64_t num_minibatches_per_task = 8;
   int64_t evaluation_steps = 0;
   int get_model_steps = 1;
+  std::string gradient_compression = "none";  // passed to the workers
   bool shuffle = true;  // task order and record order inside tasks
   bool use_async = true;
   int grads_to_wait = 1;

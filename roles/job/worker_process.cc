@@ -12,6 +12,7 @@
 #include "roles/evaluation.h"
 #include "roles/job/ps_process.h"
 #include "roles/protocol/remote_services.h"
+#include "roles/ps/compression.h"
 #include "roles/ps/ps_client.h"
 #include "roles/worker/allreduce_worker.h"
 #include "roles/worker/worker.h"
@@ -92,7 +93,9 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
     remotes.push_back(std::make_unique<protocol::RemotePs>(host, port, secret, o.rpc_deadline));
     services.push_back(remotes.back().get());
   }
-  ps::PsClient ps(services);
+  EDL_ASSIGN_OR_RETURN(protocol::Compression compression,
+                      ps::ParseCompression(o.gradient_compression, "--gradient_compression"));
+  ps::PsClient ps(services, compression);
 
   worker::WorkerOptions wo;
   wo.name = o.worker_name;

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "base/logging.h"
 #include "nn/optim/optimizer_from_json.h"
+#include "roles/ps/compression.h"
 #include "roles/ps/partition.h"
 #include "roles/ps/ps_checkpoint.h"
 
@@ -151,7 +153,10 @@ Result<protocol::PullDenseResponse> ParameterServer::PullDense(
   out.params.reserve(dense_.size());
   for (const auto& d : dense_) {
     std::lock_guard<std::mutex> lock(d->mu);
-    out.params.push_back({d->name, d->value.Clone()});
+    // A copy (pushes update the value in place), 16-bit when asked for.
+    out.params.push_back({d->name, r.compression == protocol::Compression::kNone
+                                       ? d->value.Clone()
+                                       : Compress(d->value, r.compression)});
   }
   return out;
 }
@@ -266,7 +271,25 @@ void ParameterServer::ApplyUpdate(
 }
 
 Result<protocol::PushGradientsResponse> ParameterServer::PushGradients(
-    const protocol::PushGradientsRequest& r) {
+    const protocol::PushGradientsRequest& request) {
+  // Gradients sent as 16-bit floats (--gradient_compression) are applied
+  // in float32.
+  std::optional<protocol::PushGradientsRequest> widened;
+  auto compressed = [](const protocol::PushGradientsRequest& q) {
+    for (const NamedTensor& g : q.dense) {
+      if (IsCompressed(g.value)) return true;
+    }
+    for (const protocol::SparseGradient& g : q.sparse) {
+      if (IsCompressed(g.values)) return true;
+    }
+    return false;
+  };
+  if (compressed(request)) {
+    widened = request;
+    for (NamedTensor& g : widened->dense) g.value = Decompress(g.value);
+    for (protocol::SparseGradient& g : widened->sparse) g.values = Decompress(g.values);
+  }
+  const protocol::PushGradientsRequest& r = widened ? *widened : request;
   protocol::PushGradientsResponse out;
   int64_t applied = -1;  // the version this push completed, if any
   {

@@ -41,7 +41,7 @@ TEST(FlagPropagation, EveryProcessOfAJobReceivesEveryFlagItUses) {
                                        "--checkpoint_dir=" + dir.File("ckpt"),
                                        "--checkpoint_steps=50", "--keep_checkpoint_max=2"};
   const std::vector<std::string> worker = {"--minibatch_size=32", "--get_model_steps=2",
-                                           "--shuffle=false"};
+                                           "--shuffle=false", "--gradient_compression=bf16"};
   const std::vector<std::string> master = {"--log_interval=3", "--progress_bar=false",
                                            "--num_minibatches_per_task=4",
                                            "--evaluation_steps=100",
