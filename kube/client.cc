@@ -11,17 +11,17 @@
 
 #include "base/logging.h"
 #include "kube/credential_source.h"
-#include "kube/http_connection.h"
+#include "net/http_connection.h"
 #include "kube/token_bucket.h"
 #include "kube/watch.h"
 
 namespace edl::kube {
 namespace {
 
-using internal::HttpConnection;
-using internal::HttpHead;
-using internal::SteadyClock;
-using internal::TimePoint;
+using net::HttpConnection;
+using net::HttpHead;
+using net::SteadyClock;
+using net::TimePoint;
 
 constexpr size_t kMaxIdleConnections = 4;
 constexpr size_t kMaxBodyBytes = size_t{512} << 20;  // a big LIST page
@@ -80,7 +80,7 @@ std::chrono::milliseconds RetryAfter(const HttpHead& head,
 }  // namespace
 
 struct Client::Impl {
-  Impl(ClusterConfig c, ClientOptions o, internal::Endpoint e)
+  Impl(ClusterConfig c, ClientOptions o, net::Endpoint e)
       : config(std::move(c)),
         options(o),
         endpoint(std::move(e)),
@@ -116,7 +116,7 @@ struct Client::Impl {
   Status ErrorFrom(const std::string& method, const std::string& target,
                    Opened& opened);
   void Release(std::unique_ptr<HttpConnection> c, const HttpHead& head);
-  Result<std::shared_ptr<internal::TlsContext>> TlsFor(const Credential& c);
+  Result<std::shared_ptr<net::TlsContext>> TlsFor(const Credential& c);
   // "kube: GET /api/v1/namespaces/n/pods" for messages.
   std::string Prefix(const std::string& method, const std::string& target) {
     return "kube: " + method + " " + WithoutQuery(target);
@@ -124,24 +124,24 @@ struct Client::Impl {
 
   const ClusterConfig config;
   const ClientOptions options;
-  const internal::Endpoint endpoint;
+  const net::Endpoint endpoint;
   CredentialSource credentials;
   TokenBucket bucket;
   std::atomic<int64_t> requests{0};
 
   std::mutex mu;  // guards the pool and the TLS context
   std::vector<std::unique_ptr<HttpConnection>> idle;
-  std::shared_ptr<internal::TlsContext> tls;
+  std::shared_ptr<net::TlsContext> tls;
   std::string tls_cert_pem;  // the client certificate `tls` was built with
 };
 
-Result<std::shared_ptr<internal::TlsContext>> Client::Impl::TlsFor(
+Result<std::shared_ptr<net::TlsContext>> Client::Impl::TlsFor(
     const Credential& c) {
   std::lock_guard<std::mutex> lock(mu);
   if (tls && c.client_cert_pem == tls_cert_pem) return tls;
   // An exec plugin handed out a new client certificate.
   auto made =
-      internal::MakeTlsContext(config.ca_pem, config.insecure_skip_tls_verify,
+      net::MakeTlsContext(config.ca_pem, config.insecure_skip_tls_verify,
                                c.client_cert_pem, c.client_key_pem);
   if (!made.ok()) return made.status().WithPrefix(config.description);
   tls = *made;
@@ -164,7 +164,7 @@ Result<Client::Impl::Opened> Client::Impl::OpenOnce(
     const std::string& accept, bool dedicated, const Headers& extra) {
   const std::string prefix = Prefix(method, target);
   Credential credential;
-  std::shared_ptr<internal::TlsContext> context;
+  std::shared_ptr<net::TlsContext> context;
   if (endpoint.tls) {  // like kubectl, no credentials over plain http
     Result<Credential> got = credentials.Get();
     if (!got.ok()) return got.status().WithPrefix(prefix);
@@ -293,9 +293,10 @@ Client::~Client() = default;
 
 Result<std::unique_ptr<Client>> Client::Create(ClusterConfig config,
                                                ClientOptions options) {
-  Result<internal::Endpoint> endpoint =
-      internal::ParseServer(config.server, config.tls_server_name);
+  Result<net::Endpoint> endpoint =
+      net::ParseServer(config.server, config.tls_server_name);
   if (!endpoint.ok()) return endpoint.status().WithPrefix(config.description);
+  endpoint->user_agent = "edl-kube/0.1";
   if (options.request_timeout.count() <= 0) {
     return InvalidArgument("kube: request_timeout must be positive");
   }
@@ -303,7 +304,7 @@ Result<std::unique_ptr<Client>> Client::Create(ClusterConfig config,
       std::make_unique<Impl>(std::move(config), options, std::move(*endpoint));
   if (impl->endpoint.tls) {
     // Validates the PEMs now; an exec certificate rebuilds it later.
-    auto made = internal::MakeTlsContext(
+    auto made = net::MakeTlsContext(
         impl->config.ca_pem, impl->config.insecure_skip_tls_verify,
         impl->config.client_cert_pem, impl->config.client_key_pem);
     if (!made.ok()) return made.status().WithPrefix(impl->config.description);
@@ -417,7 +418,7 @@ Status Client::Stream(const std::string& path_and_query,
   std::vector<char> buf(64 * 1024);
   while (true) {
     Result<size_t> n = opened.connection->ReadBody(buf.data(), buf.size(),
-                                                   internal::kNoDeadline);
+                                                   net::kNoDeadline);
     if (!n.ok()) {
       return n.status().WithPrefix("kube: GET " + WithoutQuery(path_and_query));
     }

@@ -54,15 +54,17 @@ class WatchDecoder {
   bool finished_ = false;
 };
 
-namespace internal {
+}  // namespace edl::kube
+namespace edl::net {
 class HttpConnection;
-}
+}  // namespace edl::net
+namespace edl::kube {
 
 // One open watch connection (made by Client::Watch). Next() is called from
 // one thread; Cancel() may be called from any thread.
 class WatchStream {
  public:
-  WatchStream(std::unique_ptr<internal::HttpConnection> connection,
+  WatchStream(std::unique_ptr<net::HttpConnection> connection,
               std::string description);
   ~WatchStream();
   WatchStream(const WatchStream&) = delete;
@@ -79,7 +81,7 @@ class WatchStream {
   void Cancel();
 
  private:
-  std::unique_ptr<internal::HttpConnection> connection_;
+  std::unique_ptr<net::HttpConnection> connection_;
   std::string description_;  // "GET /api/v1/...?watch=1..." for messages
   WatchDecoder decoder_;
   std::atomic<bool> cancelled_{false};

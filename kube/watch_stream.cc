@@ -1,9 +1,9 @@
-#include "kube/http_connection.h"
+#include "net/http_connection.h"
 #include "kube/watch.h"
 
 namespace edl::kube {
 
-WatchStream::WatchStream(std::unique_ptr<internal::HttpConnection> connection,
+WatchStream::WatchStream(std::unique_ptr<net::HttpConnection> connection,
                          std::string description)
     : connection_(std::move(connection)),
       description_(std::move(description)) {}
@@ -12,8 +12,8 @@ WatchStream::~WatchStream() = default;
 
 Result<std::optional<WatchEvent>> WatchStream::Next(
     std::chrono::milliseconds read_deadline) {
-  const internal::TimePoint deadline =
-      internal::SteadyClock::now() + read_deadline;
+  const net::TimePoint deadline =
+      net::SteadyClock::now() + read_deadline;
   char buf[64 * 1024];
   while (true) {
     if (!failure_.ok()) return failure_;

@@ -1,8 +1,11 @@
-// Private to kube/: one HTTP/1.1 connection to the API server, plain TCP or
-// TLS, with a deadline on every step. Requests are written whole; response
-// bodies are read piece by piece with no size limit (watch and log streams)
-// or whole up to a caller's limit. Chunked, Content-Length and
-// close-delimited bodies are all accepted. Beast and OpenSSL stay inside
+// One HTTP/1.1 client connection, plain TCP or TLS, with a deadline on every
+// step: the one client both the RPC channel (net/rpc_channel.cc) and the
+// Kubernetes client (kube/) are built on. A request is written with one
+// gather write of its header and its body's pieces (net/payload.h);
+// response bodies are read piece by piece with no size limit (watch and log
+// streams), whole up to a caller's limit, or, when their length is known,
+// straight from the socket into one pooled block. Chunked, Content-Length
+// and close-delimited bodies are all accepted. Beast and OpenSSL stay inside
 // http_connection.cc.
 //
 // A connection is used by one thread at a time; only Cancel() may be called
@@ -16,14 +19,15 @@
 #include <vector>
 
 #include "base/status.h"
+#include "net/payload.h"
 
-namespace edl::kube::internal {
+namespace edl::net {
 
 using SteadyClock = std::chrono::steady_clock;
 using TimePoint = SteadyClock::time_point;
 inline constexpr TimePoint kNoDeadline = TimePoint::max();
 
-// The API server address, parsed from ClusterConfig::server.
+// A server's address (for the API server, parsed from its URL).
 struct Endpoint {
   bool tls = true;
   std::string host;         // without IPv6 brackets
@@ -32,7 +36,11 @@ struct Endpoint {
   std::string path_prefix;  // "" or "/prefix" (no trailing '/')
   std::string verify_name;  // tls_server_name, else host
   bool send_sni = false;    // verify_name is a DNS name (RFC 6066: no IP SNI)
+  std::string user_agent = "edl";
 };
+
+// A plain endpoint "host:port".
+Endpoint PlainEndpoint(const std::string& host, int port);
 
 // "https://[::1]:6443/prefix/" → Endpoint. InvalidArgument naming `server`.
 Result<Endpoint> ParseServer(const std::string& server,
@@ -66,7 +74,12 @@ class HttpConnection {
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
 
-  // Writes one request; `headers` are added to Host and User-Agent.
+  // Writes one request; `headers` are added to Host and User-Agent. A body
+  // is sent with Content-Length when it is not empty or the method is
+  // POST, PUT or PATCH.
+  Status Send(const std::string& method, const std::string& target,
+              const std::vector<std::pair<std::string, std::string>>& headers,
+              const Payload& body, TimePoint deadline);
   Status Send(const std::string& method, const std::string& target,
               const std::vector<std::pair<std::string, std::string>>& headers,
               const std::string& body, TimePoint deadline);
@@ -77,6 +90,9 @@ class HttpConnection {
   Result<size_t> ReadBody(char* buf, size_t size, TimePoint deadline);
   // The rest of the body; ResourceExhausted past `limit` bytes.
   Result<std::string> ReadWholeBody(size_t limit, TimePoint deadline);
+  // The same as one pooled block: a body of known length is read straight
+  // from the socket into it (plain connections), others are copied in.
+  Result<Bytes> ReadWholeBodyBytes(size_t limit, TimePoint deadline);
   // Whether the whole response has been read.
   bool body_done() const;
   // An idle connection that is readable was closed by the server.
@@ -95,4 +111,4 @@ class HttpConnection {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace edl::kube::internal
+}  // namespace edl::net

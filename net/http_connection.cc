@@ -1,8 +1,7 @@
 // HttpConnection over Boost.Beast: each blocking step runs the connection's
 // own io_context until the step's async operation completes, and
-// beast::tcp_stream's expiry bounds every step by its deadline (the pattern of
-// net/rpc_channel.cc).
-#include "kube/http_connection.h"
+// beast::tcp_stream's expiry bounds every step by its deadline.
+#include "net/http_connection.h"
 
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -14,14 +13,19 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <optional>
+#include <sstream>
 
-namespace edl::kube::internal {
+#include "net/http_beast_impl.h"
+
+namespace edl::net {
 
 namespace asio = boost::asio;
 namespace ssl = asio::ssl;
@@ -60,6 +64,17 @@ std::string HttpHead::Header(const std::string& name) const {
   return "";
 }
 
+Endpoint PlainEndpoint(const std::string& host, int port) {
+  Endpoint e;
+  e.tls = false;
+  e.host = host;
+  e.port = std::to_string(port);
+  const bool v6 = host.find(':') != std::string::npos;
+  e.host_header = (v6 ? "[" + host + "]" : host) + ":" + e.port;
+  e.verify_name = host;
+  return e;
+}
+
 Result<Endpoint> ParseServer(const std::string& server,
                              const std::string& tls_server_name) {
   Endpoint e;
@@ -71,7 +86,7 @@ Result<Endpoint> ParseServer(const std::string& server,
     e.tls = false;
     rest = server.substr(7);
   } else {
-    return InvalidArgument("kube: server \"" + server +
+    return InvalidArgument("server \"" + server +
                            "\" must start with https:// or http://");
   }
   size_t slash = rest.find('/');
@@ -83,21 +98,21 @@ Result<Endpoint> ParseServer(const std::string& server,
     }
   }
   if (authority.empty()) {
-    return InvalidArgument("kube: server \"" + server + "\" has no host");
+    return InvalidArgument("server \"" + server + "\" has no host");
   }
   e.host_header = authority;
   std::string port_text;
   if (authority[0] == '[') {
     size_t close = authority.find(']');
     if (close == std::string::npos) {
-      return InvalidArgument("kube: server \"" + server +
+      return InvalidArgument("server \"" + server +
                              "\": unterminated IPv6 address");
     }
     e.host = authority.substr(1, close - 1);
     std::string after = authority.substr(close + 1);
     if (!after.empty()) {
       if (after[0] != ':') {
-        return InvalidArgument("kube: server \"" + server +
+        return InvalidArgument("server \"" + server +
                                "\": junk after the IPv6 address");
       }
       port_text = after.substr(1);
@@ -106,7 +121,7 @@ Result<Endpoint> ParseServer(const std::string& server,
     size_t colon = authority.rfind(':');
     if (colon != std::string::npos &&
         authority.find(':') != colon) {  // bare IPv6
-      return InvalidArgument("kube: server \"" + server +
+      return InvalidArgument("server \"" + server +
                              "\": write an IPv6 host in brackets");
     }
     e.host = authority.substr(0, colon);
@@ -115,7 +130,7 @@ Result<Endpoint> ParseServer(const std::string& server,
   if (port_text.empty()) port_text = e.tls ? "443" : "80";
   if (port_text.find_first_not_of("0123456789") != std::string::npos ||
       port_text.size() > 5 || std::stoi(port_text) > 65535 || e.host.empty()) {
-    return InvalidArgument("kube: server \"" + server + "\": bad host or port");
+    return InvalidArgument("server \"" + server + "\": bad host or port");
   }
   e.port = port_text;
   e.verify_name = tls_server_name.empty() ? e.host : tls_server_name;
@@ -140,14 +155,14 @@ Result<std::shared_ptr<TlsContext>> MakeTlsContext(const std::string& ca_pem,
     if (ca_pem.empty()) {
       t->ctx.set_default_verify_paths(ec);
       if (ec)
-        return Internal("kube: cannot load system CA roots: " + ec.message());
+        return Internal("cannot load system CA roots: " + ec.message());
     } else {
       if (ca_pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
-        return InvalidArgument("kube: the CA bundle holds no PEM certificate");
+        return InvalidArgument("the CA bundle holds no PEM certificate");
       }
       t->ctx.add_certificate_authority(asio::buffer(ca_pem), ec);
       if (ec) {
-        return InvalidArgument("kube: the CA bundle is not valid PEM: " +
+        return InvalidArgument("the CA bundle is not valid PEM: " +
                                ec.message());
       }
     }
@@ -155,26 +170,26 @@ Result<std::shared_ptr<TlsContext>> MakeTlsContext(const std::string& ca_pem,
   if (!cert_pem.empty()) {
     t->ctx.use_certificate_chain(asio::buffer(cert_pem), ec);
     if (ec) {
-      return InvalidArgument("kube: the client certificate is not valid PEM: " +
+      return InvalidArgument("the client certificate is not valid PEM: " +
                              ec.message());
     }
     t->ctx.use_private_key(asio::buffer(key_pem), ssl::context::pem, ec);
     if (ec) {
-      return InvalidArgument("kube: the client key is not valid PEM: " +
+      return InvalidArgument("the client key is not valid PEM: " +
                              ec.message());
     }
   }
   static const unsigned char kAlpn[] = "\x08http/1.1";
   if (SSL_CTX_set_alpn_protos(t->ctx.native_handle(), kAlpn,
                               sizeof(kAlpn) - 1) != 0) {
-    return Internal("kube: cannot set ALPN: " + OpenSslError());
+    return Internal("cannot set ALPN: " + OpenSslError());
   }
   return t;
 }
 
 struct HttpConnection::Impl {
-  Impl(std::shared_ptr<TlsContext> c, std::string p)
-      : context(std::move(c)), peer(std::move(p)) {}
+  Impl(std::shared_ptr<TlsContext> c, std::string p, std::string agent)
+      : context(std::move(c)), peer(std::move(p)), user_agent(std::move(agent)) {}
 
   beast::tcp_stream& lowest() {
     return tls ? beast::get_lowest_layer(*tls) : *plain;
@@ -196,7 +211,7 @@ struct HttpConnection::Impl {
     }
     ioc.restart();
     ioc.run();
-    EDL_CHECK(done) << "kube connection operation did not complete";
+    EDL_CHECK(done) << "http connection operation did not complete";
     return result;
   }
 
@@ -220,6 +235,7 @@ struct HttpConnection::Impl {
 
   std::shared_ptr<TlsContext> context;
   const std::string peer;
+  const std::string user_agent;
   asio::io_context ioc{1};
   std::optional<beast::tcp_stream> plain;
   std::optional<beast::ssl_stream<beast::tcp_stream>> tls;
@@ -227,6 +243,7 @@ struct HttpConnection::Impl {
   std::optional<http::response_parser<http::buffer_body>> parser;
   std::atomic<bool> cancelled{false};
   bool broken = false;
+  bool raw_body_done = false;  // the body was read past the parser
 };
 
 HttpConnection::HttpConnection(std::unique_ptr<Impl> impl)
@@ -239,7 +256,7 @@ Result<std::unique_ptr<HttpConnection>> HttpConnection::Connect(
     TimePoint deadline) {
   EDL_CHECK(!endpoint.tls || tls != nullptr) << "TLS endpoint without context";
   auto impl = std::make_unique<Impl>(endpoint.tls ? std::move(tls) : nullptr,
-                                     endpoint.host_header);
+                                     endpoint.host_header, endpoint.user_agent);
   Impl& c = *impl;
   tcp::resolver resolver(c.ioc);
   beast::error_code ec;
@@ -311,29 +328,45 @@ Status HttpConnection::Send(
     const std::string& method, const std::string& target,
     const std::vector<std::pair<std::string, std::string>>& headers,
     const std::string& body, TimePoint deadline) {
+  Payload payload;
+  payload.Borrow(body.data(), body.size(), nullptr);  // Send blocks
+  return Send(method, target, headers, payload, deadline);
+}
+
+Status HttpConnection::Send(
+    const std::string& method, const std::string& target,
+    const std::vector<std::pair<std::string, std::string>>& headers,
+    const Payload& body, TimePoint deadline) {
   Impl& c = *impl_;
   if (c.cancelled.load() || c.broken)
     return Unavailable(c.peer + ": connection closed");
-  http::request<http::string_body> request;
+  http::request<http::empty_body> request;
   request.method_string(method);
   request.target(target);
   request.version(11);
   request.set(http::field::host, c.peer);
-  request.set(http::field::user_agent, "edl-kube/0.1");
+  request.set(http::field::user_agent, c.user_agent);
   for (const auto& [name, value] : headers) request.set(name, value);
-  request.body() = body;
-  if (!body.empty() || method == "POST" || method == "PUT" ||
-      method == "PATCH") {
-    request.prepare_payload();
+  if (body.size() > 0 || method == "POST" || method == "PUT" || method == "PATCH") {
+    request.content_length(body.size());
   }
+  std::string header;
+  {
+    std::ostringstream out;
+    out << request.base();
+    header = std::move(out).str();
+  }
+  // The header and the body's pieces in one gather write.
   c.Expire(deadline);
   beast::error_code ec = c.Run([&](auto& stream, auto handler) {
-    http::async_write(stream, request, handler);
+    asio::async_write(stream, internal::GatherBuffers(header, {}, body),
+                      internal::LargeTransfers{}, handler);
   });
   if (ec) return c.Failed("sending the request", ec);
   c.parser.emplace();
   c.parser->header_limit(64 * 1024);
   c.parser->body_limit(boost::none);
+  c.raw_body_done = false;
   return Status::Ok();
 }
 
@@ -409,8 +442,40 @@ Result<std::string> HttpConnection::ReadWholeBody(size_t limit,
   }
 }
 
+Result<Bytes> HttpConnection::ReadWholeBodyBytes(size_t limit, TimePoint deadline) {
+  Impl& c = *impl_;
+  EDL_CHECK(c.parser.has_value() && c.parser->is_header_done())
+      << "ReadWholeBodyBytes before ReadHead";
+  if (c.tls || c.parser->is_done() || c.parser->chunked() || !c.parser->content_length()) {
+    EDL_ASSIGN_OR_RETURN(std::string body, ReadWholeBody(limit, deadline));
+    return Bytes::Copy(body);
+  }
+  // A known length on a plain connection: past the parser, straight into
+  // one block (what the parser already buffered first).
+  const uint64_t length = *c.parser->content_length();
+  if (length > limit) {
+    c.broken = true;
+    return ResourceExhausted(c.peer + ": response body of " + std::to_string(length) +
+                             " bytes is larger than " + std::to_string(limit) + " bytes");
+  }
+  Bytes bytes = Bytes::Allocate(static_cast<size_t>(length));
+  const size_t have = std::min<size_t>(c.buffer.size(), bytes.size());
+  if (have > 0) asio::buffer_copy(asio::buffer(bytes.data(), have), c.buffer.data(), have);
+  c.buffer.consume(have);
+  if (have < bytes.size()) {
+    c.Expire(deadline);
+    beast::error_code ec = c.Run([&](auto& stream, auto handler) {
+      asio::async_read(stream, asio::buffer(bytes.data() + have, bytes.size() - have),
+                       internal::LargeTransfers{}, handler);
+    });
+    if (ec) return c.Failed("reading the response body", ec);
+  }
+  c.raw_body_done = true;
+  return bytes;
+}
+
 bool HttpConnection::body_done() const {
-  return impl_->parser.has_value() && impl_->parser->is_done();
+  return impl_->raw_body_done || (impl_->parser.has_value() && impl_->parser->is_done());
 }
 
 bool HttpConnection::LooksClosed() const {
@@ -434,4 +499,4 @@ const TlsContext* HttpConnection::tls() const { return impl_->context.get(); }
 
 const std::string& HttpConnection::peer() const { return impl_->peer; }
 
-}  // namespace edl::kube::internal
+}  // namespace edl::net
