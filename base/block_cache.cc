@@ -23,6 +23,7 @@ Pool& GetPool() {
 
 // The size actually allocated for `bytes`.
 size_t Capacity(size_t bytes) {
+  EDL_CHECK_LE(bytes, SIZE_MAX / 2) << "a block of " << bytes << " bytes";
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
   if (rounded >= BlockCache::kMinCachedBytes) rounded = (rounded + 4095) / 4096 * 4096;

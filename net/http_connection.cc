@@ -20,6 +20,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -395,6 +396,7 @@ Result<size_t> HttpConnection::ReadBody(char* buf, size_t size,
   EDL_CHECK(c.parser.has_value() && c.parser->is_header_done())
       << "ReadBody before ReadHead";
   EDL_CHECK(size > 0);
+  if (c.raw_body_done) return size_t{0};  // ReadWholeBodyBytes read it
   while (!c.parser->is_done()) {
     if (c.cancelled.load()) {
       c.broken = true;
@@ -453,7 +455,7 @@ Result<Bytes> HttpConnection::ReadWholeBodyBytes(size_t limit, TimePoint deadlin
   // A known length on a plain connection: past the parser, straight into
   // one block (what the parser already buffered first).
   const uint64_t length = *c.parser->content_length();
-  if (length > limit) {
+  if (length > limit || length > std::numeric_limits<size_t>::max() / 2) {
     c.broken = true;
     return ResourceExhausted(c.peer + ": response body of " + std::to_string(length) +
                              " bytes is larger than " + std::to_string(limit) + " bytes");

@@ -95,6 +95,8 @@ class RpcServer {
 
 struct ChannelOptions {
   Millis connect_timeout{2000};
+  // A longer answer is refused (ResourceExhausted) before it is read.
+  size_t max_body_bytes = size_t{16} << 30;
   // Between failed connection attempts: jittered exponential backoff.
   Millis initial_backoff{20};
   Millis max_backoff{2000};

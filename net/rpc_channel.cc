@@ -132,8 +132,14 @@ Result<Bytes> RpcChannel::Impl::Exchange(const char* method, const std::string& 
   Result<HttpHead> head = connection->ReadHead(deadline);
   if (!head.ok()) return Broken(head.status(), path, timeout);
   Result<Bytes> answer =
-      connection->ReadWholeBodyBytes(std::numeric_limits<size_t>::max(), deadline);
-  if (!answer.ok()) return Broken(answer.status(), path, timeout);
+      connection->ReadWholeBodyBytes(options.max_body_bytes, deadline);
+  if (!answer.ok()) {
+    if (answer.status().code() == StatusCode::kResourceExhausted) {
+      connection.reset();
+      return Status(StatusCode::kResourceExhausted, name + path + ": " + answer.status().message());
+    }
+    return Broken(answer.status(), path, timeout);
+  }
   if (!head->keep_alive) connection.reset();
   const int status = head->status;
   if (status >= 200 && status < 300) return answer;

@@ -123,10 +123,14 @@ EDL_FIELDS(PushGradientsRequest) {
   v("dense", m.dense);
   v("sparse", m.sparse);
   v("state", m.state);
+  v("pull_dense", m.pull_dense);
+  v("pull_compression", m.pull_compression);
 }
 EDL_FIELDS(PushGradientsResponse) {
   v("accepted", m.accepted);
   v("version", m.version);
+  v("params_version", m.params_version);
+  v("params", m.params);
 }
 EDL_FIELDS(JoinRingRequest) {
   v("worker_id", m.worker_id);

@@ -160,10 +160,17 @@ struct PushGradientsRequest {
   // Non-trainable variables the worker updated itself (batch norm moving
   // statistics): their values replace the PS's (last writer wins).
   std::vector<NamedTensor> state;
+  // Also answer with the dense parameters, as a PullDense sent right after
+  // this push would (one round trip instead of two), in this form.
+  bool pull_dense = false;
+  Compression pull_compression = Compression::kNone;
 };
 struct PushGradientsResponse {
   bool accepted = true;  // sync SGD: false when too stale
   int64_t version = 0;   // the PS's version after this push
+  // pull_dense: the PullDense answer (every dense parameter, at params_version).
+  int64_t params_version = 0;
+  std::vector<NamedTensor> params;
 };
 
 }  // namespace edl::roles::protocol

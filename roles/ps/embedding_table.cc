@@ -44,6 +44,24 @@ EmbeddingTable::EmbeddingTable(EmbeddingSpec spec, uint64_t seed,
   }
 }
 
+namespace {
+
+// Calls f(begin, end) over the shards: split across the engine's threads
+// when the request moves at least kParallelValues values and no parallel
+// region is running already, else inline (a fork and join costs more than
+// a small request).
+template <typename F>
+void ForShards(int64_t values, F f) {
+  constexpr int64_t kParallelValues = int64_t{1} << 16;
+  if (values < kParallelValues || omp_in_parallel()) {
+    f(0, EmbeddingTable::kShards);
+    return;
+  }
+  tensor::cpu::ParallelFor(EmbeddingTable::kShards, 1, f);
+}
+
+}  // namespace
+
 int EmbeddingTable::ShardOf(int64_t id) {
   return static_cast<int>(Mix(static_cast<uint64_t>(id)) % kShards);
 }
@@ -106,9 +124,9 @@ int64_t EmbeddingTable::RowOf(Shard& shard, int64_t id) {
 void EmbeddingTable::Gather(const int64_t* ids, int64_t n, float* out) {
   const int64_t dim = spec_.dim;
   const auto groups = ByShard(ids, n);
-  // Shards are independent (each under its own lock): they run on the
-  // engine's threads.
-  tensor::cpu::ParallelFor(kShards, 1, [&](int64_t begin, int64_t end) {
+  // Shards are independent (each under its own lock): a large request runs
+  // them on the engine's threads.
+  ForShards(n * dim, [&](int64_t begin, int64_t end) {
     for (int64_t s = begin; s < end; ++s) {
       if (groups[s].empty()) continue;
       Shard& shard = *shards_[s];
@@ -125,7 +143,7 @@ void EmbeddingTable::Gather(const int64_t* ids, int64_t n, float* out) {
 void EmbeddingTable::Apply(const int64_t* ids, int64_t n, const float* grad,
                            float scale, int64_t iterations) {
   const auto groups = ByShard(ids, n);
-  tensor::cpu::ParallelFor(kShards, 1, [&](int64_t begin, int64_t end) {
+  ForShards(n * spec_.dim, [&](int64_t begin, int64_t end) {
     for (int64_t s = begin; s < end; ++s) ApplyToShard(s, groups[s], ids, grad, scale, iterations);
   });
 }

@@ -125,6 +125,7 @@ Status ParameterServer::Init(CompiledModel& model) {
     } else if (PsOfParameter(p->name, options_.num_ps) == options_.ps_index) {
       auto d = std::make_unique<DenseParameter>();
       d->name = p->name;
+      d->trainable = p->trainable;
       d->value = p->value;
       dense_by_name_[p->name] = d.get();
       dense_.push_back(std::move(d));
@@ -153,10 +154,11 @@ Result<protocol::PullDenseResponse> ParameterServer::PullDense(
   out.params.reserve(dense_.size());
   for (const auto& d : dense_) {
     std::lock_guard<std::mutex> lock(d->mu);
-    // A copy (pushes update the value in place), 16-bit when asked for.
-    out.params.push_back({d->name, r.compression == protocol::Compression::kNone
-                                       ? d->value.Clone()
-                                       : Compress(d->value, r.compression)});
+    // A copy (pushes update the value in place), 16-bit when asked for;
+    // worker state (moving statistics) stays float32.
+    Tensor copy = d->trainable ? Compress(d->value, r.compression) : d->value;
+    if (copy.SharesStorageWith(d->value)) copy = d->value.Clone();
+    out.params.push_back({d->name, std::move(copy)});
   }
   return out;
 }
@@ -270,7 +272,7 @@ void ParameterServer::ApplyUpdate(
   optimizer_->FinishStep();
 }
 
-Result<protocol::PushGradientsResponse> ParameterServer::PushGradients(
+Result<protocol::PushGradientsResponse> ParameterServer::ApplyPush(
     const protocol::PushGradientsRequest& request) {
   // Gradients sent as 16-bit floats (--gradient_compression) are applied
   // in float32.
@@ -329,7 +331,8 @@ Result<protocol::PushGradientsResponse> ParameterServer::PushGradients(
         }
       }
       for (const protocol::SparseGradient& g : r.sparse) {
-        round_.sparse[g.table].push_back(g);
+        // Copies: the request's tensors view its whole received body.
+        round_.sparse[g.table].push_back({g.table, g.ids.Clone(), g.values.Clone()});
       }
       if (++round_.pushes >= options_.grads_to_wait) {
         std::vector<NamedTensor> dense;
@@ -361,6 +364,20 @@ Result<protocol::PushGradientsResponse> ParameterServer::PushGradients(
     }
   }
   if (applied > 0) MaybeCheckpoint(applied);
+  return out;
+}
+
+Result<protocol::PushGradientsResponse> ParameterServer::PushGradients(
+    const protocol::PushGradientsRequest& r) {
+  EDL_ASSIGN_OR_RETURN(protocol::PushGradientsResponse out, ApplyPush(r));
+  if (r.pull_dense) {
+    // What a PullDense right after this push would answer (also when a
+    // sync round refused the push as too stale).
+    EDL_ASSIGN_OR_RETURN(protocol::PullDenseResponse pulled,
+                         PullDense({-1, r.pull_compression}));
+    out.params_version = pulled.version;
+    out.params = std::move(pulled.params);
+  }
   return out;
 }
 

@@ -98,6 +98,7 @@ class ParameterServer : public protocol::PsService {
  private:
   struct DenseParameter {
     std::string name;
+    bool trainable = true;  // false: worker state (moving statistics)
     mutable std::mutex mu;  // guards value (and its optimizer slots)
     tensor::Tensor value;
   };
@@ -115,6 +116,8 @@ class ParameterServer : public protocol::PsService {
   std::string Who() const;
   // InvalidArgument naming the first bad gradient, if any.
   Status Validate(const protocol::PushGradientsRequest& r) const;
+  // PushGradients without the pull_dense answer.
+  Result<protocol::PushGradientsResponse> ApplyPush(const protocol::PushGradientsRequest& r);
   // Applies scale * gradients (dense and sparse) as one update.
   void ApplyUpdate(const std::vector<NamedTensor>& dense,
                    const std::vector<protocol::SparseGradient>& sparse,

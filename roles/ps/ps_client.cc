@@ -29,6 +29,14 @@ struct PsClient::InFlightPush {
   std::vector<protocol::PushGradientsResponse> responses;  // of answered PS
   std::vector<char> answered;  // per PS; written by its lane, read after Wait
   std::unique_ptr<PsCalls> calls;  // while queued
+  bool pull_pending = false;  // asked for the dense pull PullDense has not taken
+  // A failure other than Unavailable: the push may have been applied, so it
+  // is never resent; every later wait returns this.
+  Status final_failure;
+
+  bool AllAnswered() const {
+    return std::all_of(answered.begin(), answered.end(), [](char a) { return a != 0; });
+  }
 };
 
 namespace {
@@ -62,10 +70,46 @@ void PsClient::ForgetVersions() {
   std::fill(versions_.begin(), versions_.end(), -1);
 }
 
+namespace {
+
+// Writes PS i's pulled `values` into the worker's parameters (by name).
+Status WritePulled(int i, const std::vector<NamedTensor>& values,
+                   const std::map<std::string, nn::Parameter*>& by_name) {
+  for (const NamedTensor& t : values) {
+    auto it = by_name.find(t.name);
+    if (it == by_name.end()) {
+      return InvalidArgument("PS " + std::to_string(i) + " sent \"" + t.name +
+                             "\", which the worker's model does not have");
+    }
+    // Non-trainable state (batch norm moving statistics) comes too: the
+    // workers share it through the PS (PushGradients sends theirs).
+    nn::Parameter& p = *it->second;
+    if (t.value.shape() != p.value.shape()) {
+      return InvalidArgument("PS " + std::to_string(i) + " sent \"" + t.name +
+                             "\" with shape " + tensor::ShapeString(t.value.shape()) +
+                             ", the worker's model has " + tensor::ShapeString(p.value.shape()));
+    }
+    p.value.CopyFrom(Decompress(t.value));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status PsClient::PullDense(const std::vector<nn::Parameter*>& params) {
   std::map<std::string, nn::Parameter*> by_name;
   for (nn::Parameter* p : params) by_name[p->name] = p;
   const int n = num_ps();
+  if (push_in_flight() && push_->pull_pending) {
+    // The push in flight asked for this pull: its answers carry it.
+    if (push_->calls || !push_->AllAnswered()) EDL_RETURN_IF_ERROR(AwaitPush());
+    for (int i = 0; i < n; ++i) {
+      EDL_RETURN_IF_ERROR(WritePulled(i, push_->responses[i].params, by_name));
+      versions_[i] = push_->responses[i].params_version;
+    }
+    push_->pull_pending = false;
+    return Status::Ok();
+  }
   std::vector<protocol::PullDenseResponse> responses(n);
   EDL_RETURN_IF_ERROR(ForEachPs([&](int i) -> Status {
     auto r = services_[i]->PullDense({versions_[i], compression_});
@@ -74,23 +118,7 @@ Status PsClient::PullDense(const std::vector<nn::Parameter*>& params) {
     return Status::Ok();
   }));
   for (int i = 0; i < n; ++i) {
-    for (const NamedTensor& t : responses[i].params) {
-      auto it = by_name.find(t.name);
-      if (it == by_name.end()) {
-        return InvalidArgument("PS " + std::to_string(i) + " sent \"" + t.name +
-                               "\", which the worker's model does not have");
-      }
-      // Non-trainable state (batch norm moving statistics) comes too: the
-      // workers share it through the PS (PushGradients sends theirs).
-      nn::Parameter& p = *it->second;
-      if (t.value.shape() != p.value.shape()) {
-        return InvalidArgument("PS " + std::to_string(i) + " sent \"" + t.name +
-                               "\" with shape " + tensor::ShapeString(t.value.shape()) +
-                               ", the worker's model has " +
-                               tensor::ShapeString(p.value.shape()));
-      }
-      p.value.CopyFrom(Decompress(t.value));
-    }
+    EDL_RETURN_IF_ERROR(WritePulled(i, responses[i].params, by_name));
     versions_[i] = responses[i].version;
   }
   return Status::Ok();
@@ -279,14 +307,31 @@ std::vector<protocol::PushGradientsRequest> PsClient::PushRequests(
   return requests;
 }
 
-void PsClient::StartPush(const std::vector<nn::Parameter*>& params, int64_t worker_id) {
+void PsClient::StartPush(const std::vector<nn::Parameter*>& params, int64_t worker_id,
+                         bool with_dense_pull) {
   EDL_CHECK(!push_in_flight()) << "StartPush with a push in flight";
   const int n = num_ps();
   push_ = std::make_unique<InFlightPush>();
   push_->requests = PushRequests(params, worker_id);
+  for (auto& r : push_->requests) {
+    r.pull_dense = with_dense_pull;
+    r.pull_compression = compression_;
+  }
+  push_->pull_pending = with_dense_pull;
   push_->responses.resize(n);
   push_->answered.assign(n, 0);
   QueuePush();
+}
+
+Status PsClient::AwaitPush() {
+  if (!push_->final_failure.ok()) return push_->final_failure;
+  // A retry after Unavailable (the PS could not be reached or went away, as
+  // a synchronous push would be retried) resends to the PS without an answer.
+  if (!push_->calls) QueuePush();
+  Status s = push_->calls->Wait();
+  push_->calls.reset();
+  if (!s.ok() && s.code() != StatusCode::kUnavailable) push_->final_failure = s;
+  return s;
 }
 
 void PsClient::QueuePush() {
@@ -306,19 +351,17 @@ void PsClient::QueuePush() {
 
 Result<PsClient::PushResult> PsClient::FinishPush() {
   EDL_CHECK(push_in_flight()) << "FinishPush without a push in flight";
-  InFlightPush* push = push_.get();
+  // (answered is read only when no lane is working on the push.)
+  if (push_->calls || !push_->AllAnswered()) EDL_RETURN_IF_ERROR(AwaitPush());
+  const InFlightPush& push = *push_;
   const int n = num_ps();
-  if (!push->calls) QueuePush();  // a retry
-  Status s = push->calls->Wait();
-  push->calls.reset();
-  if (!s.ok()) return s;
   PushResult result;
   result.accepted_by.assign(n, false);
   result.versions.assign(n, 0);
   for (int i = 0; i < n; ++i) {
-    result.accepted_by[i] = push->responses[i].accepted;
-    result.versions[i] = push->responses[i].version;
-    result.accepted = result.accepted && push->responses[i].accepted;
+    result.accepted_by[i] = push.responses[i].accepted;
+    result.versions[i] = push.responses[i].version;
+    result.accepted = result.accepted && push.responses[i].accepted;
   }
   push_.reset();
   return result;

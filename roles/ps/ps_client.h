@@ -81,7 +81,11 @@ class PsClient {
   // push: calling it again resends it to the PS that did not answer (those
   // that did are not sent it twice). REQUIRES: StartPush with no push in
   // flight; FinishPush with one.
-  void StartPush(const std::vector<nn::Parameter*>& params, int64_t worker_id = 0);
+  // `with_dense_pull`: each PS answers the push with its dense parameters,
+  // as a PullDense queued right after it would (one round trip instead of
+  // two); the next PullDense takes them from those answers.
+  void StartPush(const std::vector<nn::Parameter*>& params, int64_t worker_id = 0,
+                 bool with_dense_pull = false);
   Result<PushResult> FinishPush();
   bool push_in_flight() const { return push_ != nullptr; }
   // Gives up on a push FinishPush failed (REQUIRES: none queued, i.e. after
@@ -101,6 +105,9 @@ class PsClient {
   Status ForEachPs(const std::function<Status(int)>& fn);
   // Queues push_ on the lanes.
   void QueuePush();
+  // Waits for push_'s answers, queueing it again first (to the PS that have
+  // not answered) when a previous wait failed.
+  Status AwaitPush();
   std::vector<protocol::PushGradientsRequest> PushRequests(
       const std::vector<nn::Parameter*>& params, int64_t worker_id) const;
 

@@ -191,6 +191,12 @@ void Worker::LeaseAhead() {
 Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
   const Task& task = lease.task;
   data::BatchPrefetcher& batches = *lease.batches;
+  // The task's minibatches (fewer if records are skipped as corrupt): a
+  // push asks for the next step's pull only when a next step is expected,
+  // since the task's last answer would be thrown away.
+  const int64_t mb = std::max<int64_t>(1, options_.minibatch_size);
+  const int64_t expected_steps = (task.end - task.begin + mb - 1) / mb;
+  int64_t task_steps = 0;
   const bool training = task.type == TaskType::kTraining;
   auto metrics = cm_.MakeMetrics();
   if (!metrics.ok()) return metrics.status();
@@ -245,7 +251,11 @@ Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
       // computes; at most one push is in flight.
       EDL_RETURN_IF_ERROR(SettlePush());
       auto params = cm_.model->parameters();
-      ps_.StartPush(params, worker_id_);
+      // When the next step pulls dense parameters, the push's answer brings
+      // them (one round trip instead of two).
+      const bool next_pulls = ++task_steps < expected_steps &&
+                              (steps_ + 1) % std::max(1, options_.get_model_steps) == 0;
+      ps_.StartPush(params, worker_id_, next_pulls);
       for (auto* p : params) p->ZeroGrad();
       ++steps_;
     }

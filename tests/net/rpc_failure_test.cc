@@ -1,11 +1,17 @@
 // RpcServer + RpcChannel when things go wrong: deadlines, servers that are
 // down or restarted, bad bytes on the wire, oversized bodies, Stop() with
 // connections open.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 
+#include "base/check.h"
 #include "net/rpc.h"
 #include "tests/net/net_test_util.h"
 
@@ -268,6 +274,62 @@ TEST(RpcFailure, StopWhileACallIsInFlightFailsThatCallAsUnavailable) {
   // caller sees the connection go, never a late success, a hang or a crash.
   ASSERT_FALSE(reply.ok()) << "got \"" << *reply << "\"";
   EXPECT_EQ(reply.status().code(), StatusCode::kUnavailable) << reply.status().message();
+}
+
+// A server that answers whatever it is sent with `reply`, once.
+class LyingServer {
+ public:
+  explicit LyingServer(std::string reply) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EDL_CHECK(::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    EDL_CHECK(::listen(listener_, 1) == 0);
+    socklen_t len = sizeof addr;
+    EDL_CHECK(::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this, reply = std::move(reply)] {
+      int fd = ::accept(listener_, nullptr, nullptr);
+      if (fd < 0) return;
+      char buf[4096];
+      std::string got;
+      while (got.find("\r\n\r\n") == std::string::npos) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n <= 0) break;
+        got.append(buf, n);
+      }
+      (void)!::write(fd, reply.data(), reply.size());
+      ::shutdown(fd, SHUT_WR);
+      while (::read(fd, buf, sizeof buf) > 0) {
+      }
+      ::close(fd);
+    });
+  }
+  ~LyingServer() {
+    thread_.join();
+    ::close(listener_);
+  }
+  int port() const { return port_; }
+
+ private:
+  int listener_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+TEST(RpcFailure, AnAnswerClaimingAHugeBodyIsRefusedBeforeAnythingIsAllocated) {
+  for (const char* length : {"18446744073709551615", "18446744073709547520", "1125899906842624"}) {
+    SCOPED_TRACE(length);
+    LyingServer server(std::string("HTTP/1.1 200 OK\r\nContent-Length: ") + length +
+                       "\r\n\r\nabc");
+    RpcChannel channel("127.0.0.1", server.port(), kSecret);
+    Result<std::string> reply = channel.Call("/test.Echo/Echo", "x", Millis(5000));
+    ASSERT_FALSE(reply.ok());
+    EXPECT_EQ(reply.status().code(), StatusCode::kResourceExhausted) << reply.status().message();
+    EXPECT_NE(reply.status().message().find(length), std::string::npos)
+        << reply.status().message();
+  }
 }
 
 }  // namespace

@@ -161,8 +161,8 @@ TEST(Codec, NamesTheVectorItemAndFieldOfATruncatedTensor) {
   r.dense[2].value = Tensor::Zeros({1000, 1000});
   std::string bytes = Encode(r);
   // Keep 12 of the tensor's bytes (and drop the empty sparse and state
-  // vector counts).
-  bytes.resize(bytes.size() - 2 - 4000000 + 12);
+  // vector counts and the two pull fields).
+  bytes.resize(bytes.size() - 4 - 4000000 + 12);
   Result<PushGradientsRequest> decoded = Decode<PushGradientsRequest>(bytes);
   ASSERT_FALSE(decoded.ok());
   EXPECT_EQ(decoded.status().message(),

@@ -76,7 +76,10 @@ class FakePs : public PsService {
     ++calls;
     std::lock_guard<std::mutex> lock(mu);
     last_push = r;
-    return PushGradientsResponse{.accepted = r.version >= 30, .version = r.version + 1};
+    PushGradientsResponse out;
+    out.accepted = r.version >= 30;
+    out.version = r.version + 1;
+    return out;
   }
 
   std::atomic<int> calls{0};

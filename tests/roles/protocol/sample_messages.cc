@@ -92,9 +92,16 @@ PushGradientsRequest SamplePushGradientsRequest() {
                PatternTensor({2, 4}, DType::kFloat32, 10)},
               {"empty", PatternTensor({0}, DType::kInt64), PatternTensor({0, 4}, DType::kFloat32)}};
   r.state = {{"batch_normalization/moving_mean", PatternTensor({4}, DType::kFloat32, 11)}};
+  r.pull_dense = true;
+  r.pull_compression = Compression::kBFloat16;
   return r;
 }
-PushGradientsResponse SamplePushGradientsResponse() { return {.accepted = false, .version = 31}; }
+PushGradientsResponse SamplePushGradientsResponse() {
+  return {.accepted = false,
+          .version = 31,
+          .params_version = 31,
+          .params = {{"dense/kernel", PatternTensor({2, 3}, DType::kBFloat16, 12)}}};
+}
 
 JoinRingRequest SampleJoinRingRequest() {
   return {.worker_id = 6, .address = "10.0.3.7:50052"};
@@ -241,10 +248,18 @@ void ExpectSame(const PushGradientsRequest& a, const PushGradientsRequest& b) {
     EXPECT_EQ(a.state[i].name, b.state[i].name);
     ExpectSameTensor(a.state[i].value, b.state[i].value);
   }
+  EXPECT_EQ(a.pull_dense, b.pull_dense);
+  EXPECT_EQ(a.pull_compression, b.pull_compression);
 }
 void ExpectSame(const PushGradientsResponse& a, const PushGradientsResponse& b) {
   EXPECT_EQ(a.accepted, b.accepted);
   EXPECT_EQ(a.version, b.version);
+  EXPECT_EQ(a.params_version, b.params_version);
+  ASSERT_EQ(a.params.size(), b.params.size());
+  for (size_t i = 0; i < a.params.size(); ++i) {
+    EXPECT_EQ(a.params[i].name, b.params[i].name);
+    ExpectSameTensor(a.params[i].value, b.params[i].value);
+  }
 }
 
 void ExpectSame(const JoinRingRequest& a, const JoinRingRequest& b) {

@@ -232,6 +232,33 @@ TEST(ParameterServer, SyncModeAveragesGradsToWaitPushesAndRejectsStaleOnes) {
   EXPECT_EQ(Pull(*ps)["dense/bias"].ToVector(), after.ToVector());
 }
 
+TEST(ParameterServer, APushAskingForThePullIsAnsweredWithTheParametersAfterIt) {
+  for (bool async : {true, false}) {
+    SCOPED_TRACE(async ? "async" : "sync, refused as stale");
+    ParameterServerOptions options;
+    options.use_async = async;
+    auto ps = MakePs(options, kSgd1);
+    PushGradientsRequest r;
+    r.version = async ? 0 : -5;  // sync: too stale, refused, still answered
+    r.dense.push_back({"dense/bias", Tensor::FromVector({2}, {1, 2})});
+    r.pull_dense = true;
+    auto answer = ps->PushGradients(r);
+    ASSERT_TRUE(answer.ok()) << answer.status().message();
+    EXPECT_EQ(answer->accepted, async);
+    auto pulled = ps->PullDense(PullDenseRequest{});
+    ASSERT_TRUE(pulled.ok());
+    EXPECT_EQ(answer->params_version, pulled->version);
+    ASSERT_EQ(answer->params.size(), pulled->params.size());
+    for (size_t i = 0; i < pulled->params.size(); ++i) {
+      EXPECT_EQ(answer->params[i].name, pulled->params[i].name);
+      EXPECT_EQ(answer->params[i].value.ToVector(), pulled->params[i].value.ToVector());
+    }
+    // Without pull_dense nothing comes back.
+    r.pull_dense = false;
+    EXPECT_TRUE(ps->PushGradients(r)->params.empty());
+  }
+}
+
 TEST(ParameterServer, SyncModeAcceptsPushesWithinTheTolerance) {
   ParameterServerOptions options;
   options.use_async = false;

@@ -281,6 +281,37 @@ TEST(PsClient, APullAfterAPushInFlightReachesThePsAfterItAndSeesIt) {
   EXPECT_FALSE(client.push_in_flight());
 }
 
+TEST(PsClient, APushThatBringsThePullSavesTheRoundTripAndMatchesAPullAfterIt) {
+  auto real = MakePs(Shard(0, 1), kSgd1);
+  GatedPs gated(real.get());
+  gated.Open();
+  PsClient client({&gated});
+  CompiledModel worker = MakeModel(kSgd1);
+  auto params = worker.model->parameters();
+  ASSERT_TRUE(client.PullDense(params).ok());
+  gated.ForgetCalls();
+
+  SetGradients(*worker.model, 2);
+  client.StartPush(params, 7, /*with_dense_pull=*/true);
+  for (auto* p : params) p->ZeroGrad();
+  ASSERT_TRUE(client.PullDense(params).ok());
+  EXPECT_EQ(gated.calls(), std::vector<std::string>{"push"});  // no PullDense call
+  auto finished = client.FinishPush();
+  ASSERT_TRUE(finished.ok()) << finished.status().message();
+
+  // The same values and version as a pull of the PS now.
+  auto truth = real->PullDense({});
+  ASSERT_TRUE(truth.ok());
+  EXPECT_EQ(client.versions()[0], truth->version);
+  for (const NamedTensor& t : truth->params) {
+    nn::Parameter* p = Find(*worker.model, t.name);
+    ASSERT_NE(p, nullptr) << t.name;
+    for (int64_t i = 0; i < t.value.numel(); ++i) {
+      ASSERT_EQ(p->value.f32()[i], t.value.f32()[i]) << t.name << "[" << i << "]";
+    }
+  }
+}
+
 // A PS that is unreachable for its first `failures` pushes.
 class FlakyPs : public protocol::PsService {
  public:
@@ -323,6 +354,40 @@ TEST(PsClient, AFailedPushIsResentOnlyToThePsThatDidNotAnswer) {
   EXPECT_EQ(steady.pushes.load(), 1);
   EXPECT_EQ(flaky.pushes.load(), 2);
   EXPECT_EQ(second->versions, (std::vector<int64_t>{1, 1}));
+}
+
+// A PS whose first push is applied but answered DeadlineExceeded (a slow
+// PS): the push must not be sent again.
+class SlowToAnswerPs : public FlakyPs {
+ public:
+  using FlakyPs::FlakyPs;
+  Result<protocol::PushGradientsResponse> PushGradients(
+      const protocol::PushGradientsRequest& r) override {
+    auto applied = FlakyPs::PushGradients(r);
+    if (pushes == 1) return DeadlineExceeded("no answer within 60000 ms");
+    return applied;
+  }
+};
+
+TEST(PsClient, APushThatMayHaveBeenAppliedIsNeverSentAgain) {
+  auto ps0 = MakePs(Shard(0, 1), kSgd1);
+  SlowToAnswerPs slow(ps0.get(), 0);
+  PsClient client({&slow});
+  CompiledModel worker = MakeModel(kSgd1);
+  auto params = worker.model->parameters();
+  ASSERT_TRUE(client.PullDense(params).ok());
+  SetGradients(*worker.model, 1);
+  client.StartPush(params, 3, /*with_dense_pull=*/true);
+  Status pulled = client.PullDense(params);  // waits for the push's answer
+  EXPECT_EQ(pulled.code(), StatusCode::kDeadlineExceeded) << pulled.message();
+  for (int i = 0; i < 2; ++i) {
+    auto finished = client.FinishPush();
+    ASSERT_FALSE(finished.ok());
+    EXPECT_EQ(finished.status().code(), StatusCode::kDeadlineExceeded);
+  }
+  EXPECT_EQ(slow.pushes.load(), 1);
+  client.AbandonPush();
+  EXPECT_FALSE(client.push_in_flight());
 }
 
 }  // namespace

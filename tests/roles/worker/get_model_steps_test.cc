@@ -32,17 +32,20 @@ class CountingPs : public protocol::PsService {
   Result<protocol::PushGradientsResponse> PushGradients(
       const protocol::PushGradientsRequest& r) override {
     ++pushes;
+    if (r.pull_dense) ++pushes_with_pull;
     return ps_.PushGradients(r);
   }
   std::atomic<int> dense_pulls{0};
   std::atomic<int> pushes{0};
+  std::atomic<int> pushes_with_pull{0};  // each answered with the next step's pull
 
  private:
   protocol::PsService& ps_;
 };
 
 struct Counts {
-  int dense_pulls = 0;
+  int dense_pulls = 0;  // PullDense calls and pulls carried by pushes
+  int pushes_with_pull = 0;
   int pushes = 0;
   std::string ledger;
 };
@@ -65,7 +68,8 @@ Counts TrainWithGetModelSteps(int get_model_steps) {
   Worker w(wo, cm, WorkerData{source->get(), nullptr, nullptr}, *core, client, SystemClock());
   Status s = w.Run();
   EDL_CHECK(s.ok()) << s.message();
-  return {counting.dense_pulls.load(), counting.pushes.load(), core->FinalReport()};
+  return {counting.dense_pulls.load() + counting.pushes_with_pull.load(),
+          counting.pushes_with_pull.load(), counting.pushes.load(), core->FinalReport()};
 }
 
 TEST(GetModelSteps, AWorkerPullsTheDenseModelEveryNthStepOnly) {
@@ -75,6 +79,11 @@ TEST(GetModelSteps, AWorkerPullsTheDenseModelEveryNthStepOnly) {
   EXPECT_EQ(fourth.pushes, 20);
   EXPECT_EQ(every.dense_pulls, 20);
   EXPECT_EQ(fourth.dense_pulls, 5);  // before steps 0, 4, 8, 12 and 16
+  // Inside each 4-step task the pull rides on the previous step's push;
+  // a task's first step pulls by itself (and a task's last push asks for
+  // nothing).
+  EXPECT_EQ(every.pushes_with_pull, 15);
+  EXPECT_EQ(fourth.pushes_with_pull, 0);
   for (const Counts* r : {&every, &fourth}) {
     EXPECT_NE(r->ledger.find("epoch 1: 640/640 records trained, 0 missing, 0 trained twice"),
               std::string::npos)
