@@ -111,13 +111,13 @@ void EmbeddingTable::Reserve(Shard& shard, int64_t rows) {
 }
 
 int64_t EmbeddingTable::RowOf(Shard& shard, int64_t id) {
-  auto it = shard.row_of.find(id);
-  if (it != shard.row_of.end()) return it->second;
+  const int64_t found = shard.row_of.Find(id);
+  if (found >= 0) return found;
   const int64_t row = static_cast<int64_t>(shard.ids.size());
   Reserve(shard, row + 1);
   InitialRow(spec_, seed_, id, shard.values.f32() + row * spec_.dim);
   shard.ids.push_back(id);
-  shard.row_of.emplace(id, row);
+  shard.row_of.Insert(id, row);
   return row;
 }
 

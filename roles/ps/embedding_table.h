@@ -22,13 +22,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "base/status.h"
 #include "nn/optim/optimizer.h"
 #include "roles/ps/embedding_spec.h"
+#include "roles/ps/id_row_map.h"
 #include "tensor/tensor.h"
 
 namespace edl::roles::ps {
@@ -77,7 +77,7 @@ class EmbeddingTable {
  private:
   struct Shard {
     mutable std::mutex mu;  // guards everything below
-    std::unordered_map<int64_t, int64_t> row_of;  // id -> row in values
+    IdRowMap row_of;                              // id -> row in values
     std::vector<int64_t> ids;                     // row -> id
     tensor::Tensor values;                        // [capacity, dim]
     std::unique_ptr<nn::optim::Optimizer> optimizer;
