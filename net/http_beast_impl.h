@@ -70,9 +70,9 @@ class KnownLengthBody {
 // body_limit), moves the body bytes already in `buffer` into the body and
 // returns the rest to read; nullopt when the parser must read the body
 // itself (chunked, until EOF) or the message is already complete.
-template <bool isRequest>
+template <bool isRequest, typename Body>
 std::optional<KnownLengthBody> StartKnownLengthBody(
-    http::parser<isRequest, http::string_body>& parser,
+    http::parser<isRequest, Body>& parser,
     boost::beast::flat_buffer& buffer) {
   if (!parser.is_header_done() || parser.is_done() || parser.chunked() ||
       !parser.content_length()) {

@@ -41,12 +41,6 @@ class TlsContext {
 
 namespace {
 
-bool IsIpLiteral(const std::string& host) {
-  beast::error_code ec;
-  asio::ip::make_address(host, ec);
-  return !ec;
-}
-
 std::string OpenSslError() {
   unsigned long e = ERR_get_error();
   if (e == 0) return "unknown OpenSSL error";
@@ -63,80 +57,6 @@ std::string HttpHead::Header(const std::string& name) const {
     if (strcasecmp(n.c_str(), name.c_str()) == 0) return v;
   }
   return "";
-}
-
-Endpoint PlainEndpoint(const std::string& host, int port) {
-  Endpoint e;
-  e.tls = false;
-  e.host = host;
-  e.port = std::to_string(port);
-  const bool v6 = host.find(':') != std::string::npos;
-  e.host_header = (v6 ? "[" + host + "]" : host) + ":" + e.port;
-  e.verify_name = host;
-  return e;
-}
-
-Result<Endpoint> ParseServer(const std::string& server,
-                             const std::string& tls_server_name) {
-  Endpoint e;
-  std::string rest;
-  if (server.rfind("https://", 0) == 0) {
-    e.tls = true;
-    rest = server.substr(8);
-  } else if (server.rfind("http://", 0) == 0) {
-    e.tls = false;
-    rest = server.substr(7);
-  } else {
-    return InvalidArgument("server \"" + server +
-                           "\" must start with https:// or http://");
-  }
-  size_t slash = rest.find('/');
-  std::string authority = rest.substr(0, slash);
-  if (slash != std::string::npos) {
-    e.path_prefix = rest.substr(slash);
-    while (!e.path_prefix.empty() && e.path_prefix.back() == '/') {
-      e.path_prefix.pop_back();
-    }
-  }
-  if (authority.empty()) {
-    return InvalidArgument("server \"" + server + "\" has no host");
-  }
-  e.host_header = authority;
-  std::string port_text;
-  if (authority[0] == '[') {
-    size_t close = authority.find(']');
-    if (close == std::string::npos) {
-      return InvalidArgument("server \"" + server +
-                             "\": unterminated IPv6 address");
-    }
-    e.host = authority.substr(1, close - 1);
-    std::string after = authority.substr(close + 1);
-    if (!after.empty()) {
-      if (after[0] != ':') {
-        return InvalidArgument("server \"" + server +
-                               "\": junk after the IPv6 address");
-      }
-      port_text = after.substr(1);
-    }
-  } else {
-    size_t colon = authority.rfind(':');
-    if (colon != std::string::npos &&
-        authority.find(':') != colon) {  // bare IPv6
-      return InvalidArgument("server \"" + server +
-                             "\": write an IPv6 host in brackets");
-    }
-    e.host = authority.substr(0, colon);
-    if (colon != std::string::npos) port_text = authority.substr(colon + 1);
-  }
-  if (port_text.empty()) port_text = e.tls ? "443" : "80";
-  if (port_text.find_first_not_of("0123456789") != std::string::npos ||
-      port_text.size() > 5 || std::stoi(port_text) > 65535 || e.host.empty()) {
-    return InvalidArgument("server \"" + server + "\": bad host or port");
-  }
-  e.port = port_text;
-  e.verify_name = tls_server_name.empty() ? e.host : tls_server_name;
-  e.send_sni = !IsIpLiteral(e.verify_name);
-  return e;
 }
 
 Result<std::shared_ptr<TlsContext>> MakeTlsContext(const std::string& ca_pem,
@@ -448,32 +368,31 @@ Result<Bytes> HttpConnection::ReadWholeBodyBytes(size_t limit, TimePoint deadlin
   Impl& c = *impl_;
   EDL_CHECK(c.parser.has_value() && c.parser->is_header_done())
       << "ReadWholeBodyBytes before ReadHead";
-  if (c.tls || c.parser->is_done() || c.parser->chunked() || !c.parser->content_length()) {
+  const auto length = c.parser->content_length();
+  if (length && (*length > limit || *length > std::numeric_limits<size_t>::max() / 2)) {
+    c.broken = true;
+    return ResourceExhausted(c.peer + ": response body of " + std::to_string(*length) +
+                             " bytes is larger than " + std::to_string(limit) + " bytes");
+  }
+  // A known length on a plain connection: past the parser, straight into
+  // one block (what the parser already buffered first), as the server reads
+  // request bodies.
+  auto known = c.tls ? std::nullopt : internal::StartKnownLengthBody(*c.parser, c.buffer);
+  if (!known) {
     EDL_ASSIGN_OR_RETURN(std::string body, ReadWholeBody(limit, deadline));
     return Bytes::Copy(body);
   }
-  // A known length on a plain connection: past the parser, straight into
-  // one block (what the parser already buffered first).
-  const uint64_t length = *c.parser->content_length();
-  if (length > limit || length > std::numeric_limits<size_t>::max() / 2) {
-    c.broken = true;
-    return ResourceExhausted(c.peer + ": response body of " + std::to_string(length) +
-                             " bytes is larger than " + std::to_string(limit) + " bytes");
-  }
-  Bytes bytes = Bytes::Allocate(static_cast<size_t>(length));
-  const size_t have = std::min<size_t>(c.buffer.size(), bytes.size());
-  if (have > 0) asio::buffer_copy(asio::buffer(bytes.data(), have), c.buffer.data(), have);
-  c.buffer.consume(have);
-  if (have < bytes.size()) {
+  if (!known->done()) {
     c.Expire(deadline);
+    const auto rest = known->Rest();
     beast::error_code ec = c.Run([&](auto& stream, auto handler) {
-      asio::async_read(stream, asio::buffer(bytes.data() + have, bytes.size() - have),
-                       internal::LargeTransfers{}, handler);
+      asio::async_read(stream, rest, internal::LargeTransfers{}, handler);
     });
     if (ec) return c.Failed("reading the response body", ec);
+    known->Filled(rest.size());  // async_read completes only when it is full
   }
   c.raw_body_done = true;
-  return bytes;
+  return std::move(*known).Take();
 }
 
 bool HttpConnection::body_done() const {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "net/http_endpoint.h"
 #include "net/payload.h"
 
 namespace edl::net {
@@ -26,25 +27,6 @@ namespace edl::net {
 using SteadyClock = std::chrono::steady_clock;
 using TimePoint = SteadyClock::time_point;
 inline constexpr TimePoint kNoDeadline = TimePoint::max();
-
-// A server's address (for the API server, parsed from its URL).
-struct Endpoint {
-  bool tls = true;
-  std::string host;         // without IPv6 brackets
-  std::string port;         // "6443"
-  std::string host_header;  // "host:port" as the URL writes it
-  std::string path_prefix;  // "" or "/prefix" (no trailing '/')
-  std::string verify_name;  // tls_server_name, else host
-  bool send_sni = false;    // verify_name is a DNS name (RFC 6066: no IP SNI)
-  std::string user_agent = "edl";
-};
-
-// A plain endpoint "host:port".
-Endpoint PlainEndpoint(const std::string& host, int port);
-
-// "https://[::1]:6443/prefix/" → Endpoint. InvalidArgument naming `server`.
-Result<Endpoint> ParseServer(const std::string& server,
-                             const std::string& tls_server_name);
 
 // An OpenSSL client context: verification against `ca_pem` (system roots
 // when empty) or none when `insecure`, an optional client certificate, and

@@ -23,11 +23,11 @@
 // Not thread-safe; one Writer or Reader per message.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -343,7 +343,7 @@ void PsClient::QueuePush() {
     if (push->answered[i]) return Status::Ok();
     auto r = services_[i]->PushGradients(push->requests[i]);
     if (!r.ok()) return r.status();
-    push->responses[i] = *r;
+    push->responses[i] = std::move(r).value();
     push->answered[i] = 1;
     return Status::Ok();
   });
