@@ -4,13 +4,19 @@
 //   edl_allreduce_bench [--ranks N] [--min_bytes B] [--max_bytes B]
 //                       [--piece_bytes B] [--socket_buffer_bytes B (0:
 //                       the kernel's autotuned buffers)] [--no_shm]
+//                       [--iters N (default: 512 MiB per size, 5..200000)]
+//                       [--small_allreduce_bytes B (RingSpec's; 0: the ring
+//                       algorithm at every size)]
 //
 // --no_shm sets RingSpec::shared_memory = false: data moves over TCP
 // loopback instead of the same-host shared-memory rings.
 //
 // Forks N processes (one per rank), forms a ring on 127.0.0.1 and, for each
 // size from min to max (powers of 4), times `iters` back-to-back in-place
-// float32 sum allreduces after 2 warm-up ones. Rank 0 prints one line per
+// float32 sum allreduces (512 MiB worth, 5 to 200,000) after iters/10 (at
+// least 2) warm-up ones: the first thousand small collectives run several
+// times slower while the scheduler settles the ranks on their cores, so a
+// short run measures the warm-up. Rank 0 prints one line per
 // size: "bytes ranks iters seconds_per_op busbw_GBps", where bus bandwidth =
 // 2(N-1)/N * bytes / time (the NCCL-tests convention) and GB = 1e9 bytes.
 // Same measurement as bench/mpi_allreduce_bench.cc.
@@ -37,13 +43,16 @@ struct Options {
   size_t piece_bytes = size_t{1} << 19;
   int socket_buffer_bytes = 4 << 20;
   bool shared_memory = true;
+  int iters = 0;  // 0: Iterations(bytes)
+  size_t small_allreduce_bytes = edl::net::RingSpec{}.small_allreduce_bytes;
 };
 
 [[noreturn]] void Usage(const char* why) {
   std::fprintf(stderr,
                "edl_allreduce_bench: %s\nusage: edl_allreduce_bench [--ranks "
                "N] [--min_bytes B] [--max_bytes B] [--piece_bytes B] "
-               "[--socket_buffer_bytes B] [--no_shm]\n",
+               "[--socket_buffer_bytes B] [--no_shm] [--iters N] "
+               "[--small_allreduce_bytes B]\n",
                why);
   std::exit(2);
 }
@@ -58,7 +67,8 @@ Options Parse(int argc, char** argv) {
     }
     if (i + 1 >= argc) Usage(("missing value for " + flag).c_str());
     long long value = std::atoll(argv[++i]);
-    if (value < 0 || (value == 0 && flag != "--socket_buffer_bytes")) {
+    if (value < 0 || (value == 0 && flag != "--socket_buffer_bytes" &&
+                       flag != "--small_allreduce_bytes")) {
       Usage((flag + " must be a positive integer").c_str());
     }
     if (flag == "--ranks") {
@@ -69,6 +79,10 @@ Options Parse(int argc, char** argv) {
       o.max_bytes = static_cast<size_t>(value);
     } else if (flag == "--piece_bytes") {
       o.piece_bytes = static_cast<size_t>(value);
+    } else if (flag == "--small_allreduce_bytes") {
+      o.small_allreduce_bytes = static_cast<size_t>(value);
+    } else if (flag == "--iters") {
+      o.iters = static_cast<int>(value);
     } else if (flag == "--socket_buffer_bytes") {
       o.socket_buffer_bytes = static_cast<int>(value);
     } else {
@@ -81,7 +95,7 @@ Options Parse(int argc, char** argv) {
 // Iterations for a size: enough bytes to time, bounded for tiny sizes.
 int Iterations(size_t bytes) {
   size_t target = size_t{512} << 20;
-  return static_cast<int>(std::clamp<size_t>(target / bytes, 5, 1000));
+  return static_cast<int>(std::clamp<size_t>(target / bytes, 5, 200000));
 }
 
 int RunRank(const Options& o, int rank, edl::net::RingListener& listener,
@@ -95,6 +109,7 @@ int RunRank(const Options& o, int rank, edl::net::RingListener& listener,
   spec.piece_bytes = o.piece_bytes;
   spec.socket_buffer_bytes = o.socket_buffer_bytes;
   spec.shared_memory = o.shared_memory;
+  spec.small_allreduce_bytes = o.small_allreduce_bytes;
   auto ring = edl::net::Ring::Connect(listener, spec);
   if (!ring.ok()) {
     std::fprintf(stderr, "rank %d: %s\n", rank,
@@ -104,8 +119,8 @@ int RunRank(const Options& o, int rank, edl::net::RingListener& listener,
   std::vector<float> sync(1);
   for (size_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes *= 4) {
     std::vector<float> data(bytes / sizeof(float), 1.0f);
-    int iters = Iterations(bytes);
-    for (int i = 0; i < 2; ++i) {
+    int iters = o.iters > 0 ? o.iters : Iterations(bytes);
+    for (int i = 0; i < std::max(2, iters / 10); ++i) {
       if (!(*ring)->AllReduce(std::span<float>(data)).ok()) return 1;
     }
     if (!(*ring)->AllReduce(std::span<float>(sync)).ok()) return 1;  // barrier

@@ -4,7 +4,7 @@
 //   mpirun -np N mpi_allreduce_bench [--min_bytes B] [--max_bytes B]
 //
 // Rank 0 prints "bytes ranks iters seconds_per_op busbw_GBps" per size
-// (powers of 4), bus bandwidth = 2(N-1)/N * bytes / time, GB = 1e9 bytes.
+// (powers of 4), after the same warm-up, bus bandwidth = 2(N-1)/N * bytes / time, GB = 1e9 bytes.
 #include <mpi.h>
 
 #include <algorithm>
@@ -17,7 +17,7 @@ namespace {
 
 int Iterations(size_t bytes) {
   size_t target = size_t{512} << 20;
-  return static_cast<int>(std::clamp<size_t>(target / bytes, 5, 1000));
+  return static_cast<int>(std::clamp<size_t>(target / bytes, 5, 200000));
 }
 
 }  // namespace
@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     std::vector<float> data(bytes / sizeof(float), 1.0f);
     int count = static_cast<int>(data.size());
     int iters = Iterations(bytes);
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < std::max(2, iters / 10); ++i) {
       MPI_Allreduce(MPI_IN_PLACE, data.data(), count, MPI_FLOAT, MPI_SUM,
                     MPI_COMM_WORLD);
     }

@@ -36,7 +36,41 @@ class RunningScope {
   std::atomic<bool>& running_;
 };
 
-}  // namespace
+// Every rank's whole buffer goes round the ring: at step t rank r sends the
+// buffer of rank (r - t) mod N (its own at t = 0, then the one received at
+// step t-1) and receives that of rank (r - t - 1) mod N into slot t of
+// `gathered`; slot N-1 keeps a copy of its own. Then every rank sums the N
+// buffers in rank order, so all get the same bits.
+Status GatherAllReduce(const PipelineLinks& links, Pieces& pieces,
+                       std::vector<float>& gathered, int n, int r,
+                       std::span<float> data) {
+  const size_t count = data.size();
+  const size_t bytes = count * sizeof(float);
+  gathered.resize(count * static_cast<size_t>(n));
+  float* slots = gathered.data();
+  auto& [sends, recvs] = pieces;
+  sends.clear();
+  recvs.clear();
+  for (int t = 0; t < n - 1; ++t) {
+    const float* from = t == 0 ? data.data() : slots + (t - 1) * count;
+    sends.push_back({reinterpret_cast<const char*>(from), bytes,
+                     static_cast<size_t>(t)});
+    recvs.push_back({reinterpret_cast<char*>(slots + t * count), bytes, false});
+  }
+  float* own = slots + (n - 1) * count;
+  std::copy_n(data.data(), count, own);
+  EDL_RETURN_IF_ERROR(RunPipeline(links, sends, recvs));
+  auto buffer = [&](int k) -> const float* {
+    return k == r ? own : slots + ((r - k - 1 + n) % n) * count;
+  };
+  float* __restrict out = data.data();
+  std::copy_n(buffer(0), count, out);
+  for (int k = 1; k < n; ++k) {
+    const float* __restrict add = buffer(k);
+    for (size_t i = 0; i < count; ++i) out[i] += add[i];
+  }
+  return Status::Ok();
+}
 
 // Ring allreduce (reduce-scatter then allgather over N chunks, Patarasuk &
 // Yuan 2009). At step t (0 <= t < 2(N-1)) rank r sends chunk
@@ -45,12 +79,8 @@ class RunningScope {
 // and receives the chunk it will send at step t+1. So send piece k of step
 // t >= 1 only needs recv piece k of step t-1: the streams are pipelined
 // piece by piece across steps.
-Status Ring::AllReduce(std::span<float> data, ReduceOp op) {
-  RunningScope running(impl_->running);
-  const int n = size();
-  EDL_RETURN_IF_ERROR(impl_->Usable(RingPrefix(spec_)));
-  if (n == 1 || data.empty()) return Status::Ok();
-  const int r = rank();
+Status RingAllReduce(const PipelineLinks& links, Pieces& pieces, int n, int r,
+                     size_t piece_bytes, std::span<float> data) {
   const size_t count = data.size();
   const size_t base = count / n, rem = count % n;
   auto chunk_begin = [&](int c) { return c * base + std::min<size_t>(c, rem); };
@@ -58,10 +88,9 @@ Status Ring::AllReduce(std::span<float> data, ReduceOp op) {
     return base + (static_cast<size_t>(c) < rem);
   };
   auto mod = [n](int x) { return ((x % n) + n) % n; };
-  const size_t piece_floats = spec_.piece_bytes / sizeof(float);
+  const size_t piece_floats = piece_bytes / sizeof(float);
 
-  auto& sends = impl_->sends;
-  auto& recvs = impl_->recvs;
+  auto& [sends, recvs] = pieces;
   sends.clear();
   recvs.clear();
   size_t first_step_pieces = 0;
@@ -85,7 +114,22 @@ Status Ring::AllReduce(std::span<float> data, ReduceOp op) {
            len * sizeof(float), reduce});
     }
   }
-  Status status = RunPipeline(impl_->links, sends, recvs);
+  return RunPipeline(links, sends, recvs);
+}
+
+}  // namespace
+
+Status Ring::AllReduce(std::span<float> data, ReduceOp op) {
+  RunningScope running(impl_->running);
+  const int n = size();
+  EDL_RETURN_IF_ERROR(impl_->Usable(spec_));
+  if (n == 1 || data.empty()) return Status::Ok();
+  Status status =
+      data.size_bytes() <= spec_.small_allreduce_bytes
+          ? GatherAllReduce(impl_->links, impl_->pieces, impl_->gathered, n,
+                            rank(), data)
+          : RingAllReduce(impl_->links, impl_->pieces, n, rank(),
+                          spec_.piece_bytes, data);
   if (!status.ok()) {
     status = status.WithPrefix(RingPrefix(spec_) + ": allreduce");
     impl_->Break(status);
@@ -136,12 +180,11 @@ Status Ring::Broadcast(std::span<std::byte> data, int root) {
   RunningScope running(impl_->running);
   const int n = size();
   EDL_CHECK(root >= 0 && root < n) << "broadcast root " << root;
-  EDL_RETURN_IF_ERROR(impl_->Usable(RingPrefix(spec_)));
+  EDL_RETURN_IF_ERROR(impl_->Usable(spec_));
   if (n == 1 || data.empty()) return Status::Ok();
   const bool is_root = rank() == root;
   const bool forwards = (rank() + 1) % n != root;
-  auto& sends = impl_->sends;
-  auto& recvs = impl_->recvs;
+  auto& [sends, recvs] = impl_->pieces;
   sends.clear();
   recvs.clear();
   char* bytes = reinterpret_cast<char*>(data.data());

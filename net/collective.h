@@ -50,6 +50,12 @@ struct RingSpec {
   // membership may change meanwhile, so a stale view fails fast.
   std::chrono::milliseconds connect_deadline{0};
   size_t piece_bytes = size_t{1} << 19;  // pipelining granularity
+  // An allreduce of at most this many bytes is latency-bound: instead of
+  // reduce-scatter + allgather (2(N-1) steps) every rank's whole buffer goes
+  // round the ring (N-1 steps, (N-1) buffers per rank) and each rank sums
+  // the N buffers in rank order, so results stay bitwise identical. 0: the
+  // ring algorithm at every size.
+  size_t small_allreduce_bytes = size_t{8} << 10;
   int socket_buffer_bytes = 4 << 20;     // SO_SNDBUF/SO_RCVBUF; 0: kernel's
   // Offer (and accept) shared-memory links to neighbours on the same
   // machine. A link uses shared memory only when both its ends set this;

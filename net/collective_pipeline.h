@@ -33,6 +33,12 @@ struct RecvPiece {
   bool reduce_sum;  // true: dest floats += received floats; false: copy
 };
 
+// A collective's plan, kept between collectives to reuse its capacity.
+struct Pieces {
+  std::vector<SendPiece> sends;
+  std::vector<RecvPiece> recvs;
+};
+
 struct PipelineLinks {
   int send_fd = -1;  // to the successor
   int recv_fd = -1;  // from the predecessor

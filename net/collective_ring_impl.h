@@ -17,6 +17,12 @@
 
 namespace edl::net {
 
+// "ring v3 rank 1", the prefix of every error a ring returns.
+inline std::string RingPrefix(const RingSpec& spec) {
+  return "ring v" + std::to_string(spec.version) + " rank " +
+         std::to_string(spec.rank);
+}
+
 struct Ring::Impl {
   Fd to_successor;
   Fd from_predecessor;
@@ -32,16 +38,16 @@ struct Ring::Impl {
   PipelineLinks links;
   std::vector<char> staging;
   std::vector<float> fusion;  // bucket buffer for fused allreduce
-  std::vector<SendPiece> sends;
-  std::vector<RecvPiece> recvs;
+  std::vector<float> gathered;  // the other ranks' buffers, small allreduce
+  Pieces pieces;
 
   // OK when collectives may run; Aborted after Abort(), FailedPrecondition
   // after a failure.
-  Status Usable(const std::string& prefix) const {
-    if (aborted.load()) return Aborted(prefix + ": ring aborted");
+  Status Usable(const RingSpec& spec) const {
+    if (aborted.load()) return Aborted(RingPrefix(spec) + ": ring aborted");
     if (broken) {
-      return FailedPrecondition(prefix + ": ring is broken (" + broken_reason +
-                                "); form a new ring");
+      return FailedPrecondition(RingPrefix(spec) + ": ring is broken (" +
+                                broken_reason + "); form a new ring");
     }
     return Status::Ok();
   }
@@ -63,11 +69,5 @@ struct Ring::Impl {
     if (from_predecessor.valid()) ::shutdown(from_predecessor.get(), SHUT_RDWR);
   }
 };
-
-// "ring v3 rank 1", the prefix of every error a ring returns.
-inline std::string RingPrefix(const RingSpec& spec) {
-  return "ring v" + std::to_string(spec.version) + " rank " +
-         std::to_string(spec.rank);
-}
 
 }  // namespace edl::net

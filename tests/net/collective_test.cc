@@ -37,11 +37,14 @@ using testing::OnEveryRank;
 using testing::Sum;
 using testing::Value;
 
-void ExpectExactSums(int n, size_t piece_bytes, bool shared_memory) {
+void ExpectExactSums(int n, size_t piece_bytes, bool shared_memory,
+                     size_t small_allreduce_bytes =
+                         RingSpec{}.small_allreduce_bytes) {
   Listeners listeners(n, shared_memory);
   auto rings = FormRing(listeners, [&](int r) {
     RingSpec spec = listeners.Spec(r);
     spec.piece_bytes = piece_bytes;
+    spec.small_allreduce_bytes = small_allreduce_bytes;
     return spec;
   });
   ASSERT_EQ(rings.size(), static_cast<size_t>(n));
@@ -79,6 +82,49 @@ TEST_P(RingOnEachTransport, AllReduceSumsExactlyForOneToFiveRanks) {
 TEST_P(RingOnEachTransport, AllReduceSumsExactlyWithTinyOddPieces) {
   for (int n : {2, 3})
     ExpectExactSums(n, 4100, GetParam());  // pieces of 1025 floats
+}
+
+TEST_P(RingOnEachTransport, EitherAllReduceAlgorithmSumsExactlyAtAnySize) {
+  for (int n : {2, 3, 4}) {
+    ExpectExactSums(n, size_t{1} << 19, GetParam(), 0);  // ring only
+    ExpectExactSums(n, size_t{1} << 19, GetParam(), SIZE_MAX);  // gather only
+  }
+}
+
+TEST_P(RingOnEachTransport, SmallAllReduceSumsInRankOrderOnEveryRank) {
+  // Values whose float sum depends on the order of the additions: every
+  // rank must still end with the same bits, those of ((x0 + x1) + x2) + ...
+  const size_t count = 1500;  // 6,000 bytes: the gather path
+  ASSERT_LE(count * sizeof(float), RingSpec{}.small_allreduce_bytes);
+  for (int n : {2, 3, 5}) {
+    std::vector<std::vector<float>> inputs(n, std::vector<float>(count));
+    for (int r = 0; r < n; ++r) {
+      for (size_t i = 0; i < count; ++i) {
+        inputs[r][i] = static_cast<float>((r * 7919 + i * 104729) % 1000003) *
+                       (r % 2 ? 1e-7f : 3.1f);
+      }
+    }
+    Listeners listeners(n, GetParam());
+    auto rings =
+        FormRing(listeners, [&](int r) { return listeners.Spec(r); });
+    auto data = OnEveryRank<std::vector<float>>(n, [&](int r) {
+      std::vector<float> v = inputs[r];
+      EXPECT_TRUE(rings[r]->AllReduce(std::span<float>(v)).ok());
+      return v;
+    });
+    size_t wrong = 0, order_matters = 0;
+    for (size_t i = 0; i < count; ++i) {
+      float sum = inputs[0][i], reversed = inputs[n - 1][i];
+      for (int r = 1; r < n; ++r) sum += inputs[r][i];
+      for (int r = n - 2; r >= 0; --r) reversed += inputs[r][i];
+      order_matters += sum != reversed;
+      for (int r = 0; r < n; ++r) wrong += data[r][i] != sum;
+    }
+    EXPECT_EQ(wrong, 0u) << "n=" << n;
+    if (n > 2) {
+      EXPECT_GT(order_matters, 0u) << "n=" << n;  // the test can fail
+    }
+  }
 }
 
 TEST_P(RingOnEachTransport, AllReduceAveragesAndEveryRankAgrees) {
