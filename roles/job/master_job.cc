@@ -305,7 +305,8 @@ Status MasterJob::StartPs() {
                           {"address", ps_addrs_.back()},
                           {"num_threads", p.model.num_threads}});
     }
-    EDL_RETURN_IF_ERROR(Keep({PsName(i), ToArgs(p), {}}, policy));
+    EDL_RETURN_IF_ERROR(
+        Keep({PsName(i), ToArgs(p), ChildEnv(o, UserTunedOpenMp())}, policy));
   }
   EDL_RETURN_IF_ERROR(SavePlan());
   for (const std::string& a : ps_addrs_) {
@@ -367,7 +368,8 @@ cluster::ProcessSpec MasterJob::WorkerSpec(int i) const {
     w.keep_checkpoint_max = o.keep_checkpoint_max;
     w.output = o.output;
   }
-  return cluster::ProcessSpec{WorkerName(i), ToArgs(w), {}};
+  return cluster::ProcessSpec{WorkerName(i), ToArgs(w),
+                              ChildEnv(o, UserTunedOpenMp())};
 }
 
 Status MasterJob::StartWorkers() {

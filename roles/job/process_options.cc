@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include "roles/cluster/kube_resources.h"
@@ -55,8 +56,20 @@ int ChildThreads(const MasterProcessOptions& o, bool ps, int local_cpus) {
     const int from_limit = PodCpus(limit);
     return from_limit > 0 ? from_limit : PodCpus(request);
   }
-  const int processes = std::max(1, o.num_workers + (o.allreduce ? 0 : o.num_ps));
-  return std::max(1, local_cpus / processes);
+  const int workers = std::max(1, o.num_workers);
+  if (!ps) return std::max(1, local_cpus / workers);
+  return std::max(1, local_cpus / (workers + o.num_ps));
+}
+
+std::map<std::string, std::string> ChildEnv(const MasterProcessOptions& o,
+                                            bool user_tuned_openmp) {
+  if (o.kube.enabled || user_tuned_openmp) return {};
+  return {{"GOMP_SPINCOUNT", "1000"}};
+}
+
+bool UserTunedOpenMp() {
+  return std::getenv("GOMP_SPINCOUNT") != nullptr ||
+         std::getenv("OMP_WAIT_POLICY") != nullptr;
 }
 
 std::vector<std::string> ModelArgs(const ModelOptions& o) {

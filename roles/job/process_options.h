@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -135,10 +136,25 @@ struct MasterProcessOptions {
 
 // The --num_threads a PS or worker of the job gets when the job's is 0: on
 // Kubernetes the pod's CPU limit (else its request), rounded up, or 0 (the
-// pod's cgroup decides) when neither names a CPU; on the local cluster the
-// usable CPUs shared evenly among the job's PS and workers, at least 1.
+// pod's cgroup decides) when neither names a CPU. On the local cluster a
+// worker gets the usable CPUs shared evenly among the workers, and a PS
+// those CPUs shared among the PS and workers, each at least 1: a PS works
+// while the workers wait for it, so a lone worker computes on every core.
 // A non-zero --num_threads is every process's.
 int ChildThreads(const MasterProcessOptions& o, bool ps, int local_cpus);
+
+// Environment variables added to a PS's and a worker's own. On the local
+// cluster, where they share the machine's cores, GOMP_SPINCOUNT=1000: an
+// OpenMP thread out of work spins about a microsecond before it sleeps
+// instead of libgomp's default 300,000 spins, which kept a worker's idle
+// threads on the core its PS needed. Nothing when `user_tuned_openmp` (the
+// user set GOMP_SPINCOUNT or OMP_WAIT_POLICY, which the children inherit)
+// or on Kubernetes (every pod has its own CPUs).
+std::map<std::string, std::string> ChildEnv(const MasterProcessOptions& o,
+                                            bool user_tuned_openmp);
+
+// Whether GOMP_SPINCOUNT or OMP_WAIT_POLICY is set in this process.
+bool UserTunedOpenMp();
 
 // Where the master keeps the job's state so a new master can take over
 // (issue 14): locally <job_dir>/master; on Kubernetes <checkpoint_dir>/

@@ -3,8 +3,9 @@
 # MLP and CNN for one epoch of Fashion-MNIST (batch 64, Adam) in one process
 # (--distribution_strategy=Local, 2 threads) and as jobs on the local cluster
 # (1 PS + 1 worker, 2 PS + 2 workers; each process gets the default
-# --num_threads: the machine's cores shared among the job's PS and workers), and
-# prints wall-clock training throughput and the ratio to local.
+# --num_threads: a worker the machine's cores shared among the workers, a PS
+# those shared among the PS and workers), and prints wall-clock training
+# throughput and the ratio to local.
 #
 # Usage: scripts/bench/dist_vs_local.sh
 set -euo pipefail

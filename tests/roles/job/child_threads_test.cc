@@ -22,13 +22,27 @@ TEST(ChildThreads, AnExplicitNumThreadsIsEveryProcesss) {
   EXPECT_EQ(ChildThreads(o, /*ps=*/false, 16), 3);
 }
 
-TEST(ChildThreads, OnTheLocalClusterTheCoresAreSharedAmongPsAndWorkers) {
-  EXPECT_EQ(ChildThreads(LocalJob(2, 2), false, 16), 4);
+TEST(ChildThreads, OnTheLocalClusterWorkersShareTheCoresAndPsCountAsWell) {
+  EXPECT_EQ(ChildThreads(LocalJob(2, 2), false, 16), 8);
+  EXPECT_EQ(ChildThreads(LocalJob(2, 2), true, 16), 4);
   EXPECT_EQ(ChildThreads(LocalJob(3, 1), true, 16), 4);
+  EXPECT_EQ(ChildThreads(LocalJob(1, 1), false, 2), 2);  // a lone worker
+  EXPECT_EQ(ChildThreads(LocalJob(1, 1), true, 2), 1);
   EXPECT_EQ(ChildThreads(LocalJob(2, 2), false, 2), 1);  // never 0
+  EXPECT_EQ(ChildThreads(LocalJob(2, 2), true, 2), 1);
   MasterProcessOptions ring = LocalJob(4, 2);
   ring.allreduce = true;  // no PS: the workers share the cores
   EXPECT_EQ(ChildThreads(ring, false, 16), 4);
+}
+
+TEST(ChildEnv, OnTheLocalClusterOpenMpThreadsSpinBrieflyUnlessTheUserChose) {
+  MasterProcessOptions o = LocalJob(1, 1);
+  auto env = ChildEnv(o, /*user_tuned_openmp=*/false);
+  ASSERT_EQ(env.count("GOMP_SPINCOUNT"), 1u);
+  EXPECT_EQ(env["GOMP_SPINCOUNT"], "1000");
+  EXPECT_TRUE(ChildEnv(o, /*user_tuned_openmp=*/true).empty());
+  o.kube.enabled = true;
+  EXPECT_TRUE(ChildEnv(o, /*user_tuned_openmp=*/false).empty());
 }
 
 TEST(ChildThreads, InAPodTheCpuLimitElseTheRequestRoundedUp) {
