@@ -130,6 +130,9 @@ Runner AddMasterCommand(CLI::App& parent) {
   app->add_option("--checkpoint_steps", o.checkpoint_steps, "Checkpoint every N versions");
   app->add_option("--keep_checkpoint_max", o.keep_checkpoint_max, "Keep N checkpoints (0: all)");
   app->add_option("--output", o.output, "Export the final model here");
+  app->add_option("--tensorboard_log_dir", o.tensorboard_log_dir,
+                  "Write TensorBoard event files (training loss, metrics, samples/s, "
+                  "learning rate, workers, evaluations) into this directory");
   app->add_option("--relaunch_on_worker_failure", o.relaunch_on_worker_failure,
                   "Relaunches of a worker that failed (one killed by a signal is always "
                   "relaunched)")->capture_default_str();

@@ -15,6 +15,7 @@
 #include "cmd/model_flags.h"
 #include "roles/evaluation.h"
 #include "roles/device_choice.h"
+#include "roles/event_file.h"
 #include "roles/local_trainer.h"
 #include "roles/prediction.h"
 #include "roles/job/job_host.h"
@@ -184,6 +185,11 @@ Runner AddTrainCommand(CLI::App& parent) {
   app->add_option("--output", o.output,
                   "Export the trained model here: a directory with a TF.js "
                   "model.json + weights.bin and an edl checkpoint");
+  app->add_option("--tensorboard_log_dir", o.tensorboard_log_dir,
+                  "Write TensorBoard event files here (`tensorboard --logdir DIR` plots "
+                  "them): training loss, metrics, samples/s and learning rate about once a "
+                  "second, every evaluation, and the worker count of a distributed job, "
+                  "whose master writes them (on Kubernetes give a path on a --volume)");
   app->add_option("--shuffle", o.shuffle,
                   "Shuffle the training data every epoch (seeded by --seed)")
       ->capture_default_str();
@@ -275,6 +281,11 @@ Runner AddTrainCommand(CLI::App& parent) {
       m.checkpoint_steps = o.checkpoint_steps;
       m.keep_checkpoint_max = o.keep_checkpoint_max;
       m.output = o.output;
+      m.tensorboard_log_dir = o.tensorboard_log_dir;
+      if (!o.tensorboard_log_dir.empty() && s->cluster.cluster != "kube") {
+        Status writable = roles::CheckEventDir("--tensorboard_log_dir", o.tensorboard_log_dir);
+        if (!writable.ok()) return Fail(writable.message());
+      }
       m.shuffle = o.shuffle;
       m.grace_period = std::chrono::milliseconds(static_cast<int64_t>(s->grace_s * 1000));
       m.allreduce = s->strategy == "AllreduceStrategy";

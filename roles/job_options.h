@@ -52,6 +52,7 @@ struct TrainOptions {
   bool shuffle = true;
   bool progress_bar = true;       // on a terminal; plain lines otherwise
   double log_interval_s = 10;     // plain progress line period
+  std::string tensorboard_log_dir;  // "" = no TensorBoard event file
 };
 
 struct EvaluateOptions {

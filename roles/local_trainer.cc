@@ -8,6 +8,7 @@
 #include "data/batcher.h"
 #include "nn/autograd.h"
 #include "nn/functional.h"
+#include "roles/event_file.h"
 #include "roles/model_export.h"
 #include "roles/progress.h"
 #include "tensor/ops.h"
@@ -68,6 +69,14 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   }
   if (o.evaluation_steps > 0 && o.validation_data.empty()) {
     return InvalidArgument("--evaluation_steps needs --validation_data");
+  }
+  // TensorBoard scalars: the training loss, metrics, samples/s and learning
+  // rate at most once a second and at every epoch's end, each evaluation.
+  std::unique_ptr<EventFileWriter> events;
+  if (!o.tensorboard_log_dir.empty()) {
+    EDL_ASSIGN_OR_RETURN(events, EventFileWriter::Open("--tensorboard_log_dir",
+                                                        o.tensorboard_log_dir, WallSeconds()));
+    EDL_LOG(INFO) << "TensorBoard events: " << events->path();
   }
   tensor::SetNumThreads(o.model.num_threads);  // 0: UsableCpus()
 
@@ -135,6 +144,16 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   int64_t evaluated_version = -1;
   int64_t checkpointed_version = -1;
 
+  auto write_events = [&](const Scalars& scalars) {
+    if (!events) return;
+    Status s = events->Write(cm.optimizer->iterations(), WallSeconds(), scalars);
+    if (!s.ok()) {
+      EDL_LOG(WARNING) << s.message() << "; writing no more TensorBoard events";
+      events.reset();
+    }
+  };
+  double events_time = clock.NowSeconds();
+  int64_t events_samples = 0;
   auto evaluate = [&]() -> Status {
     const int64_t version = cm.optimizer->iterations();
     if (!validation || version == evaluated_version) return Status::Ok();
@@ -143,6 +162,7 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
     summary.validation = r;
     evaluated_version = version;
     EDL_LOG(INFO) << "evaluation at step " << version << ": " << r.ToString("val_");
+    write_events(LossAndMetrics("validation/", r.loss, r.metrics));
     return Status::Ok();
   };
   auto checkpoint = [&]() -> Status {
@@ -208,6 +228,21 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
       }
       progress.Update(p);
       summary.samples += bs;
+      events_samples += bs;
+      if (events && (clock.NowSeconds() - events_time >= 1.0 || b + 1 == steps_per_epoch)) {
+        const double now = clock.NowSeconds();
+        std::vector<std::pair<std::string, double>> train_metrics;
+        for (auto& m : metrics) train_metrics.emplace_back(m->name(), m->Result());
+        Scalars scalars = LossAndMetrics("train/", p.loss, train_metrics);
+        if (now > events_time) {
+          scalars.emplace_back("train/samples_per_second",
+                               static_cast<double>(events_samples) / (now - events_time));
+        }
+        scalars.emplace_back("train/learning_rate", cm.optimizer->CurrentLearningRate());
+        write_events(scalars);
+        events_time = now;
+        events_samples = 0;
+      }
 
       const int64_t version = cm.optimizer->iterations();
       if (o.evaluation_steps > 0 && version % o.evaluation_steps == 0) {

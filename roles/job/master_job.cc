@@ -400,6 +400,10 @@ Status MasterJob::RunLoop() {
                        o.log_interval_s);
   while (core_->state() == master::JobState::kRunning && !stop_requested_) {
     progress.Report([&] { return core_->progress(); }, SystemClock().NowSeconds());
+    if (events_ && events_->Due(SystemClock().NowSeconds())) {
+      events_->Update(core_->progress(), core_->evaluation_history(),
+                      SystemClock().NowSeconds());
+    }
     const int want = core_->target_workers();
     bool changed = false;
     while (static_cast<int>(active_.size()) < want) {
@@ -441,6 +445,9 @@ Status MasterJob::RunLoop() {
     }
   }
   progress.Finish();
+  if (events_) {
+    events_->Update(core_->progress(), core_->evaluation_history(), SystemClock().NowSeconds());
+  }
   if (leave_) return Status::Ok();
   if (stop_requested_) {
     std::lock_guard<std::mutex> lock(stop_mu_);

@@ -38,6 +38,7 @@
 #include "roles/cluster/kube_cluster.h"
 #include "roles/cluster/supervisor.h"
 #include "roles/compiled_model.h"
+#include "roles/job/job_events.h"
 #include "roles/job/job_progress.h"
 #include "roles/job/prediction_parts.h"
 #include "roles/job/process_options.h"
@@ -92,6 +93,7 @@ class MasterJob {
   master::MasterOptions mopt_;
   std::unique_ptr<PredictionParts> prediction_parts_;
   std::unique_ptr<master::MasterCore> core_;
+  std::unique_ptr<JobEvents> events_;  // --tensorboard_log_dir
   std::string state_dir_;  // "" = not durable
   bool recovered_ = false;
   nlohmann::json plan_;    // processes.json as read at start (null if none)

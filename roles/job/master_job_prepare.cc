@@ -223,6 +223,12 @@ Status MasterJob::Prepare() {
   if (!core.ok()) return core.status().WithPrefix("the master's state");
   core_ = std::move(*core);
   recovered_ = core_->restarts() > 0;
+  if (!o.tensorboard_log_dir.empty()) {
+    EDL_ASSIGN_OR_RETURN(
+        events_, JobEvents::Open(o.tensorboard_log_dir, cm_->optimizer.get(), core_->progress(),
+                                 core_->evaluation_history().size(),
+                                 SystemClock().NowSeconds()));
+  }
   return Status::Ok();
 }
 

@@ -214,6 +214,7 @@ std::vector<std::string> ToArgs(const MasterProcessOptions& o) {
   Add(&args, "checkpoint_steps", Str(o.checkpoint_steps));
   Add(&args, "keep_checkpoint_max", Str(o.keep_checkpoint_max));
   Add(&args, "output", o.output);
+  Add(&args, "tensorboard_log_dir", o.tensorboard_log_dir);
   Add(&args, "relaunch_on_worker_failure", Str(o.relaunch_on_worker_failure));
   Add(&args, "master_outage_tolerance", Str(o.master_outage_tolerance_s));
   if (!o.host_socket.empty()) Add(&args, "host_socket", o.host_socket);

@@ -117,6 +117,7 @@ struct MasterProcessOptions {
   int64_t checkpoint_steps = 0;
   int keep_checkpoint_max = 0;
   std::string output;  // export of the final model
+  std::string tensorboard_log_dir;  // the master's TensorBoard event files
   int relaunch_on_worker_failure = 1;
   bool allreduce = false;  // AllreduceStrategy (no PS)
   double allreduce_timeout_s = 10;

@@ -281,6 +281,10 @@ void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
     model_version_ = std::max(model_version_, r.model_version);
     // A late report still trained its records (its gradients were applied).
     if (r.ok) ledger_.RecordTrained(task.epoch, task.begin, task.end);
+    if (r.ok && !replaying_) {
+      train_loss_sum_ += r.loss_sum;
+      train_samples_ += r.samples;
+    }
     evaluation_.OnModelVersion(model_version_);
   }
   if (outcome.accepted && result == TaskResult::kFailed && !replaying_) {
@@ -496,6 +500,8 @@ Progress MasterCore::progress() const {
   p.records_trained = ledger_.records_trained_total();
   p.model_version = model_version_;
   p.workers = membership_.alive().size();
+  p.train_loss_sum = train_loss_sum_;
+  p.train_samples = train_samples_;
   return p;
 }
 

@@ -225,6 +225,8 @@ class MasterCore final : public protocol::MasterService {
   EvaluationAggregator evaluation_;
   PredictionCollector predictions_;
   int64_t records_skipped_ = 0;  // corrupt records workers left out
+  double train_loss_sum_ = 0;    // Progress::train_loss_sum
+  int64_t train_samples_ = 0;
   // The first training task handed out, the last one reported (clock_).
   int64_t training_started_nanos_ = -1;
   int64_t training_ended_nanos_ = -1;

@@ -11,6 +11,7 @@
 
 #include "data/planted_model.h"
 #include "net/rpc.h"
+#include "tests/tensorboard/tfevents_reader.h"
 #include "tests/testing/job_report.h"
 #include "tests/testing/run_edl.h"
 
@@ -35,11 +36,34 @@ TEST(Distributed, TwoPsAndTwoWorkersTrainEveryRecordExactlyOnce) {
   RunResult r = RunEdl(Job(dir.path(), "exact",
                            {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                             "--validation_data=" + kTest, "--num_epochs=2", "--num_workers=2",
-                            "--num_ps_pods=2", "--output=" + dir.File("model")}));
+                            "--num_ps_pods=2", "--output=" + dir.File("model"),
+                            "--tensorboard_log_dir=" + dir.File("tb")}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(EpochsTrainedExactlyOnce(r.out), 2) << r.out;
   const double accuracy = Metric(r.out, "accuracy");
   EXPECT_GE(accuracy, 0.85) << r.out;
+  // The master's TensorBoard scalars, read back by an independent reader.
+  auto files = ReadEventFiles(dir.File("tb"));
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].error, "");
+  auto loss = PointsOf(files, "train/loss");
+  ASSERT_FALSE(loss.empty());
+  for (const auto& p : loss) {
+    EXPECT_GT(p.value, 0.05f);
+    EXPECT_LT(p.value, 3.0f);
+  }
+  for (size_t i = 1; i < loss.size(); ++i) EXPECT_GE(loss[i].step, loss[i - 1].step);
+  EXPECT_EQ(loss.back().step, 1876);  // 2 epochs of 938 steps
+  float most_workers = 0;
+  for (const auto& p : PointsOf(files, "job/workers")) most_workers = std::max(most_workers, p.value);
+  EXPECT_EQ(most_workers, 2.0f);
+  EXPECT_FALSE(PointsOf(files, "train/samples_per_second").empty());
+  // The zoo MLP's cosine schedule ends at 1e-4 after 1,876 steps.
+  EXPECT_NEAR(PointsOf(files, "train/learning_rate").back().value, 1e-4, 1e-8);
+  auto acc = PointsOf(files, "validation/accuracy");
+  ASSERT_EQ(acc.size(), 2u);  // after each epoch
+  EXPECT_EQ(acc.back().step, 1876);
+  EXPECT_NEAR(acc.back().value, accuracy, 1e-4) << r.out;
   // The export holds the PS's final model: evaluating it gives the same figure.
   RunResult e = RunEdl({"evaluate", "--checkpoint_dir_for_init=" + dir.File("model"),
                         "--validation_data=" + kTest});

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
+#include "tests/tensorboard/tfevents_reader.h"
 #include "tests/testing/run_edl.h"
 
 namespace edl::testing {
@@ -37,6 +40,66 @@ TEST(Train, MlpReachesEightyPercentOnFashionMnistInOneEpoch) {
   EXPECT_NE(r.err.find("epoch 1/1"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find('\r'), std::string::npos);
   EXPECT_NE(r.out.find("final: loss "), std::string::npos) << r.out;
+}
+
+TEST(Train, WritesTensorBoardScalarsThatAnIndependentReaderReadsBack) {
+  TempDir dir;
+  const std::string tb = dir.File("tb/run1");  // created with its parent
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local",
+                        "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+                        "--validation_data=" + kTest, "--num_epochs=1", "--num_threads=2",
+                        "--evaluation_steps=400", "--tensorboard_log_dir=" + tb});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto files = ReadEventFiles(tb);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].error, "");
+  EXPECT_EQ(files[0].file_version, "brain.Event:2");
+  // Training scalars at least at the epoch's end (938 steps), steps rising.
+  auto loss = PointsOf(files, "train/loss");
+  ASSERT_FALSE(loss.empty());
+  EXPECT_EQ(loss.back().step, 938);
+  for (size_t i = 1; i < loss.size(); ++i) EXPECT_GT(loss[i].step, loss[i - 1].step);
+  EXPECT_GT(loss.back().value, 0.1f);
+  EXPECT_LT(loss.back().value, 1.0f);
+  EXPECT_NEAR(loss.back().value, Metric(r.out, "loss"), 1e-3) << r.out;  // the epoch's mean
+  EXPECT_EQ(PointsOf(files, "train/accuracy").size(), loss.size());
+  // The zoo MLP's Adam rate is cosine-decayed from 1e-3 to 1e-4 over 1,876
+  // steps: the scalar follows the schedule at each point's step.
+  auto lr = PointsOf(files, "train/learning_rate");
+  ASSERT_EQ(lr.size(), loss.size());
+  for (const auto& p : lr) {
+    EXPECT_NEAR(p.value, 1e-3 * (0.45 * (1 + std::cos(M_PI * p.step / 1876.0)) + 0.1), 1e-7)
+        << "step " << p.step;
+  }
+  EXPECT_NEAR(lr.back().value, 0.00055, 1e-7);
+  for (const auto& p : PointsOf(files, "train/samples_per_second")) EXPECT_GT(p.value, 100);
+  // Evaluations at versions 400 and 800 and after the epoch.
+  auto acc = PointsOf(files, "validation/accuracy");
+  ASSERT_EQ(acc.size(), 3u);
+  EXPECT_EQ(acc[0].step, 400);
+  EXPECT_EQ(acc[1].step, 800);
+  EXPECT_EQ(acc[2].step, 938);
+  EXPECT_NEAR(acc[2].value, Metric(r.out, "val_accuracy"), 1e-4) << r.out;
+  EXPECT_EQ(PointsOf(files, "validation/loss").size(), 3u);
+  for (size_t i = 1; i < files[0].scalars.size(); ++i) {
+    EXPECT_GE(files[0].scalars[i].wall_time, files[0].scalars[i - 1].wall_time);
+  }
+}
+
+TEST(Train, AnUnwritableTensorBoardDirectoryFailsBeforeTraining) {
+  TempDir dir;
+  { std::ofstream(dir.File("file")) << "not a directory"; }
+  for (const char* strategy : {"Local", "ParameterServerStrategy"}) {
+    RunResult r = RunEdl({"train", std::string("--distribution_strategy=") + strategy,
+                          "--jobs_dir=" + dir.path(), "--model_def=zoo:fashion_mnist_mlp",
+                          "--training_data=" + kTrain, "--num_epochs=1",
+                          "--tensorboard_log_dir=" + dir.File("file/tb")});
+    EXPECT_NE(r.exit_code, 0) << strategy;
+    EXPECT_NE(r.err.find("--tensorboard_log_dir " + dir.File("file/tb")), std::string::npos)
+        << strategy << ": " << r.err;
+    EXPECT_EQ(r.out.find("final:"), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.find("epoch 1"), std::string::npos) << r.err;
+  }
 }
 
 TEST(Train, CheckpointsPruneResumeAndEvaluateFromTheCheckpointAlone) {

@@ -1,0 +1,65 @@
+// The master's TensorBoard scalars (roles/job/job_events.h).
+#include "roles/job/job_events.h"
+
+#include "base/logging.h"
+#include "nn/optim/optimizer.h"
+
+namespace edl::roles::job {
+
+Result<std::unique_ptr<JobEvents>> JobEvents::Open(const std::string& dir,
+                                                   nn::optim::Optimizer* optimizer,
+                                                   const master::Progress& start,
+                                                   size_t evaluations_done, double now) {
+  EDL_ASSIGN_OR_RETURN(auto file,
+                       EventFileWriter::Open("--tensorboard_log_dir", dir, WallSeconds()));
+  EDL_LOG(INFO) << "TensorBoard events: " << file->path();
+  return std::unique_ptr<JobEvents>(
+      new JobEvents(std::move(file), optimizer, start, evaluations_done, now));
+}
+
+JobEvents::JobEvents(std::unique_ptr<EventFileWriter> file, nn::optim::Optimizer* optimizer,
+                     const master::Progress& start, size_t evaluations_done, double now)
+    : file_(std::move(file)),
+      optimizer_(optimizer),
+      last_(start),
+      evaluations_done_(evaluations_done),
+      last_time_(now) {}
+
+void JobEvents::Write(int64_t step, const Scalars& scalars) {
+  if (!file_ || scalars.empty()) return;
+  Status s = file_->Write(step, WallSeconds(), scalars);
+  if (!s.ok()) {
+    EDL_LOG(WARNING) << s.message() << "; writing no more TensorBoard events";
+    file_.reset();
+  }
+}
+
+void JobEvents::Update(const master::Progress& p,
+                       const std::vector<master::EvaluationRecord>& evaluations, double now) {
+  if (!file_) return;
+  for (; evaluations_done_ < evaluations.size(); ++evaluations_done_) {
+    const master::EvaluationRecord& e = evaluations[evaluations_done_];
+    Write(e.model_version, LossAndMetrics("validation/", e.result.loss, e.result.metrics));
+  }
+  const double elapsed = now - last_time_;
+  Scalars scalars;
+  const int64_t samples = p.train_samples - last_.train_samples;
+  if (samples > 0) {
+    scalars.emplace_back("train/loss",
+                         (p.train_loss_sum - last_.train_loss_sum) / static_cast<double>(samples));
+  }
+  const int64_t records = p.records_trained - last_.records_trained;
+  if (elapsed > 0 && records > 0) {
+    scalars.emplace_back("train/samples_per_second", static_cast<double>(records) / elapsed);
+  }
+  if (optimizer_ != nullptr) {
+    optimizer_->set_iterations(p.model_version);
+    scalars.emplace_back("train/learning_rate", optimizer_->CurrentLearningRate());
+  }
+  scalars.emplace_back("job/workers", static_cast<double>(p.workers));
+  Write(p.model_version, scalars);
+  last_ = p;
+  last_time_ = now;
+}
+
+}  // namespace edl::roles::job

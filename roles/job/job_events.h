@@ -1,0 +1,61 @@
+// JobEvents: a distributed job's TensorBoard scalars, written by its master
+// (--tensorboard_log_dir; the event file format is roles/event_file.h). At
+// most once a second it writes, at the model version as the step:
+//   train/loss                 mean loss of the training reports since the
+//                              last write (each task's loss over its samples)
+//   train/samples_per_second   records trained since the last write / time
+//   train/learning_rate        the optimizer's rate at that version
+//   job/workers                workers registered and alive
+// and, for every evaluation that finished since, validation/loss and
+// validation/<metric> at the evaluated version. A master that takes over
+// a job starts a new file in the same directory and writes only the
+// evaluations that finish after it started.
+// Not thread-safe: the master's loop drives it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "roles/event_file.h"
+#include "roles/master/evaluation_aggregator.h"
+#include "roles/master/progress.h"
+
+namespace edl::nn::optim {
+class Optimizer;
+}
+
+namespace edl::roles::job {
+
+class JobEvents {
+ public:
+  // `optimizer` (may be null: no learning rate) is used for its schedule
+  // only; `now` is steady seconds. Errors name --tensorboard_log_dir.
+  static Result<std::unique_ptr<JobEvents>> Open(const std::string& dir,
+                                                 nn::optim::Optimizer* optimizer,
+                                                 const master::Progress& start,
+                                                 size_t evaluations_done, double now);
+
+  // Whether a second passed since the last Update (and writing goes on).
+  bool Due(double now) const { return file_ != nullptr && now - last_time_ >= 1.0; }
+  // Writes the training scalars since the last Update and the evaluations
+  // not written yet. A failed write is logged once and ends the writing;
+  // training goes on.
+  void Update(const master::Progress& p, const std::vector<master::EvaluationRecord>& evaluations,
+              double now);
+
+ private:
+  JobEvents(std::unique_ptr<EventFileWriter> file, nn::optim::Optimizer* optimizer,
+            const master::Progress& start, size_t evaluations_done, double now);
+  void Write(int64_t step, const Scalars& scalars);
+
+  std::unique_ptr<EventFileWriter> file_;
+  nn::optim::Optimizer* optimizer_;
+  master::Progress last_;
+  size_t evaluations_done_;
+  double last_time_;
+};
+
+}  // namespace edl::roles::job

@@ -1,0 +1,82 @@
+// The master's TensorBoard scalars (roles/job/job_events.h), read back by
+// the tests' own event-file reader.
+#include "roles/job/job_events.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "tests/tensorboard/tfevents_reader.h"
+
+namespace edl::roles::job {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::PointsOf;
+using testing::ReadEventFiles;
+
+master::EvaluationRecord Evaluation(int64_t version, double loss, double accuracy) {
+  master::EvaluationRecord e;
+  e.model_version = version;
+  e.result.samples = 10000;
+  e.result.loss = loss;
+  e.result.metrics = {{"accuracy", accuracy}};
+  return e;
+}
+
+master::Progress At(int64_t version, int64_t records, double loss_sum, int64_t samples,
+                    size_t workers) {
+  master::Progress p;
+  p.model_version = version;
+  p.records_trained = records;
+  p.train_loss_sum = loss_sum;
+  p.train_samples = samples;
+  p.workers = workers;
+  return p;
+}
+
+TEST(JobEvents, WritesWindowMeansAndOnlyTheEvaluationsItHasNotSeen) {
+  const fs::path dir = fs::temp_directory_path() / ("edl_job_events_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  // A master that took over a job whose first evaluation was written by
+  // its predecessor.
+  std::vector<master::EvaluationRecord> evaluations = {Evaluation(100, 0.9, 0.7)};
+  auto events = JobEvents::Open(dir.string(), nullptr, At(100, 6400, 64, 640, 2),
+                                evaluations.size(), /*now=*/10.0);
+  ASSERT_TRUE(events.ok()) << events.status().message();
+  EXPECT_FALSE((*events)->Due(10.5));
+  EXPECT_TRUE((*events)->Due(11.0));
+  evaluations.push_back(Evaluation(200, 0.5, 0.8));
+  // 1,280 samples with a loss sum of 640 since the start: mean 0.5; 12,800
+  // records in 2 s.
+  (*events)->Update(At(300, 19200, 704, 1920, 2), evaluations, 12.0);
+  (*events)->Update(At(400, 25600, 736, 2560, 1), evaluations, 13.0);
+
+  auto files = ReadEventFiles(dir.string());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].error, "");
+  auto loss = PointsOf(files, "train/loss");
+  ASSERT_EQ(loss.size(), 2u);
+  EXPECT_EQ(loss[0].step, 300);
+  EXPECT_FLOAT_EQ(loss[0].value, 0.5f);
+  EXPECT_EQ(loss[1].step, 400);
+  EXPECT_FLOAT_EQ(loss[1].value, 0.05f);  // 32 / 640
+  auto rate = PointsOf(files, "train/samples_per_second");
+  ASSERT_EQ(rate.size(), 2u);
+  EXPECT_FLOAT_EQ(rate[0].value, 6400.0f);
+  EXPECT_FLOAT_EQ(rate[1].value, 6400.0f);
+  auto workers = PointsOf(files, "job/workers");
+  ASSERT_EQ(workers.size(), 2u);
+  EXPECT_FLOAT_EQ(workers[1].value, 1.0f);
+  EXPECT_TRUE(PointsOf(files, "train/learning_rate").empty());  // no optimizer given
+  auto accuracy = PointsOf(files, "validation/accuracy");
+  ASSERT_EQ(accuracy.size(), 1u);  // not the predecessor's
+  EXPECT_EQ(accuracy[0].step, 200);
+  EXPECT_FLOAT_EQ(accuracy[0].value, 0.8f);
+  EXPECT_FLOAT_EQ(PointsOf(files, "validation/loss").at(0).value, 0.5f);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace edl::roles::job
