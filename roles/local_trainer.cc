@@ -70,14 +70,6 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   if (o.evaluation_steps > 0 && o.validation_data.empty()) {
     return InvalidArgument("--evaluation_steps needs --validation_data");
   }
-  // TensorBoard scalars: the training loss, metrics, samples/s and learning
-  // rate at most once a second and at every epoch's end, each evaluation.
-  std::unique_ptr<EventFileWriter> events;
-  if (!o.tensorboard_log_dir.empty()) {
-    EDL_ASSIGN_OR_RETURN(events, EventFileWriter::Open("--tensorboard_log_dir",
-                                                        o.tensorboard_log_dir, WallSeconds()));
-    EDL_LOG(INFO) << "TensorBoard events: " << events->path();
-  }
   tensor::SetNumThreads(o.model.num_threads);  // 0: UsableCpus()
 
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(o.model));
@@ -89,6 +81,16 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   if (!o.validation_data.empty()) {
     EDL_ASSIGN_OR_RETURN(validation, OpenFor("--validation_data", o.validation_data, cm, o.model,
                                                 /*stream=*/true));
+  }
+
+  // TensorBoard scalars: the training loss, metrics, samples/s and learning
+  // rate at most once a second and at every epoch's (and the run's) end,
+  // each evaluation. Opened once the model and data are known good.
+  std::unique_ptr<EventFileWriter> events;
+  if (!o.tensorboard_log_dir.empty()) {
+    EDL_ASSIGN_OR_RETURN(events, EventFileWriter::Open("--tensorboard_log_dir",
+                                                        o.tensorboard_log_dir, WallSeconds()));
+    EDL_LOG(INFO) << "TensorBoard events: " << events->path();
   }
 
   const int64_t n = train->num_records();
@@ -229,7 +231,8 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
       progress.Update(p);
       summary.samples += bs;
       events_samples += bs;
-      if (events && (clock.NowSeconds() - events_time >= 1.0 || b + 1 == steps_per_epoch)) {
+      if (events && (clock.NowSeconds() - events_time >= 1.0 || b + 1 == steps_per_epoch ||
+                     global_step == total_steps)) {
         const double now = clock.NowSeconds();
         std::vector<std::pair<std::string, double>> train_metrics;
         for (auto& m : metrics) train_metrics.emplace_back(m->name(), m->Result());

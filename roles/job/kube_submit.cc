@@ -140,7 +140,8 @@ Status Validate(const MasterProcessOptions& m, std::string* model_spec_text) {
       begin = end + 1;
     }
   }
-  for (const std::string* out : {&m.output, &m.checkpoint_dir, &m.prediction_output}) {
+  for (const std::string* out :
+       {&m.output, &m.checkpoint_dir, &m.prediction_output, &m.tensorboard_log_dir}) {
     if (!out->empty() && !OnVolume(*out, volumes) && !volumes.empty()) {
       EDL_LOG(WARNING) << *out << " is not under any --volume: it is written inside the pod";
     }

@@ -193,9 +193,10 @@ Status MasterJob::ConnectCluster() {
   // The supervisor logs every exit and relaunch itself.
   // A PS that fails while the job stops has failed to write its final
   // checkpoint: the job fails with it.
-  supervisor_->OnExit([this](const cluster::ProcessExit& e, bool) {
+  supervisor_->OnExit([this](const cluster::ProcessExit& e, bool will_relaunch) {
     if (!ps_names_.count(e.name)) {
-      core_->OnWorkerExit(e.name);
+      core_->OnWorkerExit(e.name, e.ToString());
+      if (will_relaunch) core_->OnReplacementRequested(e.name);
     } else if (stopping_job_ && (e.signaled ? e.code == SIGKILL : e.code != 0)) {
       ps_stop_failures_.push_back(e.ToString());
     }

@@ -224,10 +224,17 @@ Status MasterJob::Prepare() {
   core_ = std::move(*core);
   recovered_ = core_->restarts() > 0;
   if (!o.tensorboard_log_dir.empty()) {
-    EDL_ASSIGN_OR_RETURN(
-        events_, JobEvents::Open(o.tensorboard_log_dir, cm_->optimizer.get(), core_->progress(),
-                                 core_->evaluation_history().size(),
-                                 SystemClock().NowSeconds()));
+    auto events = JobEvents::Open(o.tensorboard_log_dir, cm_->optimizer.get(),
+                                  core_->progress(), core_->evaluation_history().size(),
+                                  SystemClock().NowSeconds());
+    if (events.ok()) {
+      events_ = std::move(events).value();
+    } else if (recovered_) {
+      // A running job is not ended for its plots.
+      EDL_LOG(WARNING) << events.status().message() << "; this master writes no TensorBoard events";
+    } else {
+      return events.status();
+    }
   }
   return Status::Ok();
 }

@@ -130,6 +130,14 @@ void MasterCore::AfterChangeLocked() {
 
 void MasterCore::ReclaimLocked(const WorkerInfo& w, const std::string& why) {
   LeaveRingLocked(w.name, w.id, why);
+  if (!replaying_ && state_ == JobState::kRunning && !w.stopping) {
+    int64_t tasks = 0, records = 0;
+    for (const protocol::Task& t : dispatcher_.LeasesOf(w.id)) {
+      ++tasks;
+      records += t.end - t.begin;
+    }
+    incidents_.OnLost(w.name, why, w.last_seen_nanos, clock_.NowNanos(), tasks, records);
+  }
   const int n = dispatcher_.Reclaim(
       w.id, w.stopping ? ReclaimReason::kHandedBack : ReclaimReason::kLost);
   if (replaying_) {
@@ -158,6 +166,7 @@ Membership::Registration MasterCore::RegisterLocked(const std::string& name, int
                                                    int num_threads, int64_t now) {
   Membership::Registration reg = membership_.Register(name, pid, now, num_threads);
   if (reg.replaced) ReclaimLocked(*reg.replaced, "was replaced by a new process");
+  if (!replaying_) incidents_.OnRegistered(name, now);
   if (!replaying_) {
     EDL_LOG(INFO) << "worker " << WorkerName(reg.worker) << " registered (pid " << pid << ", "
                   << num_threads << (num_threads == 1 ? " thread)" : " threads)")
@@ -223,6 +232,7 @@ protocol::Task MasterCore::LeaseLocked(int64_t worker_id, int64_t request, int64
   if (WorkerInfo* w = membership_.Find(worker_id)) {
     w->last_get_request = request;
     w->last_get_task = task.id;
+    if (task.type == TaskType::kTraining && !replaying_) incidents_.OnTrainingTask(w->name, now);
   }
   if (task.type == TaskType::kTraining && training_started_nanos_ < 0 && !replaying_) {
     training_started_nanos_ = now;
@@ -343,15 +353,20 @@ void MasterCore::Tick() {
   if (!dead.empty() || !expired.empty()) LogLocked(EncodeTick(dead, expired));
 }
 
-void MasterCore::OnWorkerExit(const std::string& name) {
+void MasterCore::OnWorkerExit(const std::string& name, const std::string& how) {
   ChangeLock lock(*this);
-  ExitLocked(name);
+  ExitLocked(name, how);
 }
 
-void MasterCore::ExitLocked(const std::string& name) {
+void MasterCore::OnReplacementRequested(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  incidents_.OnReplacementRequested(name, clock_.NowNanos());
+}
+
+void MasterCore::ExitLocked(const std::string& name, const std::string& how) {
   LogLocked(EncodeName(Event::kExit, name));
   if (std::optional<WorkerInfo> w = membership_.OnExit(name)) {
-    ReclaimLocked(*w, "exited");
+    ReclaimLocked(*w, how.empty() ? "exited" : "exited: " + how);
     AfterChangeLocked();
   }
 }

@@ -53,6 +53,7 @@
 #include "base/status.h"
 #include "roles/master/data_ledger.h"
 #include "roles/master/evaluation_aggregator.h"
+#include "roles/master/incident_log.h"
 #include "roles/master/journal.h"
 #include "roles/master/master_options.h"
 #include "roles/master/membership.h"
@@ -113,7 +114,12 @@ class MasterCore final : public protocol::MasterService {
   // Declares silent workers dead and reclaims their tasks; expires leases.
   void Tick();
   // The cluster saw the process `name` end: its tasks go back at once.
-  void OnWorkerExit(const std::string& name);
+  // `how` ("worker-1 (incarnation 2) killed by signal 9") is the incident's
+  // cause (roles/master/incident_log.h).
+  void OnWorkerExit(const std::string& name, const std::string& how = "");
+  // The process owner launched (or is about to launch) a new process under
+  // a lost worker's name: the incident's replacement request.
+  void OnReplacementRequested(const std::string& name);
   // Scale: the workers wanted (durable). Registrations beyond it are asked
   // to leave; whom to stop of those running is the process owner's choice
   // (RequestStop), who reads target_workers().
@@ -150,6 +156,7 @@ class MasterCore final : public protocol::MasterService {
   //  "tasks":{"training":{"todo","doing","done"},"evaluation":{...},
   //  "prediction":{...}}, "evaluations":[{"model_version","epoch","final",
   //  "samples","loss","metrics":{name:value}}], "ledger":[DataLedger JSON],
+  //  "incidents":[IncidentLog::ToJson()],
   //  "ring":{"version","size","source_rank","members":[{"id","name",
   //  "address"}]}}; "ring" only once a worker has joined it.
   std::string StatusJson() const;
@@ -199,7 +206,7 @@ class MasterCore final : public protocol::MasterService {
                                           int num_threads, int64_t now);
   protocol::Task LeaseLocked(int64_t worker_id, int64_t request, int64_t now);
   void ReportLocked(const protocol::ReportTaskRequest& r, Standing standing);
-  void ExitLocked(const std::string& name);
+  void ExitLocked(const std::string& name, const std::string& how = "");
   void SetTargetLocked(int n);
   bool RequestStopLocked(const std::string& name);
   void JoinRingLocked(int64_t worker_id, const std::string& address);
@@ -225,6 +232,7 @@ class MasterCore final : public protocol::MasterService {
   EvaluationAggregator evaluation_;
   PredictionCollector predictions_;
   int64_t records_skipped_ = 0;  // corrupt records workers left out
+  IncidentLog incidents_;        // not journaled (incident_log.h)
   double train_loss_sum_ = 0;    // Progress::train_loss_sum
   int64_t train_samples_ = 0;
   // The first training task handed out, the last one reported (clock_).

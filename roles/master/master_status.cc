@@ -99,6 +99,7 @@ std::string MasterCore::StatusJson() const {
         {"todo", c.todo}, {"doing", c.doing}, {"done", c.done}};
   }
   j["tasks"] = tasks;
+  j["incidents"] = incidents_.ToJson();
   nlohmann::json evaluations = nlohmann::json::array();
   for (const EvaluationRecord& e : evaluation_.history()) {
     nlohmann::json metrics = nlohmann::json::object();
@@ -201,6 +202,7 @@ std::string MasterCore::FinalReport() const {
                   seconds, records / seconds);
     out += line;
   }
+  out += incidents_.ToTable();
   if (restarts_ > 0) {
     out += "master replaced " + std::to_string(restarts_) +
            (restarts_ == 1 ? " time" : " times") + " (it recovered the job's state each time)\n";

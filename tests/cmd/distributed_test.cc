@@ -59,6 +59,7 @@ TEST(Distributed, TwoPsAndTwoWorkersTrainEveryRecordExactlyOnce) {
   EXPECT_EQ(most_workers, 2.0f);
   EXPECT_FALSE(PointsOf(files, "train/samples_per_second").empty());
   // The zoo MLP's cosine schedule ends at 1e-4 after 1,876 steps.
+  ASSERT_FALSE(PointsOf(files, "train/learning_rate").empty());
   EXPECT_NEAR(PointsOf(files, "train/learning_rate").back().value, 1e-4, 1e-8);
   auto acc = PointsOf(files, "validation/accuracy");
   ASSERT_EQ(acc.size(), 2u);  // after each epoch
@@ -120,6 +121,20 @@ TEST(Distributed, AWorkerKilledMidEpochIsReplacedAndNoRecordIsLost) {
             std::string::npos) << r.err;
   EXPECT_EQ(EpochsWithNothingMissing(r.out), 8) << r.out;
   EXPECT_GE(Metric(r.out, "accuracy"), 0.84) << r.out;
+  // The final report's incident table times the loss and the replacement:
+  // detection, to_request, pending, to_step, tasks/records put back.
+  std::smatch inc;
+  ASSERT_TRUE(std::regex_search(
+      r.out, inc,
+      std::regex("\n  worker-0 +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9]+)/([0-9]+)"
+                 "  exited: worker-0 \\(incarnation 1\\) killed by signal 9\n")))
+      << r.out;
+  EXPECT_LT(std::stod(inc[1]), 2.0) << r.out;   // within the heartbeat interval
+  EXPECT_LT(std::stod(inc[2]), 0.5) << r.out;   // relaunched at once
+  EXPECT_GT(std::stod(inc[3]), 0.0) << r.out;   // a new process takes time to register
+  EXPECT_LT(std::stod(inc[3]), 30.0) << r.out;
+  EXPECT_GE(std::stoi(inc[5]), 1) << r.out;     // it held a task (it leases ahead)
+  EXPECT_GT(std::stoi(inc[6]), 0) << r.out;
 }
 
 TEST(Distributed, AKilledPsRestartsFromItsCheckpoint) {

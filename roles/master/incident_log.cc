@@ -1,0 +1,107 @@
+// The job's membership incidents (roles/master/incident_log.h).
+#include "roles/master/incident_log.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace edl::roles::master {
+namespace {
+
+double Seconds(int64_t nanos) { return static_cast<double>(nanos) * 1e-9; }
+
+// Seconds from `from` to `to`, or null when `to` has not happened.
+nlohmann::json Span(std::optional<int64_t> from, std::optional<int64_t> to) {
+  if (!from || !to) return nullptr;
+  return Seconds(*to - *from);
+}
+
+std::string Cell(const nlohmann::json& seconds) {
+  if (seconds.is_null()) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", seconds.get<double>());
+  return buf;
+}
+
+}  // namespace
+
+Incident* IncidentLog::Open(const std::string& worker) {
+  for (auto it = incidents_.rbegin(); it != incidents_.rend(); ++it) {
+    if (it->worker == worker) return it->first_task_nanos ? nullptr : &*it;
+  }
+  return nullptr;
+}
+
+void IncidentLog::OnLost(const std::string& worker, const std::string& cause,
+                         int64_t last_seen_nanos, int64_t now_nanos, int64_t tasks_put_back,
+                         int64_t records_put_back) {
+  if (incidents_.size() == max_) {
+    incidents_.erase(incidents_.begin());
+    ++dropped_;
+  }
+  Incident i;
+  i.worker = worker;
+  i.cause = cause;
+  i.last_seen_nanos = last_seen_nanos;
+  i.detected_nanos = now_nanos;
+  i.tasks_put_back = tasks_put_back;
+  i.records_put_back = records_put_back;
+  incidents_.push_back(std::move(i));
+}
+
+void IncidentLog::OnReplacementRequested(const std::string& worker, int64_t now_nanos) {
+  Incident* i = Open(worker);
+  if (i != nullptr && !i->requested_nanos && !i->registered_nanos) i->requested_nanos = now_nanos;
+}
+
+void IncidentLog::OnRegistered(const std::string& worker, int64_t now_nanos) {
+  Incident* i = Open(worker);
+  if (i != nullptr && !i->registered_nanos) i->registered_nanos = now_nanos;
+}
+
+void IncidentLog::OnTrainingTask(const std::string& worker, int64_t now_nanos) {
+  Incident* i = Open(worker);
+  if (i != nullptr && i->registered_nanos) i->first_task_nanos = now_nanos;
+}
+
+nlohmann::json IncidentLog::ToJson() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Incident& i : incidents_) {
+    // Without a request seen (a process that came back on its own, or a
+    // cluster that relaunches by itself) the pending time runs from the
+    // detection.
+    const std::optional<int64_t> requested = i.requested_nanos;
+    const std::optional<int64_t> pending_from = requested ? requested : i.detected_nanos;
+    out.push_back({{"worker", i.worker},
+                   {"cause", i.cause},
+                   {"detection_s", Seconds(i.detected_nanos - i.last_seen_nanos)},
+                   {"to_request_s", Span(i.detected_nanos, requested)},
+                   {"pending_s", Span(pending_from, i.registered_nanos)},
+                   {"to_step_s", Span(i.registered_nanos, i.first_task_nanos)},
+                   {"tasks_put_back", i.tasks_put_back},
+                   {"records_put_back", i.records_put_back}});
+  }
+  return out;
+}
+
+std::string IncidentLog::ToTable() const {
+  if (incidents_.empty()) return "";
+  std::string out = "incidents (seconds; put back = tasks/records trained again):\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "  %-12s %9s %10s %9s %9s %12s  %s\n", "worker", "detection",
+                "to_request", "pending", "to_step", "put_back", "cause");
+  out += line;
+  for (const nlohmann::json& j : ToJson()) {
+    const std::string put_back = std::to_string(j["tasks_put_back"].get<int64_t>()) + "/" +
+                                 std::to_string(j["records_put_back"].get<int64_t>());
+    std::snprintf(line, sizeof line, "  %-12s %9s %10s %9s %9s %12s  %s\n",
+                  j["worker"].get<std::string>().c_str(), Cell(j["detection_s"]).c_str(),
+                  Cell(j["to_request_s"]).c_str(), Cell(j["pending_s"]).c_str(),
+                  Cell(j["to_step_s"]).c_str(), put_back.c_str(),
+                  j["cause"].get<std::string>().c_str());
+    out += line;
+  }
+  if (dropped_ > 0) out += "  (" + std::to_string(dropped_) + " older incidents not kept)\n";
+  return out;
+}
+
+}  // namespace edl::roles::master
