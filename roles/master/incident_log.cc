@@ -1,6 +1,7 @@
 // The job's membership incidents (roles/master/incident_log.h).
 #include "roles/master/incident_log.h"
 
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,15 @@ double Seconds(int64_t nanos) { return static_cast<double>(nanos) * 1e-9; }
 nlohmann::json Span(std::optional<int64_t> from, std::optional<int64_t> to) {
   if (!from || !to) return nullptr;
   return Seconds(*to - *from);
+}
+
+// "13:04:05.2": the UTC time of day of `unix_s`.
+std::string TimeOfDay(double unix_s) {
+  const double day = std::fmod(unix_s, 86400.0);
+  const int h = static_cast<int>(day / 3600), m = static_cast<int>(std::fmod(day, 3600.0) / 60);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%02d:%02d:%04.1f", h, m, std::fmod(day, 60.0));
+  return buf;
 }
 
 std::string Cell(const nlohmann::json& seconds) {
@@ -32,8 +42,8 @@ Incident* IncidentLog::Open(const std::string& worker) {
 }
 
 void IncidentLog::OnLost(const std::string& worker, const std::string& cause,
-                         int64_t last_seen_nanos, int64_t now_nanos, int64_t tasks_put_back,
-                         int64_t records_put_back) {
+                         int64_t last_seen_nanos, int64_t now_nanos, int64_t unix_nanos,
+                         int64_t tasks_put_back, int64_t records_put_back) {
   if (incidents_.size() == max_) {
     incidents_.erase(incidents_.begin());
     ++dropped_;
@@ -43,6 +53,7 @@ void IncidentLog::OnLost(const std::string& worker, const std::string& cause,
   i.cause = cause;
   i.last_seen_nanos = last_seen_nanos;
   i.detected_nanos = now_nanos;
+  i.detected_unix_nanos = unix_nanos;
   i.tasks_put_back = tasks_put_back;
   i.records_put_back = records_put_back;
   incidents_.push_back(std::move(i));
@@ -73,6 +84,7 @@ nlohmann::json IncidentLog::ToJson() const {
     const std::optional<int64_t> pending_from = requested ? requested : i.detected_nanos;
     out.push_back({{"worker", i.worker},
                    {"cause", i.cause},
+                   {"detected_unix_s", Seconds(i.detected_unix_nanos)},
                    {"detection_s", Seconds(i.detected_nanos - i.last_seen_nanos)},
                    {"to_request_s", Span(i.detected_nanos, requested)},
                    {"pending_s", Span(pending_from, i.registered_nanos)},
@@ -87,14 +99,16 @@ std::string IncidentLog::ToTable() const {
   if (incidents_.empty()) return "";
   std::string out = "incidents (seconds; put back = tasks/records trained again):\n";
   char line[512];
-  std::snprintf(line, sizeof line, "  %-12s %9s %10s %9s %9s %12s  %s\n", "worker", "detection",
-                "to_request", "pending", "to_step", "put_back", "cause");
+  std::snprintf(line, sizeof line, "  %-12s %10s %9s %10s %9s %9s %12s  %s\n", "worker",
+                "at (UTC)", "detection", "to_request", "pending", "to_step", "put_back", "cause");
   out += line;
   for (const nlohmann::json& j : ToJson()) {
     const std::string put_back = std::to_string(j["tasks_put_back"].get<int64_t>()) + "/" +
                                  std::to_string(j["records_put_back"].get<int64_t>());
-    std::snprintf(line, sizeof line, "  %-12s %9s %10s %9s %9s %12s  %s\n",
-                  j["worker"].get<std::string>().c_str(), Cell(j["detection_s"]).c_str(),
+    std::snprintf(line, sizeof line, "  %-12s %10s %9s %10s %9s %9s %12s  %s\n",
+                  j["worker"].get<std::string>().c_str(),
+                  TimeOfDay(j["detected_unix_s"].get<double>()).c_str(),
+                  Cell(j["detection_s"]).c_str(),
                   Cell(j["to_request_s"]).c_str(), Cell(j["pending_s"]).c_str(),
                   Cell(j["to_step_s"]).c_str(), put_back.c_str(),
                   j["cause"].get<std::string>().c_str());

@@ -33,6 +33,7 @@ struct Incident {
   std::string cause;    // "exited: killed by signal 9", "missed heartbeats for 2.1 s"
   int64_t last_seen_nanos = 0;
   int64_t detected_nanos = 0;
+  int64_t detected_unix_nanos = 0;  // wall clock, to place it on a timeline
   std::optional<int64_t> requested_nanos;   // replacement requested
   std::optional<int64_t> registered_nanos;  // replacement registered
   std::optional<int64_t> first_task_nanos;  // replacement's first training task
@@ -46,7 +47,8 @@ class IncidentLog {
   explicit IncidentLog(size_t max_incidents = 1000) : max_(max_incidents) {}
 
   void OnLost(const std::string& worker, const std::string& cause, int64_t last_seen_nanos,
-              int64_t now_nanos, int64_t tasks_put_back, int64_t records_put_back);
+              int64_t now_nanos, int64_t unix_nanos, int64_t tasks_put_back,
+              int64_t records_put_back);
   // The supervisor asked for a new process under `worker`'s name.
   void OnReplacementRequested(const std::string& worker, int64_t now_nanos);
   void OnRegistered(const std::string& worker, int64_t now_nanos);
@@ -55,10 +57,12 @@ class IncidentLog {
   const std::vector<Incident>& incidents() const { return incidents_; }
   int64_t dropped() const { return dropped_; }
 
-  // [{"worker","cause","detection_s","to_request_s","pending_s","to_step_s",
-  //   "tasks_put_back","records_put_back"}], a stage not reached yet null.
+  // [{"worker","cause","detected_unix_s","detection_s","to_request_s",
+  //   "pending_s","to_step_s","tasks_put_back","records_put_back"}], a stage
+  //   not reached yet null.
   nlohmann::json ToJson() const;
-  // A table, one line per incident; "" when there is none.
+  // A table, one line per incident ("at" is the detection's UTC time of
+  // day); "" when there is none.
   std::string ToTable() const;
 
  private:

@@ -136,7 +136,8 @@ void MasterCore::ReclaimLocked(const WorkerInfo& w, const std::string& why) {
       ++tasks;
       records += t.end - t.begin;
     }
-    incidents_.OnLost(w.name, why, w.last_seen_nanos, clock_.NowNanos(), tasks, records);
+    incidents_.OnLost(w.name, why, w.last_seen_nanos, clock_.NowNanos(), WallNanos(), tasks,
+                      records);
   }
   const int n = dispatcher_.Reclaim(
       w.id, w.stopping ? ReclaimReason::kHandedBack : ReclaimReason::kLost);

@@ -26,9 +26,15 @@
 #                     report ("epoch N: T/R records trained, ...")
 #     records_per_s   records_trained / run_s
 #     exit_code       of `edl train`
+#   incidents.csv     the workers each job lost and what each cost, from its
+#                     master's incident table (docs/distributed.md):
+#     scenario,job,time_s (when its master noticed, s from t=0),worker,
+#     detection_s,to_request_s,pending_s,to_step_s,tasks_put_back,
+#     records_put_back,cause     (a stage never reached: NA)
 #   summary.txt       mean allocation of each scenario over its makespan, records
-#                     trained per second by both jobs together, the jobs table
-#   utilization.png   the two timelines (gnuplot)
+#                     trained per second by both jobs together, incidents per
+#                     job, the jobs table
+#   utilization.png   the two timelines (gnuplot), each incident a mark
 # and each scenario's raw data and logs in elastic/ and gang/. Times from the
 # fake's record (pending_s, wait_s) are as fine as its 0.5 s samples.
 #
@@ -148,12 +154,28 @@ scenario() {
       print m, j, a, s, sprintf("%.1f", f - a), wait, e, sprintf("%.1f", e - a), sprintf("%.1f", run), r, rate, rc
     }' >> "$out/jobs.csv"
     echo "[$mode] job $j: exit $(cat "$dir/$j.rc"), done at t=$end, $records records trained"
+    # The master's incident table (at the end of its final report): "at" is the UTC
+    # time of day it noticed the loss, placed here relative to t=0.
+    sed -nE 's/^.*  (worker-[0-9]+) +([0-9]{2}):([0-9]{2}):([0-9.]+) +(([0-9.]+|-) +([0-9.]+|-) +([0-9.]+|-) +([0-9.]+|-) +[0-9]+\/[0-9]+  .*)$/\1 \2 \3 \4 \5/p' \
+      "$dir/$j.log" | while read -r worker h m s det req pend step put_back cause; do
+      local tasks=${put_back%/*} records=${put_back#*/}
+      awk -v OFS=, -v m=$mode -v j=$j -v t0="$t0" -v h="$h" -v mi="$m" -v s="$s" -v w="$worker" \
+          -v d="$det" -v q="$req" -v p="$pend" -v st="$step" -v tk="$tasks" -v r="$records" \
+          -v c="${cause//,/;}" 'function na(x) { return x == "-" ? "NA" : x }
+        BEGIN {
+          at = h * 3600 + mi * 60 + s
+          day0 = t0 - 86400 * int(t0 / 86400)
+          t = at - day0; if (t < -43200) t += 86400
+          print m, j, sprintf("%.1f", t), w, na(d), na(q), na(p), na(st), tk, r, c
+        }' >> "$out/incidents.csv"
+    done
   done
   kill -TERM "$fake_pid"
   wait "$fake_pid" || true
 }
 
 echo "scenario,job,arrival_s,submit_s,pending_s,wait_s,end_s,completion_s,run_s,records_trained,records_per_s,exit_code" > "$out/jobs.csv"
+echo "scenario,job,time_s,worker,detection_s,to_request_s,pending_s,to_step_s,tasks_put_back,records_put_back,cause" > "$out/incidents.csv"
 scenario elastic
 scenario gang
 
@@ -171,6 +193,13 @@ scenario gang
       END { printf "%s: %d records trained by both jobs in %.0f s (%.0f records/s)\n", m, r, x, (x > 0) ? r / x : 0 }' \
       "$out/jobs.csv"
   done
+  for mode in elastic gang; do
+    for j in low high; do
+      awk -F, -v m=$mode -v j=$j '$1 == m && $2 == j { n++; if ($7 != "NA") { p += $7; k++ } }
+        END { printf "%s/%s: %d incident(s)", m, j, n; if (k) printf ", replacements pending %.1f s on average", p / k; print "" }' \
+        "$out/incidents.csv"
+    done
+  done
   echo
   column -s, -t < "$out/jobs.csv"
 } | tee "$out/summary.txt"
@@ -180,10 +209,18 @@ paste -d, <(cut -d, -f1,4 "$out/elastic/utilization.csv") <(cut -d, -f4 "$out/ga
   awk -F, 'NR == 1 { print "time_s,elastic,gang"; next } NF == 3 && $3 != "" { print }' > "$out/utilization.csv"
 # Per scenario: time, high's CPUs, high + low's CPUs (stacked areas).
 for mode in elastic gang; do
+  awk -F, -v m=$mode -v y=$capacity_cpu '$1 == m { print $3, y + 0.25 }' "$out/incidents.csv" \
+    > "$out/$mode/incidents.dat"
   awk -F, 'NR > 1 { t[$1] = 1; c[$1, $2] = $3 }
     END { for (x in t) print x, c[x, "high"] + 0, c[x, "high"] + c[x, "low"] }' \
     "$out/$mode/utilization.jobs.csv" | sort -n > "$out/$mode/stacked.dat"
 done
+# A plot clause marking each incident of a scenario (none when it had none).
+incident_marks() {
+  [[ -s $out/$1/incidents.dat ]] || return 0
+  printf ', "%s" using 1:2 with points pt 11 ps 1.5 lc rgb "#e7298a" title "worker lost (incident)"' \
+    "$out/$1/incidents.dat"
+}
 gnuplot <<PLOT
 set terminal pngcairo size 1100,700 font ",10" noenhanced
 set output "$out/utilization.png"
@@ -196,11 +233,11 @@ set style fill solid 0.5 noborder
 set title "elastic: $(grep '^elastic: mean' "$out/summary.txt" | cut -d: -f2-)"
 plot "$out/elastic/stacked.dat" using 1:2 with filledcurves x1 lc rgb "#d95f02" title "high", \
      "" using 1:2:3 with filledcurves lc rgb "#7570b3" title "low", \
-     $capacity_cpu with lines dt 2 lc rgb "black" title "capacity"
+     $capacity_cpu with lines dt 2 lc rgb "black" title "capacity"$(incident_marks elastic)
 set title "gang (emulated: submitted once all its pods fit): $(grep '^gang: mean' "$out/summary.txt" | cut -d: -f2-)"
 plot "$out/gang/stacked.dat" using 1:2 with filledcurves x1 lc rgb "#d95f02" title "high", \
      "" using 1:2:3 with filledcurves lc rgb "#7570b3" title "low", \
-     $capacity_cpu with lines dt 2 lc rgb "black" title "capacity"
+     $capacity_cpu with lines dt 2 lc rgb "black" title "capacity"$(incident_marks gang)
 unset multiplot
 PLOT
-echo "utilization.sh: wrote $out/{utilization.csv,jobs.csv,summary.txt,utilization.png}"
+echo "utilization.sh: wrote $out/{utilization.csv,jobs.csv,incidents.csv,summary.txt,utilization.png}"

@@ -126,7 +126,7 @@ TEST(Distributed, AWorkerKilledMidEpochIsReplacedAndNoRecordIsLost) {
   std::smatch inc;
   ASSERT_TRUE(std::regex_search(
       r.out, inc,
-      std::regex("\n  worker-0 +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9]+)/([0-9]+)"
+      std::regex("\n  worker-0 +[0-9:.]+ +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9]+)/([0-9]+)"
                  "  exited: worker-0 \\(incarnation 1\\) killed by signal 9\n")))
       << r.out;
   EXPECT_LT(std::stod(inc[1]), 2.0) << r.out;   // within the heartbeat interval

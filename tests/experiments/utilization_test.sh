@@ -18,7 +18,7 @@ trap 'rm -rf "$out" "$out.log"' EXIT
   cat "$out.log"; echo "FAIL: utilization.sh exited non-zero"; exit 1; }
 cat "$out/summary.txt"
 fail() { echo "FAIL: $*"; exit 1; }
-for f in utilization.csv jobs.csv summary.txt utilization.png; do
+for f in utilization.csv jobs.csv incidents.csv summary.txt utilization.png; do
   [[ -s $out/$f ]] || fail "$f missing or empty"
 done
 [[ $(head -c 4 "$out/utilization.png" | od -An -c | tr -d ' ') == "211PNG" ]] || fail "utilization.png is not a PNG"
@@ -63,6 +63,18 @@ for m in elastic gang; do
     fail "summary.txt lacks the records trained per second of $m"
 done
 awk -v e="$e" -v g="$g" 'BEGIN { exit !(e > g) }' || fail "elastic utilization $e% is not above gang $g%"
+# Incidents: the elastic scenario's low job lost the workers that high preempted, and its
+# master's incident table placed each within the run, with the loss seen within seconds.
+iwant=scenario,job,time_s,worker,detection_s,to_request_s,pending_s,to_step_s,tasks_put_back,records_put_back,cause
+[[ $(head -n 1 "$out/incidents.csv") == "$iwant" ]] || fail "incidents.csv header is $(head -n 1 "$out/incidents.csv")"
+lost=$(awk -F, '$1 == "elastic" && $2 == "low"' "$out/incidents.csv" | wc -l)
+[[ $lost -ge 1 ]] || fail "the elastic low job shows no incident: $(cat "$out/incidents.csv")"
+makespan=$(awk -F, '$1 == "elastic" { if ($7 > x) x = $7 } END { print x }' "$out/jobs.csv")
+awk -F, -v end="$makespan" 'NR > 1 && $1 == "elastic" {
+    if (!($3 >= 0 && $3 <= end)) { print "incident at " $3 " s outside the run (0.." end ")"; bad = 1 }
+    if (!($5 >= 0 && $5 < 10)) { print "detection " $5 " s"; bad = 1 }
+  } END { exit bad }' "$out/incidents.csv" || fail "incidents.csv: $(cat "$out/incidents.csv")"
+grep -qE "^elastic/low: $lost incident\(s\)" "$out/summary.txt" || fail "summary.txt lacks elastic/low's incidents"
 awk -v e="$(col elastic high pending_s)" -v g="$(col gang high pending_s)" 'BEGIN { exit !(e < g) }' ||
   fail "the high-priority job waited $(col elastic high pending_s) s (elastic) vs $(col gang high pending_s) s (gang)"
 echo "PASS: elastic $e% vs gang $g%; high job pending $(col elastic high pending_s) s vs $(col gang high pending_s) s," \

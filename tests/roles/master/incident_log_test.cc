@@ -58,7 +58,7 @@ TEST(IncidentLog, AKilledWorkersCostsAreTimedFromLastSignOfLifeToItsReplacements
   // The report's table shows the same figures.
   const std::string report = core->FinalReport();
   EXPECT_NE(report.find("incidents ("), std::string::npos) << report;
-  EXPECT_NE(report.find("worker-0          0.50       0.25      1.50      0.75         1/64"),
+  EXPECT_NE(report.find("      0.50       0.25      1.50      0.75         1/64  exited"),
             std::string::npos)
       << report;
 }
@@ -96,11 +96,15 @@ TEST(IncidentLog, AWorkerAskedToLeaveIsNoIncident) {
 
 TEST(IncidentLog, KeepsTheNewestAndCountsTheDropped) {
   IncidentLog log(2);
-  for (int k = 0; k < 3; ++k) log.OnLost("worker-" + std::to_string(k), "exited", 0, 1, 0, 0);
+  for (int k = 0; k < 3; ++k) {
+    log.OnLost("worker-" + std::to_string(k), "exited", 0, 1, int64_t{3723} * 1000000000, 0, 0);
+  }
   ASSERT_EQ(log.incidents().size(), 2u);
   EXPECT_EQ(log.incidents()[0].worker, "worker-1");
   EXPECT_EQ(log.dropped(), 1);
   EXPECT_NE(log.ToTable().find("1 older incidents not kept"), std::string::npos);
+  EXPECT_NE(log.ToTable().find("  worker-1     01:02:03.0 "), std::string::npos)
+      << log.ToTable();  // the detection's UTC time of day
 }
 
 }  // namespace
