@@ -219,6 +219,7 @@ void KubeCluster::OnEvent(const kube::WatchEvent& event) {
         p.last_phase = phase;
       }
       const std::string unschedulable = kube::UnschedulableMessage(pod);
+      if (!unschedulable.empty()) p.unschedulable = unschedulable;
       if (!unschedulable.empty() && !p.logged_unschedulable) {
         EDL_LOG(INFO) << p.name << ": pod " << p.pod_name << " waits for capacity: " << unschedulable;
         p.logged_unschedulable = true;
@@ -292,6 +293,14 @@ std::vector<std::string> KubeCluster::Running() const {
   std::vector<std::string> names;
   for (const auto& [name, uid] : live_) names.push_back(name);
   return names;
+}
+
+std::string KubeCluster::PendingReason(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto live = live_.find(name);
+  if (live == live_.end()) return "";
+  auto pod = pods_.find(live->second);
+  return pod == pods_.end() ? "" : pod->second.unschedulable;
 }
 
 std::string KubeCluster::PodName(const std::string& name) const {

@@ -102,6 +102,10 @@ class KubeCluster final : public Cluster {
   void DeleteServices();
   // The pod name now serving `name` ("" if none).
   std::string PodName(const std::string& name) const;
+  // Why the live pod of process `name` waits to be scheduled, in the
+  // scheduler's words ("0/1 nodes are available: 1 Insufficient cpu."),
+  // as last seen; "" when it is not known to wait.
+  std::string PendingReason(const std::string& name) const;
 
  private:
   struct Pod {
@@ -112,6 +116,7 @@ class KubeCluster final : public Cluster {
     bool deleted_by_us = false;
     bool delete_sent = false;  // leftover terminal pod being removed
     bool logged_unschedulable = false;
+    std::string unschedulable;  // the scheduler's last reason, while pending
     std::string last_json;    // the last state seen (serialized)
   };
 

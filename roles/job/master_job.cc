@@ -401,6 +401,11 @@ Status MasterJob::RunLoop() {
                        o.log_interval_s);
   while (core_->state() == master::JobState::kRunning && !stop_requested_) {
     progress.Report([&] { return core_->progress(); }, SystemClock().NowSeconds());
+    if (kube_cluster_) {
+      for (const std::string& name : core_->AwaitingReplacement()) {
+        core_->OnPendingReason(name, kube_cluster_->PendingReason(name));
+      }
+    }
     if (events_ && events_->Due(SystemClock().NowSeconds())) {
       events_->Update(core_->progress(), core_->evaluation_history(),
                       SystemClock().NowSeconds());

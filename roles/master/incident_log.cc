@@ -69,6 +69,19 @@ void IncidentLog::OnRegistered(const std::string& worker, int64_t now_nanos) {
   if (i != nullptr && !i->registered_nanos) i->registered_nanos = now_nanos;
 }
 
+std::vector<std::string> IncidentLog::AwaitingReplacement() const {
+  std::vector<std::string> out;
+  for (const Incident& i : incidents_) {
+    if (!i.registered_nanos) out.push_back(i.worker);
+  }
+  return out;
+}
+
+void IncidentLog::OnPendingReason(const std::string& worker, const std::string& reason) {
+  Incident* i = Open(worker);
+  if (i != nullptr && !i->registered_nanos && !reason.empty()) i->pending_reason = reason;
+}
+
 void IncidentLog::OnTrainingTask(const std::string& worker, int64_t now_nanos) {
   Incident* i = Open(worker);
   if (i != nullptr && i->registered_nanos) i->first_task_nanos = now_nanos;
@@ -90,7 +103,8 @@ nlohmann::json IncidentLog::ToJson() const {
                    {"pending_s", Span(pending_from, i.registered_nanos)},
                    {"to_step_s", Span(i.registered_nanos, i.first_task_nanos)},
                    {"tasks_put_back", i.tasks_put_back},
-                   {"records_put_back", i.records_put_back}});
+                   {"records_put_back", i.records_put_back},
+                   {"pending_reason", i.pending_reason}});
   }
   return out;
 }
@@ -98,11 +112,14 @@ nlohmann::json IncidentLog::ToJson() const {
 std::string IncidentLog::ToTable() const {
   if (incidents_.empty()) return "";
   std::string out = "incidents (seconds; put back = tasks/records trained again):\n";
-  char line[512];
+  char line[1024];
   std::snprintf(line, sizeof line, "  %-12s %10s %9s %10s %9s %9s %12s  %s\n", "worker",
                 "at (UTC)", "detection", "to_request", "pending", "to_step", "put_back", "cause");
   out += line;
   for (const nlohmann::json& j : ToJson()) {
+    std::string cause = j["cause"].get<std::string>();
+    const std::string reason = j["pending_reason"].get<std::string>();
+    if (!reason.empty()) cause += " (replacement pending: " + reason + ")";
     const std::string put_back = std::to_string(j["tasks_put_back"].get<int64_t>()) + "/" +
                                  std::to_string(j["records_put_back"].get<int64_t>());
     std::snprintf(line, sizeof line, "  %-12s %10s %9s %10s %9s %9s %12s  %s\n",
@@ -110,8 +127,7 @@ std::string IncidentLog::ToTable() const {
                   TimeOfDay(j["detected_unix_s"].get<double>()).c_str(),
                   Cell(j["detection_s"]).c_str(),
                   Cell(j["to_request_s"]).c_str(), Cell(j["pending_s"]).c_str(),
-                  Cell(j["to_step_s"]).c_str(), put_back.c_str(),
-                  j["cause"].get<std::string>().c_str());
+                  Cell(j["to_step_s"]).c_str(), put_back.c_str(), cause.c_str());
     out += line;
   }
   if (dropped_ > 0) out += "  (" + std::to_string(dropped_) + " older incidents not kept)\n";

@@ -39,6 +39,7 @@ struct Incident {
   std::optional<int64_t> first_task_nanos;  // replacement's first training task
   int64_t tasks_put_back = 0;
   int64_t records_put_back = 0;
+  std::string pending_reason;  // why the replacement waited (the scheduler's words)
 };
 
 class IncidentLog {
@@ -52,14 +53,18 @@ class IncidentLog {
   // The supervisor asked for a new process under `worker`'s name.
   void OnReplacementRequested(const std::string& worker, int64_t now_nanos);
   void OnRegistered(const std::string& worker, int64_t now_nanos);
+  // The workers whose replacement has not registered yet.
+  std::vector<std::string> AwaitingReplacement() const;
+  // Why `worker`'s replacement is not running yet; kept once it registers.
+  void OnPendingReason(const std::string& worker, const std::string& reason);
   void OnTrainingTask(const std::string& worker, int64_t now_nanos);
 
   const std::vector<Incident>& incidents() const { return incidents_; }
   int64_t dropped() const { return dropped_; }
 
   // [{"worker","cause","detected_unix_s","detection_s","to_request_s",
-  //   "pending_s","to_step_s","tasks_put_back","records_put_back"}], a stage
-  //   not reached yet null.
+  //   "pending_s","to_step_s","tasks_put_back","records_put_back",
+  //   "pending_reason"}], a stage not reached yet null.
   nlohmann::json ToJson() const;
   // A table, one line per incident ("at" is the detection's UTC time of
   // day); "" when there is none.

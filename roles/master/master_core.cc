@@ -364,6 +364,16 @@ void MasterCore::OnReplacementRequested(const std::string& name) {
   incidents_.OnReplacementRequested(name, clock_.NowNanos());
 }
 
+std::vector<std::string> MasterCore::AwaitingReplacement() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return incidents_.AwaitingReplacement();
+}
+
+void MasterCore::OnPendingReason(const std::string& name, const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  incidents_.OnPendingReason(name, reason);
+}
+
 void MasterCore::ExitLocked(const std::string& name, const std::string& how) {
   LogLocked(EncodeName(Event::kExit, name));
   if (std::optional<WorkerInfo> w = membership_.OnExit(name)) {

@@ -120,6 +120,10 @@ class MasterCore final : public protocol::MasterService {
   // The process owner launched (or is about to launch) a new process under
   // a lost worker's name: the incident's replacement request.
   void OnReplacementRequested(const std::string& name);
+  // The lost workers whose replacement has not registered, and why one
+  // waits (a pod's scheduling failure), for the incident timeline.
+  std::vector<std::string> AwaitingReplacement() const;
+  void OnPendingReason(const std::string& name, const std::string& reason);
   // Scale: the workers wanted (durable). Registrations beyond it are asked
   // to leave; whom to stop of those running is the process owner's choice
   // (RequestStop), who reads target_workers().

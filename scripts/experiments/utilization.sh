@@ -34,7 +34,8 @@
 #   summary.txt       mean allocation of each scenario over its makespan, records
 #                     trained per second by both jobs together, incidents per
 #                     job, the jobs table
-#   utilization.png   the two timelines (gnuplot), each incident a mark
+#   utilization.png   the two timelines (gnuplot), each incident a mark and a
+#                     line until its replacement registered
 # and each scenario's raw data and logs in elastic/ and gang/. Times from the
 # fake's record (pending_s, wait_s) are as fine as its 0.5 s samples.
 #
@@ -209,8 +210,11 @@ paste -d, <(cut -d, -f1,4 "$out/elastic/utilization.csv") <(cut -d, -f4 "$out/ga
   awk -F, 'NR == 1 { print "time_s,elastic,gang"; next } NF == 3 && $3 != "" { print }' > "$out/utilization.csv"
 # Per scenario: time, high's CPUs, high + low's CPUs (stacked areas).
 for mode in elastic gang; do
-  awk -F, -v m=$mode -v y=$capacity_cpu '$1 == m { print $3, y + 0.25 }' "$out/incidents.csv" \
-    > "$out/$mode/incidents.dat"
+  # time, mark height, seconds until the replacement registered (0: never)
+  awk -F, -v m=$mode -v y=$capacity_cpu '$1 == m {
+      span = ($6 == "NA" || $7 == "NA") ? 0 : $6 + $7
+      print $3, y + 0.25, span
+    }' "$out/incidents.csv" > "$out/$mode/incidents.dat"
   awk -F, 'NR > 1 { t[$1] = 1; c[$1, $2] = $3 }
     END { for (x in t) print x, c[x, "high"] + 0, c[x, "high"] + c[x, "low"] }' \
     "$out/$mode/utilization.jobs.csv" | sort -n > "$out/$mode/stacked.dat"
@@ -218,6 +222,8 @@ done
 # A plot clause marking each incident of a scenario (none when it had none).
 incident_marks() {
   [[ -s $out/$1/incidents.dat ]] || return 0
+  printf ', "%s" using 1:2:3:(0) with vectors nohead lw 2 lc rgb "#e7298a" title "replacement pending"' \
+    "$out/$1/incidents.dat"
   printf ', "%s" using 1:2 with points pt 11 ps 1.5 lc rgb "#e7298a" title "worker lost (incident)"' \
     "$out/$1/incidents.dat"
 }

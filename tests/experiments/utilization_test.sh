@@ -75,6 +75,9 @@ awk -F, -v end="$makespan" 'NR > 1 && $1 == "elastic" {
     if (!($5 >= 0 && $5 < 10)) { print "detection " $5 " s"; bad = 1 }
   } END { exit bad }' "$out/incidents.csv" || fail "incidents.csv: $(cat "$out/incidents.csv")"
 grep -qE "^elastic/low: $lost incident\(s\)" "$out/summary.txt" || fail "summary.txt lacks elastic/low's incidents"
+# The preempted workers' replacements waited for capacity, in the fake scheduler's words.
+grep -q "^elastic,low,.*replacement pending: .*Insufficient cpu" "$out/incidents.csv" ||
+  fail "no elastic/low incident names why its replacement waited: $(cat "$out/incidents.csv")"
 awk -v e="$(col elastic high pending_s)" -v g="$(col gang high pending_s)" 'BEGIN { exit !(e < g) }' ||
   fail "the high-priority job waited $(col elastic high pending_s) s (elastic) vs $(col gang high pending_s) s (gang)"
 echo "PASS: elastic $e% vs gang $g%; high job pending $(col elastic high pending_s) s vs $(col gang high pending_s) s," \

@@ -94,6 +94,24 @@ TEST(IncidentLog, AWorkerAskedToLeaveIsNoIncident) {
   EXPECT_EQ(core->FinalReport().find("incidents ("), std::string::npos);
 }
 
+TEST(IncidentLog, AReplacementsPendingReasonIsKeptOnceItRegisters) {
+  IncidentLog log;
+  log.OnLost("worker-3", "exited: worker-3 (incarnation 1) preempted", 0, 10, 0, 1, 64);
+  log.OnReplacementRequested("worker-3", 20);
+  ASSERT_EQ(log.AwaitingReplacement(), std::vector<std::string>{"worker-3"});
+  log.OnPendingReason("worker-3", "0/1 nodes are available: 1 Insufficient cpu.");
+  log.OnPendingReason("worker-3", "");  // not known to wait any more: the reason stays
+  log.OnRegistered("worker-3", 30);
+  log.OnPendingReason("worker-3", "too late");  // registered: ignored
+  EXPECT_TRUE(log.AwaitingReplacement().empty());
+  const auto j = log.ToJson();
+  EXPECT_EQ(j[0]["pending_reason"], "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_NE(log.ToTable().find("preempted (replacement pending: 0/1 nodes are available: 1 "
+                               "Insufficient cpu.)"),
+            std::string::npos)
+      << log.ToTable();
+}
+
 TEST(IncidentLog, KeepsTheNewestAndCountsTheDropped) {
   IncidentLog log(2);
   for (int k = 0; k < 3; ++k) {
