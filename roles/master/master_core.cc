@@ -128,7 +128,8 @@ void MasterCore::AfterChangeLocked() {
   }
 }
 
-void MasterCore::ReclaimLocked(const WorkerInfo& w, const std::string& why) {
+void MasterCore::ReclaimLocked(const WorkerInfo& w, const std::string& why,
+                               const std::string& how) {
   LeaveRingLocked(w.name, w.id, why);
   if (!replaying_ && state_ == JobState::kRunning && !w.stopping) {
     int64_t tasks = 0, records = 0;
@@ -136,8 +137,8 @@ void MasterCore::ReclaimLocked(const WorkerInfo& w, const std::string& why) {
       ++tasks;
       records += t.end - t.begin;
     }
-    incidents_.OnLost(w.name, why, w.last_seen_nanos, clock_.NowNanos(), WallNanos(), tasks,
-                      records);
+    incidents_.OnLost(w.name, how.empty() ? why : why + ": " + how, w.last_seen_nanos,
+                      clock_.NowNanos(), WallNanos(), tasks, records);
   }
   const int n = dispatcher_.Reclaim(
       w.id, w.stopping ? ReclaimReason::kHandedBack : ReclaimReason::kLost);
@@ -377,7 +378,7 @@ void MasterCore::OnPendingReason(const std::string& name, const std::string& rea
 void MasterCore::ExitLocked(const std::string& name, const std::string& how) {
   LogLocked(EncodeName(Event::kExit, name));
   if (std::optional<WorkerInfo> w = membership_.OnExit(name)) {
-    ReclaimLocked(*w, how.empty() ? "exited" : "exited: " + how);
+    ReclaimLocked(*w, "exited", how);
     AfterChangeLocked();
   }
 }

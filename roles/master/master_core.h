@@ -159,7 +159,8 @@ class MasterCore final : public protocol::MasterService {
   //  "workers_target":..., "workers_registered":..., "workers_lost":...,
   //  "tasks":{"training":{"todo","doing","done"},"evaluation":{...},
   //  "prediction":{...}}, "evaluations":[{"model_version","epoch","final",
-  //  "samples","loss","metrics":{name:value}}], "ledger":[DataLedger JSON],
+  //  "samples","loss","metrics":{name:value}}] (at most 500, evenly spaced
+  //  from the first to the last), "evaluations_total":..., "ledger":[DataLedger JSON],
   //  "incidents":[IncidentLog::ToJson()],
   //  "ring":{"version","size","source_rank","members":[{"id","name",
   //  "address"}]}}; "ring" only once a worker has joined it.
@@ -216,7 +217,10 @@ class MasterCore final : public protocol::MasterService {
   void JoinRingLocked(int64_t worker_id, const std::string& address);
 
   void FailLocked(const std::string& reason);
-  void ReclaimLocked(const WorkerInfo& worker, const std::string& why);
+  // `why` goes to the log line; `how` (the cluster's words) is added to
+  // the incident's cause.
+  void ReclaimLocked(const WorkerInfo& worker, const std::string& why,
+                     const std::string& how = "");
   void AfterChangeLocked();
   void HandleEvaluationLocked(const protocol::ReportTaskRequest& r);
   // Removes the incarnation `id` of `name` from the ring if it is a member.

@@ -2,11 +2,26 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "roles/master/master_core.h"
 
 namespace edl::roles::master {
 namespace {
+
+constexpr size_t kStatusEvaluations = 500;
+
+// min(n, max) indices of [0, n): all of them, or `max` evenly spaced ones
+// from 0 to n - 1 inclusive.
+std::vector<size_t> EvenlySpaced(size_t n, size_t max) {
+  std::vector<size_t> out;
+  if (n <= max) {
+    for (size_t i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  for (size_t k = 0; k < max; ++k) out.push_back(k * (n - 1) / (max - 1));
+  return out;
+}
 
 const char* TypeName(TaskType type) {
   switch (type) {
@@ -100,8 +115,13 @@ std::string MasterCore::StatusJson() const {
   }
   j["tasks"] = tasks;
   j["incidents"] = incidents_.ToJson();
+  // At most kStatusEvaluations rounds, evenly spaced from the first to the
+  // last, so a job with thousands of evaluations keeps a bounded answer.
   nlohmann::json evaluations = nlohmann::json::array();
-  for (const EvaluationRecord& e : evaluation_.history()) {
+  const std::vector<EvaluationRecord>& history = evaluation_.history();
+  j["evaluations_total"] = history.size();
+  for (size_t index : EvenlySpaced(history.size(), kStatusEvaluations)) {
+    const EvaluationRecord& e = history[index];
     nlohmann::json metrics = nlohmann::json::object();
     for (const auto& [name, value] : e.result.metrics) metrics[name] = value;
     evaluations.push_back({{"model_version", e.model_version},

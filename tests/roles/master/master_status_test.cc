@@ -163,5 +163,32 @@ TEST(MasterStatus, FinalReportHasTheTrainingThroughputFromFirstTaskToLastReport)
   EXPECT_NE(core->FinalReport().find(want), std::string::npos) << core->FinalReport() << want;
 }
 
+TEST(MasterStatus, ThousandsOfEvaluationsAreDownSampledToAFixedNumber) {
+  FakeClock clock;
+  MasterOptions o = Options();
+  o.records.training = 64 * 1200;  // 1,200 tasks of 4 batches: a version each
+  o.records.validation = 16;       // one evaluation task a round
+  o.num_epochs = 1;
+  o.evaluation_steps = 1;          // a round after every version
+  auto core = MasterCore::Create(o, clock).value();
+  SimulatedWorker a(*core, "worker-0");
+  std::atomic<int64_t> version{0};
+  for (int i = 0; i < 5000 && core->state() == JobState::kRunning; ++i) a.Step(version);
+  ASSERT_EQ(core->state(), JobState::kSucceeded);
+  const size_t rounds = core->evaluation_history().size();
+  ASSERT_GT(rounds, 1000u);
+  auto j = nlohmann::json::parse(core->StatusJson());
+  EXPECT_EQ(j["evaluations_total"], rounds);
+  ASSERT_EQ(j["evaluations"].size(), 500u);
+  EXPECT_EQ(j["evaluations"].front()["model_version"],
+            core->evaluation_history().front().model_version);
+  EXPECT_EQ(j["evaluations"].back()["model_version"],
+            core->evaluation_history().back().model_version);
+  for (size_t k = 1; k < 500; ++k) {
+    EXPECT_GE(j["evaluations"][k]["model_version"].get<int64_t>(),  // in order
+              j["evaluations"][k - 1]["model_version"].get<int64_t>());
+  }
+}
+
 }  // namespace
 }  // namespace edl::roles::master
