@@ -10,9 +10,11 @@ Result<std::unique_ptr<JobEvents>> JobEvents::Open(const std::string& dir,
                                                    nn::optim::Optimizer* optimizer,
                                                    const master::Progress& start,
                                                    size_t evaluations_done, double now) {
-  EDL_ASSIGN_OR_RETURN(auto file,
-                       EventFileWriter::Open("--tensorboard_log_dir", dir, WallSeconds()));
-  EDL_LOG(INFO) << "TensorBoard events: " << file->path();
+  std::unique_ptr<EventFileWriter> file;
+  if (!dir.empty()) {
+    EDL_ASSIGN_OR_RETURN(file, EventFileWriter::Open("--tensorboard_log_dir", dir, WallSeconds()));
+    EDL_LOG(INFO) << "TensorBoard events: " << file->path();
+  }
   return std::unique_ptr<JobEvents>(
       new JobEvents(std::move(file), optimizer, start, evaluations_done, now));
 }
@@ -26,8 +28,10 @@ JobEvents::JobEvents(std::unique_ptr<EventFileWriter> file, nn::optim::Optimizer
       last_time_(now) {}
 
 void JobEvents::Write(int64_t step, const Scalars& scalars) {
+  const double wall = WallSeconds();
+  for (const auto& [tag, value] : scalars) series_.Add(tag, step, wall, value);
   if (!file_ || scalars.empty()) return;
-  Status s = file_->Write(step, WallSeconds(), scalars);
+  Status s = file_->Write(step, wall, scalars);
   if (!s.ok()) {
     EDL_LOG(WARNING) << s.message() << "; writing no more TensorBoard events";
     file_.reset();
@@ -36,7 +40,6 @@ void JobEvents::Write(int64_t step, const Scalars& scalars) {
 
 void JobEvents::Update(const master::Progress& p,
                        const std::vector<master::EvaluationRecord>& evaluations, double now) {
-  if (!file_) return;
   for (; evaluations_done_ < evaluations.size(); ++evaluations_done_) {
     const master::EvaluationRecord& e = evaluations[evaluations_done_];
     Write(e.model_version, LossAndMetrics("validation/", e.result.loss, e.result.metrics));

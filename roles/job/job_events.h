@@ -1,6 +1,8 @@
-// JobEvents: a distributed job's TensorBoard scalars, written by its master
-// (--tensorboard_log_dir; the event file format is roles/event_file.h). At
-// most once a second it writes, at the model version as the step:
+// JobEvents: a distributed job's scalars, kept by its master in bounded
+// series for GET /series (roles/scalar_series.h) and, with
+// --tensorboard_log_dir, written to a TensorBoard event file
+// (roles/event_file.h). At most once a second it adds, at the model
+// version as the step:
 //   train/loss                 mean loss of the training reports since the
 //                              last write (each task's loss over its samples)
 //   train/samples_per_second   records trained since the last write / time
@@ -20,6 +22,7 @@
 
 #include "base/status.h"
 #include "roles/event_file.h"
+#include "roles/scalar_series.h"
 #include "roles/master/evaluation_aggregator.h"
 #include "roles/master/progress.h"
 
@@ -31,27 +34,32 @@ namespace edl::roles::job {
 
 class JobEvents {
  public:
-  // `optimizer` (may be null: no learning rate) is used for its schedule
-  // only; `now` is steady seconds. Errors name --tensorboard_log_dir.
+  // `dir` "" keeps the series only. `optimizer` (may be null: no learning
+  // rate) is used for its schedule only; `now` is steady seconds. Errors
+  // name --tensorboard_log_dir.
   static Result<std::unique_ptr<JobEvents>> Open(const std::string& dir,
                                                  nn::optim::Optimizer* optimizer,
                                                  const master::Progress& start,
                                                  size_t evaluations_done, double now);
 
-  // Whether a second passed since the last Update (and writing goes on).
-  bool Due(double now) const { return file_ != nullptr && now - last_time_ >= 1.0; }
-  // Writes the training scalars since the last Update and the evaluations
-  // not written yet. A failed write is logged once and ends the writing;
-  // training goes on.
+  // Whether a second passed since the last Update.
+  bool Due(double now) const { return now - last_time_ >= 1.0; }
+  // Adds the training scalars since the last Update and the evaluations
+  // not added yet. A failed write of the event file is logged once and
+  // ends the file; the series and training go on.
   void Update(const master::Progress& p, const std::vector<master::EvaluationRecord>& evaluations,
               double now);
+
+  // The series (GET /series). Thread-safe.
+  const ScalarSeries& series() const { return series_; }
 
  private:
   JobEvents(std::unique_ptr<EventFileWriter> file, nn::optim::Optimizer* optimizer,
             const master::Progress& start, size_t evaluations_done, double now);
   void Write(int64_t step, const Scalars& scalars);
 
-  std::unique_ptr<EventFileWriter> file_;
+  std::unique_ptr<EventFileWriter> file_;  // null: no --tensorboard_log_dir
+  ScalarSeries series_;
   nn::optim::Optimizer* optimizer_;
   master::Progress last_;
   size_t evaluations_done_;

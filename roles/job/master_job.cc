@@ -120,6 +120,10 @@ Status MasterJob::Serve() {
     }
     return net::HttpResponse{200, "application/json", st.dump()};
   }, /*public_access=*/o.kube.enabled);
+  // The job's scalars over time, bounded (roles/job/job_events.h).
+  server_->HandleGet("/series", [this] {
+    return net::HttpResponse{200, "application/json", events_->series().ToJson().dump()};
+  }, /*public_access=*/o.kube.enabled);
   server_->HandleGet("/metrics", [this] {
     return net::HttpResponse{200, "text/plain; version=0.0.4", core_->PrometheusText()};
   }, /*public_access=*/true);

@@ -223,19 +223,17 @@ Status MasterJob::Prepare() {
   if (!core.ok()) return core.status().WithPrefix("the master's state");
   core_ = std::move(*core);
   recovered_ = core_->restarts() > 0;
-  if (!o.tensorboard_log_dir.empty()) {
-    auto events = JobEvents::Open(o.tensorboard_log_dir, cm_->optimizer.get(),
-                                  core_->progress(), core_->evaluation_history().size(),
-                                  SystemClock().NowSeconds());
-    if (events.ok()) {
-      events_ = std::move(events).value();
-    } else if (recovered_) {
-      // A running job is not ended for its plots.
-      EDL_LOG(WARNING) << events.status().message() << "; this master writes no TensorBoard events";
-    } else {
-      return events.status();
-    }
+  // The scalars for GET /series, and the TensorBoard event file.
+  auto events = JobEvents::Open(o.tensorboard_log_dir, cm_->optimizer.get(), core_->progress(),
+                                core_->evaluation_history().size(), SystemClock().NowSeconds());
+  if (!events.ok() && !recovered_) return events.status();
+  if (!events.ok()) {
+    // A running job is not ended for its plots.
+    EDL_LOG(WARNING) << events.status().message() << "; this master writes no TensorBoard events";
+    events = JobEvents::Open("", cm_->optimizer.get(), core_->progress(),
+                             core_->evaluation_history().size(), SystemClock().NowSeconds());
   }
+  events_ = std::move(events).value();
   return Status::Ok();
 }
 

@@ -114,6 +114,19 @@ TEST(Distributed, AWorkerKilledMidEpochIsReplacedAndNoRecordIsLost) {
   auto malformed = right.Call("/edl.Master/GetTask", "garbage", net::Millis(5000));
   EXPECT_EQ(malformed.status().code(), StatusCode::kInvalidArgument)
       << malformed.status().message();
+  // The job's scalars so far, bounded, for a live view (GET /series): the
+  // master adds them once a second.
+  nlohmann::json sj;
+  ASSERT_TRUE(WaitFor([&] {
+    auto series = right.Get("/series", net::Millis(5000));
+    if (!series.ok()) return false;
+    sj = nlohmann::json::parse(*series, nullptr, false);
+    return sj.is_object() && sj["series"].contains("train/loss");
+  }, 30)) << sj.dump();
+  EXPECT_FALSE(sj["series"]["train/loss"].empty()) << sj.dump();
+  EXPECT_LE(sj["series"]["train/loss"].size(), sj["capacity"].get<size_t>() + 1);
+  EXPECT_TRUE(sj["series"].contains("job/workers")) << sj.dump();
+  EXPECT_EQ(wrong.Get("/series", net::Millis(5000)).status().code(), StatusCode::kUnauthenticated);
 
   RunResult r = job.Wait();
   ASSERT_EQ(r.exit_code, 0) << r.err;

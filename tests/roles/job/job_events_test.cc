@@ -78,5 +78,20 @@ TEST(JobEvents, WritesWindowMeansAndOnlyTheEvaluationsItHasNotSeen) {
   fs::remove_all(dir);
 }
 
+TEST(JobEvents, WithoutADirectoryKeepsTheSeriesOnly) {
+  auto events = JobEvents::Open("", nullptr, At(0, 0, 0, 0, 1), 0, /*now=*/0.0);
+  ASSERT_TRUE(events.ok()) << events.status().message();
+  std::vector<master::EvaluationRecord> evaluations = {Evaluation(50, 0.7, 0.75)};
+  (*events)->Update(At(60, 3840, 192, 384, 1), evaluations, 1.0);
+  auto loss = (*events)->series().Points("train/loss");
+  ASSERT_EQ(loss.size(), 1u);
+  EXPECT_EQ(loss[0].step, 60);
+  EXPECT_DOUBLE_EQ(loss[0].value, 0.5);
+  auto accuracy = (*events)->series().Points("validation/accuracy");
+  ASSERT_EQ(accuracy.size(), 1u);
+  EXPECT_EQ(accuracy[0].step, 50);
+  EXPECT_EQ((*events)->series().Points("job/workers").size(), 1u);
+}
+
 }  // namespace
 }  // namespace edl::roles::job
