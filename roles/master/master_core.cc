@@ -41,12 +41,12 @@ int64_t WallNanos() {
       .count();
 }
 
-namespace {
-
 Status NeverRegistered(int64_t id) {
   return FailedPrecondition("worker id " + std::to_string(id) +
                             " was never registered with this master");
 }
+
+namespace {
 
 std::string WorkerName(const WorkerInfo& w) {
   return w.name + " (id " + std::to_string(w.id) + ")";
@@ -410,84 +410,6 @@ bool MasterCore::RequestStopLocked(const std::string& name) {
   return true;
 }
 
-// ---- The allreduce ring ----------------------------------------------------
-
-void MasterCore::LeaveRingLocked(const std::string& name, int64_t id,
-                                 const std::string& why) {
-  auto it = ring_ids_.find(name);
-  if (it == ring_ids_.end() || it->second != id) return;
-  ring_ids_.erase(it);
-  const uint64_t version = ring_.Leave(name);
-  if (!replaying_) EDL_LOG(INFO) << "ring: " << name << " (id " << id << ") left (" << why
-                << "); version " << version << ", "
-                << ring_ids_.size() << " member(s)";
-}
-
-protocol::RingView MasterCore::RingViewLocked() const {
-  const RingView view = ring_.View();
-  protocol::RingView out;
-  out.version = view.version;
-  out.source_rank = view.source_rank;
-  out.members.reserve(view.members.size());
-  for (const RingMember& m : view.members) {
-    auto it = ring_ids_.find(m.worker);
-    EDL_CHECK(it != ring_ids_.end()) << "ring member " << m.worker
-                                     << " without an incarnation";
-    out.members.push_back(
-        {.worker_id = it->second, .name = m.worker, .address = m.address});
-  }
-  return out;
-}
-
-Result<protocol::RingView> MasterCore::JoinRing(
-    const protocol::JoinRingRequest& r) {
-  if (r.address.empty()) {
-    return InvalidArgument("JoinRing: worker id " + std::to_string(r.worker_id) +
-                           ": address is empty (want \"host:port\")");
-  }
-  ChangeLock lock(*this);
-  const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
-  if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
-  if (standing != Standing::kAlive) {
-    return FailedPrecondition(
-        "JoinRing: worker id " + std::to_string(r.worker_id) +
-        (standing == Standing::kGone ? " was declared dead or exited"
-                                     : " was asked to leave") +
-        "; it may not join the ring");
-  }
-  LogLocked(EncodeJoin(r.worker_id, r.address));
-  JoinRingLocked(r.worker_id, r.address);
-  return RingViewLocked();
-}
-
-void MasterCore::JoinRingLocked(int64_t worker_id, const std::string& address) {
-  const std::string& name = membership_.alive().at(worker_id).name;
-  ring_ids_[name] = worker_id;
-  const uint64_t version = ring_.Join(name, address);
-  if (!replaying_) {
-    EDL_LOG(INFO) << "ring: " << name << " (id " << worker_id << ") joined at " << address
-                  << "; version " << version << ", " << ring_ids_.size() << " member(s)";
-  }
-}
-
-Result<protocol::RingView> MasterCore::GetRingView(
-    const protocol::RingViewRequest& r) {
-  std::lock_guard<std::mutex> lock(mu_);
-  const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
-  if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
-  return RingViewLocked();
-}
-
-Result<protocol::RingSyncedResponse> MasterCore::RingSynced(
-    const protocol::RingSyncedRequest& r) {
-  ChangeLock lock(*this);
-  const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
-  if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
-  ring_.MarkSynced(r.version);
-  LogLocked(EncodeSynced(r.version));
-  return protocol::RingSyncedResponse{};
-}
-
 void MasterCore::Fail(const std::string& reason) {
   ChangeLock lock(*this);
   FailLocked(reason);
@@ -499,64 +421,10 @@ void MasterCore::FailEnding(const std::string& reason) {
   FailLocked(reason);
 }
 
-JobState MasterCore::state() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return state_;
-}
-
-std::string MasterCore::failure_reason() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return failure_;
-}
-
 bool MasterCore::WaitUntilFinished(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   return finished_.wait_for(lock, timeout,
                             [&] { return state_ != JobState::kRunning; });
-}
-
-int64_t MasterCore::model_version() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return model_version_;
-}
-
-Progress MasterCore::progress() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  Progress p;
-  p.epoch = dispatcher_.current_epoch();
-  p.records_trained = ledger_.records_trained_total();
-  p.model_version = model_version_;
-  p.workers = membership_.alive().size();
-  p.train_loss_sum = train_loss_sum_;
-  p.train_samples = train_samples_;
-  return p;
-}
-
-int MasterCore::target_workers() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return membership_.target();
-}
-
-std::vector<WorkerInfo> MasterCore::workers() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<WorkerInfo> out;
-  for (const auto& [id, w] : membership_.alive()) out.push_back(w);
-  return out;
-}
-
-std::vector<EvaluationRecord> MasterCore::evaluation_history() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return evaluation_.history();
-}
-
-std::vector<EpochLedger> MasterCore::ledger() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return ledger_.Summary();
-}
-
-Status MasterCore::PredictionsComplete() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return predictions_.CheckComplete();
 }
 
 }  // namespace edl::roles::master

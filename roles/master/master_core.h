@@ -71,6 +71,8 @@ const char* JobStateName(JobState state);  // "running", ...
 
 // Nanoseconds since the epoch by the wall clock.
 int64_t WallNanos();
+// FailedPrecondition for a call from a worker id this master never issued.
+Status NeverRegistered(int64_t id);
 
 class MasterCore final : public protocol::MasterService {
  public:

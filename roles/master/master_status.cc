@@ -1,4 +1,5 @@
-// MasterCore's reports: status JSON, Prometheus text, the final report.
+// MasterCore's reports: its read-only views (state, progress, workers,
+// evaluations, ledger), the status JSON, Prometheus text and the final report.
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -236,6 +237,60 @@ std::string MasterCore::FinalReport() const {
            "/" + std::to_string(options_.records.prediction) + " records\n";
   }
   return out;
+}
+
+JobState MasterCore::state() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_;
+}
+
+std::string MasterCore::failure_reason() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return failure_;
+}
+
+int64_t MasterCore::model_version() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return model_version_;
+}
+
+Progress MasterCore::progress() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Progress p;
+  p.epoch = dispatcher_.current_epoch();
+  p.records_trained = ledger_.records_trained_total();
+  p.model_version = model_version_;
+  p.workers = membership_.alive().size();
+  p.train_loss_sum = train_loss_sum_;
+  p.train_samples = train_samples_;
+  return p;
+}
+
+int MasterCore::target_workers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return membership_.target();
+}
+
+std::vector<WorkerInfo> MasterCore::workers() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<WorkerInfo> out;
+  for (const auto& [id, w] : membership_.alive()) out.push_back(w);
+  return out;
+}
+
+std::vector<EvaluationRecord> MasterCore::evaluation_history() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return evaluation_.history();
+}
+
+std::vector<EpochLedger> MasterCore::ledger() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ledger_.Summary();
+}
+
+Status MasterCore::PredictionsComplete() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return predictions_.CheckComplete();
 }
 
 }  // namespace edl::roles::master
