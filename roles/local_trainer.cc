@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
 
 #include "base/logging.h"
 #include "data/batcher.h"
@@ -11,10 +14,22 @@
 #include "roles/event_file.h"
 #include "roles/model_export.h"
 #include "roles/progress.h"
+#include "tensor/host_readback.h"
 #include "tensor/ops.h"
 
 namespace edl::roles {
 namespace {
+
+// A training step whose work is queued and whose results are not read yet.
+struct QueuedStep {
+  tensor::HostReadback loss;
+  tensor::HostReadback predictions;  // empty without metrics
+  tensor::Tensor labels;
+  int64_t size = 0;
+  int64_t batch = 0;        // index in the epoch
+  int64_t global_step = 0;  // steps of this run, this one included
+  int64_t version = 0;      // the model version after this step
+};
 
 Result<std::unique_ptr<data::Source>> OpenFor(const std::string& flag,
                                               const std::string& path,
@@ -156,6 +171,15 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   };
   double events_time = clock.NowSeconds();
   int64_t events_samples = 0;
+  // The rate after the first steps (start-up, cuDNN's algorithm choice and
+  // lazily loaded GPU kernels fall in them), logged at the end.
+  constexpr int64_t warmup_steps = 10;
+  double warmup_end = 0;
+  int64_t warmup_samples = 0;
+  // EDL_SYNC_STEPS=1 reads each step's results before queuing the next (the
+  // loop's behaviour before steps overlapped; for measurements).
+  const char* sync_env = std::getenv("EDL_SYNC_STEPS");
+  const bool sync_every_step = sync_env != nullptr && std::string(sync_env) == "1";
   auto evaluate = [&]() -> Status {
     const int64_t version = cm.optimizer->iterations();
     if (!validation || version == evaluated_version) return Status::Ok();
@@ -192,47 +216,40 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
     double loss_sum = 0;
     int64_t epoch_samples = 0;
     progress.StartEpoch();
-    for (int64_t b = first_batch; b < steps_per_epoch && global_step < total_steps; ++b) {
-      EDL_ASSIGN_OR_RETURN(data::Examples batch, batcher.Batch(b));
-      std::vector<nn::Var> out = cm.model->Forward(ModelInputs(batch, cm), true);
-      EDL_RETURN_IF_ERROR(CheckBatch(batch.labels, out[0].value(), cm, metrics,
-                                     "--training_data " + o.training_data));
-      nn::Var loss = cm.loss->Compute(out[0], batch.labels);
-      // A model without weight penalties gives a constant zero: leave it out
-      // of the graph.
-      nn::Var reg = cm.model->RegularizationLoss();
-      nn::Backward(reg.requires_grad() ? nn::fn::Add(loss, reg) : loss);
-      cm.optimizer->Apply(params);
-      for (auto* prm : params) prm->ZeroGrad();
-      // The loss is read only now: on a GPU, reading it waits for the device,
-      // and the whole step is queued by then (one wait per step, not two).
-      const float loss_value = loss.value().item();
+    // A step's loss and outputs are read back (a wait for the device) only
+    // after the next step is queued, so a GPU always has a step to run while
+    // the host prepares the next one; on the CPU the values are ready at
+    // once. finish() accounts one queued step.
+    std::optional<QueuedStep> queued;
+    auto finish = [&](QueuedStep& q) -> Status {
+      const float loss_value = q.loss.Get().item();
       if (!std::isfinite(loss_value)) {
         return Internal("training diverged: loss is " + std::to_string(loss_value) +
-                        " at step " + std::to_string(cm.optimizer->iterations() - 1) +
+                        " at step " + std::to_string(q.version - 1) +
                         " (try a smaller --learning_rate)");
       }
-
-      if (!metrics.empty()) {
-        tensor::Tensor pred = cm.ForMetrics(out[0].value());
-        for (auto& m : metrics) m->Update(batch.labels, pred);
+      if (q.predictions.defined()) {
+        for (auto& m : metrics) m->Update(q.labels, q.predictions.Get());
       }
-      const int64_t bs = batch.size();
-      loss_sum += static_cast<double>(loss_value) * static_cast<double>(bs);
-      epoch_samples += bs;
-      p.samples += bs;
-      p.step = b + 1;
-      p.global_step = ++global_step;
+      loss_sum += static_cast<double>(loss_value) * static_cast<double>(q.size);
+      epoch_samples += q.size;
+      p.samples += q.size;
+      p.step = q.batch + 1;
+      p.global_step = q.global_step;
       p.loss = loss_sum / static_cast<double>(epoch_samples);
-      if ((terminal && o.progress_bar) || (global_step % 16) == 0) {
+      if ((terminal && o.progress_bar) || (q.global_step % 16) == 0) {
         p.metrics.clear();
         for (auto& m : metrics) p.metrics.emplace_back(m->name(), m->Result());
       }
       progress.Update(p);
-      summary.samples += bs;
-      events_samples += bs;
-      if (events && (clock.NowSeconds() - events_time >= 1.0 || b + 1 == steps_per_epoch ||
-                     global_step == total_steps)) {
+      summary.samples += q.size;
+      events_samples += q.size;
+      if (q.global_step == warmup_steps) {
+        warmup_end = clock.NowSeconds();
+        warmup_samples = summary.samples;
+      }
+      if (events && (clock.NowSeconds() - events_time >= 1.0 || q.batch + 1 == steps_per_epoch ||
+                     q.global_step == total_steps)) {
         const double now = clock.NowSeconds();
         std::vector<std::pair<std::string, double>> train_metrics;
         for (auto& m : metrics) train_metrics.emplace_back(m->name(), m->Result());
@@ -246,16 +263,53 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
         events_time = now;
         events_samples = 0;
       }
+      return Status::Ok();
+    };
+    auto finish_queued = [&]() -> Status {
+      if (!queued) return Status::Ok();
+      Status s = finish(*queued);
+      queued.reset();
+      return s;
+    };
+    for (int64_t b = first_batch; b < steps_per_epoch && global_step < total_steps; ++b) {
+      EDL_ASSIGN_OR_RETURN(data::Examples batch, batcher.Batch(b));
+      std::vector<nn::Var> out = cm.model->Forward(ModelInputs(batch, cm), true);
+      EDL_RETURN_IF_ERROR(CheckBatch(batch.labels, out[0].value(), cm, metrics,
+                                     "--training_data " + o.training_data));
+      nn::Var loss = cm.loss->Compute(out[0], batch.labels);
+      // A model without weight penalties gives a constant zero: leave it out
+      // of the graph.
+      nn::Var reg = cm.model->RegularizationLoss();
+      nn::Backward(reg.requires_grad() ? nn::fn::Add(loss, reg) : loss);
+      cm.optimizer->Apply(params);
+      for (auto* prm : params) prm->ZeroGrad();
+      QueuedStep step;
+      step.loss = tensor::HostReadback(loss.value());
+      if (!metrics.empty()) {
+        step.predictions = tensor::HostReadback(cm.ForMetrics(out[0].value()));
+      }
+      step.labels = batch.labels;
+      step.size = batch.size();
+      step.batch = b;
+      step.global_step = ++global_step;
+      step.version = cm.optimizer->iterations();
+      // The previous step is read now that this one is queued.
+      EDL_RETURN_IF_ERROR(finish_queued());
+      queued = std::move(step);
+      if (sync_every_step) EDL_RETURN_IF_ERROR(finish_queued());
 
       const int64_t version = cm.optimizer->iterations();
-      if (o.evaluation_steps > 0 && version % o.evaluation_steps == 0) {
-        EDL_RETURN_IF_ERROR(evaluate());
+      const bool evaluate_now = o.evaluation_steps > 0 && version % o.evaluation_steps == 0;
+      const bool checkpoint_now = o.checkpoint_steps > 0 && version % o.checkpoint_steps == 0;
+      if (evaluate_now || checkpoint_now || b + 1 == steps_per_epoch ||
+          global_step == total_steps) {
+        EDL_RETURN_IF_ERROR(finish_queued());
       }
-      if (o.checkpoint_steps > 0 && version % o.checkpoint_steps == 0) {
-        EDL_RETURN_IF_ERROR(checkpoint());
-      }
+      if (evaluate_now) EDL_RETURN_IF_ERROR(evaluate());
+      if (checkpoint_now) EDL_RETURN_IF_ERROR(checkpoint());
       if (b + 1 == steps_per_epoch) cm.epoch = epoch + 1;  // the epoch is complete
     }
+    EDL_RETURN_IF_ERROR(finish_queued());
     p.metrics.clear();
     for (auto& m : metrics) p.metrics.emplace_back(m->name(), m->Result());
     progress.EndEpoch(p);
@@ -265,6 +319,15 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   }
   summary.steps = global_step;
   summary.seconds = clock.NowSeconds() - start;
+  if (global_step > warmup_steps && summary.seconds + start > warmup_end) {
+    const double after = summary.seconds + start - warmup_end;
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "training: %.0f samples/s after the first %lld steps (which took %.2f s)",
+                  static_cast<double>(summary.samples - warmup_samples) / after,
+                  static_cast<long long>(warmup_steps), warmup_end - start);
+    EDL_LOG(INFO) << line;
+  }
   // The summary's validation figures are those of the final model.
   EDL_RETURN_IF_ERROR(evaluate());
   EDL_RETURN_IF_ERROR(checkpoint());

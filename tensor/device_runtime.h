@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "base/status.h"
@@ -43,13 +44,22 @@ class DeviceRuntime {
                           size_t bytes) = 0;
   virtual void CopyOnDevice(void* device_dst, const void* device_src,
                             size_t bytes) = 0;
+  // A copy to the host in two halves, so a loop can queue its next step
+  // before it waits for this one's results (tensor/host_readback.h).
+  // StartCopyToHost queues the copy of `bytes` of device memory after the
+  // work already queued and returns at once with a ticket; the device memory
+  // must stay allocated until FinishCopyToHost(ticket, host_dst) has waited
+  // for the copy and written the bytes to host_dst. Every ticket is finished
+  // exactly once.
+  virtual uint64_t StartCopyToHost(const void* device_src, size_t bytes) = 0;
+  virtual void FinishCopyToHost(uint64_t ticket, void* host_dst) = 0;
   // Waits for all queued device work.
   virtual void Synchronize() = 0;
 };
 
 // Bumped when DeviceRuntime or Backend change; a plugin built for another
 // version is refused.
-inline constexpr int kDeviceRuntimeAbiVersion = 3;
+inline constexpr int kDeviceRuntimeAbiVersion = 4;
 
 // The plugin's entry point: creates the runtime for GPU 0, or returns
 // nonzero with a message in `error`. Lives as long as the process.

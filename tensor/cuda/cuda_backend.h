@@ -113,10 +113,12 @@ class CudaBackend final : public Backend {
                    const Tensor& ids) override;
 
  private:
-  // Runs one convolution on cuDNN (conv.cc).
+  // Runs one convolution on cuDNN (conv.cc): images NHWC and the filter
+  // OHWI, or with nchw images NCHW and the filter OIHW.
   enum class ConvPass { kForward = 0, kBackwardData = 1, kBackwardFilter = 2 };
-  void RunConvolution(ConvPass pass, const ConvGeometry& g, const float* x,
-                      const float* w_ohwi, const float* dy, float* out);
+  void RunConvolution(ConvPass pass, bool nchw, const ConvGeometry& g,
+                      const float* x, const float* w, const float* dy,
+                      float* out);
 
   CudaContext& ctx_;
 };

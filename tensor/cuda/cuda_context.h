@@ -35,7 +35,7 @@
 namespace edl::tensor::cuda {
 
 // A convolution problem after explicit padding: kind (0 forward, 1 backward
-// data, 2 backward filter), N, H, W, C, O, kh, kw, strides, dilations, pads,
+// data, 2 backward filter; 3 more when it runs in NCHW), N, H, W, C, O, kh, kw, strides, dilations, pads,
 // groups.
 using ConvKey =
     std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,

@@ -1,5 +1,5 @@
 // RAII wrappers of the cuDNN descriptors the backend builds per call: NHWC
-// float tensors, OHWI (cuDNN's NHWC "KRSC") filters, 2-D cross-correlations
+// (or NCHW) float tensors, OHWI (cuDNN's NHWC "KRSC") or OIHW filters, 2-D cross-correlations
 // restricted to FMA kernels (no TF32, so results match the fp32 reference),
 // grouped ones included, and softmax's [outer, size, inner] view.
 #pragma once
@@ -29,6 +29,15 @@ class TensorDesc {
         CheckedInt(c), CheckedInt(h), CheckedInt(w)));
     return d;
   }
+  // NCHW image [n, c, h, w] (the layout of the convolutions that run on
+  // transposed copies, conv.cc).
+  static TensorDesc Nchw(int64_t n, int64_t c, int64_t h, int64_t w) {
+    TensorDesc d;
+    EDL_CUDNN_CHECK(cudnnSetTensor4dDescriptor(
+        d.desc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, CheckedInt(n),
+        CheckedInt(c), CheckedInt(h), CheckedInt(w)));
+    return d;
+  }
   // Dense [n, c, h, 1] (NCHW): softmax over c.
   static TensorDesc Nch(int64_t n, int64_t c, int64_t h) {
     TensorDesc d;
@@ -50,11 +59,13 @@ class TensorDesc {
 
 class FilterDesc {
  public:
-  // OHWI: [o, kh, kw, c] (c: the input channels of one group).
-  FilterDesc(int64_t o, int64_t kh, int64_t kw, int64_t c) {
+  // OHWI: [o, kh, kw, c] (c: the input channels of one group); with nchw,
+  // OIHW: [o, c, kh, kw].
+  FilterDesc(int64_t o, int64_t kh, int64_t kw, int64_t c, bool nchw = false) {
     EDL_CUDNN_CHECK(cudnnCreateFilterDescriptor(&desc_));
     EDL_CUDNN_CHECK(cudnnSetFilter4dDescriptor(
-        desc_, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, CheckedInt(o),
+        desc_, CUDNN_DATA_FLOAT, nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC,
+        CheckedInt(o),
         CheckedInt(c), CheckedInt(kh), CheckedInt(kw)));
   }
   ~FilterDesc() { cudnnDestroyFilterDescriptor(desc_); }

@@ -107,6 +107,10 @@ void Transpose2D(const float* x, float* y, int64_t rows, int64_t cols,
 // i < rows, j < cols (a column block of a wider matrix, e.g. one RNN gate).
 void TransposeStrided(const float* x, int64_t x_ld, float* y, int64_t y_ld,
                       int64_t rows, int64_t cols, cudaStream_t stream);
+// y [batch, cols, rows] from x [batch, rows, cols]: images between NHWC
+// ([n, h * w, c]) and NCHW ([n, c, h * w]).
+void BatchedTranspose(const float* x, float* y, int64_t batch, int64_t rows,
+                      int64_t cols, cudaStream_t stream);
 // y (y_dims, contiguous, n elements) = x with its axes permuted: axis k of y
 // is x's axis perm[k], whose element stride x_strides.v[k] carries.
 void Permute(const float* x, const Dims& x_strides, float* y,

@@ -1,7 +1,7 @@
 // The plugin's entry point (edl_cuda_plugin_create, see
 // tensor/device_runtime.h) and CudaRuntime, the DeviceRuntime of GPU 0: one
 // non-blocking stream, the caching allocator, the cuBLAS and cuDNN handles,
-// the pinned upload ring and the CudaBackend over them.
+// the pinned upload ring, the readback pool and the CudaBackend over them.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
@@ -12,6 +12,7 @@
 
 #include "tensor/cuda/cuda_backend.h"
 #include "tensor/cuda/cuda_context.h"
+#include "tensor/cuda/readback_pool.h"
 #include "tensor/cuda/upload_ring.h"
 #include "tensor/device_runtime.h"
 
@@ -73,6 +74,12 @@ class CudaRuntime final : public DeviceRuntime {
     EDL_CUDA_CHECK(cudaMemcpyAsync(device_dst, device_src, bytes,
                                    cudaMemcpyDeviceToDevice, ctx_.stream));
   }
+  uint64_t StartCopyToHost(const void* device_src, size_t bytes) override {
+    return readbacks_.Start(device_src, bytes, ctx_.stream);
+  }
+  void FinishCopyToHost(uint64_t ticket, void* host_dst) override {
+    readbacks_.Finish(ticket, host_dst);
+  }
   void Synchronize() override {
     EDL_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream));
   }
@@ -82,6 +89,7 @@ class CudaRuntime final : public DeviceRuntime {
   CudaContext ctx_;
   std::unique_ptr<CudaBackend> backend_;
   UploadRing uploads_{64u << 20};
+  ReadbackPool readbacks_;
 };
 
 void SetError(char* error, size_t size, const std::string& message) {

@@ -1,6 +1,8 @@
 // Layout and indexing kernels: dtype casts, 2-D transposes (conv kernels
-// between Keras' HWIO and cuDNN's OHWI, RNN gate blocks), axis permutations, NHWC padding and cropping
+// between Keras' HWIO and cuDNN's OHWI, RNN gate blocks, images between NHWC
+// and NCHW), axis permutations, NHWC padding and cropping
 // (asymmetric convolution padding), embedding gather and scatter-add.
+#include <algorithm>
 #include <cstdint>
 
 #include "tensor/cuda/kernels.h"
@@ -41,10 +43,14 @@ void CastFrom(const From* x, void* y, int to, int64_t n, cudaStream_t stream) {
 constexpr int kTile = 32;
 
 // Shared-memory tiled transpose: x [rows, cols] (row stride x_ld) ->
-// y [cols, rows] (row stride y_ld).
-__global__ void TransposeKernel(const float* x, int64_t x_ld, float* y,
-                                int64_t y_ld, int64_t rows, int64_t cols) {
+// y [cols, rows] (row stride y_ld), for each of gridDim.z matrices (batch
+// element z at x + z * x_batch, y + z * y_batch).
+__global__ void TransposeKernel(const float* x, int64_t x_ld, int64_t x_batch,
+                                float* y, int64_t y_ld, int64_t y_batch,
+                                int64_t rows, int64_t cols) {
   __shared__ float tile[kTile][kTile + 1];
+  x += static_cast<int64_t>(blockIdx.z) * x_batch;
+  y += static_cast<int64_t>(blockIdx.z) * y_batch;
   const int64_t c = static_cast<int64_t>(blockIdx.x) * kTile + threadIdx.x;
   for (int k = threadIdx.y; k < kTile; k += blockDim.y) {
     const int64_t r = static_cast<int64_t>(blockIdx.y) * kTile + k;
@@ -55,6 +61,26 @@ __global__ void TransposeKernel(const float* x, int64_t x_ld, float* y,
   for (int k = threadIdx.y; k < kTile; k += blockDim.y) {
     const int64_t cc = static_cast<int64_t>(blockIdx.x) * kTile + k;
     if (r < rows && cc < cols) y[cc * y_ld + r] = tile[threadIdx.x][k];
+  }
+}
+
+void LaunchTranspose(const float* x, int64_t x_ld, int64_t x_batch, float* y,
+                     int64_t y_ld, int64_t y_batch, int64_t batch,
+                     int64_t rows, int64_t cols, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return;
+  const int64_t col_tiles = (cols + kTile - 1) / kTile;
+  const int64_t row_tiles = (rows + kTile - 1) / kTile;
+  EDL_CHECK(col_tiles < (int64_t{1} << 31) && row_tiles <= 65535)
+      << "transpose of " << rows << " x " << cols << " too large";
+  constexpr int64_t kMaxZ = 65535;
+  for (int64_t b = 0; b < batch; b += kMaxZ) {
+    dim3 grid(static_cast<unsigned>(col_tiles),
+              static_cast<unsigned>(row_tiles),
+              static_cast<unsigned>(std::min(kMaxZ, batch - b)));
+    TransposeKernel<<<grid, dim3(kTile, 8), 0, stream>>>(
+        x + b * x_batch, x_ld, x_batch, y + b * y_batch, y_ld, y_batch, rows,
+        cols);
+    EDL_CUDA_LAUNCHED();
   }
 }
 
@@ -140,12 +166,13 @@ void Transpose2D(const float* x, float* y, int64_t rows, int64_t cols,
 
 void TransposeStrided(const float* x, int64_t x_ld, float* y, int64_t y_ld,
                       int64_t rows, int64_t cols, cudaStream_t stream) {
-  if (rows == 0 || cols == 0) return;
-  dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile),
-            static_cast<unsigned>((rows + kTile - 1) / kTile));
-  TransposeKernel<<<grid, dim3(kTile, 8), 0, stream>>>(x, x_ld, y, y_ld, rows,
-                                                       cols);
-  EDL_CUDA_LAUNCHED();
+  LaunchTranspose(x, x_ld, 0, y, y_ld, 0, 1, rows, cols, stream);
+}
+
+void BatchedTranspose(const float* x, float* y, int64_t batch, int64_t rows,
+                      int64_t cols, cudaStream_t stream) {
+  LaunchTranspose(x, cols, rows * cols, y, rows, rows * cols, batch, rows,
+                  cols, stream);
 }
 
 void Permute(const float* x, const Dims& x_strides, float* y,

@@ -8,14 +8,19 @@
 //   tensor::ScopedDeviceRuntime scope(tensor::Device::kCUDA, &fake);
 //
 // It counts uploads and downloads so tests can assert where copies happen.
-// Thread-safe (counters are atomic; memory comes from aligned_alloc).
+// Thread-safe (counters are atomic; memory comes from aligned_alloc; started
+// copies are kept under a mutex).
 #pragma once
 
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
+#include <vector>
 
+#include "base/check.h"
 #include "tensor/backend.h"
 #include "tensor/device_runtime.h"
 
@@ -48,7 +53,26 @@ class HostMemoryDeviceRuntime : public tensor::DeviceRuntime {
   void CopyOnDevice(void* dst, const void* src, size_t bytes) override {
     std::memmove(dst, src, bytes);
   }
+  uint64_t StartCopyToHost(const void* src, size_t bytes) override {
+    ++downloads_;
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto* p = static_cast<const char*>(src);
+    started_[++last_ticket_].assign(p, p + bytes);
+    return last_ticket_;
+  }
+  void FinishCopyToHost(uint64_t ticket, void* dst) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = started_.find(ticket);
+    EDL_CHECK(it != started_.end()) << "copy ticket " << ticket << " unknown or finished";
+    std::memcpy(dst, it->second.data(), it->second.size());
+    started_.erase(it);
+  }
   void Synchronize() override {}
+  // Copies started and not yet finished.
+  size_t unfinished_copies() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return started_.size();
+  }
 
   int64_t uploads() const { return uploads_.load(); }
   int64_t downloads() const { return downloads_.load(); }
@@ -59,6 +83,9 @@ class HostMemoryDeviceRuntime : public tensor::DeviceRuntime {
   std::atomic<int64_t> uploads_{0};
   std::atomic<int64_t> downloads_{0};
   std::atomic<int64_t> live_bytes_{0};
+  mutable std::mutex mu_;
+  uint64_t last_ticket_ = 0;                      // guarded by mu_
+  std::map<uint64_t, std::vector<char>> started_;  // guarded by mu_
 };
 
 }  // namespace edl::testing
