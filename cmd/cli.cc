@@ -47,7 +47,8 @@ int Main(int argc, char** argv) {
     Runner control = AddControlCommands(app);
     for (CLI::App* sub : app.get_subcommands({})) {
       const std::string& n = sub->get_name();
-      if (n == "status" || n == "stop" || n == "scale" || n == "logs" || n == "list") {
+      if (n == "status" || n == "stop" || n == "scale" || n == "logs" || n == "list" ||
+          n == "dashboard") {
         runners[sub] = control;
       }
     }

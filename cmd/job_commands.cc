@@ -60,6 +60,23 @@ Result<std::unique_ptr<net::RpcChannel>> ConnectToJob(const std::string& root,
   return std::make_unique<net::RpcChannel>(a.host, a.port, secret);
 }
 
+// edl dashboard JOB for a local job: the page's URL, its secret in the
+// fragment (which the browser keeps to itself and the page sends as a bearer
+// token), once the master answers.
+int PrintLocalDashboard(const std::string& root, const std::string& job) {
+  auto dir = roles::FindJobDirectory(root, job);
+  if (!dir.ok()) return Fail(dir.status().message());
+  auto secret = roles::ReadSecret(*dir);
+  if (!secret.ok()) return Fail(secret.status().message());
+  auto a = roles::ReadMasterAddress(*dir);
+  if (!a.ok()) return Fail(a.status().message());
+  net::RpcChannel channel(a->host, a->port, *secret);
+  auto r = channel.Get("/status", net::Millis(10000));
+  if (!r.ok()) return Fail("job " + job + ": " + r.status().message());
+  std::printf("http://%s:%d/#token=%s\n", a->host.c_str(), a->port, secret->c_str());
+  return 0;
+}
+
 }  // namespace
 
 std::string JobsRootFlagDefault() { return DefaultJobsRoot(); }
@@ -272,6 +289,7 @@ Runner AddControlCommands(CLI::App& parent) {
     roles::job::KubeJobOptions kube;
     std::string process;
     bool follow = false;
+    int port = 0;
   };
   auto s = std::make_shared<State>();
   CLI::App* status = parent.add_subcommand("status", "Show a running job's status");
@@ -280,7 +298,11 @@ Runner AddControlCommands(CLI::App& parent) {
   CLI::App* logs = parent.add_subcommand("logs", "Print the log of a job on Kubernetes (its "
                                                  "master's, or one process's)");
   CLI::App* list = parent.add_subcommand("list", "List the edl jobs of a Kubernetes namespace");
-  for (CLI::App* app : {status, stop, scale, logs, list}) {
+  CLI::App* dashboard = parent.add_subcommand(
+      "dashboard",
+      "Print the URL of a running job's live page (progress, curves, workers, data ledger, "
+      "incidents); on Kubernetes, serve it on a local port relayed through the API server");
+  for (CLI::App* app : {status, stop, scale, logs, list, dashboard}) {
     if (app != list) app->add_option("JOB", s->job, "The job's --job_name")->required();
     app->add_option("--jobs_dir", s->root, "Where local jobs keep their directories")
         ->capture_default_str();
@@ -300,7 +322,12 @@ Runner AddControlCommands(CLI::App& parent) {
   logs->add_option("--process", s->process,
                    "Whose log: master (default), ps-N or worker-N (its newest pod)");
   logs->add_flag("-f,--follow", s->follow, "Keep streaming until the pod ends");
-  return [s, status, stop, scale, logs, list]() {
+  dashboard->add_option("--port", s->port,
+                        "With --cluster=kube: the local port to serve the page on (0: a free "
+                        "one; the URL is printed)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  return [s, status, stop, scale, logs, list, dashboard]() {
     if (scale->parsed() && s->num_ps >= 0) {
       return Fail("edl scale --num_ps_pods: a running job's parameter servers hold its model in "
                   "shards, which edl does not re-shard; stop the job and resubmit it from its "
@@ -314,6 +341,7 @@ Runner AddControlCommands(CLI::App& parent) {
       else if (stop->parsed()) st = roles::job::KubeStopJob(s->kube, s->job, stdout);
       else if (logs->parsed()) st = roles::job::KubeJobLogs(s->kube, s->job, s->process, s->follow, stdout);
       else if (list->parsed()) st = roles::job::KubeListJobs(s->kube, stdout);
+      else if (dashboard->parsed()) st = roles::job::KubeDashboard(s->kube, s->job, s->port, stdout);
       else st = roles::job::KubeScaleJob(s->kube, s->job, s->num_workers, stdout);
       if (!st.ok()) return Fail(st.message());
       return 0;
@@ -322,6 +350,7 @@ Runner AddControlCommands(CLI::App& parent) {
       return Fail(std::string("edl ") + (logs->parsed() ? "logs" : "list") +
                   " works with --cluster=kube; a local job logs to the terminal that started it");
     }
+    if (dashboard->parsed()) return PrintLocalDashboard(s->root, s->job);
     auto channel = ConnectToJob(s->root, s->job);
     if (!channel.ok()) return Fail(channel.status().message());
     const net::Millis deadline(10000);

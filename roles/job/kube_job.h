@@ -53,5 +53,12 @@ Status KubeScaleJob(const KubeJobOptions& access, const std::string& job, int nu
                     FILE* out);
 // The jobs in the namespace: one line each with the master pod's phase.
 Status KubeListJobs(const KubeJobOptions& access, FILE* out);
+// The job page of a job on Kubernetes on this machine: serves
+// http://127.0.0.1:`port`/ (0: a free port), relaying GET /, /status and
+// /series to the master through the API server's service proxy (so the
+// user's RBAC on services/proxy guards it, as for `edl status`), prints the
+// URL to `out` and serves until the process is ended (Ctrl-C). Returns only
+// errors: no such job, its master not running or not reachable.
+Status KubeDashboard(const KubeJobOptions& access, const std::string& job, int port, FILE* out);
 
 }  // namespace edl::roles::job

@@ -17,6 +17,7 @@
 #include "kube/json_path.h"
 #include "roles/cluster/hosted_cluster.h"
 #include "roles/cluster/local_cluster.h"
+#include "roles/job/job_page.h"
 #include "roles/job/master_cluster.h"
 #include "roles/job/master_process.h"
 #include "roles/job/ps_process.h"
@@ -124,6 +125,11 @@ Status MasterJob::Serve() {
   server_->HandleGet("/series", [this] {
     return net::HttpResponse{200, "application/json", events_->series().ToJson().dump()};
   }, /*public_access=*/o.kube.enabled);
+  // The job page: static HTML whose scripts fetch status and series with
+  // the secret from the URL fragment, so serving the page itself needs none.
+  server_->HandleGet("/", [] {
+    return net::HttpResponse{200, "text/html; charset=utf-8", kJobPageHtml};
+  }, /*public_access=*/true);
   server_->HandleGet("/metrics", [this] {
     return net::HttpResponse{200, "text/plain; version=0.0.4", core_->PrometheusText()};
   }, /*public_access=*/true);

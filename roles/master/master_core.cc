@@ -289,6 +289,9 @@ void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
     return;
   }
   const protocol::Task& task = *outcome.task;
+  if (r.ok) {
+    if (WorkerInfo* w = membership_.Find(r.worker_id)) ++w->tasks_done;
+  }
   if (task.type == TaskType::kTraining) {
     model_version_ = std::max(model_version_, r.model_version);
     // A late report still trained its records (its gradients were applied).

@@ -101,6 +101,10 @@ std::string MasterCore::StatusJson() const {
                        {"last_heartbeat_age_s",
                         static_cast<double>(now - w.last_seen_nanos) * 1e-9},
                        {"stopping", w.stopping},
+                       {"state", w.stopping ? "stopping" : "running"},
+                       {"registered_age_s",
+                        static_cast<double>(now - w.registered_nanos) * 1e-9},
+                       {"tasks_done", w.tasks_done},
                        {"tasks", tasks}});
   }
   j["workers"] = workers;

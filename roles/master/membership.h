@@ -38,6 +38,9 @@ struct WorkerInfo {
   int64_t last_get_request = 0;
   int64_t last_get_task = 0;
   int64_t last_report_task = 0;
+  // Tasks this registration finished (for status and the job page; not
+  // journaled: a restarted master counts from 0).
+  int64_t tasks_done = 0;
 };
 
 enum class Standing {

@@ -14,6 +14,7 @@
 
 #include "kube/client.h"
 #include "kube/config.h"
+#include "net/rpc.h"
 #include "tests/testing/job_report.h"
 #include "tests/testing/run_edl.h"
 
@@ -248,6 +249,29 @@ TEST(EdlOnKube, StoppingTheJobRemovesEveryPodOfTheJob) {
   RunResult status = RunEdl({"status", "gc", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
   ASSERT_EQ(status.exit_code, 0) << status.err;
   EXPECT_NE(status.out.find("model_version"), std::string::npos) << status.out;
+  {
+    // edl dashboard: the page and its data on a local port, relayed through
+    // the service proxy (no job secret: RBAC on services/proxy guards it).
+    EdlProcess dashboard({"dashboard", "gc", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
+    std::smatch m;
+    std::string out;
+    ASSERT_TRUE(WaitFor([&] {
+      out = dashboard.Out();
+      return std::regex_search(out, m, std::regex(R"(http://127\.0\.0\.1:([0-9]+)/)"));
+    }, 30)) << dashboard.Err();
+    net::RpcChannel page("127.0.0.1", std::stoi(m[1]), "any");
+    auto html = page.Get("/", net::Millis(10000));
+    ASSERT_TRUE(html.ok()) << html.status().message();
+    EXPECT_NE(html->find("<title>edl job</title>"), std::string::npos);
+    auto relayed = page.Get("/status", net::Millis(10000));
+    ASSERT_TRUE(relayed.ok()) << relayed.status().message();
+    EXPECT_NE(relayed->find("\"job\":\"gc\""), std::string::npos) << *relayed;
+    EXPECT_TRUE(page.Get("/series", net::Millis(10000)).ok());
+    EXPECT_FALSE(page.Get("/metrics", net::Millis(10000)).ok());  // not relayed
+  }
+  RunResult no_job = RunEdl({"dashboard", "nojob", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
+  EXPECT_NE(no_job.exit_code, 0);
+  EXPECT_NE(no_job.err.find("nojob"), std::string::npos) << no_job.err;
   // worker-1's own log (its pod's), once it has registered.
   RunResult logs;
   EXPECT_TRUE(WaitFor([&] {

@@ -1,0 +1,122 @@
+// The job page of a running distributed job: `edl dashboard` prints its URL,
+// the master serves the page without the secret but its data only with it,
+// and headless Chromium (Debian's chromium) running the page's scripts shows
+// the job's state, curves, workers, ledger and incidents.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+
+#include "net/rpc.h"
+#include "tests/testing/job_report.h"
+#include "tests/testing/run_edl.h"
+#include "tests/testing/skip.h"
+
+namespace edl::testing {
+namespace {
+
+const std::string kData = EDL_FASHION_MNIST;
+
+// Runs a shell command, returning its exit code and stdout.
+int Shell(const std::string& command, std::string* out) {
+  FILE* p = ::popen(command.c_str(), "r");
+  if (p == nullptr) return -1;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
+  return ::pclose(p);
+}
+
+// The number in `attr="N"` of the first chart with data-tag `tag`, or -1.
+int ChartPoints(const std::string& dom, const std::string& tag) {
+  std::smatch m;
+  if (!std::regex_search(dom, m, std::regex("data-tag=\"" + tag + "\" data-points=\"([0-9]+)\""))) {
+    return -1;
+  }
+  return std::stoi(m[1]);
+}
+
+TEST(JobPage, ServesTheRunningJobToABrowserAndItsDataOnlyWithTheSecret) {
+  TempDir dir;
+  EdlProcess job({"train", "--distribution_strategy=ParameterServerStrategy", "--job_name=page",
+                  "--jobs_dir=" + dir.path(), "--grace_period=5",
+                  "--model_def=zoo:fashion_mnist_mlp",
+                  "--training_data=" + kData + "/train-images-idx3-ubyte.gz",
+                  "--validation_data=" + kData + "/t10k-images-idx3-ubyte.gz",
+                  "--evaluation_steps=100", "--num_epochs=50", "--num_workers=2",
+                  "--num_ps_pods=1"});
+  ASSERT_TRUE(WaitFor([&] {
+    nlohmann::json s = JobStatus(dir.path(), "page");
+    return Version(s) >= 300 && s.value("evaluations_total", 0) >= 2;
+  }, 90)) << job.Err();
+
+  RunResult missing = RunEdl({"dashboard", "nosuchjob", "--jobs_dir=" + dir.path()});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("nosuchjob"), std::string::npos) << missing.err;
+
+  RunResult d = RunEdl({"dashboard", "page", "--jobs_dir=" + dir.path()});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(d.out, m, std::regex(R"(http://([0-9.]+):([0-9]+)/#token=([0-9a-f]+))")))
+      << d.out;
+  const std::string url = m[0], host = m[1], token = m[3];
+  const int port = std::stoi(m[2]);
+
+  // The page is public; the data behind it and unknown paths need the secret.
+  const net::Millis deadline(10000);
+  net::RpcChannel stranger(host, port, "not-the-secret");
+  auto page = stranger.Get("/", deadline);
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  EXPECT_NE(page->find("<title>edl job</title>"), std::string::npos);
+  EXPECT_FALSE(stranger.Get("/status", deadline).ok());
+  EXPECT_FALSE(stranger.Get("/series", deadline).ok());
+  EXPECT_FALSE(stranger.Get("/../" + dir.path() + "/page/secret", deadline).ok());
+  net::RpcChannel owner(host, port, token);
+  EXPECT_TRUE(owner.Get("/series", deadline).ok());
+  auto traversal = owner.Get("/../../etc/passwd", deadline);
+  ASSERT_FALSE(traversal.ok());
+  EXPECT_NE(traversal.status().message().find("no handler"), std::string::npos)
+      << traversal.status().message();
+
+  // Headless Chromium runs the page's scripts against the live job.
+  std::string version;
+  if (Shell("chromium --version 2>/dev/null", &version) != 0) {
+    EDL_SKIP_OR_FAIL_IN_CI("chromium is not installed (Debian package chromium)");
+  }
+  std::string dom;
+  // --virtual-time-budget lets the page's requests and timers run before
+  // the DOM is dumped; as root, Chromium needs --no-sandbox.
+  const std::string chromium = "chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "
+                               "--virtual-time-budget=8000 ";
+  ASSERT_EQ(Shell(chromium + "--dump-dom '" + url + "' 2>/dev/null", &dom), 0);
+  EXPECT_NE(dom.find("data-loaded=\"true\""), std::string::npos) << dom;
+  EXPECT_NE(dom.find(">edl job page</h1>"), std::string::npos);
+  EXPECT_NE(dom.find("class=\"badge running\">running<"), std::string::npos);
+  EXPECT_NE(dom.find("ParameterServerStrategy"), std::string::npos);
+  EXPECT_GE(ChartPoints(dom, "train/loss"), 2) << dom;
+  EXPECT_GE(ChartPoints(dom, "validation/accuracy"), 2) << dom;
+  EXPECT_GE(ChartPoints(dom, "train/samples_per_second"), 1) << dom;
+  EXPECT_NE(dom.find("<td>worker-0</td>"), std::string::npos);
+  EXPECT_NE(dom.find("<td>worker-1</td>"), std::string::npos);
+  EXPECT_NE(dom.find("<td>ps-0</td>"), std::string::npos);
+  EXPECT_NE(dom.find("<th>trained more than once</th>"), std::string::npos);
+  EXPECT_NE(dom.find("records/s, ETA "), std::string::npos);
+  EXPECT_NE(dom.find("<p id=\"error\"></p>"), std::string::npos);  // no error shown
+  // EDL_JOB_PAGE_SCREENSHOT=file.png also saves what the page looks like
+  // (docs/job-page.png was made so).
+  if (const char* shot = std::getenv("EDL_JOB_PAGE_SCREENSHOT")) {
+    std::string ignored;
+    EXPECT_EQ(Shell(chromium + "--window-size=1280,1300 --screenshot='" + std::string(shot) +
+                    "' '" + url + "' 2>/dev/null", &ignored), 0);
+  }
+
+  RunResult stop = RunEdl({"stop", "page", "--jobs_dir=" + dir.path()});
+  EXPECT_EQ(stop.exit_code, 0) << stop.err;
+  job.Wait();
+}
+
+}  // namespace
+}  // namespace edl::testing
