@@ -48,7 +48,7 @@ int Main(int argc, char** argv) {
     for (CLI::App* sub : app.get_subcommands({})) {
       const std::string& n = sub->get_name();
       if (n == "status" || n == "stop" || n == "scale" || n == "logs" || n == "list" ||
-          n == "dashboard") {
+          n == "dashboard" || n == "wait") {
         runners[sub] = control;
       }
     }

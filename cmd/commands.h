@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 namespace CLI {
@@ -23,8 +24,11 @@ Runner AddVersionCommand(CLI::App& parent);
 Runner AddMasterCommand(CLI::App& parent);
 Runner AddPsCommand(CLI::App& parent);
 Runner AddWorkerCommand(CLI::App& parent);
-// status, stop and scale share one runner.
+// status, stop, scale, logs, list, dashboard and wait share one runner.
 Runner AddControlCommands(CLI::App& parent);
+// `edl status --format=text`: one line per field of the status JSON
+// (`state: running`, `tasks.training.done: 3`, `workers[0]: name=worker-0 …`).
+std::string StatusText(const nlohmann::json& status);
 // $XDG_RUNTIME_DIR/edl, else /tmp/edl-<uid>.
 std::string JobsRootFlagDefault();
 // The path of this edl binary (/proc/self/exe); "" if it cannot be read.

@@ -1,14 +1,19 @@
 // The processes of a distributed job (edl master / ps / worker, normally
 // launched by the job itself) and job control (edl status / stop / scale).
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
+#include "base/file.h"
 #include "base/logging.h"
 #include "base/memory.h"
 #include "cmd/commands.h"
@@ -77,7 +82,80 @@ int PrintLocalDashboard(const std::string& root, const std::string& job) {
   return 0;
 }
 
+// edl wait JOB for a local job: the exit code the job's `edl train`
+// recorded in outcome.json when the job ended; 124 after `timeout_s`; 1 when
+// the job's processes are gone without an outcome (its `edl train` killed).
+int WaitForLocalJob(const std::string& root, const std::string& job, double timeout_s) {
+  auto dir = roles::FindJobDirectory(root, job);
+  if (!dir.ok()) return Fail(dir.status().message());
+  const auto start = std::chrono::steady_clock::now();
+  int gone_checks = 0;  // consecutive checks that found no live master
+  while (true) {
+    if (Result<std::string> text = ReadFile(dir->OutcomePath()); text.ok()) {
+      nlohmann::json o = nlohmann::json::parse(*text, nullptr, false);
+      if (o.is_object() && o.contains("exit_code") && o["exit_code"].is_number_integer()) {
+        const int code = o["exit_code"].get<int>();
+        std::printf("job %s: %s (exit code %d)\n", job.c_str(), code == 0 ? "succeeded" : "failed",
+                    code);
+        return code;
+      }
+      return Fail("job " + job + ": " + dir->OutcomePath() + " is not a job outcome");
+    }
+    // No outcome yet: the job runs while its master (or, between masters,
+    // its host restarting one) lives.
+    auto a = roles::ReadMasterAddress(*dir);
+    const bool alive = a.ok() && a->pid > 0 && (::kill(static_cast<pid_t>(a->pid), 0) == 0 || errno == EPERM);
+    gone_checks = alive ? 0 : gone_checks + 1;
+    if (gone_checks >= 20) {
+      return Fail("job " + job + ": its processes are gone and it recorded no outcome (was its "
+                  "`edl train` killed?)");
+    }
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (timeout_s > 0 && waited >= timeout_s) {
+      std::fprintf(stderr, "edl: job %s still running after %.0f s\n", job.c_str(), timeout_s);
+      return 124;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // polling the job directory
+  }
+}
+
+// The status JSON as one line per field: scalars as `key: value`, objects
+// flattened (`tasks.training.done: 3`), arrays of objects one line per element
+// (`workers[0]: name=worker-0 pid=42 …`, nested values as compact JSON).
+void AppendText(const std::string& key, const nlohmann::json& v, std::string* out) {
+  if (v.is_object()) {
+    if (v.empty()) *out += key + ":\n";
+    for (auto it = v.begin(); it != v.end(); ++it) AppendText(key + "." + it.key(), it.value(), out);
+    return;
+  }
+  if (v.is_array()) {
+    if (v.empty()) *out += key + ":\n";
+    for (size_t i = 0; i < v.size(); ++i) {
+      const nlohmann::json& e = v[i];
+      std::string line = key + "[" + std::to_string(i) + "]:";
+      if (e.is_object()) {
+        for (auto it = e.begin(); it != e.end(); ++it) {
+          line += " " + it.key() + "=" +
+                  (it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+        }
+      } else {
+        line += " " + (e.is_string() ? e.get<std::string>() : e.dump());
+      }
+      *out += line + "\n";
+    }
+    return;
+  }
+  *out += key + ": " + (v.is_string() ? v.get<std::string>() : v.dump()) + "\n";
+}
+
 }  // namespace
+
+std::string StatusText(const nlohmann::json& status) {
+  std::string out;
+  for (auto it = status.begin(); it != status.end(); ++it) AppendText(it.key(), it.value(), &out);
+  return out;
+}
 
 std::string JobsRootFlagDefault() { return DefaultJobsRoot(); }
 
@@ -290,6 +368,8 @@ Runner AddControlCommands(CLI::App& parent) {
     std::string process;
     bool follow = false;
     int port = 0;
+    std::string format = "json";
+    double timeout_s = 0;
   };
   auto s = std::make_shared<State>();
   CLI::App* status = parent.add_subcommand("status", "Show a running job's status");
@@ -302,7 +382,9 @@ Runner AddControlCommands(CLI::App& parent) {
       "dashboard",
       "Print the URL of a running job's live page (progress, curves, workers, data ledger, "
       "incidents); on Kubernetes, serve it on a local port relayed through the API server");
-  for (CLI::App* app : {status, stop, scale, logs, list, dashboard}) {
+  CLI::App* wait = parent.add_subcommand(
+      "wait", "Wait until a job ends and exit with its exit code (0: it succeeded), for scripts");
+  for (CLI::App* app : {status, stop, scale, logs, list, dashboard, wait}) {
     if (app != list) app->add_option("JOB", s->job, "The job's --job_name")->required();
     app->add_option("--jobs_dir", s->root, "Where local jobs keep their directories")
         ->capture_default_str();
@@ -327,7 +409,17 @@ Runner AddControlCommands(CLI::App& parent) {
                         "one; the URL is printed)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
-  return [s, status, stop, scale, logs, list, dashboard]() {
+  status->add_option("--format", s->format,
+                     "json (the master's status, indented) or text (one line per field: "
+                     "`state: running`, `workers[0]: name=worker-0 pid=…`; for scripts)")
+      ->check(CLI::IsMember({"json", "text"}))
+      ->capture_default_str();
+  wait->add_option("--timeout_s", s->timeout_s,
+                   "Give up after this many seconds with exit code 124 (0: wait as long as "
+                   "the job runs)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  return [s, status, stop, scale, logs, list, dashboard, wait]() {
     if (scale->parsed() && s->num_ps >= 0) {
       return Fail("edl scale --num_ps_pods: a running job's parameter servers hold its model in "
                   "shards, which edl does not re-shard; stop the job and resubmit it from its "
@@ -342,7 +434,12 @@ Runner AddControlCommands(CLI::App& parent) {
       else if (logs->parsed()) st = roles::job::KubeJobLogs(s->kube, s->job, s->process, s->follow, stdout);
       else if (list->parsed()) st = roles::job::KubeListJobs(s->kube, stdout);
       else if (dashboard->parsed()) st = roles::job::KubeDashboard(s->kube, s->job, s->port, stdout);
+      else if (wait->parsed()) st = roles::job::KubeWaitJob(s->kube, s->job, s->timeout_s, stdout);
       else st = roles::job::KubeScaleJob(s->kube, s->job, s->num_workers, stdout);
+      if (st.code() == StatusCode::kDeadlineExceeded && wait->parsed()) {
+        std::fprintf(stderr, "edl: %s\n", st.message().c_str());
+        return 124;
+      }
       if (!st.ok()) return Fail(st.message());
       return 0;
     }
@@ -351,6 +448,7 @@ Runner AddControlCommands(CLI::App& parent) {
                   " works with --cluster=kube; a local job logs to the terminal that started it");
     }
     if (dashboard->parsed()) return PrintLocalDashboard(s->root, s->job);
+    if (wait->parsed()) return WaitForLocalJob(s->root, s->job, s->timeout_s);
     auto channel = ConnectToJob(s->root, s->job);
     if (!channel.ok()) return Fail(channel.status().message());
     const net::Millis deadline(10000);
@@ -358,7 +456,8 @@ Runner AddControlCommands(CLI::App& parent) {
       auto r = (*channel)->Get("/status", deadline);
       if (!r.ok()) return Fail("job " + s->job + ": " + r.status().message());
       nlohmann::json j = nlohmann::json::parse(*r, nullptr, false);
-      std::printf("%s\n", j.is_discarded() ? r->c_str() : j.dump(2).c_str());
+      if (j.is_discarded()) return Fail("job " + s->job + ": the master's status is not JSON");
+      std::printf("%s", s->format == "text" ? StatusText(j).c_str() : (j.dump(2) + "\n").c_str());
       return 0;
     }
     const std::string path = stop->parsed() ? "/edl.Control/Stop" : "/edl.Control/Scale";

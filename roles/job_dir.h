@@ -16,6 +16,9 @@ struct JobDirectory {
 
   std::string SecretPath() const { return path + "/secret"; }
   std::string MasterAddressPath() const { return path + "/master.json"; }
+  // {"exit_code": N, "ended_unix_s": T}, written atomically by the job's
+  // `edl train` process when the job ends (edl wait reads it).
+  std::string OutcomePath() const { return path + "/outcome.json"; }
 };
 
 // Creates (or reuses) the job's directory and writes a fresh random secret.

@@ -9,8 +9,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
+#include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "base/file.h"
 #include "base/logging.h"
 #include "base/signal_watcher.h"
 #include "roles/cluster/hosted_cluster.h"
@@ -19,6 +22,7 @@
 #include "roles/job/master_cluster.h"
 #include "roles/job/master_process.h"
 #include "roles/job/ps_process.h"
+#include "roles/job_dir.h"
 
 namespace edl::roles::job {
 namespace {
@@ -137,6 +141,21 @@ int RunJobHost(MasterProcessOptions m) {
   };
   Result<std::string> secret = LoadSecret(m.job);
   if (!secret.ok()) return fail(secret.status());
+  // The job's outcome for `edl wait`, recorded however this function
+  // returns (a failure to start is exit code 1). A job directory reused by
+  // a new job holds no old outcome.
+  struct OutcomeRecorder {
+    JobDirectory dir;
+    int exit_code = 1;
+    ~OutcomeRecorder() {
+      if (dir.path.empty()) return;
+      const json outcome{{"exit_code", exit_code},
+                         {"ended_unix_s", static_cast<double>(::time(nullptr))}};
+      Status s = WriteFileAtomically(dir.OutcomePath(), outcome.dump() + "\n");
+      if (!s.ok()) EDL_LOG(WARNING) << "job host: cannot record the outcome: " << s.message();
+    }
+  } outcome{JobDirectory{m.job.job_dir}};
+  if (!m.job.job_dir.empty()) std::remove(outcome.dir.OutcomePath().c_str());
   // The master listens on the same port whichever master it is, so the
   // workers find the next one where they found the last.
   if (m.port == 0) {
@@ -222,6 +241,7 @@ int RunJobHost(MasterProcessOptions m) {
   }
   master_pid = -1;
   ::close(*listener);
+  outcome.exit_code = exit_code;
   return exit_code;  // `processes` stops whatever is left
 }
 

@@ -51,6 +51,11 @@ Status KubeStopJob(const KubeJobOptions& access, const std::string& job, FILE* o
 // server's service proxy, with the job secret read from the job's Secret.
 Status KubeScaleJob(const KubeJobOptions& access, const std::string& job, int num_workers,
                     FILE* out);
+// Waits until the job's master Job completes (OK, "job JOB: succeeded" to
+// `out`) or fails (the error says why), polling the API server;
+// DeadlineExceeded after `timeout_s` (0: no limit).
+Status KubeWaitJob(const KubeJobOptions& access, const std::string& job, double timeout_s,
+                   FILE* out);
 // The jobs in the namespace: one line each with the master pod's phase.
 Status KubeListJobs(const KubeJobOptions& access, FILE* out);
 // The job page of a job on Kubernetes on this machine: serves

@@ -274,6 +274,42 @@ std::string JobOutcome(const Json& job, std::string* message) {
   return "";
 }
 
+}  // namespace
+
+Status KubeWaitJob(const KubeJobOptions& access, const std::string& job, double timeout_s,
+                   FILE* out) {
+  EDL_ASSIGN_OR_RETURN(KubeConnection c, ConnectToKube(access));
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    auto master_job = c.client->Get(kube::Jobs(), c.ns, MasterName(job));
+    if (!master_job.ok()) {
+      if (master_job.status().code() == StatusCode::kNotFound) {
+        return NotFound("job " + job + ": no Job " + MasterName(job) + " in namespace " + c.ns);
+      }
+      return master_job.status();
+    }
+    std::string message;
+    const std::string outcome = JobOutcome(*master_job, &message);
+    if (outcome == "Complete") {
+      std::fprintf(out, "job %s: succeeded\n", job.c_str());
+      return Status::Ok();
+    }
+    if (outcome == "Failed") {
+      return Internal("job " + job + " failed" + (message.empty() ? "" : ": " + message) +
+                      " (see `edl logs " + job + " --cluster=kube`)");
+    }
+    if (timeout_s > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >=
+            timeout_s) {
+      return DeadlineExceeded("job " + job + " still running after " +
+                              std::to_string(static_cast<int64_t>(timeout_s)) + " s");
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));  // polling the API server
+  }
+}
+
+namespace {
+
 // Follows the job's master: waits for its pod to start, streams its log,
 // and when a master pod ends while the Job goes on (the Job controller
 // replaces it), the next one's; returns the Job's outcome.

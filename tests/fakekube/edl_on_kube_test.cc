@@ -269,6 +269,10 @@ TEST(EdlOnKube, StoppingTheJobRemovesEveryPodOfTheJob) {
     EXPECT_TRUE(page.Get("/series", net::Millis(10000)).ok());
     EXPECT_FALSE(page.Get("/metrics", net::Millis(10000)).ok());  // not relayed
   }
+  RunResult waited = RunEdl({"wait", "gc", "--timeout_s=1", "--cluster=kube",
+                             "--kubeconfig=" + cluster.kubeconfig()});
+  EXPECT_EQ(waited.exit_code, 124) << waited.out << waited.err;  // still running
+  EXPECT_NE(waited.err.find("job gc still running after 1 s"), std::string::npos) << waited.err;
   RunResult no_job = RunEdl({"dashboard", "nojob", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
   EXPECT_NE(no_job.exit_code, 0);
   EXPECT_NE(no_job.err.find("nojob"), std::string::npos) << no_job.err;
