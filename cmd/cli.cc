@@ -6,6 +6,7 @@
 #include <map>
 
 #include "cmd/commands.h"
+#include "cmd/flag_errors.h"
 
 namespace edl::cmd {
 
@@ -76,7 +77,7 @@ int Main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
     std::fprintf(stderr, "edl: %s\nRun `edl --help` or `edl COMMAND --help` for usage.\n",
-                 e.what());
+                 FlagErrorSentence(e.what(), app).c_str());
     return 2;
   }
   for (auto& [sub, runner] : runners) {

@@ -1,8 +1,8 @@
 // Client: a Kubernetes REST client (HTTP/1.1 over Boost.Beast + OpenSSL) for
 // the few generic resources edl uses: get, list (following `continue`),
 // create, delete, patch, raw GETs and streams for subresources, and watch.
-// Wire details follow reference/kubernetes-api.md §2 and the client pitfalls
-// of §6.
+// Wire details follow the REST API as client-go and kubectl use it, avoiding
+// the pitfalls other client libraries hit (below, and kube/watch.h).
 //
 // Thread-safe: requests share a small pool of keep-alive connections; every
 // watch and every Stream() gets a connection of its own. A client-side token

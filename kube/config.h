@@ -1,6 +1,7 @@
 // Where the Kubernetes API server is and how to authenticate to it: the
 // in-cluster service-account configuration and kubeconfig files, resolved the
-// way client-go and kubectl resolve them (reference/kubernetes-api.md §1).
+// way client-go and kubectl resolve them (the order: docs/kubernetes.md,
+// 'Flags', --kubeconfig).
 //
 // Loading is pure: it reads files and the environment handed to it and
 // returns a ClusterConfig value; nothing is cached. Errors name the file and

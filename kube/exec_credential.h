@@ -1,5 +1,5 @@
-// The client.authentication.k8s.io exec credential protocol
-// (reference/kubernetes-api.md §1.2): run the plugin with
+// The client.authentication.k8s.io exec credential protocol (a kubeconfig
+// user's `exec` plugin, as kubectl runs it): run the plugin with
 // KUBERNETES_EXEC_INFO in its environment and parse the ExecCredential it
 // prints on stdout.
 #pragma once

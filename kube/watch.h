@@ -1,4 +1,5 @@
-// Watching Kubernetes objects (reference/kubernetes-api.md §2.6, §6.1–6.7):
+// Watching Kubernetes objects (the master's use: docs/kubernetes.md, 'What
+// the master does when a pod goes'):
 // WatchDecoder turns the bytes of a watch body into events, WatchStream is
 // one open watch connection, and Reflector is client-go's list+watch loop
 // that survives clean closes, expired resourceVersions and dead connections.

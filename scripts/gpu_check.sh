@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The checks of a real GPU (issue 17), in one run: the CUDA backend's tests,
-# then the zoo CNN (Fashion-MNIST) and zoo:cifar10_resnet (a planted
-# synthetic CIFAR-10-shaped task, scripts/bench/make_synthetic_cifar.py
-# --planted --contrast=80) trained with --device=cuda locally, on the local cluster with a
-# parameter server, and with AllreduceStrategy (two workers sharing the GPU).
-# Each run's final line (loss, accuracy, validation accuracy, samples/s) is
-# printed; run it again with DEVICE=cpu for the CPU figures to compare.
+# The checks of a real GPU (docs/gpu.md, 'Verified on real GPUs'), in one run:
+# the CUDA backend's tests, then the zoo CNN (Fashion-MNIST) and
+# zoo:cifar10_resnet (a planted synthetic CIFAR-10-shaped task,
+# scripts/bench/make_synthetic_cifar.py --planted --contrast=80) trained with
+# --device=cuda locally, on the local cluster with a parameter server, and with
+# AllreduceStrategy (two workers sharing the GPU). Each run's final line (loss,
+# accuracy, validation accuracy, samples/s) is printed; run it again with
+# DEVICE=cpu for the CPU figures to compare.
 #
 # Usage: [DEVICE=cuda] [BUILD_DIR=build] [DATA_DIR=/usr/share/datasets/fashion-mnist]
 #        [LOG_DIR=dir] [RUN_LIMIT=300] scripts/gpu_check.sh [tests|train|all]

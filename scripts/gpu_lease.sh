@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs edl's GPU checks on a borrowed GPU machine that can fetch nothing
-# (issue 17): `pack` on the build machine gathers what that machine lacks,
-# `run` there runs the checks from it.
+# (docs/gpu.md, 'Verified on real GPUs'): `pack` on the build machine gathers
+# what that machine lacks, `run` there runs the checks from it.
 #
 #   scripts/gpu_lease.sh pack [BUILD_DIR=build]   # here: fills out/gpu/
 #   scripts/gpu_lease.sh run STEP...              # there, from the repo root

@@ -5,7 +5,9 @@
 # with SIGKILL, as a preemption would; the master relaunches it and the job
 # goes on. It ends with the test accuracy and the data ledger (every record
 # of every epoch trained, none lost), and the model exported to
-# ./fashion_mnist_model (TF.js model.json + weights.bin + edl checkpoint).
+# out/fashion_mnist_model (TF.js model.json + weights.bin + edl checkpoint);
+# its checkpoints go to out/fashion_mnist_checkpoints (out/ is ignored by
+# git, so the repository stays clean).
 # It exits non-zero unless the job succeeded with test accuracy >= 0.90 and
 # the ledger shows every record of all 3 epochs trained exactly once.
 set -euo pipefail
@@ -15,7 +17,9 @@ scripts/build.sh edl
 EDL=./build/edl
 D=/usr/share/datasets/fashion-mnist
 JOB=fashion_mnist
-rm -rf fashion_mnist_checkpoints  # a fresh job: the PS would resume from old ones
+OUT=out
+mkdir -p $OUT
+rm -rf $OUT/fashion_mnist_checkpoints  # a fresh job: the PS would resume from old ones
 report=$(mktemp)
 trap 'rm -f "$report"' EXIT
 
@@ -23,8 +27,8 @@ $EDL train --job_name=$JOB --model_def=zoo:fashion_mnist_cnn \
   --training_data=$D/train-images-idx3-ubyte.gz \
   --validation_data=$D/t10k-images-idx3-ubyte.gz \
   --num_ps_pods=2 --num_workers=2 --num_epochs=3 \
-  --checkpoint_dir=fashion_mnist_checkpoints --checkpoint_steps=500 --keep_checkpoint_max=2 \
-  --output=fashion_mnist_model "$@" > "$report" &
+  --checkpoint_dir=$OUT/fashion_mnist_checkpoints --checkpoint_steps=500 --keep_checkpoint_max=2 \
+  --output=$OUT/fashion_mnist_model "$@" > "$report" &
 job=$!
 
 # Wait for 1,000 model versions, then kill worker-0 the hard way.

@@ -5,9 +5,11 @@
 // are uninitialized unless stated otherwise). Outputs never alias inputs
 // except where a primitive says it works in place.
 //
-// Backends: ReferenceBackend() (naive loops, the test oracle) and
-// CpuBackend() (oneDNN). ScopedBackend lets tests run the ordinary ops.h
-// calls on a chosen backend.
+// Backends: ReferenceBackend() (naive loops, the test oracle),
+// CpuBackend() (oneDNN) and, for Device::kCUDA, the CUDA/cuDNN backend
+// (tensor/cuda/), a run-time plugin that BackendFor(kCUDA) returns once
+// LoadCudaRuntime() has loaded it (tensor/device_runtime.h, docs/gpu.md).
+// ScopedBackend lets tests run the ordinary ops.h calls on a chosen backend.
 //
 // Thread-safety: every primitive may be called from several threads at once.
 #pragma once

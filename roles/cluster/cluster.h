@@ -1,6 +1,8 @@
 // Cluster: where a job's processes run (docs/distributed.md). The master asks it to
 // launch, kill and watch the PS and worker processes by name; LocalCluster
-// runs them as child processes of this machine, KubeCluster (later) as pods.
+// runs them as child processes of this machine, HostedCluster as children
+// of the local job host (hosted_cluster.h), KubeCluster as pods
+// (kube_cluster.h, docs/kubernetes.md).
 // Thread-safe.
 #pragma once
 

@@ -1,9 +1,10 @@
 // HostedCluster: the job's processes as children of a local job host
-// (`edl train`, roles/job/job_host.h) instead of the master, so that a master
-// that dies can be replaced while its workers and PS go on (issue 14). The
-// master asks the host to launch and signal processes, and hears of their
-// exits, over a Unix socket (an abstract name, "@edl-host-..."), one JSON
-// object per line:
+// (`edl train`, roles/job/job_host.h) instead of the master, so that a
+// master that dies can be replaced while its workers and PS go on
+// (docs/distributed.md, 'A master that survives its own death'). The master
+// asks the host to launch and signal processes, and hears of their exits,
+// over a Unix socket (an abstract name, "@edl-host-..."), one JSON object per
+// line:
 //
 //   master -> host  {"secret": S}                      first, the job secret
 //   host -> master  {"running": [names]}               then, what runs now

@@ -1,6 +1,6 @@
 // MasterJob: the `edl master` process of a distributed job (RunMasterProcess,
 // roles/job/master_process.h) as named steps that a master replacing a dead
-// one re-enters (issue 14):
+// one re-enters (docs/distributed.md, 'A master that survives its own death'):
 //
 //   Prepare         the model, the data's records, the core: a new job, or
 //                   the state the last master left in the state directory

@@ -158,10 +158,11 @@ std::map<std::string, std::string> ChildEnv(const MasterProcessOptions& o,
 bool UserTunedOpenMp();
 
 // Where the master keeps the job's state so a new master can take over
-// (issue 14): locally <job_dir>/master; on Kubernetes <checkpoint_dir>/
-// master-state when --checkpoint_dir lies on one of the job's --volume
-// mounts (every master pod sees it), else "": then a directory of the pod,
-// copied to the ConfigMap <job>-master-state (roles/job/state_configmap.h).
+// (docs/kubernetes.md, 'A master pod that dies'): locally <job_dir>/master;
+// on Kubernetes <checkpoint_dir>/master-state when --checkpoint_dir lies on
+// one of the job's --volume mounts (every master pod sees it), else "": then
+// a directory of the pod, copied to the ConfigMap <job>-master-state
+// (roles/job/state_configmap.h).
 std::string MasterStateDir(const MasterProcessOptions& o);
 
 // The arguments (after the binary name) that make `edl ps` / `edl worker`

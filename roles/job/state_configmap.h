@@ -1,11 +1,11 @@
 // StateConfigMap: the master's state directory (journal, snapshot, flags,
 // processes.json) kept in a ConfigMap too, for a master pod on Kubernetes
-// without a volume for it (issue 14). The master works on a directory of
-// its own pod; every time the journal has written records (before anyone
-// is told they are durable), after a snapshot and after processes.json
-// changes, Save makes the ConfigMap <job>-master-state hold exactly the
-// directory's files (binaryData, one key per file). A new master pod
-// Restores them into its directory first.
+// without a volume for it (docs/kubernetes.md, 'A master pod that dies').
+// The master works on a directory of its own pod; every time the journal has
+// written records (before anyone is told they are durable), after a snapshot
+// and after processes.json changes, Save makes the ConfigMap
+// <job>-master-state hold exactly the directory's files (binaryData, one key
+// per file). A new master pod Restores them into its directory first.
 //
 // Saves are fenced: each carries the resourceVersion the last one produced,
 // so a master that lost the ConfigMap to a newer one gets Aborted and must

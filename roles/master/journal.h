@@ -1,6 +1,6 @@
 // Journal: durable state for a process that must survive its own death (the
-// master, issue 14): an append-only log of records plus a compacted
-// snapshot, in one directory.
+// master: docs/distributed.md, 'A master that survives its own death'): an
+// append-only log of records plus a compacted snapshot, in one directory.
 //
 //   DIR/snapshot       "EDLSNAP1", u64 seq, u64 size, u32 crc32c(state), state
 //   DIR/journal-SEQ    "EDLJRNL1", u64 SEQ, then records:

@@ -13,26 +13,27 @@
 // counted as a failure for a worker asked to leave) and exit. Calls with a
 // worker id never issued fail with FailedPrecondition.
 //
-// The allreduce ring (issue 5): a live worker JoinRings with its ring
-// listener's address, polls GetRingView at step boundaries and, after taking
-// the source's state, reports RingSynced. A worker the membership loses
+// The allreduce ring (docs/allreduce.md): a live worker JoinRings with its
+// ring listener's address, polls GetRingView at step boundaries and, after
+// taking the source's state, reports RingSynced. A worker the membership loses
 // (declared dead, exited, replaced by a new process, asked to leave) leaves
 // the ring at once, which bumps the ring's version.
 //
-// Durable (MasterOptions::state_dir, issue 14): every change is journaled
-// under the lock, as it happens (worker registered, task leased, report
-// applied, workers declared dead and leases expired on Tick, exits, scale,
-// ring joins, failure), and compacted into a snapshot when the journal has
-// grown. Create() on a directory holding state loads the snapshot and
-// replays the journal through the same code (a lease replayed must hand out
-// the task it did, or recovery stops), so the new master has the old one's
-// epoch, queues, leases, ledger, evaluation round and ring; the workers it
-// knew count as just seen and get a heartbeat timeout to call again (with
-// the ids they have), their leases the lease timeout. Replies must wait for
-// WhenDurable, so that no worker acts on a change a restart could forget.
-// Retried calls are idempotent: a GetTask repeating its request number gets
-// the task it was given; a ReportTask of the task a worker reported last
-// (and does not hold again) changes nothing.
+// Durable (MasterOptions::state_dir; docs/distributed.md, 'A master that
+// survives its own death'): every change is journaled under the lock, as it
+// happens (worker registered, task leased, report applied, workers declared
+// dead and leases expired on Tick, exits, scale, ring joins, failure), and
+// compacted into a snapshot when the journal has grown. Create() on a
+// directory holding state loads the snapshot and replays the journal through
+// the same code (a lease replayed must hand out the task it did, or recovery
+// stops), so the new master has the old one's epoch, queues, leases, ledger,
+// evaluation round and ring; the workers it knew count as just seen and get
+// a heartbeat timeout to call again (with the ids they have), their leases
+// the lease timeout. Replies must wait for WhenDurable, so that no worker
+// acts on a change a restart could forget. Retried calls are idempotent: a
+// GetTask repeating its request number gets the task it was given; a
+// ReportTask of the task a worker reported last (and does not hold again)
+// changes nothing.
 //
 // Thread-safe: one mutex guards all state. GetTask, ReportTask and
 // Heartbeat cost O(log n) in the tasks in flight and the workers (no scan

@@ -1,5 +1,6 @@
-// MasterCore's durable state (issue 14): journaling each change, snapshots,
-// and recovery by replay. See roles/master/master_core.h.
+// MasterCore's durable state: journaling each change, snapshots, and
+// recovery by replay. See roles/master/master_core.h and docs/distributed.md,
+// 'A master that survives its own death'.
 #include <algorithm>
 
 #include "base/logging.h"

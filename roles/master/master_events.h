@@ -1,6 +1,7 @@
-// The records of the master's journal (issue 14): one per change of the
-// master's state, written by MasterCore under its lock and replayed through
-// the same code when a new master recovers (roles/master/master_core.h).
+// The records of the master's journal (docs/distributed.md, 'A master that
+// survives its own death'): one per change of the master's state, written
+// by MasterCore under its lock and replayed through the same code when a
+// new master recovers (roles/master/master_core.h).
 // Each record is a kind byte and its fields in the wire format of
 // roles/protocol/wire.h; a report carries the worker's ReportTaskRequest
 // without its prediction rows (the sink has kept those).

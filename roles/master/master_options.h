@@ -72,9 +72,10 @@ struct MasterOptions {
   // the core's lock); unset: they are counted and dropped.
   PredictionSink store_predictions;
 
-  // Where the master keeps its durable state (issue 14): a journal of every
-  // change plus compacted snapshots (roles/master/journal.h). A master that
-  // finds state there continues that job. "" keeps it in memory only.
+  // Where the master keeps its durable state (docs/distributed.md, 'A master
+  // that survives its own death'): a journal of every change plus compacted
+  // snapshots (roles/master/journal.h). A master that finds state there
+  // continues that job. "" keeps it in memory only.
   std::string state_dir;
   // false skips every fsync (tests and benchmarks of the rest).
   bool durable_state = true;

@@ -1,8 +1,9 @@
-// The durable state of the master's parts (issue 14): what each writes to a
-// snapshot of MasterCore (roles/master/master_core_journal.cc) and reads
-// back, in the wire format of roles/protocol/wire.h. A Load replaces the
-// part's state; anything malformed is recorded in the Reader (which names
-// the field) and the caller refuses the snapshot.
+// The durable state of the master's parts (docs/distributed.md, 'A master
+// that survives its own death'): what each writes to a snapshot of
+// MasterCore (roles/master/master_core_journal.cc) and reads back, in the
+// wire format of roles/protocol/wire.h. A Load replaces the part's state;
+// anything malformed is recorded in the Reader (which names the field) and
+// the caller refuses the snapshot.
 #include <algorithm>
 
 #include "roles/master/data_ledger.h"

@@ -1,9 +1,9 @@
 // Rendezvous: the membership of an allreduce ring, kept by the master
-// (issue 5, --distribution_strategy=AllreduceStrategy). A worker joins by
-// registering the address of its ring listener (net/collective.h); it
-// leaves by dying (the master's heartbeat membership declares it lost), by
-// SIGTERM or by a scale-down. Every change bumps the version; workers read
-// the view at step boundaries and re-form their ring when the version
+// (--distribution_strategy=AllreduceStrategy, docs/allreduce.md). A worker
+// joins by registering the address of its ring listener (net/collective.h);
+// it leaves by dying (the master's heartbeat membership declares it lost),
+// by SIGTERM or by a scale-down. Every change bumps the version; workers
+// read the view at step boundaries and re-form their ring when the version
 // differs from theirs, so a change costs at most the step in flight.
 //
 // Ring order is join order: survivors keep their relative order and

@@ -84,7 +84,7 @@ struct ReportTaskRequest {
 };
 struct ReportTaskResponse {};
 
-// ---- Master: the allreduce ring (issue 5) -------------------------------
+// ---- Master: the allreduce ring (docs/allreduce.md) ----------------------
 
 // A worker registers the address of its ring listener (net/collective.h).
 struct JoinRingRequest {

@@ -17,8 +17,8 @@ class MasterService {
   virtual Result<Task> GetTask(const GetTaskRequest& r) = 0;
   virtual Result<ReportTaskResponse> ReportTask(const ReportTaskRequest& r) = 0;
 
-  // The allreduce ring (issue 5). A master that keeps no ring answers
-  // Unimplemented.
+  // The allreduce ring (docs/allreduce.md). A master that keeps no ring
+  // answers Unimplemented.
   // Adds the worker to the ring (or moves it to the end with its new
   // address); returns the view after the join.
   virtual Result<RingView> JoinRing(const JoinRingRequest&) {

@@ -1,10 +1,10 @@
 // AllreduceWorker: one worker of --distribution_strategy=AllreduceStrategy
-// (issue 5). Workers train synchronously: every step each member takes one
-// task from the master (one minibatch of records), computes its gradients,
-// and the ring (net/collective.h) sums them together with a small header
-// (samples, "I am done"); each member divides by the step's total samples
-// and applies the same update to its own copy of the parameters, so N
-// members with batch B step exactly like one process with batch N*B.
+// (docs/allreduce.md). Workers train synchronously: every step each member
+// takes one task from the master (one minibatch of records), computes its
+// gradients, and the ring (net/collective.h) sums them together with a small
+// header (samples, "I am done"); each member divides by the step's total
+// samples and applies the same update to its own copy of the parameters, so
+// N members with batch B step exactly like one process with batch N*B.
 //
 // Membership is the master's (roles/master/rendezvous.h). At every step
 // boundary a member reads the ring's version; when it changed, or when a
@@ -63,7 +63,7 @@ struct AllreduceWorkerOptions {
   // How long a ring re-formation may take before the worker gives up.
   std::chrono::milliseconds retry_timeout{60000};
   // How long to keep retrying an unreachable master (one being replaced
-  // after its death, issue 14): --master_outage_tolerance.
+  // after its death, docs/distributed.md): --master_outage_tolerance.
   std::chrono::milliseconds master_outage_tolerance{600000};
   // Written by the ring's rank 0.
   std::string checkpoint_dir;

@@ -45,7 +45,8 @@ struct WorkerOptions {
   // How long to keep retrying an unreachable PS before giving up.
   std::chrono::milliseconds retry_timeout{60000};
   // How long to keep retrying an unreachable master (one being replaced
-  // after its death, issue 14) before giving up: --master_outage_tolerance.
+  // after its death, docs/distributed.md) before giving up:
+  // --master_outage_tolerance.
   std::chrono::milliseconds master_outage_tolerance{600000};
 };
 

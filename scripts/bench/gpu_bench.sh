@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Training throughput of edl against PyTorch on the same device in one run
-# (issues 6 and 17): the zoo Fashion-MNIST CNN (Adam) and the zoo ResNet-14
-# (cifar10_resnet, SGD momentum) at batch 64 and 256, and zoo:mobilenet_v2
-# (Adam) at batch 64, the image models over a synthetic CIFAR-10-shaped set
+# (docs/gpu.md, 'Benchmark against PyTorch on the same device'): the zoo
+# Fashion-MNIST CNN (Adam) and the zoo ResNet-14 (cifar10_resnet, SGD
+# momentum) at batch 64 and 256, and zoo:mobilenet_v2 (Adam) at batch 64,
+# the image models over a synthetic CIFAR-10-shaped set
 # (scripts/bench/make_synthetic_cifar.py). Prints samples/s, the
 # edl/PyTorch ratio and, on a GPU, each side's peak GPU memory.
 #

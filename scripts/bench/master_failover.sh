@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# How long a job stands still when its master dies (issue 14), on the local
-# cluster: trains the zoo CNN on Fashion-MNIST (2 PS, 2 workers, 2 epochs)
-# and kills the master with SIGKILL KILLS times, every INTERVAL seconds.
-# For each death it prints the time from the death (the job host's log line
-# saying so, within 20 ms of it) to the new master's first task handed out
-# ("dispatching again"), and at the end the records trained more than once
-# (the ledger) and the test accuracy.
+# How long a job stands still when its master dies (docs/distributed.md, 'A
+# master that survives its own death'), on the local cluster: trains the zoo
+# CNN on Fashion-MNIST (2 PS, 2 workers, 2 epochs) and kills the master with
+# SIGKILL KILLS times, every INTERVAL seconds. For each death it prints the
+# time from the death (the job host's log line saying so, within 20 ms of it)
+# to the new master's first task handed out ("dispatching again"), and at the
+# end the records trained more than once (the ledger) and the test accuracy.
 #
 # Usage: scripts/bench/master_failover.sh [KILLS=5] [INTERVAL=6]
 set -euo pipefail

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Experiment: how fast an AllreduceStrategy job notices a lost worker and
-# re-forms its ring (issue 5). Trains the zoo CNN on Fashion-MNIST with 3
-# workers on the local cluster and, every ~150 steps, takes one worker away:
-# KILLS times with SIGKILL (the dead process's sockets close at once), then
-# once with SIGSTOP (a silent process: only the master's heartbeat timeout,
-# 2 s, can tell). From the job's log it prints, per event:
+# re-forms its ring (docs/allreduce.md, 'Measured'). Trains the zoo CNN on
+# Fashion-MNIST with 3 workers on the local cluster and, every ~150 steps,
+# takes one worker away: KILLS times with SIGKILL (the dead process's sockets
+# close at once), then once with SIGSTOP (a silent process: only the master's
+# heartbeat timeout, 2 s, can tell). From the job's log it prints, per event:
 #   detect  = first survivor's failed step - the signal
 #   reform  = last survivor's "ring ... formed (the last step failed)" - that
 #   rejoin  = the relaunched worker's first ring - the signal

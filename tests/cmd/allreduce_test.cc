@@ -1,7 +1,7 @@
 // --distribution_strategy=AllreduceStrategy end to end with real processes
-// (issue 5): a master and workers of the real binary on the local cluster,
-// gradients summed over TCP rings that re-form when a worker is killed with
-// SIGKILL, stopped with SIGSTOP, or added by `edl scale`.
+// (docs/allreduce.md): a master and workers of the real binary on the local
+// cluster, gradients summed over TCP rings that re-form when a worker is
+// killed with SIGKILL, stopped with SIGSTOP, or added by `edl scale`.
 #include <gtest/gtest.h>
 #include <signal.h>
 

@@ -1,10 +1,10 @@
-// A master that survives its own death (issue 14), end to end on the local
-// cluster with real processes: `edl train` hosts the job, the master is
-// killed with SIGKILL at chosen moments (mid-epoch right after a checkpoint,
-// twice in a row during evaluation, while an allreduce ring re-forms), a new
-// master recovers the job from the job directory, adopts the running PS
-// and workers, and the job ends with every record trained exactly once. A
-// master started on a job's state with other flags is refused.
+// A master that survives its own death (docs/distributed.md), end to end on
+// the local cluster with real processes: `edl train` hosts the job, the
+// master is killed with SIGKILL at chosen moments (mid-epoch right after a
+// checkpoint, twice in a row during evaluation, while an allreduce ring
+// re-forms), a new master recovers the job from the job directory, adopts the
+// running PS and workers, and the job ends with every record trained exactly
+// once. A master started on a job's state with other flags is refused.
 #include <gtest/gtest.h>
 #include <signal.h>
 

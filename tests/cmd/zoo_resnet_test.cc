@@ -2,7 +2,7 @@
 // and MobileNetV2 train through the real binary on CIFAR-10-shaped IDX data
 // with rank-4 records. Each run uses one thread:
 // two 2-thread OpenMP teams beside each other on 2 cores stalled for
-// minutes in CI (issue 15).
+// minutes in CI.
 #include <gtest/gtest.h>
 
 #include <cmath>

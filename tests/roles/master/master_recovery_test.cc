@@ -1,9 +1,9 @@
-// A master that survives its own death (issue 14), on the core: a new
-// MasterCore on the old one's state directory continues the job (epoch,
-// queues, leases, ledger, evaluation round, ring), workers keep their ids
-// and report the tasks they held, a worker that never comes back loses its
-// leases, retried calls act once, and another job's or a corrupt state is
-// refused with the reason.
+// A master that survives its own death (docs/distributed.md), on the core:
+// a new MasterCore on the old one's state directory continues the job
+// (epoch, queues, leases, ledger, evaluation round, ring), workers keep
+// their ids and report the tasks they held, a worker that never comes back
+// loses its leases, retried calls act once, and another job's or a corrupt
+// state is refused with the reason.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

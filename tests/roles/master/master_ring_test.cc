@@ -1,4 +1,4 @@
-// MasterCore's allreduce ring (issue 5): JoinRing / GetRingView /
+// MasterCore's allreduce ring (docs/allreduce.md): JoinRing / GetRingView /
 // RingSynced in process, and through ServeMaster / RemoteMaster over real
 // loopback sockets.
 #include <gtest/gtest.h>
