@@ -18,13 +18,17 @@ readonly HOST_PROVIDED='^(libcuda\.so|libnvidia-|libnvcuvid\.so)'
 
 usage() {
   cat <<EOF
-Usage: scripts/$PROG [--binary PATH] [--tag NAME] [--output FILE.tar] [--source URL] [--extra LIB]...
-                      [--cuda-plugin PATH]
+Usage: scripts/$PROG [--binary PATH | --release DIR] [--tag NAME] [--output FILE.tar] [--source URL]
+                      [--extra LIB]... [--cuda-plugin PATH]
 
 Builds a FROM-scratch OCI image holding the edl binary and the shared libraries
 it needs, runs \`edl version\` inside it, and writes it as an oci-archive.
 
   --binary PATH     the edl binary (default: build/edl under the repo root)
+  --release DIR     an unpacked release archive (scripts/release.sh): its
+                    bin/edl and lib/ go to /usr/local/bin and /usr/local/lib
+                    (bin/edl finds lib/ through \$ORIGIN/../lib), with glibc
+                    from this machine: the image holds the released files
   --tag NAME        image name (default: edl:VERSION, VERSION from \`edl version\`)
   --output FILE     the OCI archive to write (default: build/edl-image.tar)
   --source URL      org.opencontainers.image.source label (default: unknown)
@@ -54,9 +58,11 @@ output=$ROOT/build/edl-image.tar
 source_url=unknown
 extras=()
 cuda_plugin=""
+release=""
 while (($#)); do
   case $1 in
     --binary) binary=${2:?--binary needs a path}; shift 2 ;;
+    --release) release=$(realpath "${2:?--release needs a directory}"); binary=$release/bin/edl; shift 2 ;;
     --tag) tag=${2:?--tag needs a name}; shift 2 ;;
     --output) output=${2:?--output needs a file}; shift 2 ;;
     --source) source_url=${2:?--source needs a URL}; shift 2 ;;
@@ -131,6 +137,13 @@ library_list=$(
   fi
 ) || exit 1
 mapfile -t libraries < <(awk 'NF && !seen[$0]++' <<<"$library_list")
+if [[ -n $release ]]; then
+  # The release's own lib/ is staged as a whole below; only glibc and the
+  # loader come from this machine.
+  mapfile -t libraries < <(printf '%s\n' "${libraries[@]}" | while read -r l; do
+    [[ $(realpath "$l") == "$release"/* ]] || echo "$l"
+  done)
+fi
 
 tmp=$(mktemp -d -t edl-image.XXXXXX)
 blob_cache=/var/lib/containers/cache/blob-info-cache-v1.boltdb
@@ -176,6 +189,9 @@ stage() {  # stage SOURCE DESTINATION MODE
   copied+=("$2 <- $1 ($(stat -L -c %s "$1") bytes)")
 }
 stage "$binary" /usr/local/bin/edl 0755
+if [[ -n $release ]]; then
+  for f in "$release"/lib/*; do stage "$f" "/usr/local/lib/$(basename "$f")" 0755; done
+fi
 # The plugin beside the binary, where edl looks for it.
 [[ -z $cuda_plugin ]] || stage "$cuda_plugin" /usr/local/bin/libedl_cuda.so 0755
 for lib in "${libraries[@]}"; do

@@ -5,11 +5,12 @@
 # (libc, libm and the dynamic loader) and a copy of Fashion-MNIST, and in a
 # chroot there runs `edl version` and trains the zoo MLP for one epoch.
 # Also checks the archive's layout, SHA256SUMS and that bin/edl and lib/
-# need nothing else. Prints the archive size and the time from `tar xf` to
-# the first training step.
+# need nothing else, and builds the container image from the same files
+# (layer within 60 MiB). Prints the archive size, the image size and the
+# time from `tar xf` to the first training step.
 # Usage: release_test.sh BUILD_DIR
 # Exit status: 0 pass, 1 fail, 77 skipped (not root, so no chroot or /proc
-# mount; a failure under CI=true, see tests/testing/skip.sh).
+# mount; no buildah; a failure under CI=true, see tests/testing/skip.sh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/testing/skip.sh
@@ -66,3 +67,18 @@ grep -q '^final: ' "$tmp/train.out" || fail "no final line: $(cat "$tmp/train.ou
 accuracy=$(grep -o 'val_accuracy [0-9.]*' "$tmp/train.out" | awk '{print $2}')
 awk -v a="$accuracy" 'BEGIN {exit !(a >= 0.80)}' || fail "val_accuracy $accuracy < 0.80"
 ok "one epoch of the zoo MLP in the empty root: val_accuracy $accuracy"
+
+# The container image from the same files (scripts/build-image.sh --release):
+# it must start (the script runs `edl version` inside it) and its layer stay
+# within 60 MiB uncompressed.
+command -v buildah >/dev/null 2>&1 ||
+  skip_or_fail "buildah is not available (Debian package buildah); the image cannot be built here"
+log=$("$ROOT/scripts/build-image.sh" --release "$root/$dir" --output "$tmp/image.tar" 2>&1) ||
+  fail "build-image.sh --release failed: $log"
+grep -q '^edl version inside the image: edl ' <<<"$log" || fail "no version from inside the image: $log"
+grep -q "^  /usr/local/lib/libdnnl.so.2 <- $root/$dir/lib/libdnnl.so.2 " <<<"$log" ||
+  fail "the image does not hold the archive's lib/: $log"
+layer=$(sed -n 's/.*layer [0-9.]* MiB (\([0-9]*\) bytes) uncompressed.*/\1/p' <<<"$log")
+[[ -n $layer ]] || fail "no layer size in: $log"
+((layer <= 60 * 1048576)) || fail "image layer $layer bytes > 60 MiB"
+ok "image from the release files: $(grep -o 'layer [0-9.]* MiB' <<<"$log") uncompressed"
