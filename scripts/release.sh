@@ -11,10 +11,12 @@
 # fails if anything either needs would come from elsewhere than the archive
 # or glibc.
 #
-# Usage: [OUT_DIR=out/release] scripts/release.sh [BUILD_DIR=build-release]
+# Usage: [OUT_DIR=out/release] scripts/release.sh [BUILD_DIR=build]
+# BUILD_DIR is the ordinary Release build (scripts/build.sh), whose edl is
+# linked this way by default (EDL_RELEASE_LINK).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-B=${1:-build-release}
+B=${1:-build}
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEDL_RELEASE_LINK=ON >/dev/null
 targets=(edl)
 if ninja -C "$B" -t targets all 2>/dev/null | grep -q '^edl_cuda:'; then targets+=(edl_cuda); fi

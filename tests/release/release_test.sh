@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The release archive runs on a machine with nothing installed: builds it
-# with scripts/release.sh (into BUILD_DIR, archives under a temp dir),
+# The release archive runs on a machine with nothing installed: makes it
+# with scripts/release.sh from BUILD_DIR's edl (archives under a temp dir),
 # unpacks it into an empty root that holds only the archive's files, glibc
 # (libc, libm and the dynamic loader) and a copy of Fashion-MNIST, and in a
 # chroot there runs `edl version` and trains the zoo MLP for one epoch.
