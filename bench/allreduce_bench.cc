@@ -1,4 +1,4 @@
-// edl_allreduce_bench: bus bandwidth of the ring allreduce (net/collective.h)
+// edl_allreduce_bench: bus bandwidth of the ring allreduce (net/collective/collective.h)
 // on one machine, with one real process per rank.
 //
 //   edl_allreduce_bench [--ranks N] [--min_bytes B] [--max_bytes B]
@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "net/collective.h"
+#include "net/collective/collective.h"
 
 namespace {
 

@@ -23,7 +23,7 @@
 
 #include "base/check.h"
 #include "net/rpc.h"
-#include "roles/compiled_model.h"
+#include "roles/local/compiled_model.h"
 #include "roles/protocol/remote_services.h"
 #include "roles/ps/parameter_server.h"
 #include "roles/ps/ps_client.h"

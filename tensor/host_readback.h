@@ -2,7 +2,7 @@
 // constructor queues the copy behind the device work already queued and
 // returns at once; Get() waits for it. A training loop reads step k's loss
 // and outputs this way after queuing step k + 1, so the GPU always has a
-// step to run while the host prepares the next (roles/local_trainer.cc).
+// step to run while the host prepares the next (roles/local/local_trainer.cc).
 // For a CPU tensor nothing is copied and Get() returns the tensor itself.
 //
 //   HostReadback loss(loss_tensor);   // returns at once

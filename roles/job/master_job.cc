@@ -23,8 +23,8 @@
 #include "roles/job/ps_process.h"
 #include "roles/job/state_configmap.h"
 #include "roles/job_dir.h"
-#include "roles/model_export.h"
-#include "roles/prediction.h"
+#include "roles/local/model_export.h"
+#include "roles/local/prediction.h"
 #include "roles/progress.h"
 #include "tensor/ops.h"
 

@@ -37,7 +37,7 @@
 #include "net/rpc.h"
 #include "roles/cluster/kube_cluster.h"
 #include "roles/cluster/supervisor.h"
-#include "roles/compiled_model.h"
+#include "roles/local/compiled_model.h"
 #include "roles/job/job_events.h"
 #include "roles/job/job_progress.h"
 #include "roles/job/prediction_parts.h"

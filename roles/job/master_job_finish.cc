@@ -10,7 +10,7 @@
 #include "base/logging.h"
 #include "roles/job/master_job.h"
 #include "roles/job/ps_process.h"
-#include "roles/model_export.h"
+#include "roles/local/model_export.h"
 #include "roles/ps/ps_client.h"
 #include "tensor/ops.h"
 

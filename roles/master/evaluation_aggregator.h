@@ -26,7 +26,7 @@
 
 #include "base/status.h"
 #include "nn/metrics/metric.h"
-#include "roles/evaluation.h"
+#include "roles/local/evaluation.h"
 #include "roles/master/master_options.h"
 #include "roles/protocol/messages.h"
 

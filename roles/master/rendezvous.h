@@ -1,6 +1,6 @@
 // Rendezvous: the membership of an allreduce ring, kept by the master
 // (--distribution_strategy=AllreduceStrategy, docs/allreduce.md). A worker
-// joins by registering the address of its ring listener (net/collective.h);
+// joins by registering the address of its ring listener (net/collective/collective.h);
 // it leaves by dying (the master's heartbeat membership declares it lost),
 // by SIGTERM or by a scale-down. Every change bumps the version; workers
 // read the view at step boundaries and re-form their ring when the version

@@ -86,7 +86,7 @@ struct ReportTaskResponse {};
 
 // ---- Master: the allreduce ring (docs/allreduce.md) ----------------------
 
-// A worker registers the address of its ring listener (net/collective.h).
+// A worker registers the address of its ring listener (net/collective/collective.h).
 struct JoinRingRequest {
   int64_t worker_id = 0;
   std::string address;  // "host:port"

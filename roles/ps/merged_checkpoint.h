@@ -1,6 +1,6 @@
 // MergePartitions: turns the partitions of a parameter-server checkpoint
 // version (roles/ps/ps_checkpoint.h) back into one ordinary checkpoint of
-// the whole model (roles/checkpoint.h), e.g. for the final export or for
+// the whole model (roles/local/checkpoint.h), e.g. for the final export or for
 // evaluation: dense weights as they are, every embedding table as its full
 // [input_dim, dim] tensor — rows no PS ever created get the value the PS
 // would have created (InitialRow with the job seed) — and the dense
@@ -15,7 +15,7 @@
 
 #include "base/status.h"
 #include "nn/keras/model.h"
-#include "roles/checkpoint.h"
+#include "roles/local/checkpoint.h"
 
 namespace edl::roles::ps {
 

@@ -42,8 +42,8 @@
 
 #include "base/status.h"
 #include "nn/optim/optimizer.h"
-#include "roles/checkpoint.h"
-#include "roles/compiled_model.h"
+#include "roles/local/checkpoint.h"
+#include "roles/local/compiled_model.h"
 #include "roles/protocol/services.h"
 #include "roles/ps/embedding_table.h"
 

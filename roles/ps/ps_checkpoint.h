@@ -1,5 +1,5 @@
 // The parameter servers' checkpoint layout: each PS writes its partition of
-// a version as an ordinary roles/checkpoint.h directory (manifest.json +
+// a version as an ordinary roles/local/checkpoint.h directory (manifest.json +
 // tensors.bin, CRC-checked, written under a temporary name and renamed):
 //
 //   <root>/version-<V>/ps-<i>-of-<N>/manifest.json, tensors.bin
@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "roles/checkpoint.h"
+#include "roles/local/checkpoint.h"
 
 namespace edl::roles::ps {
 

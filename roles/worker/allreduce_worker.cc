@@ -7,7 +7,7 @@
 #include "base/logging.h"
 #include "data/batcher.h"
 #include "data/examples_source.h"
-#include "roles/evaluation.h"
+#include "roles/local/evaluation.h"
 #include "roles/worker/infer_task.h"
 #include "roles/worker/retry.h"
 #include "roles/worker/ring_agreement.h"

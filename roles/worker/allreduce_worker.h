@@ -1,7 +1,7 @@
 // AllreduceWorker: one worker of --distribution_strategy=AllreduceStrategy
 // (docs/allreduce.md). Workers train synchronously: every step each member
 // takes one task from the master (one minibatch of records), computes its
-// gradients, and the ring (net/collective.h) sums them together with a small
+// gradients, and the ring (net/collective/collective.h) sums them together with a small
 // header (samples, "I am done"); each member divides by the step's total
 // samples and applies the same update to its own copy of the parameters, so
 // N members with batch B step exactly like one process with batch N*B.
@@ -42,8 +42,8 @@
 #include "base/clock.h"
 #include "base/status.h"
 #include "data/examples.h"
-#include "net/collective.h"
-#include "roles/compiled_model.h"
+#include "net/collective/collective.h"
+#include "roles/local/compiled_model.h"
 #include "roles/protocol/services.h"
 #include "roles/worker/worker.h"
 

@@ -3,7 +3,7 @@
 #include "data/batcher.h"
 #include "data/batch_prefetcher.h"
 #include "nn/autograd.h"
-#include "roles/evaluation.h"
+#include "roles/local/evaluation.h"
 #include "tensor/ops.h"
 
 namespace edl::roles::worker {

@@ -9,7 +9,7 @@
 
 #include "base/status.h"
 #include "data/source.h"
-#include "roles/compiled_model.h"
+#include "roles/local/compiled_model.h"
 #include "roles/protocol/messages.h"
 
 namespace edl::roles::worker {

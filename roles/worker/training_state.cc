@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "roles/checkpoint.h"
+#include "roles/local/checkpoint.h"
 
 namespace edl::roles::worker {
 namespace {

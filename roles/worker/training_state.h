@@ -16,7 +16,7 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "roles/compiled_model.h"
+#include "roles/local/compiled_model.h"
 
 namespace edl::roles::worker {
 

@@ -9,7 +9,7 @@
 #include "data/batch_prefetcher.h"
 #include "nn/autograd.h"
 #include "nn/functional.h"
-#include "roles/evaluation.h"
+#include "roles/local/evaluation.h"
 #include "roles/worker/infer_task.h"
 #include "roles/worker/retry.h"
 #include "tensor/ops.h"

@@ -27,7 +27,7 @@
 #include "base/status.h"
 #include "data/batch_prefetcher.h"
 #include "data/source.h"
-#include "roles/compiled_model.h"
+#include "roles/local/compiled_model.h"
 #include "roles/protocol/services.h"
 #include "roles/ps/ps_client.h"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark: edl's ring allreduce (net/collective.h, bench/allreduce_bench.cc)
+# Benchmark: edl's ring allreduce (net/collective/collective.h, bench/allreduce_bench.cc)
 # against OpenMPI's MPI_Allreduce (bench/mpi_allreduce_bench.cc) on one
 # machine, float32 sum, in place, sizes 4 KiB .. 64 MiB (powers of 4), N = 2 3
 # 4 ranks as separate processes. Prints bus bandwidth (2(N-1)/N * bytes /

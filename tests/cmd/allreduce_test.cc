@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "roles/checkpoint.h"
+#include "roles/local/checkpoint.h"
 #include "tests/testing/job_report.h"
 #include "tests/testing/run_edl.h"
 

@@ -1,6 +1,6 @@
-// The ring handshake's wire format (net/collective_handshake.h): hellos and
+// The ring handshake's wire format (net/collective/handshake.h): hellos and
 // answers round-trip, and malformed ones are refused with a reason.
-#include "net/collective_handshake.h"
+#include "net/collective/handshake.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-// Ring collectives (net/collective.h) over same-host shared-memory links
-// (net/collective_shm.h): exact sums, fusion and broadcast, a peer killed
+// Ring collectives (net/collective/collective.h) over same-host shared-memory links
+// (net/collective/shm.h): exact sums, fusion and broadcast, a peer killed
 // with SIGKILL (a real forked process), a silent peer, Abort() while asleep
 // on the futex, no segment left in /dev/shm, mixed shared-memory/TCP rings,
 // the acceptor falling back to TCP, and the ShmLink ring itself.
-#include "net/collective_shm.h"
+#include "net/collective/shm.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -31,8 +31,8 @@
 #include <thread>
 #include <vector>
 
-#include "net/collective.h"
-#include "net/collective_handshake.h"
+#include "net/collective/collective.h"
+#include "net/collective/handshake.h"
 #include "tests/net/net_test_util.h"
 #include "tests/net/ring_test_util.h"
 

@@ -1,8 +1,8 @@
-// Ring collectives (net/collective.h) over real loopback sockets, one thread
+// Ring collectives (net/collective/collective.h) over real loopback sockets, one thread
 // per rank, on both data paths (same-host shared memory and TCP): exact
 // sums, fusion, broadcast, peer failure, abort, refusal of foreign rings
 // and re-forming a ring on the same listeners.
-#include "net/collective.h"
+#include "net/collective/collective.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "net/collective_handshake.h"
+#include "net/collective/handshake.h"
 #include "tests/net/net_test_util.h"
 #include "tests/net/ring_test_util.h"
 

@@ -1,4 +1,4 @@
-// Helpers for the ring collective tests (net/collective.h): one thread per
+// Helpers for the ring collective tests (net/collective/collective.h): one thread per
 // rank, listeners on loopback, forming a ring, and per-rank values whose
 // sums are exact in float.
 #pragma once
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "base/check.h"
-#include "net/collective.h"
+#include "net/collective/collective.h"
 #include "tests/net/net_test_util.h"
 
 namespace edl::net::testing {

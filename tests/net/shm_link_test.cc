@@ -1,9 +1,9 @@
-// ShmLink (net/collective_shm.h): the single-producer/single-consumer ring
+// ShmLink (net/collective/shm.h): the single-producer/single-consumer ring
 // buffer in a shared-memory segment that same-host ring neighbours use:
 // wrap-around and padding, reducing straight from the ring, closing, refusing
 // foreign names and segments, cleaning up after dead processes, and the
 // host identity that decides when two ranks may share memory.
-#include "net/collective_shm.h"
+#include "net/collective/shm.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

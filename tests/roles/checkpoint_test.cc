@@ -1,4 +1,4 @@
-#include "roles/checkpoint.h"
+#include "roles/local/checkpoint.h"
 
 #include <gtest/gtest.h>
 

@@ -11,9 +11,9 @@
 #include <string>
 
 #include "base/clock.h"
-#include "roles/checkpoint.h"
-#include "roles/compiled_model.h"
-#include "roles/local_trainer.h"
+#include "roles/local/checkpoint.h"
+#include "roles/local/compiled_model.h"
+#include "roles/local/local_trainer.h"
 #include "tensor/device_runtime.h"
 #include "tests/testing/host_memory_device_runtime.h"
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "roles/compiled_model.h"
+#include "roles/local/compiled_model.h"
 #include "roles/ps/merged_checkpoint.h"
 #include "roles/ps/parameter_server.h"
 #include "roles/ps/partition.h"

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "nn/autograd.h"
-#include "roles/evaluation.h"
+#include "roles/local/evaluation.h"
 #include "roles/ps/parameter_server.h"
 #include "roles/ps/ps_client.h"
 #include "ps_test_util.h"

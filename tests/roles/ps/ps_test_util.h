@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "roles/compiled_model.h"
+#include "roles/local/compiled_model.h"
 #include "roles/ps/parameter_server.h"
 
 namespace edl::roles::ps::testing {

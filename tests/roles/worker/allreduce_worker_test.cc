@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "base/clock.h"
-#include "roles/evaluation.h"
+#include "roles/local/evaluation.h"
 #include "roles/master/master_core.h"
 
 namespace edl::roles::worker {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "base/clock.h"
-#include "roles/compiled_model.h"
+#include "roles/local/compiled_model.h"
 #include "roles/master/master_core.h"
 
 namespace edl::roles::worker::testing {

@@ -1,6 +1,6 @@
-// Ring formation (net/collective.h): listening, the handshake exchange
-// (net/collective_handshake.h), refusing foreign or stale peers, and setting
-// up shared-memory links (net/collective_shm.h) to neighbours on the same
+// Ring formation (net/collective/collective.h): listening, the handshake exchange
+// (net/collective/handshake.h), refusing foreign or stale peers, and setting
+// up shared-memory links (net/collective/shm.h) to neighbours on the same
 // machine.
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -11,10 +11,10 @@
 #include <mutex>
 
 #include "base/logging.h"
-#include "net/collective.h"
-#include "net/collective_handshake.h"
-#include "net/collective_ring_impl.h"
-#include "net/collective_shm.h"
+#include "net/collective/collective.h"
+#include "net/collective/handshake.h"
+#include "net/collective/ring_impl.h"
+#include "net/collective/shm.h"
 #include "net/rpc.h"
 
 namespace edl::net {

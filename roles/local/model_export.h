@@ -9,7 +9,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "roles/compiled_model.h"
+#include "roles/local/compiled_model.h"
 
 namespace edl::roles {
 

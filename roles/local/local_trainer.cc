@@ -1,4 +1,4 @@
-#include "roles/local_trainer.h"
+#include "roles/local/local_trainer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include "nn/autograd.h"
 #include "nn/functional.h"
 #include "roles/event_file.h"
-#include "roles/model_export.h"
+#include "roles/local/model_export.h"
 #include "roles/progress.h"
 #include "tensor/host_readback.h"
 #include "tensor/ops.h"

@@ -1,5 +1,5 @@
-// POSIX TCP plumbing for the ring collectives (net/collective_socket.h).
-#include "net/collective_socket.h"
+// POSIX TCP plumbing for the ring collectives (net/collective/socket.h).
+#include "net/collective/socket.h"
 
 #include <fcntl.h>
 #include <netdb.h>

@@ -1,4 +1,4 @@
-// POSIX TCP plumbing for the ring collectives (net/collective.h): an owned
+// POSIX TCP plumbing for the ring collectives (net/collective/collective.h): an owned
 // file descriptor, and listen/connect/accept/read/write with deadlines.
 // Internal to net/. Functions are thread-safe; an Fd is not.
 #pragma once

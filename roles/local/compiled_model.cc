@@ -1,4 +1,4 @@
-#include "roles/compiled_model.h"
+#include "roles/local/compiled_model.h"
 
 #include <map>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// Same-host data path of the ring collectives (net/collective.h): a
+// Same-host data path of the ring collectives (net/collective/collective.h): a
 // single-producer/single-consumer byte ring in a POSIX shared-memory segment,
 // one per directed ring link whose two ends run on the same machine.
 //
@@ -20,7 +20,7 @@
 // announcing itself; the other side bumps the word and FUTEX_WAKEs only then.
 // `closed` is set by either side when its ring breaks or goes away, so the
 // other end fails promptly; a killed peer is noticed on the TCP connection
-// that stays open beside the segment (net/collective_pipeline.cc).
+// that stays open beside the segment (net/collective/pipeline.cc).
 //
 // Thread-safety: one thread writes (producer) and one reads (consumer) per
 // process; Close() may be called from any thread (Ring::Abort).
@@ -32,7 +32,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "net/collective_socket.h"
+#include "net/collective/socket.h"
 
 namespace edl::net {
 

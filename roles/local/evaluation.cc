@@ -1,4 +1,4 @@
-#include "roles/evaluation.h"
+#include "roles/local/evaluation.h"
 
 #include <cstdio>
 

@@ -1,5 +1,5 @@
-// Encoding and decoding of the ring handshake (net/collective_handshake.h).
-#include "net/collective_handshake.h"
+// Encoding and decoding of the ring handshake (net/collective/handshake.h).
+#include "net/collective/handshake.h"
 
 #include <cstring>
 

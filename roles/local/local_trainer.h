@@ -8,7 +8,7 @@
 
 #include "base/clock.h"
 #include "base/status.h"
-#include "roles/evaluation.h"
+#include "roles/local/evaluation.h"
 #include "roles/job_options.h"
 
 namespace edl::roles {

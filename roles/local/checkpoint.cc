@@ -1,4 +1,4 @@
-#include "roles/checkpoint.h"
+#include "roles/local/checkpoint.h"
 
 #include <unistd.h>
 #include <zlib.h>
@@ -138,7 +138,7 @@ Status WriteCheckpoint(const std::string& root, const Checkpoint& c,
 
 Result<Checkpoint> ReadCheckpoint(const std::string& path) {
   fs::path dir = path;
-  // An export directory (roles/model_export.h) keeps its checkpoint inside.
+  // An export directory (roles/local/model_export.h) keeps its checkpoint inside.
   std::error_code ec;
   if (!fs::exists(dir / "manifest.json", ec) && fs::is_directory(dir / "checkpoint", ec)) {
     dir = dir / "checkpoint";

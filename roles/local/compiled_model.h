@@ -15,7 +15,7 @@
 #include "nn/losses.h"
 #include "nn/metrics/metric.h"
 #include "nn/optim/optimizer.h"
-#include "roles/checkpoint.h"
+#include "roles/local/checkpoint.h"
 #include "roles/job_options.h"
 
 namespace edl::roles {

@@ -1,4 +1,4 @@
-#include "roles/model_export.h"
+#include "roles/local/model_export.h"
 
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
-// Ring::Impl (net/collective.h): the state one ring keeps between
-// collectives, shared by ring formation (net/collective_connect.cc) and the
-// collectives (net/collective.cc). Internal to net/.
+// Ring::Impl (net/collective/collective.h): the state one ring keeps between
+// collectives, shared by ring formation (net/collective/connect.cc) and the
+// collectives (net/collective/collective.cc). Internal to net/.
 #pragma once
 
 #include <sys/socket.h>
@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "net/collective.h"
-#include "net/collective_pipeline.h"
-#include "net/collective_shm.h"
-#include "net/collective_socket.h"
+#include "net/collective/collective.h"
+#include "net/collective/pipeline.h"
+#include "net/collective/shm.h"
+#include "net/collective/socket.h"
 
 namespace edl::net {
 

@@ -1,4 +1,4 @@
-// The handshake that opens a ring connection (net/collective.h), and the
+// The handshake that opens a ring connection (net/collective/collective.h), and the
 // acceptor's answer. Little-endian on the wire:
 //
 //   hello:  "EDLR" u32 wire_version u64 ring_version u32 from_rank
@@ -6,8 +6,8 @@
 //           u32 segment_len, then secret, host identity and segment bytes
 //   answer: "EDLA" u32 status_code u32 flags u32 message_len, then message
 //
-// host identity (net/collective_shm.h HostIdentity) and segment (the name of
-// a shared-memory ring the connector made, net/collective_shm.h) are empty
+// host identity (net/collective/shm.h HostIdentity) and segment (the name of
+// a shared-memory ring the connector made, net/collective/shm.h) are empty
 // when the connector offers no shared memory; answer flag bit 0 says the
 // acceptor mapped that segment, so the data of this connection moves
 // through it.

@@ -1,5 +1,5 @@
-// The ring collectives' pipelined transfer loop (net/collective_pipeline.h).
-#include "net/collective_pipeline.h"
+// The ring collectives' pipelined transfer loop (net/collective/pipeline.h).
+#include "net/collective/pipeline.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <thread>
 
-#include "net/collective_socket.h"
+#include "net/collective/socket.h"
 
 namespace edl::net {
 namespace {

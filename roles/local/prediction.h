@@ -5,7 +5,7 @@
 #pragma once
 
 #include "base/status.h"
-#include "roles/compiled_model.h"
+#include "roles/local/compiled_model.h"
 #include "roles/job_options.h"
 
 namespace edl::roles {

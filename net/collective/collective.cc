@@ -1,15 +1,15 @@
-// The ring collectives (net/collective.h): allreduce, fused allreduce and
+// The ring collectives (net/collective/collective.h): allreduce, fused allreduce and
 // broadcast as plans of pieces for the pipelined transfer loop
-// (net/collective_pipeline.h); ring formation is in
-// net/collective_connect.cc.
-#include "net/collective.h"
+// (net/collective/pipeline.h); ring formation is in
+// net/collective/connect.cc.
+#include "net/collective/collective.h"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 
-#include "net/collective_ring_impl.h"
+#include "net/collective/ring_impl.h"
 
 namespace edl::net {
 

@@ -4,7 +4,7 @@
 // k+1 overlaps receiving and reducing piece k. A send piece may depend on
 // received pieces (it forwards what arrived). Each direction moves over a
 // non-blocking TCP socket or, for a neighbour on the same machine, over a
-// shared-memory ring (net/collective_shm.h) with the socket kept open only
+// shared-memory ring (net/collective/shm.h) with the socket kept open only
 // to notice the peer's death.
 // Internal to net/; not thread-safe (one pipeline per ring at a time).
 #pragma once
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "net/collective_shm.h"
+#include "net/collective/shm.h"
 
 namespace edl::net {
 

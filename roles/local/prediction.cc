@@ -1,4 +1,4 @@
-#include "roles/prediction.h"
+#include "roles/local/prediction.h"
 
 #include <chrono>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include "base/logging.h"
 #include "data/batch_prefetcher.h"
 #include "nn/autograd.h"
-#include "roles/evaluation.h"
+#include "roles/local/evaluation.h"
 #include "tensor/ops.h"
 
 namespace edl::roles {

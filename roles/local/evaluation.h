@@ -10,7 +10,7 @@
 
 #include "base/status.h"
 #include "data/source.h"
-#include "roles/compiled_model.h"
+#include "roles/local/compiled_model.h"
 
 namespace edl::roles {
 

@@ -1,6 +1,6 @@
 // The shared-memory ring links of the ring collectives
-// (net/collective_shm.h).
-#include "net/collective_shm.h"
+// (net/collective/shm.h).
+#include "net/collective/shm.h"
 
 #include <dirent.h>
 #include <fcntl.h>
