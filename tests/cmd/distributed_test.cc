@@ -84,12 +84,18 @@ TEST(Distributed, AWorkerKilledMidEpochIsReplacedAndNoRecordIsLost) {
     victim = -1;
     if (!s.is_object() || !s.contains("workers")) return -1;
     for (const auto& w : s["workers"]) {
-      if (w.value("name", "") == "worker-0") victim = w.value("pid", -1);
+      // Only while it holds a training task: killed then, it has work to
+      // put back (between tasks, e.g. at an epoch's evaluation, it holds none).
+      bool training = false;
+      for (const auto& t : w.value("tasks", nlohmann::json::array())) {
+        training = training || t.value("type", "") == "training";
+      }
+      if (w.value("name", "") == "worker-0" && training) victim = w.value("pid", -1);
     }
     return victim;
   };
   // Mid-epoch, with worker-0 registered (on a busy machine it may start
-  // after worker-1 has trained for a while).
+  // after worker-1 has trained for a while) and training.
   ASSERT_TRUE(WaitFor([&] {
     s = JobStatus(dir.path(), "kill9");
     return Version(s) >= 300 && worker0() > 0;
