@@ -121,6 +121,18 @@ const ConvLayout& Layout() {
 
 bool Nchw(int pass) { return Layout().nchw[pass]; }
 
+// The image x, or (asymmetric padding) a zero-padded copy of it in `buffer`
+// (allocated here), as cuDNN convolves it: [g.n, g.h, g.w, g.c].
+const float* Padded(const Tensor& x, const ConvGeometry& g, const PaddingPlan& plan,
+                    std::unique_ptr<DeviceBuffer>& buffer, DeviceAllocator& allocator,
+                    cudaStream_t stream) {
+  if (!plan.explicit_pad) return x.f32();
+  buffer = std::make_unique<DeviceBuffer>(allocator, sizeof(float) * g.n * g.h * g.w * g.c);
+  PadImage(x.f32(), buffer->as<float>(), x.dim(0), x.dim(1), x.dim(2), x.dim(3), plan.top,
+           plan.bottom, plan.left, plan.right, stream);
+  return buffer->as<float>();
+}
+
 // An NHWC image [n, hw, c] as NCHW [n, c, hw] in `buffer` (allocated here),
 // or the image itself when the two layouts coincide (c or hw of 1).
 const float* ToNchw(const float* x, int64_t n, int64_t hw, int64_t c,
@@ -302,15 +314,8 @@ void CudaBackend::Conv2DForward(const Tensor& x, const Tensor& w,
   cudaStream_t stream = ctx_.stream;
   DeviceBuffer filter(ctx_.allocator, w.bytes());
   FilterFromHwio(w.f32(), filter.as<float>(), g, nchw, stream);
-  const float* image = x.f32();
   std::unique_ptr<DeviceBuffer> padded, image_nchw, out_nchw;
-  if (plan.explicit_pad) {
-    padded = std::make_unique<DeviceBuffer>(
-        ctx_.allocator, sizeof(float) * g.n * g.h * g.w * g.c);
-    PadImage(x.f32(), padded->as<float>(), x.dim(0), x.dim(1), x.dim(2),
-             x.dim(3), plan.top, plan.bottom, plan.left, plan.right, stream);
-    image = padded->as<float>();
-  }
+  const float* image = Padded(x, g, plan, padded, ctx_.allocator, stream);
   float* out = y.f32();
   const bool out_transposed = nchw && g.o > 1 && g.oh * g.ow > 1;
   if (nchw) {
@@ -378,16 +383,9 @@ void CudaBackend::Conv2DBackwardWeights(const Tensor& dy, const Tensor& x,
       MakeGeometry(x.shape(), dw.shape(), dy.shape(), p, plan);
   const bool nchw = Nchw(2);
   cudaStream_t stream = ctx_.stream;
-  const float* image = x.f32();
-  const float* grad = dy.f32();
   std::unique_ptr<DeviceBuffer> padded, image_nchw, grad_nchw;
-  if (plan.explicit_pad) {
-    padded = std::make_unique<DeviceBuffer>(
-        ctx_.allocator, sizeof(float) * g.n * g.h * g.w * g.c);
-    PadImage(x.f32(), padded->as<float>(), x.dim(0), x.dim(1), x.dim(2),
-             x.dim(3), plan.top, plan.bottom, plan.left, plan.right, stream);
-    image = padded->as<float>();
-  }
+  const float* image = Padded(x, g, plan, padded, ctx_.allocator, stream);
+  const float* grad = dy.f32();
   if (nchw) {
     image = ToNchw(image, g.n, g.h * g.w, g.c, image_nchw, ctx_.allocator,
                    stream);

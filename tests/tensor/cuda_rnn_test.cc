@@ -13,6 +13,7 @@
 #include "tensor/device_runtime.h"
 #include "tensor/ops.h"
 #include "tests/tensor/backend_compare.h"
+#include "tests/tensor/cuda_test_runtime.h"
 
 namespace edl::tensor {
 namespace {
@@ -23,9 +24,7 @@ using testing::Random;
 class CudaBackendRnnTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string built = EDL_CUDA_PLUGIN_PATH;
-    if (!built.empty()) setenv("EDL_CUDA_PLUGIN", built.c_str(), /*overwrite=*/0);
-    Status s = LoadCudaRuntime();
+    Status s = testing::LoadBuiltCudaRuntime();
     if (!s.ok()) GTEST_SKIP() << "CUDA runtime unavailable: " << s.message();
   }
 };
