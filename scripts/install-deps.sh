@@ -6,8 +6,8 @@
 # (tests/testing/skip.sh, skip.h), so every tool a test needs is listed here:
 # buildah (image_build), python3-yaml (k8s_manifests), nodejs and npm (the
 # TF.js round trips), kubectl (fakekube's KubectlTest), gnuplot-nox (the
-# utilization experiment), chromium (the job page, loaded headless). Only
-# the GPU tests may skip.
+# utilization experiment), chromium (the job page, loaded headless),
+# clang-format (source_format, the style check). Only the GPU tests may skip.
 #
 # Usage: scripts/install-deps.sh [--bench]
 #   --bench  also install PyTorch and OpenBLAS for scripts/bench/.
@@ -23,6 +23,7 @@ packages=(
   nodejs
   python3-yaml
   chromium
+  clang-format
 )
 # nodejs from some sources bundles npm; Debian's separate npm package is only
 # needed where it does not.
