@@ -14,8 +14,7 @@ namespace edl {
 Result<std::unique_ptr<AtomicFileWriter>> AtomicFileWriter::Open(const std::string& path) {
   // Unique per call, so threads writing the same path never share a file.
   static std::atomic<uint64_t> serial{0};
-  std::string tmp =
-      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return IoError(path + ": cannot create: " + std::strerror(errno));
   return std::unique_ptr<AtomicFileWriter>(new AtomicFileWriter(path, std::move(tmp), fd));

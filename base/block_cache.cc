@@ -11,7 +11,7 @@ namespace edl {
 namespace {
 
 struct Pool {
-  std::mutex mu;  // guards everything below
+  std::mutex mu;                                        // guards everything below
   std::unordered_map<size_t, std::vector<void*>> idle;  // by capacity
   size_t idle_bytes = 0;
 };

@@ -27,17 +27,15 @@ struct Voidify {
 
 }  // namespace edl::internal
 
-#define EDL_CHECK(cond)                   \
-  (cond) ? (void)0                        \
-         : ::edl::internal::Voidify() &   \
+#define EDL_CHECK(cond)                 \
+  (cond) ? (void)0                      \
+         : ::edl::internal::Voidify() & \
                ::edl::internal::CheckFailure(__FILE__, __LINE__, #cond).stream()
 
-#define EDL_CHECK_OP_(a, op, b)                                        \
-  ((a)op(b)) ? (void)0                                                 \
-             : ::edl::internal::Voidify() &                            \
-                   ::edl::internal::CheckFailure(__FILE__, __LINE__,   \
-                                                 #a " " #op " " #b)    \
-                           .stream()                                   \
+#define EDL_CHECK_OP_(a, op, b)                                                                  \
+  ((a)op(b)) ? (void)0                                                                           \
+             : ::edl::internal::Voidify() &                                                      \
+                   ::edl::internal::CheckFailure(__FILE__, __LINE__, #a " " #op " " #b).stream() \
                        << "(" << (a) << " vs " << (b) << ") "
 
 #define EDL_CHECK_EQ(a, b) EDL_CHECK_OP_(a, ==, b)

@@ -1,5 +1,7 @@
 #include "base/logging.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -9,8 +11,6 @@
 #include <ctime>
 #include <mutex>
 #include <string>
-
-#include <unistd.h>
 
 namespace edl {
 namespace {
@@ -63,10 +63,8 @@ LogLevel GetLogLevel() { return static_cast<LogLevel>(g_level.load()); }
 
 bool ParseLogLevel(const std::string& name, LogLevel* level) {
   std::string up = name;
-  std::transform(up.begin(), up.end(), up.begin(),
-                 [](unsigned char c) { return std::toupper(c); });
-  for (LogLevel l : {LogLevel::DEBUG, LogLevel::INFO, LogLevel::WARNING,
-                     LogLevel::ERROR}) {
+  std::transform(up.begin(), up.end(), up.begin(), [](unsigned char c) { return std::toupper(c); });
+  for (LogLevel l : {LogLevel::DEBUG, LogLevel::INFO, LogLevel::WARNING, LogLevel::ERROR}) {
     if (up == LevelName(l)) {
       *level = l;
       return true;
@@ -79,15 +77,14 @@ namespace internal {
 LogLine::~LogLine() {
   auto now = std::chrono::system_clock::now();
   std::time_t t = std::chrono::system_clock::to_time_t(now);
-  int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                now.time_since_epoch()).count() % 1000);
+  int ms = static_cast<int>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000);
   std::tm tm;
   gmtime_r(&t, &tm);
   char ts[32];
   std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
   std::string line = std::string(ts) + "." + (ms < 100 ? (ms < 10 ? "00" : "0") : "") +
-                     std::to_string(ms) + "Z " + LevelName(level_) + " " +
-                     stream_.str() + "\n";
+                     std::to_string(ms) + "Z " + LevelName(level_) + " " + stream_.str() + "\n";
   std::fflush(stderr);
   WriteStderrLines(line);
 }

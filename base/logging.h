@@ -40,8 +40,7 @@ class LogLine {
 }  // namespace edl
 
 // An expression (not an if/else), so it is safe in an unbraced if.
-#define EDL_LOG(level)                                       \
-  (::edl::LogLevel::level < ::edl::GetLogLevel())            \
-      ? (void)0                                              \
-      : ::edl::internal::Voidify() &                         \
-            ::edl::internal::LogLine(::edl::LogLevel::level).stream()
+#define EDL_LOG(level)                            \
+  (::edl::LogLevel::level < ::edl::GetLogLevel()) \
+      ? (void)0                                   \
+      : ::edl::internal::Voidify() & ::edl::internal::LogLine(::edl::LogLevel::level).stream()

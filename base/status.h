@@ -38,8 +38,7 @@ const char* StatusCodeName(StatusCode code);
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message)
-      : code_(code), message_(std::move(message)) {}
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status Ok() { return Status(); }
 
@@ -64,21 +63,13 @@ class [[nodiscard]] Status {
 inline Status InvalidArgument(std::string m) {
   return Status(StatusCode::kInvalidArgument, std::move(m));
 }
-inline Status NotFound(std::string m) {
-  return Status(StatusCode::kNotFound, std::move(m));
-}
-inline Status IoError(std::string m) {
-  return Status(StatusCode::kIoError, std::move(m));
-}
+inline Status NotFound(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
+inline Status IoError(std::string m) { return Status(StatusCode::kIoError, std::move(m)); }
 inline Status Unimplemented(std::string m) {
   return Status(StatusCode::kUnimplemented, std::move(m));
 }
-inline Status Internal(std::string m) {
-  return Status(StatusCode::kInternal, std::move(m));
-}
-inline Status Unavailable(std::string m) {
-  return Status(StatusCode::kUnavailable, std::move(m));
-}
+inline Status Internal(std::string m) { return Status(StatusCode::kInternal, std::move(m)); }
+inline Status Unavailable(std::string m) { return Status(StatusCode::kUnavailable, std::move(m)); }
 inline Status DeadlineExceeded(std::string m) {
   return Status(StatusCode::kDeadlineExceeded, std::move(m));
 }
@@ -97,15 +88,13 @@ inline Status PermissionDenied(std::string m) {
 inline Status ResourceExhausted(std::string m) {
   return Status(StatusCode::kResourceExhausted, std::move(m));
 }
-inline Status Aborted(std::string m) {
-  return Status(StatusCode::kAborted, std::move(m));
-}
+inline Status Aborted(std::string m) { return Status(StatusCode::kAborted, std::move(m)); }
 
 // Result<T> holds either a T or a non-OK Status.
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT
     EDL_CHECK(!status_.ok()) << "Result constructed from an OK status";
   }

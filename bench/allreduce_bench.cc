@@ -67,8 +67,8 @@ Options Parse(int argc, char** argv) {
     }
     if (i + 1 >= argc) Usage(("missing value for " + flag).c_str());
     long long value = std::atoll(argv[++i]);
-    if (value < 0 || (value == 0 && flag != "--socket_buffer_bytes" &&
-                       flag != "--small_allreduce_bytes")) {
+    if (value < 0 ||
+        (value == 0 && flag != "--socket_buffer_bytes" && flag != "--small_allreduce_bytes")) {
       Usage((flag + " must be a positive integer").c_str());
     }
     if (flag == "--ranks") {
@@ -112,8 +112,7 @@ int RunRank(const Options& o, int rank, edl::net::RingListener& listener,
   spec.small_allreduce_bytes = o.small_allreduce_bytes;
   auto ring = edl::net::Ring::Connect(listener, spec);
   if (!ring.ok()) {
-    std::fprintf(stderr, "rank %d: %s\n", rank,
-                 ring.status().message().c_str());
+    std::fprintf(stderr, "rank %d: %s\n", rank, ring.status().message().c_str());
     return 1;
   }
   std::vector<float> sync(1);
@@ -133,14 +132,11 @@ int RunRank(const Options& o, int rank, edl::net::RingListener& listener,
       }
     }
     double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count() /
-        iters;
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / iters;
     if (rank == 0) {
       int n = o.ranks;
       double busbw = 2.0 * (n - 1) / n * static_cast<double>(bytes) / seconds;
-      std::printf("%zu %d %d %.9f %.4f\n", bytes, n, iters, seconds,
-                  busbw / 1e9);
+      std::printf("%zu %d %d %.9f %.4f\n", bytes, n, iters, seconds, busbw / 1e9);
       std::fflush(stdout);
     }
   }

@@ -114,7 +114,8 @@ int main(int argc, char** argv) {
   std::vector<int> y;
   WriteShard(dir + "/csv-valid/part-00000.csv.gz", dir + "/tfrecord-valid/part-00000.tfrecord.gz",
              1u << 30, valid_rows, &valid, &p, &y);
-  std::printf("training:   %" PRId64 " rows in %d shards: CSV %.2f GB, TFRecord %.2f GB (uncompressed)\n",
+  std::printf("training:   %" PRId64
+              " rows in %d shards: CSV %.2f GB, TFRecord %.2f GB (uncompressed)\n",
               train.rows.load(), shards, train.csv.load() / 1e9, train.tfrecord.load() / 1e9);
   std::printf("validation: %" PRId64 " rows: CSV %.3f GB, TFRecord %.3f GB\n", valid.rows.load(),
               valid.csv.load() / 1e9, valid.tfrecord.load() / 1e9);

@@ -26,8 +26,8 @@ namespace edl::bench {
 inline constexpr int kNumeric = 13;
 inline constexpr int kCategorical = 26;
 inline constexpr int64_t kCardinality[kCategorical] = {
-    500,  250,   25000, 10000, 150,   15, 5000, 300,   5,  15000, 2500, 25000, 1500,
-    15,   5000,  25000, 5,     2000,  1000, 5,  25000, 10, 10,    15000, 50,  10000};
+    500, 250,  25000, 10000, 150,  15,   5000, 300,   5,  15000, 2500,  25000, 1500,
+    15,  5000, 25000, 5,     2000, 1000, 5,    25000, 10, 10,    15000, 50,    10000};
 inline constexpr double kBias = -1.3;
 inline constexpr uint64_t kModelSeed = 0x63726974656fULL;
 
@@ -58,8 +58,8 @@ class CriteoRows {
       const double card = static_cast<double>(kCardinality[k]);
       int64_t v = static_cast<int64_t>(std::pow(card, rng_.Uniform())) - 1;
       if (v >= kCardinality[k]) v = kCardinality[k] - 1;
-      const uint64_t key = data::MixSeed(kModelSeed ^ static_cast<uint64_t>(k + 1),
-                                         static_cast<uint64_t>(v));
+      const uint64_t key =
+          data::MixSeed(kModelSeed ^ static_cast<uint64_t>(k + 1), static_cast<uint64_t>(v));
       std::snprintf(row->category[k], sizeof row->category[k], "%08x",
                     static_cast<unsigned>(key & 0xffffffffu));
       logit += 0.3 * data::Rng(key).Normal();

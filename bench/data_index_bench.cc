@@ -27,8 +27,7 @@ namespace {
 using edl::data::RecordFormat;
 
 double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Writes the CSV and TFRecord files, plain and gzip.
@@ -123,25 +122,28 @@ void Measure(const std::string& path, RecordFormat format) {
   }
   const double decode_s = Now() - t0;
   const double gb = static_cast<double>(index->data_size) / 1e9;
-  std::printf("%-18s %6.0f MB %6.0f MB  %5.2f GB/s %6.2f M/s   %5.2f GB/s %6.2f M/s   %5.2f GB/s %6.2f M/s\n",
-              std::filesystem::path(path).filename().c_str(),
-              static_cast<double>(index->file_size) / 1e6, gb * 1e3, gb / index_s,
-              static_cast<double>(n) / index_s / 1e6, gb / read_s,
-              static_cast<double>(n) / read_s / 1e6, gb / decode_s,
-              static_cast<double>(records) / decode_s / 1e6);
+  std::printf(
+      "%-18s %6.0f MB %6.0f MB  %5.2f GB/s %6.2f M/s   %5.2f GB/s %6.2f M/s   %5.2f GB/s %6.2f "
+      "M/s\n",
+      std::filesystem::path(path).filename().c_str(), static_cast<double>(index->file_size) / 1e6,
+      gb * 1e3, gb / index_s, static_cast<double>(n) / index_s / 1e6, gb / read_s,
+      static_cast<double>(n) / read_s / 1e6, gb / decode_s,
+      static_cast<double>(records) / decode_s / 1e6);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const uint64_t mb = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 512;
-  const std::string dir = (argc > 2 ? std::string(argv[2]) : std::string("/tmp")) + "/edl-index-bench";
+  const std::string dir =
+      (argc > 2 ? std::string(argv[2]) : std::string("/tmp")) + "/edl-index-bench";
   std::filesystem::create_directories(dir);
   Write(dir, mb << 20);
   std::printf("one core; page cache warm; data = uncompressed bytes; M/s = million records/s\n");
   std::printf("%-18s %9s %9s  %-20s %-20s %-20s\n", "file", "on disk", "data", "index build",
               "read (framing+CRC)", "decode to inputs");
-  for (const char* name : {"bench.csv", "bench.csv.gz"}) Measure(dir + "/" + name, RecordFormat::kCsvRows);
+  for (const char* name : {"bench.csv", "bench.csv.gz"})
+    Measure(dir + "/" + name, RecordFormat::kCsvRows);
   for (const char* name : {"bench.tfrecord", "bench.tfrecord.gz"}) {
     Measure(dir + "/" + name, RecordFormat::kTfRecord);
   }

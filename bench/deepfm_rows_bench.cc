@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
   const int64_t steps = Arg(argc, argv, "steps", 40);
   const int64_t fields = 26;
   if (model_def.empty()) {
-    std::printf("usage: edl_deepfm_rows_bench --model_def=deepfm.json [--batch=512] [--steps=40]\n");
+    std::printf(
+        "usage: edl_deepfm_rows_bench --model_def=deepfm.json [--batch=512] [--steps=40]\n");
     return 2;
   }
   const int num_ps = 2;
@@ -107,8 +108,8 @@ int main(int argc, char** argv) {
   std::printf("edl_deepfm_rows_bench: %zu tables of %lld rows (dims", tables.size(),
               (long long)vocab);
   for (auto* t : tables) std::printf(" %lld", (long long)t->value.dim(1));
-  std::printf("), 2 PS over loopback RPC, batch %lld x %lld ids, %lld steps\n",
-              (long long)batch, (long long)fields, (long long)steps);
+  std::printf("), 2 PS over loopback RPC, batch %lld x %lld ids, %lld steps\n", (long long)batch,
+              (long long)fields, (long long)steps);
 
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<int64_t> uniform(0, vocab - 1);

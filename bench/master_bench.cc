@@ -19,6 +19,8 @@
 //     on disk, as the RPC server's reply gate does: tasks/s, journal bytes
 //     and fsyncs per task, snapshots written; with fsync and without.
 // Usage: edl_master_bench [TASKS=1000000] [WORKERS=1000]
+#include <malloc.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -27,7 +29,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <malloc.h>
 #include <memory>
 #include <set>
 #include <string>
@@ -53,8 +54,7 @@ int64_t ProcStatusBytes(const std::string& field) {
   std::ifstream in("/proc/self/status");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind(field + ":", 0) == 0)
-      return std::atoll(line.c_str() + field.size() + 1) * 1024;
+    if (line.rfind(field + ":", 0) == 0) return std::atoll(line.c_str() + field.size() + 1) * 1024;
   }
   return -1;
 }
@@ -68,8 +68,7 @@ void ResetPeakRss() {
   out << "5";
 }
 
-double Seconds(std::chrono::steady_clock::time_point a,
-               std::chrono::steady_clock::time_point b) {
+double Seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
@@ -125,8 +124,7 @@ struct DispatchResult {
 };
 
 // Workers [first, last) in round-robin until GetTask answers kDone.
-int64_t Drive(MasterCore& m, const std::vector<int64_t>& ids, size_t first,
-              size_t last) {
+int64_t Drive(MasterCore& m, const std::vector<int64_t>& ids, size_t first, size_t last) {
   int64_t done = 0;
   for (;;) {
     bool any_wait = false;
@@ -149,8 +147,7 @@ DispatchResult Dispatch(int64_t tasks, int workers, int threads) {
   const int64_t rss0 = ProcStatusBytes("VmRSS");
   std::unique_ptr<MasterCore> m = NewMaster(TrainingJob(tasks));
   std::vector<int64_t> ids;
-  for (int i = 0; i < workers; ++i)
-    ids.push_back(Register(*m, "worker-" + std::to_string(i)));
+  for (int i = 0; i < workers; ++i) ids.push_back(Register(*m, "worker-" + std::to_string(i)));
   DispatchResult r;
   // The first GetTask creates the epoch's tasks; measured in the rate too.
   const auto t0 = std::chrono::steady_clock::now();
@@ -161,8 +158,7 @@ DispatchResult Dispatch(int64_t tasks, int workers, int threads) {
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
-      done += Drive(*m, ids, ids.size() * t / threads,
-                    ids.size() * (t + 1) / threads);
+      done += Drive(*m, ids, ids.size() * t / threads, ids.size() * (t + 1) / threads);
     });
   }
   for (auto& th : pool) th.join();
@@ -359,8 +355,8 @@ DurableResult DurableDispatch(int64_t tasks, int workers, int threads, const std
   m.reset();
   std::filesystem::remove_all(dir);
   const double n = static_cast<double>(done.load());
-  return {n / seconds, static_cast<double>(stats.bytes) / n,
-          static_cast<double>(stats.fsyncs) / n, stats.snapshots};
+  return {n / seconds, static_cast<double>(stats.bytes) / n, static_cast<double>(stats.fsyncs) / n,
+          stats.snapshots};
 }
 
 int main(int argc, char** argv) {
@@ -373,32 +369,25 @@ int main(int argc, char** argv) {
   for (int threads : {1, 2}) {
     const DispatchResult r = Dispatch(tasks, workers, threads);
     char name[96];
-    std::snprintf(name, sizeof name, "dispatch, %d workers, %d thread%s (tasks/s)",
-                  workers, threads, threads > 1 ? "s" : "");
+    std::snprintf(name, sizeof name, "dispatch, %d workers, %d thread%s (tasks/s)", workers,
+                  threads, threads > 1 ? "s" : "");
     std::printf("%-44s %16.0f\n", name, r.tasks_per_s);
-    std::snprintf(name, sizeof name, "  tasks dispatched and reported (%dT)",
-                  threads);
+    std::snprintf(name, sizeof name, "  tasks dispatched and reported (%dT)", threads);
     std::printf("%-44s %16lld\n", name, static_cast<long long>(r.tasks));
     const double per_million = 1e6 / static_cast<double>(tasks);
-    std::snprintf(name, sizeof name, "  RSS growth, tasks created (MiB/1M) (%dT)",
-                  threads);
+    std::snprintf(name, sizeof name, "  RSS growth, tasks created (MiB/1M) (%dT)", threads);
     std::printf("%-44s %16.1f\n", name, r.rss_growth_mib * per_million);
-    std::snprintf(name, sizeof name, "  peak RSS growth, run (MiB/1M) (%dT)",
-                  threads);
+    std::snprintf(name, sizeof name, "  peak RSS growth, run (MiB/1M) (%dT)", threads);
     std::printf("%-44s %16.1f\n", name, r.peak_growth_mib * per_million);
   }
 
   const std::vector<double> exit_us = RecoverByExit(1000);
-  std::printf("%-44s %16.1f\n", "recovery, OnWorkerExit: median (us)",
-              Percentile(exit_us, 0.5));
-  std::printf("%-44s %16.1f\n", "recovery, OnWorkerExit: p99 (us)",
-              Percentile(exit_us, 0.99));
-  std::printf("%-44s %16.1f\n", "recovery, OnWorkerExit: max (us)",
-              exit_us.back());
+  std::printf("%-44s %16.1f\n", "recovery, OnWorkerExit: median (us)", Percentile(exit_us, 0.5));
+  std::printf("%-44s %16.1f\n", "recovery, OnWorkerExit: p99 (us)", Percentile(exit_us, 0.99));
+  std::printf("%-44s %16.1f\n", "recovery, OnWorkerExit: max (us)", exit_us.back());
   for (int i = 0; i < 3; ++i) {
     char name[96];
-    std::snprintf(name, sizeof name,
-                  "recovery, heartbeat timeout 2 s, run %d (s)", i + 1);
+    std::snprintf(name, sizeof name, "recovery, heartbeat timeout 2 s, run %d (s)", i + 1);
     std::printf("%-44s %16.3f\n", name, RecoverByHeartbeat(2.0));
   }
 

@@ -39,21 +39,18 @@ int main(int argc, char** argv) {
     int count = static_cast<int>(data.size());
     int iters = Iterations(bytes);
     for (int i = 0; i < std::max(2, iters / 10); ++i) {
-      MPI_Allreduce(MPI_IN_PLACE, data.data(), count, MPI_FLOAT, MPI_SUM,
-                    MPI_COMM_WORLD);
+      MPI_Allreduce(MPI_IN_PLACE, data.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     }
     float sync = 0;
     MPI_Allreduce(MPI_IN_PLACE, &sync, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     double start = MPI_Wtime();
     for (int i = 0; i < iters; ++i) {
-      MPI_Allreduce(MPI_IN_PLACE, data.data(), count, MPI_FLOAT, MPI_SUM,
-                    MPI_COMM_WORLD);
+      MPI_Allreduce(MPI_IN_PLACE, data.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     }
     double seconds = (MPI_Wtime() - start) / iters;
     if (rank == 0) {
       double busbw = 2.0 * (n - 1) / n * static_cast<double>(bytes) / seconds;
-      std::printf("%zu %d %d %.9f %.4f\n", bytes, n, iters, seconds,
-                  busbw / 1e9);
+      std::printf("%zu %d %d %.9f %.4f\n", bytes, n, iters, seconds, busbw / 1e9);
       std::fflush(stdout);
     }
   }

@@ -121,11 +121,9 @@ double TcpGbPerSec(int64_t total_bytes) {
 
 // ---- models ------------------------------------------------------------
 
-CompiledModel Compile(const std::string& dir, const std::string& name,
-                      const std::string& layers) {
+CompiledModel Compile(const std::string& dir, const std::string& name, const std::string& layers) {
   const std::string spec =
-      R"({"model": {"class_name": "Sequential", "config": {"name": "m", "layers": [)" +
-      layers +
+      R"({"model": {"class_name": "Sequential", "config": {"name": "m", "layers": [)" + layers +
       R"(]}}, "loss": "mse", "optimizer": {"class_name": "SGD", "config": {"learning_rate": 0.001}}})";
   const std::string path = dir + "/" + name + ".json";
   std::ofstream(path) << spec;
@@ -168,8 +166,8 @@ std::pair<double, double> Time(const Flags& f, const std::function<void()>& call
   return {s[s.size() / 2], s.front()};
 }
 
-Row Measure(const Flags& f, std::string what, std::string path, double bytes,
-            double rows, const std::function<void()>& call) {
+Row Measure(const Flags& f, std::string what, std::string path, double bytes, double rows,
+            const std::function<void()>& call) {
   auto [median, best] = Time(f, call);
   return Row{std::move(what), std::move(path), bytes, rows, median, best};
 }
@@ -205,17 +203,18 @@ int main(int argc, char** argv) {
   }
   EDL_CHECK(f.reps > 0 && f.rows <= f.vocab && f.dense_n > 0) << "bad flags";
 
-  std::printf("edl_ps_bench: nproc=%u  tcp=%lld MiB  dense=%lldx%lld f32  "
-              "table=%lldx%lld f32  rows=%lld  reps=%d (+%d warm-up)  "
-              "server_threads=%d\n",
-              std::thread::hardware_concurrency(), (long long)f.tcp_mib,
-              (long long)f.dense_n, (long long)f.dense_n, (long long)f.vocab,
-              (long long)f.dim, (long long)f.rows, f.reps, f.warmup, f.server_threads);
+  std::printf(
+      "edl_ps_bench: nproc=%u  tcp=%lld MiB  dense=%lldx%lld f32  "
+      "table=%lldx%lld f32  rows=%lld  reps=%d (+%d warm-up)  "
+      "server_threads=%d\n",
+      std::thread::hardware_concurrency(), (long long)f.tcp_mib, (long long)f.dense_n,
+      (long long)f.dense_n, (long long)f.vocab, (long long)f.dim, (long long)f.rows, f.reps,
+      f.warmup, f.server_threads);
   std::fflush(stdout);
 
   const std::string dir =
-      (std::filesystem::temp_directory_path() /
-       ("edl_ps_bench_" + std::to_string(::getpid()))).string();
+      (std::filesystem::temp_directory_path() / ("edl_ps_bench_" + std::to_string(::getpid())))
+          .string();
   std::filesystem::create_directories(dir);
 
   // 1. Raw TCP (best of 3 runs).
@@ -224,13 +223,15 @@ int main(int argc, char** argv) {
 
   // One PS holding both the dense kernel and the table, served over RPC.
   const std::string n = std::to_string(f.dense_n);
-  CompiledModel dense_cm = Compile(dir, "dense",
+  CompiledModel dense_cm = Compile(
+      dir, "dense",
       R"({"class_name": "InputLayer", "config": {"name": "x", "batch_input_shape": [null, )" + n +
-      R"(]}}, {"class_name": "Dense", "config": {"name": "dense", "units": )" + n + "}}");
-  CompiledModel emb_cm = Compile(dir, "emb",
+          R"(]}}, {"class_name": "Dense", "config": {"name": "dense", "units": )" + n + "}}");
+  CompiledModel emb_cm = Compile(
+      dir, "emb",
       R"({"class_name": "InputLayer", "config": {"name": "ids", "batch_input_shape": [null, 1], "dtype": "int32"}},)"
       R"({"class_name": "Embedding", "config": {"name": "emb", "input_dim": )" +
-      std::to_string(f.vocab) + R"(, "output_dim": )" + std::to_string(f.dim) + "}}");
+          std::to_string(f.vocab) + R"(, "output_dim": )" + std::to_string(f.dim) + "}}");
   auto dense_ps = MakePs(std::move(dense_cm));
   auto emb_ps = MakePs(std::move(emb_cm));
 
@@ -264,8 +265,8 @@ int main(int argc, char** argv) {
   all.resize(f.rows);
   PullRowsRequest pull_rows{"emb/embeddings", Tensor::FromInts({f.rows}, all)};
   PushGradientsRequest rows_push;
-  rows_push.sparse.push_back(SparseGradient{"emb/embeddings", pull_rows.ids,
-                                            Tensor::Full({f.rows, f.dim}, 1e-6f)});
+  rows_push.sparse.push_back(
+      SparseGradient{"emb/embeddings", pull_rows.ids, Tensor::Full({f.rows, f.dim}, 1e-6f)});
   const double rows_bytes = f.rows * (8.0 + 4.0 * f.dim);
 
   auto ok = [](const auto& r) { EDL_CHECK(r.ok()) << r.status().message(); };
@@ -293,18 +294,19 @@ int main(int argc, char** argv) {
   emb_server.Stop();
   std::filesystem::remove_all(dir);
 
-  std::printf("\n%-28s %-10s %10s %10s %9s %12s %10s\n", "benchmark", "path",
-              "MB/call", "median ms", "GB/s", "rows/s", "vs TCP");
-  std::printf("%-28s %-10s %10.1f %10s %9.3f %12s %10s\n", "raw TCP stream",
-              "socket", f.tcp_mib * 1048576.0 / 1e6, "-", tcp, "-", "1.000");
+  std::printf("\n%-28s %-10s %10s %10s %9s %12s %10s\n", "benchmark", "path", "MB/call",
+              "median ms", "GB/s", "rows/s", "vs TCP");
+  std::printf("%-28s %-10s %10.1f %10s %9.3f %12s %10s\n", "raw TCP stream", "socket",
+              f.tcp_mib * 1048576.0 / 1e6, "-", tcp, "-", "1.000");
   for (const Row& r : rows) {
     const double gbs = r.bytes_per_call / r.median_s / 1e9;
     char rps[32] = "-";
     if (r.rows_per_call > 0) std::snprintf(rps, sizeof rps, "%.3g", r.rows_per_call / r.median_s);
-    std::printf("%-28s %-10s %10.1f %10.2f %9.3f %12s %10.3f\n", r.what.c_str(),
-                r.path.c_str(), r.bytes_per_call / 1e6, r.median_s * 1e3, gbs, rps, gbs / tcp);
+    std::printf("%-28s %-10s %10.1f %10.2f %9.3f %12s %10.3f\n", r.what.c_str(), r.path.c_str(),
+                r.bytes_per_call / 1e6, r.median_s * 1e3, gbs, rps, gbs / tcp);
   }
-  std::printf("\nGB/s = payload tensor bytes (ids + values for rows) / median seconds per call;\n"
-              "vs TCP = GB/s / raw TCP GB/s (best of 3 streams).\n");
+  std::printf(
+      "\nGB/s = payload tensor bytes (ids + values for rows) / median seconds per call;\n"
+      "vs TCP = GB/s / raw TCP GB/s (best of 3 streams).\n");
   return 0;
 }

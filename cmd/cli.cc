@@ -63,8 +63,7 @@ int Main(int argc, char** argv) {
       known = known || sub->get_name() == argv[1];
     }
     if (!known) {
-      std::fprintf(stderr, "edl: unknown command \"%s\" (commands: %s)\n", argv[1],
-                   names.c_str());
+      std::fprintf(stderr, "edl: unknown command \"%s\" (commands: %s)\n", argv[1], names.c_str());
       return 2;
     }
   }

@@ -3,17 +3,17 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
-#include <cstdint>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
-#include <set>
-#include <filesystem>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -102,8 +102,8 @@ int RunIndex(const IndexFlags& flags) {
     std::error_code ec;
     total_bytes += std::filesystem::file_size(p, ec);
   }
-  const int jobs = std::max(1, std::min<int>(f.jobs > 0 ? f.jobs : UsableCpus(),
-                                             static_cast<int>(f.paths.size())));
+  const int jobs = std::max(
+      1, std::min<int>(f.jobs > 0 ? f.jobs : UsableCpus(), static_cast<int>(f.paths.size())));
   const double start = SystemClock().NowSeconds();
   auto work = [&] {
     for (size_t i = next++; i < f.paths.size(); i = next++) {
@@ -118,9 +118,8 @@ int RunIndex(const IndexFlags& flags) {
           r.status = data::SaveRecordIndex(r.index, f.index_dir);
         }
       } else {
-        auto index =
-            data::LoadOrBuildRecordIndex(f.paths[i], formats[i], f.index_dir,
-                                         OptionsFor(f.paths[i]), &r.built);
+        auto index = data::LoadOrBuildRecordIndex(f.paths[i], formats[i], f.index_dir,
+                                                  OptionsFor(f.paths[i]), &r.built);
         r.status = index.status();
         if (index.ok()) r.index = std::move(*index);
       }
@@ -177,20 +176,20 @@ int RunIndex(const IndexFlags& flags) {
     records += x.num_records;
     data_bytes += x.data_size;
     file_bytes += x.file_size;
-    std::printf("%s: %llu records (%s%s), %.1f MB%s, %s in %.2f s (%.0f MB/s)\n",
-                f.paths[i].c_str(), static_cast<unsigned long long>(x.num_records),
-                data::RecordFormatName(x.format), x.gzip ? ", gzip" : "",
-                static_cast<double>(x.file_size) / 1e6,
-                x.gzip ? Uncompressed(x.data_size).c_str() : "",
-                r.built ? "indexed" : "index up to date", r.seconds,
-                r.seconds > 0 ? static_cast<double>(x.file_size) / 1e6 / r.seconds : 0.0);
+    std::printf(
+        "%s: %llu records (%s%s), %.1f MB%s, %s in %.2f s (%.0f MB/s)\n", f.paths[i].c_str(),
+        static_cast<unsigned long long>(x.num_records), data::RecordFormatName(x.format),
+        x.gzip ? ", gzip" : "", static_cast<double>(x.file_size) / 1e6,
+        x.gzip ? Uncompressed(x.data_size).c_str() : "", r.built ? "indexed" : "index up to date",
+        r.seconds, r.seconds > 0 ? static_cast<double>(x.file_size) / 1e6 / r.seconds : 0.0);
   }
   if (failed == static_cast<int>(results.size())) return 1;
-  std::printf("%zu file(s), %llu records, %.2f GB on disk (%.2f GB of data) in %.2f s with %d "
-              "thread(s): %.2f GB/s of data\n",
-              results.size() - failed, static_cast<unsigned long long>(records),
-              static_cast<double>(file_bytes) / 1e9, static_cast<double>(data_bytes) / 1e9,
-              seconds, jobs, seconds > 0 ? static_cast<double>(data_bytes) / 1e9 / seconds : 0.0);
+  std::printf(
+      "%zu file(s), %llu records, %.2f GB on disk (%.2f GB of data) in %.2f s with %d "
+      "thread(s): %.2f GB/s of data\n",
+      results.size() - failed, static_cast<unsigned long long>(records),
+      static_cast<double>(file_bytes) / 1e9, static_cast<double>(data_bytes) / 1e9, seconds, jobs,
+      seconds > 0 ? static_cast<double>(data_bytes) / 1e9 / seconds : 0.0);
   return failed ? 1 : 0;
 }
 
@@ -235,11 +234,8 @@ std::string Values(const data::ExampleFeature& f) {
         std::snprintf(buf, sizeof buf, "%g", f.floats[i]);
         out += buf;
         break;
-      case data::ExampleFeature::Kind::kInt64:
-        out += std::to_string(f.ints[i]);
-        break;
-      case data::ExampleFeature::Kind::kEmpty:
-        break;
+      case data::ExampleFeature::Kind::kInt64: out += std::to_string(f.ints[i]); break;
+      case data::ExampleFeature::Kind::kEmpty: break;
     }
   }
   if (n > kShown) out += ", ... (" + std::to_string(n) + " values)";
@@ -259,10 +255,10 @@ int RunInspect(const InspectFlags& f) {
               static_cast<double>(index->file_size) / 1e6);
   if (index->gzip && !index->access.empty()) {
     // How much a reader may inflate before a task's first record.
-    std::printf("%.1f MB uncompressed; %zu gzip access points, about %.2f MB apart\n",
-                static_cast<double>(index->data_size) / 1e6, index->access.size(),
-                static_cast<double>(index->data_size) / 1e6 /
-                    static_cast<double>(index->access.size()));
+    std::printf(
+        "%.1f MB uncompressed; %zu gzip access points, about %.2f MB apart\n",
+        static_cast<double>(index->data_size) / 1e6, index->access.size(),
+        static_cast<double>(index->data_size) / 1e6 / static_cast<double>(index->access.size()));
   }
   auto reader = data::RecordReader::Open(*index, 0);
   if (!reader.ok()) return Fail(reader.status().message());
@@ -290,8 +286,8 @@ int RunInspect(const InspectFlags& f) {
     auto got = (*reader)->Next(&record);
     if (!got.ok()) return Fail(got.status().message());
     if (!*got) break;
-    auto example = data::ParseExample(record, f.path + ": record " + std::to_string(scanned) +
-                                                  " at byte " + std::to_string(at));
+    auto example = data::ParseExample(
+        record, f.path + ": record " + std::to_string(scanned) + " at byte " + std::to_string(at));
     if (!example.ok()) return Fail(example.status().message());
     std::string text;
     for (const auto& [name, feature] : *example) {
@@ -309,8 +305,8 @@ int RunInspect(const InspectFlags& f) {
   std::printf("  %-28s %-11s %-9s %s\n", "name", "kind", "length", "present");
   for (const auto& [name, s] : seen) {
     const std::string length = s.min_len == s.max_len
-                                    ? std::to_string(s.min_len)
-                                    : std::to_string(s.min_len) + "-" + std::to_string(s.max_len);
+                                   ? std::to_string(s.min_len)
+                                   : std::to_string(s.min_len) + "-" + std::to_string(s.max_len);
     std::printf("  %-28s %-11s %-9s %d/%d\n", name.c_str(), s.kind.c_str(), length.c_str(),
                 s.present, scanned);
   }
@@ -323,9 +319,10 @@ int RunInspect(const InspectFlags& f) {
 Runner AddDataCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("data", "Work with data files (edl data index, inspect)");
   app->require_subcommand(1);
-  CLI::App* index = app->add_subcommand(
-      "index", "Build the record index of data files ahead of a job (counts and record "
-               "offsets; gzip access points), cached beside each file");
+  CLI::App* index =
+      app->add_subcommand("index",
+                          "Build the record index of data files ahead of a job (counts and record "
+                          "offsets; gzip access points), cached beside each file");
   auto f = std::make_shared<IndexFlags>();
   index->add_option("PATH", f->paths, "Data files (CSV or TFRecord, plain or gzip)")
       ->required()
@@ -335,14 +332,16 @@ Runner AddDataCommand(CLI::App& parent) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   index->add_flag("--rebuild", f->rebuild, "Index again even where a fresh index exists");
-  index->add_option("--log_interval", f->log_interval_s,
-                    "Seconds between progress lines when stderr is not a terminal")
+  index
+      ->add_option("--log_interval", f->log_interval_s,
+                   "Seconds between progress lines when stderr is not a terminal")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  CLI::App* inspect = app->add_subcommand(
-      "inspect", "Show what a data file holds: its record count, for TFRecord the "
-                 "tf.train.Example features (name, kind, lengths seen) and a few decoded "
-                 "records, for CSV its first rows");
+  CLI::App* inspect =
+      app->add_subcommand("inspect",
+                          "Show what a data file holds: its record count, for TFRecord the "
+                          "tf.train.Example features (name, kind, lengths seen) and a few decoded "
+                          "records, for CSV its first rows");
   auto g = std::make_shared<InspectFlags>();
   inspect->add_option("FILE", g->path, "A CSV or TFRecord file, plain or gzip")
       ->required()

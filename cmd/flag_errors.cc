@@ -46,7 +46,8 @@ std::string Takes(const std::string& flag, const CLI::App& app) {
 std::string FlagErrorSentence(const std::string& message, const CLI::App& app) {
   std::smatch m;
   // --flag: Value X not in range A to B
-  if (std::regex_match(message, m, std::regex(R"((--[\w-]+): Value (.*) not in range (\S+) to (\S+))"))) {
+  if (std::regex_match(message, m,
+                       std::regex(R"((--[\w-]+): Value (.*) not in range (\S+) to (\S+))"))) {
     const std::string flag = m[1], value = m[2], lo = Bound(m[3]), hi = Bound(m[4]);
     if (!IsNumber(value)) return flag + ": \"" + value + "\" is not a number";
     if (hi.empty()) return flag + ": " + value + " is too small; it must be at least " + lo;
@@ -67,7 +68,8 @@ std::string FlagErrorSentence(const std::string& message, const CLI::App& app) {
     return std::string(m[1]) + ": \"" + std::string(m[2]) + "\" is not one of " + choices;
   }
   // The following argument was not expected: --flag
-  if (std::regex_match(message, m, std::regex(R"(The following arguments? (?:was|were) not expected: (.*))"))) {
+  if (std::regex_match(message, m,
+                       std::regex(R"(The following arguments? (?:was|were) not expected: (.*))"))) {
     return "unknown flag(s) or extra argument(s): " + std::string(m[1]);
   }
   return message;

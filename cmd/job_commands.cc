@@ -104,10 +104,12 @@ int WaitForLocalJob(const std::string& root, const std::string& job, double time
     // No outcome yet: the job runs while its master (or, between masters,
     // its host restarting one) lives.
     auto a = roles::ReadMasterAddress(*dir);
-    const bool alive = a.ok() && a->pid > 0 && (::kill(static_cast<pid_t>(a->pid), 0) == 0 || errno == EPERM);
+    const bool alive =
+        a.ok() && a->pid > 0 && (::kill(static_cast<pid_t>(a->pid), 0) == 0 || errno == EPERM);
     gone_checks = alive ? 0 : gone_checks + 1;
     if (gone_checks >= 20) {
-      return Fail("job " + job + ": its processes are gone and it recorded no outcome (was its "
+      return Fail("job " + job +
+                  ": its processes are gone and it recorded no outcome (was its "
                   "`edl train` killed?)");
     }
     const double waited =
@@ -126,7 +128,8 @@ int WaitForLocalJob(const std::string& root, const std::string& job, double time
 void AppendText(const std::string& key, const nlohmann::json& v, std::string* out) {
   if (v.is_object()) {
     if (v.empty()) *out += key + ":\n";
-    for (auto it = v.begin(); it != v.end(); ++it) AppendText(key + "." + it.key(), it.value(), out);
+    for (auto it = v.begin(); it != v.end(); ++it)
+      AppendText(key + "." + it.key(), it.value(), out);
     return;
   }
   if (v.is_array()) {
@@ -184,7 +187,8 @@ Runner AddMasterCommand(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--allreduce_timeout", o.allreduce_timeout_s,
                   "AllreduceStrategy: seconds a ring transfer may make no progress")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--cluster", s->cluster,
                   "Where the PS and workers run: local (child processes) or kube (pods)")
       ->check(CLI::IsMember({"local", "kube"}))
@@ -202,25 +206,30 @@ Runner AddMasterCommand(CLI::App& parent) {
   app->add_option("--num_ps_pods", o.num_ps, "Parameter servers")->capture_default_str();
   app->add_option("--num_epochs", o.num_epochs, "Epochs")->capture_default_str();
   app->add_option("--minibatch_size", o.minibatch_size, "Records per step")->capture_default_str();
-  app->add_option("--num_minibatches_per_task", o.num_minibatches_per_task,
-                  "Minibatches per task")->capture_default_str();
+  app->add_option("--num_minibatches_per_task", o.num_minibatches_per_task, "Minibatches per task")
+      ->capture_default_str();
   app->add_option("--evaluation_steps", o.evaluation_steps,
-                  "Evaluate every N model versions (0: every epoch)")->capture_default_str();
+                  "Evaluate every N model versions (0: every epoch)")
+      ->capture_default_str();
   app->add_option("--get_model_steps", o.get_model_steps,
-                  "Workers pull dense parameters every N steps")->capture_default_str();
+                  "Workers pull dense parameters every N steps")
+      ->capture_default_str();
   app->add_option("--gradient_compression", o.gradient_compression,
                   "Workers push gradients and pull dense parameters as 16-bit floats: "
                   "none, bf16 or fp16")
-      ->check(CLI::IsMember({"none", "bf16", "fp16"}))->capture_default_str();
+      ->check(CLI::IsMember({"none", "bf16", "fp16"}))
+      ->capture_default_str();
   app->add_option("--shuffle", o.shuffle, "Shuffle tasks and the records inside them")
       ->capture_default_str();
   app->add_option("--use_async", o.use_async, "Asynchronous SGD")->capture_default_str();
   app->add_option("--grads_to_wait", o.grads_to_wait, "Sync SGD: pushes per update")
       ->capture_default_str();
   app->add_option("--sync_version_tolerance", o.sync_version_tolerance,
-                  "Sync SGD: accepted staleness")->capture_default_str();
+                  "Sync SGD: accepted staleness")
+      ->capture_default_str();
   app->add_option("--lr_staleness_modulation", o.lr_staleness_modulation,
-                  "Async SGD: scale gradients by 1/staleness")->capture_default_str();
+                  "Async SGD: scale gradients by 1/staleness")
+      ->capture_default_str();
   app->add_option("--checkpoint_dir", o.checkpoint_dir, "PS checkpoints");
   app->add_option("--checkpoint_steps", o.checkpoint_steps, "Checkpoint every N versions");
   app->add_option("--keep_checkpoint_max", o.keep_checkpoint_max, "Keep N checkpoints (0: all)");
@@ -230,10 +239,12 @@ Runner AddMasterCommand(CLI::App& parent) {
                   "learning rate, workers, evaluations) into this directory");
   app->add_option("--relaunch_on_worker_failure", o.relaunch_on_worker_failure,
                   "Relaunches of a worker that failed (one killed by a signal is always "
-                  "relaunched)")->capture_default_str();
+                  "relaunched)")
+      ->capture_default_str();
   app->add_option("--master_outage_tolerance", o.master_outage_tolerance_s,
                   "Seconds the workers keep retrying a master that is being replaced")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--host_socket", o.host_socket,
                   "The local job host's socket (set by `edl train`, which owns the job's "
                   "processes and relaunches a master that dies)");
@@ -282,9 +293,11 @@ Runner AddPsCommand(CLI::App& parent) {
   app->add_option("--grads_to_wait", o.grads_to_wait, "Sync SGD: pushes per update")
       ->capture_default_str();
   app->add_option("--sync_version_tolerance", o.sync_version_tolerance,
-                  "Sync SGD: accepted staleness")->capture_default_str();
+                  "Sync SGD: accepted staleness")
+      ->capture_default_str();
   app->add_option("--lr_staleness_modulation", o.lr_staleness_modulation,
-                  "Async SGD: scale gradients by 1/staleness")->capture_default_str();
+                  "Async SGD: scale gradients by 1/staleness")
+      ->capture_default_str();
   app->add_option("--checkpoint_dir", o.checkpoint_dir, "Checkpoint directory");
   app->add_option("--checkpoint_steps", o.checkpoint_steps, "Checkpoint every N versions");
   app->add_option("--keep_checkpoint_max", o.keep_checkpoint_max, "Keep N checkpoints (0: all)");
@@ -323,7 +336,8 @@ Runner AddWorkerCommand(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--allreduce_timeout", o.allreduce_timeout_s,
                   "AllreduceStrategy: seconds a ring transfer may make no progress")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--checkpoint_dir", o.checkpoint_dir,
                   "AllreduceStrategy: checkpoints written by the ring's rank 0");
   app->add_option("--checkpoint_steps", o.checkpoint_steps, "Checkpoint every N steps");
@@ -334,18 +348,20 @@ Runner AddWorkerCommand(CLI::App& parent) {
   app->add_option("--validation_data", o.validation_data, "Validation data");
   app->add_option("--prediction_data", o.prediction_data, "Prediction data");
   app->add_option("--minibatch_size", o.minibatch_size, "Records per step")->capture_default_str();
-  app->add_option("--get_model_steps", o.get_model_steps,
-                  "Pull dense parameters every N steps")->capture_default_str();
+  app->add_option("--get_model_steps", o.get_model_steps, "Pull dense parameters every N steps")
+      ->capture_default_str();
   app->add_option("--gradient_compression", o.gradient_compression,
                   "Push gradients and pull dense parameters as 16-bit floats: "
                   "none, bf16 or fp16")
-      ->check(CLI::IsMember({"none", "bf16", "fp16"}))->capture_default_str();
+      ->check(CLI::IsMember({"none", "bf16", "fp16"}))
+      ->capture_default_str();
   app->add_option("--shuffle", o.shuffle, "Shuffle the records inside training tasks")
       ->capture_default_str();
   app->add_option("--master_outage_tolerance", o.master_outage_tolerance_s,
                   "Seconds to keep retrying a master that is being replaced (its task kept "
                   "and reported to the new one)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
     s->o.job.log_level = s->common.log_level;
@@ -375,8 +391,9 @@ Runner AddControlCommands(CLI::App& parent) {
   CLI::App* status = parent.add_subcommand("status", "Show a running job's status");
   CLI::App* stop = parent.add_subcommand("stop", "Stop a running job");
   CLI::App* scale = parent.add_subcommand("scale", "Change a running job's worker count");
-  CLI::App* logs = parent.add_subcommand("logs", "Print the log of a job on Kubernetes (its "
-                                                 "master's, or one process's)");
+  CLI::App* logs = parent.add_subcommand("logs",
+                                         "Print the log of a job on Kubernetes (its "
+                                         "master's, or one process's)");
   CLI::App* list = parent.add_subcommand("list", "List the edl jobs of a Kubernetes namespace");
   CLI::App* dashboard = parent.add_subcommand(
       "dashboard",
@@ -393,9 +410,10 @@ Runner AddControlCommands(CLI::App& parent) {
         ->capture_default_str();
     AddKubeAccessFlags(*app, s->kube);
   }
-  scale->add_option("--num_workers", s->num_workers,
-                    "The new number of workers (1..1000): more start at once, the newest "
-                    "leave after handing back their tasks")
+  scale
+      ->add_option("--num_workers", s->num_workers,
+                   "The new number of workers (1..1000): more start at once, the newest "
+                   "leave after handing back their tasks")
       ->check(CLI::Range(1, 1000));
   scale->add_option("--num_ps_pods", s->num_ps,
                     "Refused: a running job's parameter servers hold its model in shards, "
@@ -404,14 +422,16 @@ Runner AddControlCommands(CLI::App& parent) {
   logs->add_option("--process", s->process,
                    "Whose log: master (default), ps-N or worker-N (its newest pod)");
   logs->add_flag("-f,--follow", s->follow, "Keep streaming until the pod ends");
-  dashboard->add_option("--port", s->port,
-                        "With --cluster=kube: the local port to serve the page on (0: a free "
-                        "one; the URL is printed)")
+  dashboard
+      ->add_option("--port", s->port,
+                   "With --cluster=kube: the local port to serve the page on (0: a free "
+                   "one; the URL is printed)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
-  status->add_option("--format", s->format,
-                     "json (the master's status, indented) or text (one line per field: "
-                     "`state: running`, `workers[0]: name=worker-0 pid=…`; for scripts)")
+  status
+      ->add_option("--format", s->format,
+                   "json (the master's status, indented) or text (one line per field: "
+                   "`state: running`, `workers[0]: name=worker-0 pid=…`; for scripts)")
       ->check(CLI::IsMember({"json", "text"}))
       ->capture_default_str();
   wait->add_option("--timeout_s", s->timeout_s,
@@ -421,21 +441,29 @@ Runner AddControlCommands(CLI::App& parent) {
       ->capture_default_str();
   return [s, status, stop, scale, logs, list, dashboard, wait]() {
     if (scale->parsed() && s->num_ps >= 0) {
-      return Fail("edl scale --num_ps_pods: a running job's parameter servers hold its model in "
-                  "shards, which edl does not re-shard; stop the job and resubmit it from its "
-                  "checkpoint (--checkpoint_dir_for_init) with --num_ps_pods=" +
-                  std::to_string(s->num_ps));
+      return Fail(
+          "edl scale --num_ps_pods: a running job's parameter servers hold its model in "
+          "shards, which edl does not re-shard; stop the job and resubmit it from its "
+          "checkpoint (--checkpoint_dir_for_init) with --num_ps_pods=" +
+          std::to_string(s->num_ps));
     }
     if (scale->parsed() && s->num_workers == 0) return Fail("edl scale: --num_workers is required");
     if (s->cluster == "kube") {
       Status st;
-      if (status->parsed()) st = roles::job::KubeJobStatus(s->kube, s->job, stdout);
-      else if (stop->parsed()) st = roles::job::KubeStopJob(s->kube, s->job, stdout);
-      else if (logs->parsed()) st = roles::job::KubeJobLogs(s->kube, s->job, s->process, s->follow, stdout);
-      else if (list->parsed()) st = roles::job::KubeListJobs(s->kube, stdout);
-      else if (dashboard->parsed()) st = roles::job::KubeDashboard(s->kube, s->job, s->port, stdout);
-      else if (wait->parsed()) st = roles::job::KubeWaitJob(s->kube, s->job, s->timeout_s, stdout);
-      else st = roles::job::KubeScaleJob(s->kube, s->job, s->num_workers, stdout);
+      if (status->parsed())
+        st = roles::job::KubeJobStatus(s->kube, s->job, stdout);
+      else if (stop->parsed())
+        st = roles::job::KubeStopJob(s->kube, s->job, stdout);
+      else if (logs->parsed())
+        st = roles::job::KubeJobLogs(s->kube, s->job, s->process, s->follow, stdout);
+      else if (list->parsed())
+        st = roles::job::KubeListJobs(s->kube, stdout);
+      else if (dashboard->parsed())
+        st = roles::job::KubeDashboard(s->kube, s->job, s->port, stdout);
+      else if (wait->parsed())
+        st = roles::job::KubeWaitJob(s->kube, s->job, s->timeout_s, stdout);
+      else
+        st = roles::job::KubeScaleJob(s->kube, s->job, s->num_workers, stdout);
       if (st.code() == StatusCode::kDeadlineExceeded && wait->parsed()) {
         std::fprintf(stderr, "edl: %s\n", st.message().c_str());
         return 124;
@@ -461,8 +489,8 @@ Runner AddControlCommands(CLI::App& parent) {
       return 0;
     }
     const std::string path = stop->parsed() ? "/edl.Control/Stop" : "/edl.Control/Scale";
-    auto r = (*channel)->Call(path, scale->parsed() ? std::to_string(s->num_workers) : "",
-                              deadline);
+    auto r =
+        (*channel)->Call(path, scale->parsed() ? std::to_string(s->num_workers) : "", deadline);
     if (!r.ok()) return Fail("job " + s->job + ": " + r.status().message());
     std::printf("job %s: %s\n", s->job.c_str(), r->c_str());
     return 0;

@@ -28,13 +28,15 @@ void AddKubeJobFlags(CLI::App& app, roles::job::KubeJobOptions& k, bool for_mast
   app.add_option("--master_resource_limit", k.master_resource_limit,
                  "Master pod limits, same syntax (default: the request)");
   app.add_option("--worker_resource_request", k.worker_resource_request,
-                 "Worker pod requests, same syntax")->capture_default_str();
+                 "Worker pod requests, same syntax")
+      ->capture_default_str();
   app.add_option("--worker_resource_limit", k.worker_resource_limit,
                  "Worker pod limits (default: the request); a worker over its memory limit is "
                  "OOMKilled and not relaunched");
   app.add_option("--ps_resource_request", k.ps_resource_request, "PS pod requests, same syntax")
       ->capture_default_str();
-  app.add_option("--ps_resource_limit", k.ps_resource_limit, "PS pod limits (default: the request)");
+  app.add_option("--ps_resource_limit", k.ps_resource_limit,
+                 "PS pod limits (default: the request)");
   app.add_option("--master_pod_priority", k.master_pod_priority, "PriorityClass of the master pod");
   app.add_option("--worker_pod_priority", k.worker_pod_priority,
                  "PriorityClass of the worker pods, or a fraction f: ceil(f x num_workers) workers "

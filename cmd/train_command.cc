@@ -13,15 +13,15 @@
 #include "cmd/commands.h"
 #include "cmd/kube_flags.h"
 #include "cmd/model_flags.h"
-#include "roles/local/evaluation.h"
 #include "roles/device_choice.h"
 #include "roles/event_file.h"
-#include "roles/local/local_trainer.h"
-#include "roles/local/prediction.h"
 #include "roles/job/job_host.h"
 #include "roles/job/kube_job.h"
 #include "roles/job/process_options.h"
 #include "roles/job_dir.h"
+#include "roles/local/evaluation.h"
+#include "roles/local/local_trainer.h"
+#include "roles/local/prediction.h"
 #include "tensor/ops.h"
 
 namespace edl::cmd {
@@ -33,12 +33,15 @@ bool CheckStrategy(const std::string& s, bool training) {
   if (s == "Local" || s == "ParameterServerStrategy") return true;
   if (s == "AllreduceStrategy") {
     if (training) return true;
-    Fail("--distribution_strategy=AllreduceStrategy trains only (it sums gradients); "
-         "evaluate or predict with Local or ParameterServerStrategy");
+    Fail(
+        "--distribution_strategy=AllreduceStrategy trains only (it sums gradients); "
+        "evaluate or predict with Local or ParameterServerStrategy");
     return false;
   }
-  Fail("--distribution_strategy: expected Local, ParameterServerStrategy or "
-       "AllreduceStrategy, got \"" + s + "\"");
+  Fail(
+      "--distribution_strategy: expected Local, ParameterServerStrategy or "
+      "AllreduceStrategy, got \"" +
+      s + "\"");
   return false;
 }
 
@@ -80,7 +83,8 @@ Result<roles::job::MasterProcessOptions> NewJob(const std::string& job_name,
   roles::job::MasterProcessOptions m;
   m.job.job_name = job_name.empty() ? "edl-" + std::to_string(::getpid()) : job_name;
   if (c.cluster != "kube") {
-    EDL_ASSIGN_OR_RETURN(roles::JobDirectory dir, roles::CreateJobDirectory(jobs_dir, m.job.job_name));
+    EDL_ASSIGN_OR_RETURN(roles::JobDirectory dir,
+                         roles::CreateJobDirectory(jobs_dir, m.job.job_name));
     m.job.job_dir = dir.path;
   }
   return m;
@@ -112,12 +116,13 @@ bool LocalDeviceUsable(const std::string& device, const ClusterFlags& c) {
 // AllreduceStrategy has no parameter server: the PS flags would be ignored,
 // so a user who gives one explicitly is told instead.
 bool RefusePsOnlyFlags(const CLI::App& app) {
-  for (const char* flag : {"--num_ps_pods", "--use_async", "--grads_to_wait",
-                           "--sync_version_tolerance", "--lr_staleness_modulation",
-                           "--get_model_steps", "--num_minibatches_per_task",
-                           "--gradient_compression"}) {
+  for (const char* flag :
+       {"--num_ps_pods", "--use_async", "--grads_to_wait", "--sync_version_tolerance",
+        "--lr_staleness_modulation", "--get_model_steps", "--num_minibatches_per_task",
+        "--gradient_compression"}) {
     if (app.count(flag) > 0) {
-      Fail(std::string(flag) + " does not apply to --distribution_strategy=AllreduceStrategy "
+      Fail(std::string(flag) +
+           " does not apply to --distribution_strategy=AllreduceStrategy "
            "(no parameter servers: every worker holds the model, takes one minibatch per "
            "step and applies the summed gradients); remove it");
       return false;
@@ -163,8 +168,7 @@ Runner AddTrainCommand(CLI::App& parent) {
   app->add_option("--minibatch_size", o.minibatch_size, "Records per training step")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app->add_option("--max_step", o.max_steps,
-                  "Stop after this many steps (0 = no limit)")
+  app->add_option("--max_step", o.max_steps, "Stop after this many steps (0 = no limit)")
       ->check(CLI::NonNegativeNumber);
   app->add_option("--evaluation_steps", o.evaluation_steps,
                   "Evaluate on --validation_data every N steps (0 = after every epoch)")
@@ -216,48 +220,60 @@ Runner AddTrainCommand(CLI::App& parent) {
                   "Where local jobs keep their directory (secret, master address)")
       ->capture_default_str();
   app->add_option("--num_workers", d.num_workers, "Workers of a distributed job")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--num_ps_pods", d.num_ps, "Parameter servers of a distributed job")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--num_minibatches_per_task", d.num_minibatches_per_task,
                   "A task is minibatch_size x this many records")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--use_async", d.use_async,
                   "Asynchronous SGD (false: synchronous, see --grads_to_wait)")
       ->capture_default_str();
   app->add_option("--grads_to_wait", d.grads_to_wait,
                   "Sync SGD: gradients averaged into one update")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--sync_version_tolerance", d.sync_version_tolerance,
                   "Sync SGD: how many versions old a gradient may be")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app->add_option("--lr_staleness_modulation", d.lr_staleness_modulation,
-                  "Async SGD: scale a stale gradient by 1/staleness")->capture_default_str();
+                  "Async SGD: scale a stale gradient by 1/staleness")
+      ->capture_default_str();
   app->add_option("--allreduce_timeout", d.allreduce_timeout_s,
                   "AllreduceStrategy: seconds a ring transfer may make no progress "
                   "before the step is redone on a re-formed ring (a dead worker is "
                   "noticed at once; this bounds a silent one)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--get_model_steps", d.get_model_steps,
                   "Workers pull dense parameters every N steps")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--gradient_compression", d.gradient_compression,
                   "Workers push gradients and pull dense parameters as 16-bit floats, "
                   "halving the parameter-server traffic: none, bf16 (float32's range, "
                   "8-bit mantissa) or fp16 (11-bit mantissa, overflows past 65504)")
-      ->check(CLI::IsMember({"none", "bf16", "fp16"}))->capture_default_str();
+      ->check(CLI::IsMember({"none", "bf16", "fp16"}))
+      ->capture_default_str();
   app->add_option("--relaunch_on_worker_failure", d.relaunch_on_worker_failure,
                   "Relaunches of a worker that failed; a worker killed by a signal "
                   "(preempted, kill -9) is always relaunched")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app->add_option("--grace_period", s->grace_s,
                   "Seconds a stopping worker gets to hand back its task before SIGKILL")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--master_outage_tolerance", d.master_outage_tolerance_s,
                   "Seconds the workers keep retrying a master that died and is being "
                   "replaced (they keep their task and report it to the new master); "
                   "past it they give up")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   return [s, app]() {
     if (!ApplyCommonFlags(s->common)) return 2;
     if (!CheckStrategy(s->strategy, true)) return 2;
@@ -294,8 +310,9 @@ Runner AddTrainCommand(CLI::App& parent) {
       return LaunchJob(m, s->cluster);
     }
     if (s->cluster.cluster == "kube") {
-      return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy or "
-                  "AllreduceStrategy");
+      return Fail(
+          "--cluster=kube needs --distribution_strategy=ParameterServerStrategy or "
+          "AllreduceStrategy");
     }
     if (!s->job_name.empty()) EDL_LOG(INFO) << "job " << s->job_name;
     const bool terminal = IsTerminal(STDERR_FILENO);
@@ -307,9 +324,10 @@ Runner AddTrainCommand(CLI::App& parent) {
 }
 
 Runner AddEvaluateCommand(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand(
-      "evaluate", "Evaluate a trained model (from --checkpoint_dir_for_init, an "
-                  "export, or a TF.js model.json) on labeled data");
+  CLI::App* app =
+      parent.add_subcommand("evaluate",
+                            "Evaluate a trained model (from --checkpoint_dir_for_init, an "
+                            "export, or a TF.js model.json) on labeled data");
   struct State {
     roles::EvaluateOptions o;
     CommonFlags common;
@@ -329,9 +347,11 @@ Runner AddEvaluateCommand(CLI::App& parent) {
                   "master, --num_ps_pods PS and --num_workers workers on --cluster")
       ->capture_default_str();
   app->add_option("--num_workers", s->num_workers, "Workers of an evaluation job")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--num_ps_pods", s->num_ps, "Parameter servers of an evaluation job")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--job_name", s->job_name, "The job's name (default edl-<pid>)");
   app->add_option("--jobs_dir", s->jobs_dir, "Where local jobs keep their directory")
       ->capture_default_str();
@@ -386,16 +406,16 @@ Runner AddEvaluateCommand(CLI::App& parent) {
     auto r = roles::Evaluate(*cm, **source, s->o.minibatch_size);
     if (!r.ok()) return Fail(r.status().message());
     const double seconds = SystemClock().NowSeconds() - start;
-    std::printf("evaluation: %s (%lld records in %.2f s, %.0f records/s)\n",
-                r->ToString().c_str(), static_cast<long long>(r->samples), seconds,
+    std::printf("evaluation: %s (%lld records in %.2f s, %.0f records/s)\n", r->ToString().c_str(),
+                static_cast<long long>(r->samples), seconds,
                 seconds > 0 ? static_cast<double>(r->samples) / seconds : 0.0);
     return 0;
   };
 }
 
 Runner AddPredictCommand(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand(
-      "predict", "Write a trained model's outputs for each record as CSV");
+  CLI::App* app =
+      parent.add_subcommand("predict", "Write a trained model's outputs for each record as CSV");
   struct State {
     roles::PredictOptions o;
     CommonFlags common;
@@ -416,9 +436,11 @@ Runner AddPredictCommand(CLI::App& parent) {
       ->capture_default_str();
   AddClusterFlags(*app, s->cluster, s->kube);
   app->add_option("--num_workers", s->num_workers, "Workers of a prediction job")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--num_ps_pods", s->num_ps, "Parameter servers of a prediction job")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app->add_option("--job_name", s->job_name, "The job's name (default edl-<pid>)");
   app->add_option("--jobs_dir", s->jobs_dir, "Where local jobs keep their directory")
       ->capture_default_str();

@@ -15,7 +15,8 @@
 namespace edl::cmd {
 
 Runner AddZooCommand(CLI::App& parent) {
-  CLI::App* app = parent.add_subcommand("zoo", "The built-in model zoo (use as --model_def=zoo:NAME)");
+  CLI::App* app =
+      parent.add_subcommand("zoo", "The built-in model zoo (use as --model_def=zoo:NAME)");
   app->require_subcommand(1);
   CLI::App* list = app->add_subcommand("list", "List the built-in models");
   CLI::App* show = app->add_subcommand("show", "Print a built-in model's spec JSON");

@@ -101,8 +101,7 @@ Result<std::optional<Examples>> BatchPrefetcher::Next() {
   const auto start = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] { return !queue_.empty() || done_; });
-  stall_seconds_ +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stall_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (queue_.empty()) return std::optional<Examples>();
   Result<Examples> batch = std::move(queue_.front());
   queue_.pop_front();

@@ -18,8 +18,8 @@
 #include <deque>
 #include <mutex>
 #include <optional>
-#include <vector>
 #include <thread>
+#include <vector>
 
 #include "base/status.h"
 #include "data/batcher.h"

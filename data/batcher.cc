@@ -7,8 +7,7 @@
 
 namespace edl::data {
 
-Batcher::Batcher(const Source& source, int64_t begin, int64_t end,
-                 BatchOptions options)
+Batcher::Batcher(const Source& source, int64_t begin, int64_t end, BatchOptions options)
     : source_(source), begin_(begin), end_(end), options_(options) {
   EDL_CHECK_LE(begin, end);
   EDL_CHECK_GT(options.batch_size, 0);
@@ -32,14 +31,11 @@ int64_t Batcher::num_batches() const {
 }
 
 Result<Examples> Batcher::Batch(int64_t i) const {
-  EDL_CHECK(i >= 0 && i < num_batches())
-      << "batch " << i << " of " << num_batches();
+  EDL_CHECK(i >= 0 && i < num_batches()) << "batch " << i << " of " << num_batches();
   int64_t from = i * options_.batch_size;
   int64_t to = std::min<int64_t>(from + options_.batch_size, order_.size());
-  if (!options_.shuffle)
-    return source_.Read(order_[from], order_[from] + (to - from));
-  return source_.Gather(
-      std::vector<int64_t>(order_.begin() + from, order_.begin() + to));
+  if (!options_.shuffle) return source_.Read(order_[from], order_[from] + (to - from));
+  return source_.Gather(std::vector<int64_t>(order_.begin() + from, order_.begin() + to));
 }
 
 Result<std::optional<Examples>> Batcher::Next() {

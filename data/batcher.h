@@ -29,8 +29,7 @@ class Batcher {
  public:
   // Starts epoch 0. REQUIRES: begin <= end, options.batch_size > 0. A range
   // outside the source surfaces as an error from Batch/Next.
-  Batcher(const Source& source, int64_t begin, int64_t end,
-          BatchOptions options);
+  Batcher(const Source& source, int64_t begin, int64_t end, BatchOptions options);
 
   // Restarts at the first batch; with shuffle, in the order of
   // MixSeed(seed, epoch).

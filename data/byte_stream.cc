@@ -35,7 +35,7 @@ Result<std::unique_ptr<ByteStream>> ByteStream::Open(const std::string& path) {
 }
 
 Result<std::unique_ptr<ByteStream>> ByteStream::OpenAt(const std::string& path,
-                                                      const GzipAccessPoint& point) {
+                                                       const GzipAccessPoint& point) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Errno(path, "cannot open");
   struct stat st {};
@@ -57,8 +57,8 @@ Result<std::unique_ptr<ByteStream>> ByteStream::OpenAt(const std::string& path,
   if (!s->gzip_) {
     if (point.out_offset > s->file_size_) {
       return InvalidArgument(path + ": offset " + std::to_string(point.out_offset) +
-                             " is past the end of the file (" +
-                             std::to_string(s->file_size_) + " bytes)");
+                             " is past the end of the file (" + std::to_string(s->file_size_) +
+                             " bytes)");
     }
     s->in_offset_ = point.out_offset;
     s->out_offset_ = point.out_offset;
@@ -149,8 +149,8 @@ Status ByteStream::FillInput() {
   if (keep > 0 && strm_.next_in != reinterpret_cast<Bytef*>(in_buf_.data())) {
     std::memmove(in_buf_.data(), strm_.next_in, keep);
   }
-  const ssize_t n = ::pread(fd_, in_buf_.data() + keep, in_buf_.size() - keep,
-                            static_cast<off_t>(in_offset_));
+  const ssize_t n =
+      ::pread(fd_, in_buf_.data() + keep, in_buf_.size() - keep, static_cast<off_t>(in_offset_));
   if (n < 0) return Errno(path_, "cannot read");
   if (n == 0) at_eof_ = true;
   in_offset_ += static_cast<uint64_t>(n);

@@ -20,8 +20,7 @@ CategoricalEncoder::CategoricalEncoder(const CategoricalColumn& column)
 
 int64_t CategoricalEncoder::Id(std::string_view value) const {
   if (hash_buckets_ > 0) {
-    return static_cast<int64_t>(Fnv1a64(value) %
-                                static_cast<uint64_t>(hash_buckets_));
+    return static_cast<int64_t>(Fnv1a64(value) % static_cast<uint64_t>(hash_buckets_));
   }
   auto it = vocabulary_.find(std::string(value));
   return it == vocabulary_.end() ? 0 : it->second;

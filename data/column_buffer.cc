@@ -13,8 +13,7 @@ void ColumnBuffer::Clear() {
   size = 0;
 }
 
-Examples ColumnBuffer::Gather(const ColumnLayout& layout, const int64_t* indices,
-                              int64_t n) const {
+Examples ColumnBuffer::Gather(const ColumnLayout& layout, const int64_t* indices, int64_t n) const {
   Examples out;
   const int64_t m = layout.num_numeric;
   if (m > 0) {

@@ -24,10 +24,10 @@ struct ColumnLayout {
 };
 
 struct ColumnBuffer {
-  std::vector<float> numeric;        // [N, num_numeric]
-  std::vector<int64_t> ids;          // [N, num_categorical]
-  std::vector<int64_t> int_labels;   // [N] unless float_labels
-  std::vector<float> float_labels;   // [N] if float_labels
+  std::vector<float> numeric;       // [N, num_numeric]
+  std::vector<int64_t> ids;         // [N, num_categorical]
+  std::vector<int64_t> int_labels;  // [N] unless float_labels
+  std::vector<float> float_labels;  // [N] if float_labels
   int64_t size = 0;
 
   void Clear();

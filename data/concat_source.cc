@@ -30,9 +30,10 @@ Result<std::unique_ptr<ConcatSource>> ConcatSource::Create(
       same = SameInput(p.inputs()[k], first.inputs()[k]);
     }
     if (!same) {
-      return InvalidArgument(p.name() + ": its records do not have the inputs" +
-                             std::string(p.has_labels() != first.has_labels() ? " and labels" : "") +
-                             " of " + first.name() + ", the data set's first file");
+      return InvalidArgument(
+          p.name() + ": its records do not have the inputs" +
+          std::string(p.has_labels() != first.has_labels() ? " and labels" : "") + " of " +
+          first.name() + ", the data set's first file");
     }
   }
   return std::unique_ptr<ConcatSource>(new ConcatSource(std::move(name), std::move(parts)));
@@ -51,7 +52,8 @@ Result<Examples> ConcatSource::Read(int64_t begin, int64_t end) const {
   if (begin >= 0 && begin < end && end <= num_records()) {
     const size_t part = static_cast<size_t>(
         std::upper_bound(starts_.begin(), starts_.end(), begin) - starts_.begin() - 1);
-    if (end <= starts_[part + 1]) return parts_[part]->Read(begin - starts_[part], end - starts_[part]);
+    if (end <= starts_[part + 1])
+      return parts_[part]->Read(begin - starts_[part], end - starts_[part]);
   }
   return Source::Read(begin, end);
 }
@@ -69,8 +71,7 @@ int64_t ConcatSource::corrupt_records_skipped() const {
   return n;
 }
 
-Result<std::unique_ptr<RecordCursor>> ConcatSource::OpenCursor(int64_t begin,
-                                                               int64_t end) const {
+Result<std::unique_ptr<RecordCursor>> ConcatSource::OpenCursor(int64_t begin, int64_t end) const {
   if (begin >= 0 && begin < end && end <= num_records()) {
     const size_t part = static_cast<size_t>(
         std::upper_bound(starts_.begin(), starts_.end(), begin) - starts_.begin() - 1);

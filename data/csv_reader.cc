@@ -2,13 +2,10 @@
 
 namespace edl::data {
 
-CsvReader::CsvReader(std::string_view text, char delimiter,
-                     std::string file_name)
+CsvReader::CsvReader(std::string_view text, char delimiter, std::string file_name)
     : text_(text), delimiter_(delimiter), file_name_(std::move(file_name)) {}
 
-std::string CsvReader::Where() const {
-  return file_name_ + ":" + std::to_string(record_line_);
-}
+std::string CsvReader::Where() const { return file_name_ + ":" + std::to_string(record_line_); }
 
 Result<bool> CsvReader::Next() {
   const size_t n = text_.size();
@@ -42,8 +39,7 @@ Result<bool> CsvReader::Next() {
         size_t q = text_.find('"', pos_);
         if (q == std::string_view::npos) {
           record_line_ = quote_line;
-          return InvalidArgument(Where() + ": unterminated quoted field " +
-                                 std::to_string(used));
+          return InvalidArgument(Where() + ": unterminated quoted field " + std::to_string(used));
         }
         for (size_t i = pos_; i < q; ++i) line_ += text_[i] == '\n';
         field.append(text_.substr(pos_, q - pos_));
@@ -57,9 +53,8 @@ Result<bool> CsvReader::Next() {
       }
       if (pos_ < n && text_[pos_] != delimiter_ && text_[pos_] != '\n' &&
           !(text_[pos_] == '\r' && pos_ + 1 < n && text_[pos_ + 1] == '\n')) {
-        return InvalidArgument(
-            Where() + ": unexpected character '" + std::string(1, text_[pos_]) +
-            "' after the closing quote of field " + std::to_string(used));
+        return InvalidArgument(Where() + ": unexpected character '" + std::string(1, text_[pos_]) +
+                               "' after the closing quote of field " + std::to_string(used));
       }
     } else {
       size_t end = pos_;

@@ -80,8 +80,7 @@ Status CsvRowDecoder::Resolve(LabelPolicy labels) {
       for (size_t i = 0; i < spec_.label_vocabulary.size(); ++i) {
         label_vocabulary_[spec_.label_vocabulary[i]] = static_cast<int64_t>(i);
       }
-    } else if (label.status().code() != StatusCode::kNotFound ||
-               labels == LabelPolicy::kRequired) {
+    } else if (label.status().code() != StatusCode::kNotFound || labels == LabelPolicy::kRequired) {
       return label.status();
     }
   }
@@ -134,8 +133,7 @@ Status CsvRowDecoder::Decode(const std::vector<std::string>& fields, ColumnBuffe
   return Decode(views, out);
 }
 
-Status CsvRowDecoder::Decode(const std::vector<std::string_view>& fields,
-                             ColumnBuffer* out) const {
+Status CsvRowDecoder::Decode(const std::vector<std::string_view>& fields, ColumnBuffer* out) const {
   return out->Append([&](ColumnBuffer* b) { return DecodeInto(fields, b); });
 }
 
@@ -184,8 +182,7 @@ Status CsvRowDecoder::DecodeInto(const std::vector<std::string_view>& fields,
   return Status::Ok();
 }
 
-Status CsvRowDecoder::CellError(const std::vector<std::string_view>& fields,
-                                int64_t column) const {
+Status CsvRowDecoder::CellError(const std::vector<std::string_view>& fields, int64_t column) const {
   const std::string_view v = fields[column];
   std::string what = Trim(v).empty() ? "empty value (set input.missing_value to fill empty fields)"
                                      : "cannot parse '" + std::string(v) + "' as a number";

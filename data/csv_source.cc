@@ -36,9 +36,9 @@ Result<std::unique_ptr<ColumnSource>> CsvSource::Open(const std::string& path, c
   if (more) {
     EDL_ASSIGN_OR_RETURN(more, reader.Next());
   }
-  EDL_ASSIGN_OR_RETURN(std::vector<std::string> columns,
-                       CsvColumnNames(path, spec, more ? &reader.fields() : nullptr,
-                                      more ? reader.Where() : path));
+  EDL_ASSIGN_OR_RETURN(
+      std::vector<std::string> columns,
+      CsvColumnNames(path, spec, more ? &reader.fields() : nullptr, more ? reader.Where() : path));
   if (spec.header && more) {
     EDL_ASSIGN_OR_RETURN(more, reader.Next());
   }

@@ -13,21 +13,18 @@ namespace {
 namespace fs = std::filesystem;
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // One name per format, for messages (CSV and TSV are one format).
 std::string Family(const std::string& path) {
   switch (FileKindFromName(path)) {
     case FileKind::kCsv:
-    case FileKind::kTsv:
-      return "csv";
-    case FileKind::kTfRecord:
-      return "tfrecord";
-    case FileKind::kIdx:
-      return "idx";
-    case FileKind::kUnknown:
-      break;
+    case FileKind::kTsv: return "csv";
+    case FileKind::kTfRecord: return "tfrecord";
+    case FileKind::kIdx: return "idx";
+    case FileKind::kUnknown: break;
   }
   return "";
 }
@@ -53,7 +50,8 @@ Result<std::vector<std::string>> DirectoryFiles(const std::string& dir) {
   for (const std::string& f : files) families.insert(Family(f));
   if (families.size() > 1) {
     std::string kinds;
-    for (const std::string& f : families) kinds += (kinds.empty() ? "" : ", ") + (f.empty() ? "unknown" : f);
+    for (const std::string& f : families)
+      kinds += (kinds.empty() ? "" : ", ") + (f.empty() ? "unknown" : f);
     return InvalidArgument(dir + ": the directory mixes data formats (" + kinds +
                            "); give the files of one format, e.g. " + dir + "/*.csv");
   }

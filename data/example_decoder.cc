@@ -34,12 +34,14 @@ Result<std::unique_ptr<ExampleDecoder>> ExampleDecoder::Create(const std::string
   ColumnLayout& l = d->layout_;
   std::set<std::string> claimed;
   auto claim = [&](const std::string& name, const std::string& role) -> Status {
-    if (!claimed.insert(name).second) return bad("feature '" + name + "' is used twice (" + role + ")");
+    if (!claimed.insert(name).second)
+      return bad("feature '" + name + "' is used twice (" + role + ")");
     return Status::Ok();
   };
   if (spec.has_label) {
     if (spec.label.by_index) {
-      return bad("input.label must name the label feature (or be null): TFRecord features have names");
+      return bad(
+          "input.label must name the label feature (or be null): TFRecord features have names");
     }
     const bool present = first == nullptr || FindFeature(*first, spec.label.name) != nullptr;
     if (present || labels == LabelPolicy::kRequired) {
@@ -135,7 +137,8 @@ Status ExampleDecoder::DecodeInto(const Find& find, ColumnBuffer* out) const {
       out->numeric.insert(out->numeric.end(), n.length, v);
       continue;
     }
-    if (f.kind == Kind::kBytes) return InvalidArgument(KindError(n.name, f, "float_list or int64_list"));
+    if (f.kind == Kind::kBytes)
+      return InvalidArgument(KindError(n.name, f, "float_list or int64_list"));
     if (static_cast<int64_t>(f.size) != n.length) {
       return InvalidArgument("feature '" + n.name + "' has " + std::to_string(f.size) +
                              " values, expected " + std::to_string(n.length));
@@ -172,19 +175,22 @@ Status ExampleDecoder::DecodeInto(const Find& find, ColumnBuffer* out) const {
 template <typename Find>
 Status ExampleDecoder::DecodeLabel(const Find& find, ColumnBuffer* out) const {
   const FeatureView f = find(label_);
-  if (f.kind == Kind::kEmpty) return InvalidArgument("the label feature '" + label_ + "' is missing");
+  if (f.kind == Kind::kEmpty)
+    return InvalidArgument("the label feature '" + label_ + "' is missing");
   if (f.size != 1) {
-    return InvalidArgument("the label feature '" + label_ + "' has " +
-                           std::to_string(f.size) + " values, expected 1");
+    return InvalidArgument("the label feature '" + label_ + "' has " + std::to_string(f.size) +
+                           " values, expected 1");
   }
   if (layout_.float_labels) {
-    if (f.kind == Kind::kBytes) return InvalidArgument(KindError(label_, f, "float_list or int64_list"));
+    if (f.kind == Kind::kBytes)
+      return InvalidArgument(KindError(label_, f, "float_list or int64_list"));
     out->float_labels.push_back(f.kind == Kind::kFloat ? f.floats[0]
                                                        : static_cast<float>(f.ints[0]));
     return Status::Ok();
   }
   if (!label_vocabulary_.empty()) {
-    if (f.kind != Kind::kBytes) return InvalidArgument(KindError(label_, f, "bytes_list (label_vocabulary is set)"));
+    if (f.kind != Kind::kBytes)
+      return InvalidArgument(KindError(label_, f, "bytes_list (label_vocabulary is set)"));
     auto it = label_vocabulary_.find(std::string(f.bytes(0)));
     if (it == label_vocabulary_.end()) {
       return InvalidArgument("label '" + std::string(f.bytes(0)) +
@@ -194,8 +200,9 @@ Status ExampleDecoder::DecodeLabel(const Find& find, ColumnBuffer* out) const {
     return Status::Ok();
   }
   if (f.kind != Kind::kInt64) {
-    return InvalidArgument(KindError(label_, f, "int64_list (classes; use label_type \"float\" "
-                                                "for regression, label_vocabulary for names)"));
+    return InvalidArgument(KindError(label_, f,
+                                     "int64_list (classes; use label_type \"float\" "
+                                     "for regression, label_vocabulary for names)"));
   }
   out->int_labels.push_back(f.ints[0]);
   return Status::Ok();

@@ -14,8 +14,7 @@ namespace edl::data {
 class ExamplesSource : public Source {
  public:
   // `inputs` and `has_labels` describe `records` (the source it came from).
-  ExamplesSource(std::string name, Examples records, std::vector<InputInfo> inputs,
-                 bool has_labels)
+  ExamplesSource(std::string name, Examples records, std::vector<InputInfo> inputs, bool has_labels)
       : name_(std::move(name)),
         records_(std::move(records)),
         inputs_(std::move(inputs)),

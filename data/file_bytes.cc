@@ -55,8 +55,8 @@ Result<std::string> Gunzip(const std::string& path, const std::string& in) {
     }
     if (rc == Z_BUF_ERROR && zs.avail_in == 0) {
       inflateEnd(&zs);
-      return IoError(path + ": truncated gzip stream (after " +
-                     std::to_string(out.size()) + " decompressed bytes)");
+      return IoError(path + ": truncated gzip stream (after " + std::to_string(out.size()) +
+                     " decompressed bytes)");
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
       std::string msg = zs.msg ? zs.msg : "error " + std::to_string(rc);

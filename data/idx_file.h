@@ -33,7 +33,6 @@ struct IdxArray {
 Result<IdxArray> ReadIdxFile(const std::string& path);
 
 // Encodes an IDX file (for tests and tools). REQUIRES: payload size matches.
-std::string EncodeIdx(const std::vector<int64_t>& dims,
-                      const std::vector<uint8_t>& payload);
+std::string EncodeIdx(const std::vector<int64_t>& dims, const std::vector<uint8_t>& payload);
 
 }  // namespace edl::data

@@ -14,8 +14,7 @@ bool FileExists(const std::string& path) {
 
 }  // namespace
 
-std::vector<std::string> IdxSource::LabelsPathCandidates(
-    const std::string& path) {
+std::vector<std::string> IdxSource::LabelsPathCandidates(const std::string& path) {
   size_t slash = path.find_last_of('/');
   size_t base = slash == std::string::npos ? 0 : slash + 1;
   std::string name = path.substr(base);
@@ -23,14 +22,11 @@ std::vector<std::string> IdxSource::LabelsPathCandidates(
   if (at == std::string::npos) return {};
   name.replace(at, 11, "labels-idx1");
   std::string derived = path.substr(0, base) + name;
-  bool gz =
-      derived.size() > 3 && derived.compare(derived.size() - 3, 3, ".gz") == 0;
-  return {derived,
-          gz ? derived.substr(0, derived.size() - 3) : derived + ".gz"};
+  bool gz = derived.size() > 3 && derived.compare(derived.size() - 3, 3, ".gz") == 0;
+  return {derived, gz ? derived.substr(0, derived.size() - 3) : derived + ".gz"};
 }
 
-Result<std::unique_ptr<IdxSource>> IdxSource::Open(const std::string& path,
-                                                   const IdxSpec& spec,
+Result<std::unique_ptr<IdxSource>> IdxSource::Open(const std::string& path, const IdxSpec& spec,
                                                    LabelPolicy labels) {
   std::unique_ptr<IdxSource> s(new IdxSource());
   s->name_ = path;
@@ -40,8 +36,7 @@ Result<std::unique_ptr<IdxSource>> IdxSource::Open(const std::string& path,
   if (shape.empty()) shape = {1};
   if (!spec.shape.empty()) {
     if (tensor::NumElements(spec.shape) != images.RecordSize()) {
-      return InvalidArgument(path + ": input.shape " +
-                             tensor::ShapeString(spec.shape) + " has " +
+      return InvalidArgument(path + ": input.shape " + tensor::ShapeString(spec.shape) + " has " +
                              std::to_string(tensor::NumElements(spec.shape)) +
                              " elements but each record of the file holds " +
                              std::to_string(images.RecordSize()) + " (" +
@@ -65,23 +60,19 @@ Result<std::unique_ptr<IdxSource>> IdxSource::Open(const std::string& path,
   if (labels_path.empty()) {
     if (labels == LabelPolicy::kIfPresent) return s;
     std::vector<std::string> tried = LabelsPathCandidates(path);
-    return NotFound(
-        path + ": no labels file found" +
-        (tried.empty()
-             ? std::string(" (the name has no \"images-idx3\" "
-                           "to derive it from; set input.labels_path)")
-             : " (tried " + BaseName(tried[0]) + " and " + BaseName(tried[1]) +
-                   ")"));
+    return NotFound(path + ": no labels file found" +
+                    (tried.empty()
+                         ? std::string(" (the name has no \"images-idx3\" "
+                                       "to derive it from; set input.labels_path)")
+                         : " (tried " + BaseName(tried[0]) + " and " + BaseName(tried[1]) + ")"));
   }
   EDL_ASSIGN_OR_RETURN(s->labels_, ReadIdxFile(labels_path));
   if (s->labels_.dims.size() != 1) {
-    return InvalidArgument(
-        labels_path + ": a labels file must have rank 1, got " +
-        std::to_string(s->labels_.dims.size()) + " dimensions");
+    return InvalidArgument(labels_path + ": a labels file must have rank 1, got " +
+                           std::to_string(s->labels_.dims.size()) + " dimensions");
   }
   if (s->labels_.NumRecords() != images.NumRecords()) {
-    return InvalidArgument(labels_path + ": holds " +
-                           std::to_string(s->labels_.NumRecords()) +
+    return InvalidArgument(labels_path + ": holds " + std::to_string(s->labels_.NumRecords()) +
                            " labels but " + BaseName(path) + " holds " +
                            std::to_string(images.NumRecords()) + " images");
   }

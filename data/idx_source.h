@@ -21,8 +21,7 @@ class IdxSource : public Source {
   // ".gz"). Errors name the file: unreadable/corrupt files, counts that
   // disagree, a shape that does not fit the records, a missing labels file
   // under LabelPolicy::kRequired.
-  static Result<std::unique_ptr<IdxSource>> Open(const std::string& path,
-                                                 const IdxSpec& spec,
+  static Result<std::unique_ptr<IdxSource>> Open(const std::string& path, const IdxSpec& spec,
                                                  LabelPolicy labels);
 
   const std::string& name() const override { return name_; }

@@ -8,16 +8,14 @@ namespace {
 
 using nlohmann::json;
 
-const std::set<std::string> kIdxFields = {"scale", "offset", "shape",
-                                          "labels_path"};
-const std::set<std::string> kCsvFields = {
-    "delimiter", "header",        "skip_rows",        "column_names",
-    "label",     "label_type",    "label_vocabulary", "numeric",
-    "normalize", "missing_value", "categorical",      "categorical_layout",
-    "lengths"};
+const std::set<std::string> kIdxFields = {"scale", "offset", "shape", "labels_path"};
+const std::set<std::string> kCsvFields = {"delimiter",        "header",      "skip_rows",
+                                          "column_names",     "label",       "label_type",
+                                          "label_vocabulary", "numeric",     "normalize",
+                                          "missing_value",    "categorical", "categorical_layout",
+                                          "lengths"};
 // CSV fields that mean nothing for TFRecord files.
-const std::set<std::string> kCsvOnlyFields = {"delimiter", "header", "skip_rows",
-                                              "column_names"};
+const std::set<std::string> kCsvOnlyFields = {"delimiter", "header", "skip_rows", "column_names"};
 
 // Field access with errors of the form "<where>.field: must be ...".
 class Fields {
@@ -42,18 +40,14 @@ class Fields {
     return v.get<std::string>();
   }
   Result<bool> Bool(const json& v, const std::string& field) const {
-    if (!v.is_boolean())
-      return Bad(field, "must be true or false, got " + v.dump());
+    if (!v.is_boolean()) return Bad(field, "must be true or false, got " + v.dump());
     return v.get<bool>();
   }
-  Result<std::vector<std::string>> Strings(const json& v,
-                                           const std::string& field) const {
-    if (!v.is_array())
-      return Bad(field, "must be a list of strings, got " + v.dump());
+  Result<std::vector<std::string>> Strings(const json& v, const std::string& field) const {
+    if (!v.is_array()) return Bad(field, "must be a list of strings, got " + v.dump());
     std::vector<std::string> out;
     for (size_t i = 0; i < v.size(); ++i) {
-      EDL_ASSIGN_OR_RETURN(std::string s,
-                           String(v[i], field + "[" + std::to_string(i) + "]"));
+      EDL_ASSIGN_OR_RETURN(std::string s, String(v[i], field + "[" + std::to_string(i) + "]"));
       out.push_back(std::move(s));
     }
     return out;
@@ -61,16 +55,15 @@ class Fields {
   Result<ColumnRef> Column(const json& v, const std::string& field) const {
     if (v.is_string()) return ColumnRef::Named(v.get<std::string>());
     if (v.is_number_integer()) return ColumnRef::Index(v.get<int64_t>());
-    return Bad(field, "must be a column name or a 0-based column index, got " +
-                          v.dump());
+    return Bad(field, "must be a column name or a 0-based column index, got " + v.dump());
   }
 
  private:
   std::string where_;
 };
 
-Status ParseCategorical(const Fields& f, const json& v,
-                        const std::string& field, CategoricalColumn* out) {
+Status ParseCategorical(const Fields& f, const json& v, const std::string& field,
+                        CategoricalColumn* out) {
   if (!v.is_object()) {
     return f.Bad(field,
                  "must be an object {\"column\": ..., \"hash_buckets\": N} "
@@ -83,15 +76,12 @@ Status ParseCategorical(const Fields& f, const json& v,
       EDL_ASSIGN_OR_RETURN(out->column, f.Column(value, field + ".column"));
       has_column = true;
     } else if (key == "hash_buckets") {
-      EDL_ASSIGN_OR_RETURN(out->hash_buckets,
-                           f.Int(value, field + ".hash_buckets"));
+      EDL_ASSIGN_OR_RETURN(out->hash_buckets, f.Int(value, field + ".hash_buckets"));
       if (out->hash_buckets <= 0) {
-        return f.Bad(field + ".hash_buckets",
-                     "must be positive, got " + value.dump());
+        return f.Bad(field + ".hash_buckets", "must be positive, got " + value.dump());
       }
     } else if (key == "vocabulary") {
-      EDL_ASSIGN_OR_RETURN(out->vocabulary,
-                           f.Strings(value, field + ".vocabulary"));
+      EDL_ASSIGN_OR_RETURN(out->vocabulary, f.Strings(value, field + ".vocabulary"));
       has_vocabulary = true;
     } else {
       return f.Bad(field + "." + key,
@@ -101,8 +91,7 @@ Status ParseCategorical(const Fields& f, const json& v,
   }
   if (!has_column) return f.Bad(field, "missing \"column\"");
   if (has_vocabulary == (out->hash_buckets > 0)) {
-    return f.Bad(field,
-                 "needs exactly one of \"hash_buckets\" and \"vocabulary\"");
+    return f.Bad(field, "needs exactly one of \"hash_buckets\" and \"vocabulary\"");
   }
   std::set<std::string> seen;
   for (const std::string& word : out->vocabulary) {
@@ -113,8 +102,7 @@ Status ParseCategorical(const Fields& f, const json& v,
   return Status::Ok();
 }
 
-Status ParseCsvField(const Fields& f, const std::string& key, const json& v,
-                     CsvSpec* csv) {
+Status ParseCsvField(const Fields& f, const std::string& key, const json& v, CsvSpec* csv) {
   if (key == "delimiter") {
     EDL_ASSIGN_OR_RETURN(std::string d, f.String(v, key));
     if (d.size() != 1 || d[0] == '"' || d[0] == '\n' || d[0] == '\r') {
@@ -144,38 +132,31 @@ Status ParseCsvField(const Fields& f, const std::string& key, const json& v,
     } else if (t == "float") {
       csv->label_type = LabelType::kFloat;
     } else {
-      return f.Bad(key,
-                   "must be \"int\" (classes) or \"float\" (regression), got " +
-                       v.dump());
+      return f.Bad(key, "must be \"int\" (classes) or \"float\" (regression), got " + v.dump());
     }
   } else if (key == "label_vocabulary") {
     EDL_ASSIGN_OR_RETURN(csv->label_vocabulary, f.Strings(v, key));
   } else if (key == "numeric") {
-    if (!v.is_array())
-      return f.Bad(key, "must be a list of columns, got " + v.dump());
+    if (!v.is_array()) return f.Bad(key, "must be a list of columns, got " + v.dump());
     csv->numeric_all = false;
     for (size_t i = 0; i < v.size(); ++i) {
-      EDL_ASSIGN_OR_RETURN(ColumnRef c,
-                           f.Column(v[i], key + "[" + std::to_string(i) + "]"));
+      EDL_ASSIGN_OR_RETURN(ColumnRef c, f.Column(v[i], key + "[" + std::to_string(i) + "]"));
       csv->numeric.push_back(std::move(c));
     }
   } else if (key == "normalize") {
     if (!v.is_object()) {
-      return f.Bad(key,
-                   "must be an object {\"column\": {\"mean\": m, \"std\": s}}");
+      return f.Bad(key, "must be an object {\"column\": {\"mean\": m, \"std\": s}}");
     }
     for (const auto& [column, n] : v.items()) {
       std::string field = key + "." + column;
-      if (!n.is_object())
-        return f.Bad(field, "must be {\"mean\": m, \"std\": s}");
+      if (!n.is_object()) return f.Bad(field, "must be {\"mean\": m, \"std\": s}");
       Normalization norm;
       for (const auto& [k, x] : n.items()) {
         if (k == "mean") {
           EDL_ASSIGN_OR_RETURN(norm.mean, f.Number(x, field + ".mean"));
         } else if (k == "std") {
           EDL_ASSIGN_OR_RETURN(norm.std, f.Number(x, field + ".std"));
-          if (!(norm.std > 0))
-            return f.Bad(field + ".std", "must be > 0, got " + x.dump());
+          if (!(norm.std > 0)) return f.Bad(field + ".std", "must be > 0, got " + x.dump());
         } else {
           return f.Bad(field + "." + k, "unknown field (expected mean or std)");
         }
@@ -186,12 +167,10 @@ Status ParseCsvField(const Fields& f, const std::string& key, const json& v,
     EDL_ASSIGN_OR_RETURN(double m, f.Number(v, key));
     csv->missing_value = m;
   } else if (key == "categorical") {
-    if (!v.is_array())
-      return f.Bad(key, "must be a list of objects, got " + v.dump());
+    if (!v.is_array()) return f.Bad(key, "must be a list of objects, got " + v.dump());
     for (size_t i = 0; i < v.size(); ++i) {
       CategoricalColumn c;
-      EDL_RETURN_IF_ERROR(
-          ParseCategorical(f, v[i], key + "[" + std::to_string(i) + "]", &c));
+      EDL_RETURN_IF_ERROR(ParseCategorical(f, v[i], key + "[" + std::to_string(i) + "]", &c));
       csv->categorical.push_back(std::move(c));
     }
   } else if (key == "lengths") {
@@ -210,31 +189,25 @@ Status ParseCsvField(const Fields& f, const std::string& key, const json& v,
     } else if (t == "concat_with_offsets") {
       csv->categorical_layout = CategoricalLayout::kConcatWithOffsets;
     } else {
-      return f.Bad(
-          key,
-          "must be \"separate\" or \"concat_with_offsets\", got " + v.dump());
+      return f.Bad(key, "must be \"separate\" or \"concat_with_offsets\", got " + v.dump());
     }
   }
   return Status::Ok();
 }
 
-Status ParseIdxField(const Fields& f, const std::string& key, const json& v,
-                     IdxSpec* idx) {
+Status ParseIdxField(const Fields& f, const std::string& key, const json& v, IdxSpec* idx) {
   if (key == "scale") {
     EDL_ASSIGN_OR_RETURN(idx->scale, f.Number(v, key));
   } else if (key == "offset") {
     EDL_ASSIGN_OR_RETURN(idx->offset, f.Number(v, key));
   } else if (key == "shape") {
     if (!v.is_array() || v.empty()) {
-      return f.Bad(key, "must be a non-empty list of positive integers, got " +
-                            v.dump());
+      return f.Bad(key, "must be a non-empty list of positive integers, got " + v.dump());
     }
     idx->shape.clear();
     for (size_t i = 0; i < v.size(); ++i) {
-      EDL_ASSIGN_OR_RETURN(int64_t d,
-                           f.Int(v[i], key + "[" + std::to_string(i) + "]"));
-      if (d <= 0)
-        return f.Bad(key, "dimensions must be positive, got " + v.dump());
+      EDL_ASSIGN_OR_RETURN(int64_t d, f.Int(v[i], key + "[" + std::to_string(i) + "]"));
+      if (d <= 0) return f.Bad(key, "dimensions must be positive, got " + v.dump());
       idx->shape.push_back(d);
     }
   } else if (key == "labels_path") {
@@ -249,8 +222,7 @@ std::string ColumnRef::ToString() const {
   return by_index ? "#" + std::to_string(index) : "'" + name + "'";
 }
 
-Result<InputSpec> InputSpecFromJson(const std::string& json_text,
-                                    const std::string& where) {
+Result<InputSpec> InputSpecFromJson(const std::string& json_text, const std::string& where) {
   json j;
   try {
     j = json::parse(json_text);
@@ -272,8 +244,8 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text,
     } else if (format == "tfrecord") {
       spec.format = DataFormat::kTfRecord;
     } else if (format != "auto") {
-      return f.Bad("format", "must be \"idx\", \"csv\", \"tfrecord\" or \"auto\", got \"" +
-                                 format + "\"");
+      return f.Bad("format",
+                   "must be \"idx\", \"csv\", \"tfrecord\" or \"auto\", got \"" + format + "\"");
     }
   }
   for (const auto& [key, value] : j.items()) {
@@ -304,8 +276,8 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text,
     }
   }
   if (!idx_key.empty() && !csv_key.empty()) {
-    return InvalidArgument(where + ": mixes IDX field \"" + idx_key +
-                           "\" with CSV field \"" + csv_key + "\"");
+    return InvalidArgument(where + ": mixes IDX field \"" + idx_key + "\" with CSV field \"" +
+                           csv_key + "\"");
   }
   if (spec.format == DataFormat::kAuto) {
     if (!idx_key.empty()) spec.format = DataFormat::kIdx;
@@ -314,8 +286,7 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text,
   if (spec.format == DataFormat::kTfRecord) {
     // Features are named: a column index means nothing in an Example.
     const CsvSpec& c = spec.csv;
-    if (c.has_label && c.label.by_index &&
-        !(j.contains("label") && !j["label"].is_null())) {
+    if (c.has_label && c.label.by_index && !(j.contains("label") && !j["label"].is_null())) {
       return f.Bad("label", "is needed for TFRecord: the name of the label feature, or null");
     }
     if (c.has_label && c.label.by_index) return f.Bad("label", "must be a feature name");
@@ -332,8 +303,7 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text,
   } else if (!spec.csv.lengths.empty()) {
     return f.Bad("lengths", "is a TFRecord field (set \"format\": \"tfrecord\")");
   }
-  if (!spec.csv.label_vocabulary.empty() &&
-      spec.csv.label_type != LabelType::kInt) {
+  if (!spec.csv.label_vocabulary.empty() && spec.csv.label_type != LabelType::kInt) {
     return f.Bad("label_vocabulary", "needs label_type \"int\"");
   }
   return spec;
@@ -390,9 +360,8 @@ std::string InputSpecToJson(const InputSpec& spec) {
       j["categorical"].push_back(o);
     }
   }
-  j["categorical_layout"] = c.categorical_layout == CategoricalLayout::kSeparate
-                                ? "separate"
-                                : "concat_with_offsets";
+  j["categorical_layout"] =
+      c.categorical_layout == CategoricalLayout::kSeparate ? "separate" : "concat_with_offsets";
   return j.dump();
 }
 

@@ -53,8 +53,7 @@ struct CategoricalColumn {
 
   // The number of distinct ids (the embedding table's input_dim).
   int64_t NumIds() const {
-    return hash_buckets > 0 ? hash_buckets
-                            : static_cast<int64_t>(vocabulary.size()) + 1;
+    return hash_buckets > 0 ? hash_buckets : static_cast<int64_t>(vocabulary.size()) + 1;
   }
 };
 
@@ -67,17 +66,17 @@ struct IdxSpec {
 
 struct CsvSpec {
   char delimiter = ',';
-  bool header = true;     // the first (unskipped) row names columns
-  int64_t skip_rows = 0;  // records dropped before the header/data
+  bool header = true;                     // the first (unskipped) row names columns
+  int64_t skip_rows = 0;                  // records dropped before the header/data
   std::vector<std::string> column_names;  // overrides/supplies the header
   bool has_label = true;                  // false: "label": null
   ColumnRef label = ColumnRef::Index(-1);
   LabelType label_type = LabelType::kInt;
   std::vector<std::string> label_vocabulary;  // string labels -> their index
-  bool numeric_all = true;  // "numeric" absent: all non-label, non-categorical
+  bool numeric_all = true;                    // "numeric" absent: all non-label, non-categorical
   std::vector<ColumnRef> numeric;
   std::map<std::string, Normalization> normalize;  // by column name
-  std::optional<double> missing_value;  // empty numeric fields; else an error
+  std::optional<double> missing_value;             // empty numeric fields; else an error
   std::vector<CategoricalColumn> categorical;
   CategoricalLayout categorical_layout = CategoricalLayout::kSeparate;
   // TFRecord: values per numeric feature (absent: its length in the data
@@ -98,8 +97,7 @@ struct InputSpec {
 // Parses the "input" JSON object. Errors are InvalidArgument naming `where`
 // (e.g. "model.json: input") and the field: unknown fields, wrong types,
 // fields of the other format, bad values.
-Result<InputSpec> InputSpecFromJson(const std::string& json_text,
-                                    const std::string& where);
+Result<InputSpec> InputSpecFromJson(const std::string& json_text, const std::string& where);
 
 // The JSON object InputSpecFromJson parses back to an equal spec.
 std::string InputSpecToJson(const InputSpec& spec);

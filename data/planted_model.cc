@@ -46,9 +46,8 @@ PlantedModel MakeModel(const PlantedOptions& o) {
 }
 
 double Interaction(const PlantedOptions& o, int64_t a, int64_t b) {
-  Rng rng(MixSeed(
-      o.model_seed ^ 0x696e746572ull,
-      static_cast<uint64_t>(a) * 1000003ull + static_cast<uint64_t>(b)));
+  Rng rng(MixSeed(o.model_seed ^ 0x696e746572ull,
+                  static_cast<uint64_t>(a) * 1000003ull + static_cast<uint64_t>(b)));
   return o.interaction_std * rng.Normal();
 }
 
@@ -70,8 +69,7 @@ std::string SpecJson(const PlantedOptions& o, const PlantedModel& m) {
       cat.hash_buckets = 2 * o.cardinalities[k];
     } else {
       for (int64_t v = 0; v < o.cardinalities[k]; ++v) {
-        cat.vocabulary.push_back("c" + std::to_string(k) + "_" +
-                                 std::to_string(v));
+        cat.vocabulary.push_back("c" + std::to_string(k) + "_" + std::to_string(v));
       }
     }
     c.categorical.push_back(std::move(cat));
@@ -82,19 +80,14 @@ std::string SpecJson(const PlantedOptions& o, const PlantedModel& m) {
 
 }  // namespace
 
-Result<PlantedStats> WritePlantedCsv(const std::string& path,
-                                     const PlantedOptions& o) {
-  if (o.num_rows <= 0)
-    return InvalidArgument("planted model: num_rows must be > 0");
-  if (o.num_numeric < 0)
-    return InvalidArgument("planted model: num_numeric must be >= 0");
+Result<PlantedStats> WritePlantedCsv(const std::string& path, const PlantedOptions& o) {
+  if (o.num_rows <= 0) return InvalidArgument("planted model: num_rows must be > 0");
+  if (o.num_numeric < 0) return InvalidArgument("planted model: num_numeric must be >= 0");
   for (int64_t card : o.cardinalities) {
-    if (card <= 0)
-      return InvalidArgument("planted model: cardinalities must be > 0");
+    if (card <= 0) return InvalidArgument("planted model: cardinalities must be > 0");
   }
   if (o.num_numeric == 0 && o.cardinalities.empty()) {
-    return InvalidArgument(
-        "planted model: needs a numeric or categorical column");
+    return InvalidArgument("planted model: needs a numeric or categorical column");
   }
   const PlantedModel m = MakeModel(o);
   std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "w"));
@@ -102,8 +95,7 @@ Result<PlantedStats> WritePlantedCsv(const std::string& path,
 
   std::string line;
   for (int j = 0; j < o.num_numeric; ++j) line += "x" + std::to_string(j) + ",";
-  for (size_t k = 0; k < o.cardinalities.size(); ++k)
-    line += "c" + std::to_string(k) + ",";
+  for (size_t k = 0; k < o.cardinalities.size(); ++k) line += "c" + std::to_string(k) + ",";
   line += "label\n";
   std::fputs(line.c_str(), f.get());
 
@@ -126,9 +118,8 @@ Result<PlantedStats> WritePlantedCsv(const std::string& path,
     for (size_t k = 0; k < o.cardinalities.size(); ++k) {
       const std::vector<double>& cdf = m.cdfs[k];
       double u = rng.Uniform();
-      int64_t v = std::min<int64_t>(
-          std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin(),
-          o.cardinalities[k] - 1);
+      int64_t v = std::min<int64_t>(std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin(),
+                                    o.cardinalities[k] - 1);
       values[k] = v;
       logit += m.effects[k][v];
       line += "c" + std::to_string(k) + "_" + std::to_string(v) + ",";
@@ -162,20 +153,17 @@ Result<PlantedStats> WritePlantedCsv(const std::string& path,
   return stats;
 }
 
-double RocAuc(const std::vector<double>& scores,
-              const std::vector<int>& labels) {
+double RocAuc(const std::vector<double>& scores, const std::vector<int>& labels) {
   EDL_CHECK_EQ(scores.size(), labels.size());
   const size_t n = scores.size();
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return scores[a] < scores[b]; });
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] < scores[b]; });
   double positive_rank_sum = 0, positives = 0;
   for (size_t i = 0; i < n;) {
     size_t j = i;
     while (j < n && scores[order[j]] == scores[order[i]]) ++j;
-    double mid_rank =
-        (i + 1 + j) / 2.0;  // average 1-based rank of the tie group
+    double mid_rank = (i + 1 + j) / 2.0;  // average 1-based rank of the tie group
     for (size_t t = i; t < j; ++t) {
       if (labels[order[t]]) {
         positive_rank_sum += mid_rank;
@@ -186,8 +174,7 @@ double RocAuc(const std::vector<double>& scores,
   }
   double negatives = n - positives;
   if (positives == 0 || negatives == 0) return 0.5;
-  return (positive_rank_sum - positives * (positives + 1) / 2) /
-         (positives * negatives);
+  return (positive_rank_sum - positives * (positives + 1) / 2) / (positives * negatives);
 }
 
 }  // namespace edl::data

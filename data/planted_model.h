@@ -51,13 +51,11 @@ struct PlantedStats {
 
 // Writes the CSV (header x0..,c0..,label) to `path`. InvalidArgument for bad
 // options, IoError naming the path when it cannot be written.
-Result<PlantedStats> WritePlantedCsv(const std::string& path,
-                                     const PlantedOptions& options);
+Result<PlantedStats> WritePlantedCsv(const std::string& path, const PlantedOptions& options);
 
 // Area under the ROC curve of `scores` for 0/1 `labels` (Mann-Whitney U
 // with tied scores counted half). 0.5 when either class is absent.
 // REQUIRES: equal sizes.
-double RocAuc(const std::vector<double>& scores,
-              const std::vector<int>& labels);
+double RocAuc(const std::vector<double>& scores, const std::vector<int>& labels);
 
 }  // namespace edl::data

@@ -10,10 +10,10 @@
 
 #include "base/file.h"
 #include "base/logging.h"
-#include "data/categorical.h"
 #include "data/buffered_input.h"
-#include "data/tfrecord.h"
+#include "data/categorical.h"
 #include "data/data_paths.h"
+#include "data/tfrecord.h"
 
 namespace edl::data {
 
@@ -53,9 +53,9 @@ Result<uint64_t> TfLength(BufferedInput& in, uint64_t record) {
 }
 
 Status TruncatedTf(const BufferedInput& in, uint64_t record, uint64_t at, uint64_t length) {
-  return InvalidArgument(in.path() + ": truncated: record " + std::to_string(record) +
-                         " at byte " + std::to_string(at) + " declares " +
-                         std::to_string(length) + " bytes, but the data ends at byte " +
+  return InvalidArgument(in.path() + ": truncated: record " + std::to_string(record) + " at byte " +
+                         std::to_string(at) + " declares " + std::to_string(length) +
+                         " bytes, but the data ends at byte " +
                          std::to_string(in.offset() + in.available()));
 }
 
@@ -72,11 +72,12 @@ Status TruncatedTf(const BufferedInput& in, uint64_t record, uint64_t at, uint64
 class IndexPlanner {
  public:
   IndexPlanner(RecordIndex* index, ByteStream& stream, const IndexOptions& options)
-      : index_(index), stream_(stream.gzip() ? &stream : nullptr),
+      : index_(index),
+        stream_(stream.gzip() ? &stream : nullptr),
         spacing_(options.access_spacing) {
-    if (stream_) stream_->RecordAccessPoints(4 * spacing_, [this](GzipAccessPoint p) {
-      index_->access.push_back(std::move(p));
-    });
+    if (stream_)
+      stream_->RecordAccessPoints(
+          4 * spacing_, [this](GzipAccessPoint p) { index_->access.push_back(std::move(p)); });
   }
 
   // Record r starts at uncompressed offset `at`; records come in order.
@@ -162,12 +163,12 @@ Status IndexTfRecords(ByteStream& stream, RecordIndex* index, IndexPlanner& plan
 Status IndexCsvRows(ByteStream& stream, char delimiter, RecordIndex* index, IndexPlanner& plan,
                     const std::function<void(uint64_t)>& progress) {
   std::string buf(kChunk, '\0');
-  uint64_t base = 0;          // offset of buf[0]
+  uint64_t base = 0;  // offset of buf[0]
   uint64_t row_start = 0;
   uint64_t row_len = 0;
-  char last = '\n';           // last byte of the current row so far
+  char last = '\n';  // last byte of the current row so far
   bool quoted = false;
-  bool closing = false;       // quoted, and the chunk ended on a '"'
+  bool closing = false;  // quoted, and the chunk ended on a '"'
   uint64_t records = 0;
   auto end_row = [&](uint64_t next_start, bool newline) {
     if (row_len > 1 || (row_len == 1 && (last != '\r' || !newline))) {
@@ -361,15 +362,13 @@ Status SaveRecordIndex(const RecordIndex& index, const std::string& index_dir) {
 
 Result<RecordFormat> RecordFormatFromName(const std::string& path) {
   switch (FileKindFromName(path)) {
-    case FileKind::kTfRecord:
-      return RecordFormat::kTfRecord;
+    case FileKind::kTfRecord: return RecordFormat::kTfRecord;
     case FileKind::kCsv:
-    case FileKind::kTsv:
-      return RecordFormat::kCsvRows;
-    default:
-      break;
+    case FileKind::kTsv: return RecordFormat::kCsvRows;
+    default: break;
   }
-  return InvalidArgument(path + ": cannot tell its format from its name (.csv, .tsv, .tfrecord, "
+  return InvalidArgument(path +
+                         ": cannot tell its format from its name (.csv, .tsv, .tfrecord, "
                          "optionally .gz); name it so or pass --format");
 }
 

@@ -34,7 +34,7 @@ struct IndexOptions {
   // Records between offsets (at most: fewer for records so large that the
   // access points below need denser offsets).
   uint64_t every = 1024;
-  char delimiter = ',';                    // CSV: a quote opens a field only after one
+  char delimiter = ',';  // CSV: a quote opens a field only after one
   // gzip: about how many output bytes between access points (1 to 2 times
   // this), placed just before records numbered a multiple of a power of
   // two, so that tasks of a power-of-two size start right after one.
@@ -45,13 +45,13 @@ struct RecordIndex {
   std::string path;
   RecordFormat format = RecordFormat::kCsvRows;
   bool gzip = false;
-  char delimiter = ',';        // CSV rows: the field delimiter (quotes open fields after it)
-  uint64_t file_size = 0;      // of the file on disk, when indexed
+  char delimiter = ',';    // CSV rows: the field delimiter (quotes open fields after it)
+  uint64_t file_size = 0;  // of the file on disk, when indexed
   int64_t file_mtime_ns = 0;
   uint64_t num_records = 0;
-  uint64_t data_size = 0;      // uncompressed bytes
+  uint64_t data_size = 0;  // uncompressed bytes
   uint64_t every = 1024;
-  std::vector<uint64_t> offsets;  // [i]: uncompressed offset of record i * every
+  std::vector<uint64_t> offsets;        // [i]: uncompressed offset of record i * every
   std::vector<GzipAccessPoint> access;  // ascending out_offset; empty unless gzip
   // Loaded from a cache file: the access points' windows stay there and a
   // reader reads the one it starts at (LoadAccessWindow), so an index in
@@ -104,7 +104,6 @@ Result<RecordFormat> RecordFormatFromName(const std::string& path);
 // logged, not an error). *built says which.
 Result<RecordIndex> LoadOrBuildRecordIndex(const std::string& path, RecordFormat format,
                                            const std::string& index_dir,
-                                           const IndexOptions& options = {},
-                                           bool* built = nullptr);
+                                           const IndexOptions& options = {}, bool* built = nullptr);
 
 }  // namespace edl::data

@@ -85,12 +85,11 @@ class Reader {
 std::string Deflate(const std::string& in) {
   uLongf size = compressBound(in.size());
   std::string out(size, '\0');
-  compress2(reinterpret_cast<Bytef*>(out.data()), &size,
-            reinterpret_cast<const Bytef*>(in.data()), in.size(), 1);
+  compress2(reinterpret_cast<Bytef*>(out.data()), &size, reinterpret_cast<const Bytef*>(in.data()),
+            in.size(), 1);
   out.resize(size);
   return out;
 }
-
 
 }  // namespace
 

@@ -12,8 +12,7 @@ namespace edl::data {
 RecordReader::RecordReader(const RecordIndex& index, std::unique_ptr<ByteStream> stream)
     : index_(index), stream_(std::move(stream)), in_(*stream_) {}
 
-Result<std::unique_ptr<RecordReader>> RecordReader::Open(const RecordIndex& index,
-                                                         uint64_t first) {
+Result<std::unique_ptr<RecordReader>> RecordReader::Open(const RecordIndex& index, uint64_t first) {
   if (first > index.num_records) {
     return InvalidArgument(index.path + ": record " + std::to_string(first) + " of " +
                            std::to_string(index.num_records));
@@ -22,8 +21,9 @@ Result<std::unique_ptr<RecordReader>> RecordReader::Open(const RecordIndex& inde
   const uint64_t at = point < index.offsets.size() ? index.offsets[point] : index.data_size;
   GzipAccessPoint start;
   if (index.gzip) {
-    auto it = std::upper_bound(index.access.begin(), index.access.end(), at,
-                               [](uint64_t v, const GzipAccessPoint& p) { return v < p.out_offset; });
+    auto it =
+        std::upper_bound(index.access.begin(), index.access.end(), at,
+                         [](uint64_t v, const GzipAccessPoint& p) { return v < p.out_offset; });
     if (it != index.access.begin()) {
       start = *std::prev(it);
       EDL_ASSIGN_OR_RETURN(start.window, LoadAccessWindow(index, start));
@@ -66,8 +66,8 @@ Status RecordReader::Skip(uint64_t records) {
 
 Result<bool> RecordReader::Next(std::string* record) {
   passed_bad_record_ = false;
-  Result<bool> got = index_.format == RecordFormat::kTfRecord ? NextTfRecord(record)
-                                                              : NextCsvRow(record);
+  Result<bool> got =
+      index_.format == RecordFormat::kTfRecord ? NextTfRecord(record) : NextCsvRow(record);
   if (got.ok() && !*got && record_ < index_.num_records) {
     return InvalidArgument(index_.path + ": ends after record " + std::to_string(record_) +
                            " at byte " + std::to_string(in_.offset()) + ", the index counted " +
@@ -125,7 +125,8 @@ Result<bool> RecordReader::NextCsvRow(std::string* row) {
       }
     }
     if (quoted) {
-      return InvalidArgument(index_.path + ": the row starting at byte " + std::to_string(in_.offset()) +
+      return InvalidArgument(index_.path + ": the row starting at byte " +
+                             std::to_string(in_.offset()) +
                              " opens a quoted field that is never closed");
     }
     size_t len = i;
@@ -162,8 +163,8 @@ Result<bool> RecordReader::NextTfRecord(std::string* payload) {
   // before it sizes a buffer.
   const uint64_t left = index_.data_size > in_.offset() ? index_.data_size - in_.offset() : 0;
   if (length > kMaxTfRecordLength || kTfRecordHeader + length + 4 > left) {
-    return InvalidArgument(record() + " declares " + std::to_string(length) + " bytes, more than the " +
-                           std::to_string(left) +
+    return InvalidArgument(record() + " declares " + std::to_string(length) +
+                           " bytes, more than the " + std::to_string(left) +
                            " bytes left of the indexed data (changed since it was indexed?)");
   }
   const size_t frame = kTfRecordHeader + static_cast<size_t>(length) + 4;

@@ -38,8 +38,7 @@ class Rng {
   double Normal() {
     double u1 = Uniform();
     double u2 = Uniform();
-    return std::sqrt(-2.0 * std::log1p(-u1)) *
-           std::cos(2.0 * std::numbers::pi * u2);
+    return std::sqrt(-2.0 * std::log1p(-u1)) * std::cos(2.0 * std::numbers::pi * u2);
   }
   // Fisher-Yates shuffle of v.
   template <typename T>

@@ -16,14 +16,10 @@ namespace {
 Result<DataFormat> DetectFormat(const std::string& path) {
   switch (FileKindFromName(path)) {
     case FileKind::kCsv:
-    case FileKind::kTsv:
-      return DataFormat::kCsv;
-    case FileKind::kIdx:
-      return DataFormat::kIdx;
-    case FileKind::kTfRecord:
-      return DataFormat::kTfRecord;
-    default:
-      break;
+    case FileKind::kTsv: return DataFormat::kCsv;
+    case FileKind::kIdx: return DataFormat::kIdx;
+    case FileKind::kTfRecord: return DataFormat::kTfRecord;
+    default: break;
   }
   return InvalidArgument(path +
                          ": cannot tell the data format from the file "
@@ -37,8 +33,8 @@ Status Source::CheckIndices(const std::vector<int64_t>& indices) const {
   int64_t n = num_records();
   for (int64_t i : indices) {
     if (i < 0 || i >= n) {
-      return InvalidArgument(name() + ": record " + std::to_string(i) +
-                             " is out of range [0, " + std::to_string(n) + ")");
+      return InvalidArgument(name() + ": record " + std::to_string(i) + " is out of range [0, " +
+                             std::to_string(n) + ")");
     }
   }
   return Status::Ok();
@@ -46,8 +42,8 @@ Status Source::CheckIndices(const std::vector<int64_t>& indices) const {
 
 Status Source::CheckRange(int64_t begin, int64_t end) const {
   if (begin < 0 || begin > end || end > num_records()) {
-    return InvalidArgument(name() + ": record range [" + std::to_string(begin) +
-                           ", " + std::to_string(end) + ") is not within [0, " +
+    return InvalidArgument(name() + ": record range [" + std::to_string(begin) + ", " +
+                           std::to_string(end) + ") is not within [0, " +
                            std::to_string(num_records()) + ")");
   }
   return Status::Ok();

@@ -41,8 +41,7 @@ class Source {
   virtual Result<Examples> Read(int64_t begin, int64_t end) const;
   // Records at `indices`, in that order (repeats allowed). InvalidArgument
   // naming the source and index when one is out of range.
-  virtual Result<Examples> Gather(
-      const std::vector<int64_t>& indices) const = 0;
+  virtual Result<Examples> Gather(const std::vector<int64_t>& indices) const = 0;
 
   // The records of each file of the data set, in order (one entry for a
   // single file); they sum to num_records().

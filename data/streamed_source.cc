@@ -76,14 +76,14 @@ class TfExampleDecoder : public StreamedSource::Decoder {
 // "x.csv: row 18 (byte 1234)" / "x.tfrecord: record 17 (byte 1234)".
 std::string Where(const RecordIndex& index, uint64_t record, uint64_t offset) {
   const bool csv = index.format == RecordFormat::kCsvRows;
-  return index.path + (csv ? ": row " + std::to_string(record + 1)
-                           : ": record " + std::to_string(record)) +
+  return index.path +
+         (csv ? ": row " + std::to_string(record + 1) : ": record " + std::to_string(record)) +
          " (byte " + std::to_string(offset) + ")";
 }
 
 // The CSV fields of `index`'s record `n`, or nullopt past the end.
 Result<std::optional<std::vector<std::string>>> CsvRow(const RecordIndex& index, uint64_t n,
-                                                        std::string* where) {
+                                                       std::string* where) {
   if (n >= index.num_records) return std::optional<std::vector<std::string>>();
   EDL_ASSIGN_OR_RETURN(auto reader, RecordReader::Open(index, n));
   *where = Where(index, n, reader->offset());
@@ -109,9 +109,9 @@ Result<std::unique_ptr<StreamedSource>> StreamedSource::Open(const std::string& 
   io.delimiter = spec.csv.delimiter;
   std::unique_ptr<StreamedSource> s(new StreamedSource());
   s->name_ = path;
-  EDL_ASSIGN_OR_RETURN(s->index_,
-                       LoadOrBuildRecordIndex(path, csv ? RecordFormat::kCsvRows : RecordFormat::kTfRecord,
-                                              options.index_dir, io));
+  EDL_ASSIGN_OR_RETURN(s->index_, LoadOrBuildRecordIndex(
+                                      path, csv ? RecordFormat::kCsvRows : RecordFormat::kTfRecord,
+                                      options.index_dir, io));
   const int64_t total = static_cast<int64_t>(s->index_.num_records);
   if (csv) {
     const CsvSpec& c = spec.csv;
@@ -217,8 +217,7 @@ Result<std::unique_ptr<StreamedSource::Cursor>> StreamedSource::OpenStreamCursor
   return std::make_unique<Cursor>(*this, std::move(reader), begin, end);
 }
 
-Result<std::unique_ptr<RecordCursor>> StreamedSource::OpenCursor(int64_t begin,
-                                                                 int64_t end) const {
+Result<std::unique_ptr<RecordCursor>> StreamedSource::OpenCursor(int64_t begin, int64_t end) const {
   EDL_ASSIGN_OR_RETURN(auto cursor, OpenStreamCursor(begin, end));
   return std::unique_ptr<RecordCursor>(std::move(cursor));
 }

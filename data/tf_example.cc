@@ -14,28 +14,20 @@ namespace edl::data {
 
 size_t ExampleFeature::size() const {
   switch (kind) {
-    case Kind::kBytes:
-      return bytes.size();
-    case Kind::kFloat:
-      return floats.size();
-    case Kind::kInt64:
-      return ints.size();
-    case Kind::kEmpty:
-      return 0;
+    case Kind::kBytes: return bytes.size();
+    case Kind::kFloat: return floats.size();
+    case Kind::kInt64: return ints.size();
+    case Kind::kEmpty: return 0;
   }
   return 0;
 }
 
 const char* ExampleKindName(ExampleFeature::Kind kind) {
   switch (kind) {
-    case ExampleFeature::Kind::kBytes:
-      return "bytes_list";
-    case ExampleFeature::Kind::kFloat:
-      return "float_list";
-    case ExampleFeature::Kind::kInt64:
-      return "int64_list";
-    case ExampleFeature::Kind::kEmpty:
-      return "empty";
+    case ExampleFeature::Kind::kBytes: return "bytes_list";
+    case ExampleFeature::Kind::kFloat: return "float_list";
+    case ExampleFeature::Kind::kInt64: return "int64_list";
+    case ExampleFeature::Kind::kEmpty: return "empty";
   }
   return "?";
 }
@@ -104,8 +96,8 @@ struct ExampleParser::Impl {
 
 namespace {
 
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
 
 // Cheap and good enough for feature names: collisions are compared out.
 uint64_t KeyHash(std::string_view s) {
@@ -196,7 +188,7 @@ bool ExampleParser::Impl::ParseFeature(CodedInputStream& in, const uint8_t* data
       continue;
     }
     // The last of the oneof wins, as a fresh list.
-    e->kind = field == 1 ? ExampleFeature::Kind::kBytes
+    e->kind = field == 1   ? ExampleFeature::Kind::kBytes
               : field == 2 ? ExampleFeature::Kind::kFloat
                            : ExampleFeature::Kind::kInt64;
     e->begin = field == 1 ? bytes.size() : field == 2 ? floats.size() : ints.size();
@@ -267,7 +259,7 @@ void ExampleParser::Impl::Index() {
 }
 
 const ExampleParser::Impl::Entry* ExampleParser::Impl::Lookup(std::string_view key,
-                                                             uint64_t hash) const {
+                                                              uint64_t hash) const {
   if (table.empty()) return nullptr;
   for (size_t slot = hash & mask; table[slot] != 0; slot = (slot + 1) & mask) {
     const Entry& e = entries[static_cast<size_t>(table[slot] - 1)];
@@ -308,17 +300,10 @@ FeatureView ExampleParser::Find(std::string_view name, uint64_t hash) const {
   v.kind = e->kind;
   v.size = e->size;
   switch (e->kind) {
-    case ExampleFeature::Kind::kFloat:
-      v.floats = impl_->floats.data() + e->begin;
-      break;
-    case ExampleFeature::Kind::kInt64:
-      v.ints = impl_->ints.data() + e->begin;
-      break;
-    case ExampleFeature::Kind::kBytes:
-      v.views = impl_->bytes.data() + e->begin;
-      break;
-    case ExampleFeature::Kind::kEmpty:
-      break;
+    case ExampleFeature::Kind::kFloat: v.floats = impl_->floats.data() + e->begin; break;
+    case ExampleFeature::Kind::kInt64: v.ints = impl_->ints.data() + e->begin; break;
+    case ExampleFeature::Kind::kBytes: v.views = impl_->bytes.data() + e->begin; break;
+    case ExampleFeature::Kind::kEmpty: break;
   }
   return v;
 }
@@ -343,8 +328,7 @@ Result<std::map<std::string, ExampleFeature>> ParseExample(std::string_view payl
         e.kind = ExampleFeature::Kind::kInt64;
         e.ints.assign(f.int64_list().value().begin(), f.int64_list().value().end());
         break;
-      case edl::tf::Feature::KIND_NOT_SET:
-        break;
+      case edl::tf::Feature::KIND_NOT_SET: break;
     }
     out.emplace(name, std::move(e));
   }
@@ -366,8 +350,7 @@ std::string SerializeExample(const std::map<std::string, ExampleFeature>& featur
       case ExampleFeature::Kind::kInt64:
         for (int64_t v : e.ints) f.mutable_int64_list()->add_value(v);
         break;
-      case ExampleFeature::Kind::kEmpty:
-        break;
+      case ExampleFeature::Kind::kEmpty: break;
     }
   }
   return example.SerializeAsString();

@@ -15,9 +15,8 @@ namespace {
 const edl::net::HttpRouter& Router() {
   static const edl::net::HttpRouter* router = [] {
     auto* r = new edl::net::HttpRouter("fuzz-secret");
-    r->AddRpc("/test.Echo/Echo", [](std::string_view body) {
-      return edl::Result<std::string>(std::string(body));
-    });
+    r->AddRpc("/test.Echo/Echo",
+              [](std::string_view body) { return edl::Result<std::string>(std::string(body)); });
     r->AddRpc("/test.Fail/Fail", [](std::string_view body) {
       return edl::Result<std::string>(
           edl::FailedPrecondition("refused " + std::to_string(body.size())));

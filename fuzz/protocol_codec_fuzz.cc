@@ -5,8 +5,8 @@
 // decode again.
 // Seeds: fuzz/corpus/protocol_codec/ (one valid encoding per message).
 //
-// fuzz-sources: roles/protocol/codec.cc roles/protocol/wire.cc tensor/tensor.cc base/block_cache.cc base/check.cc base/status.cc
-// fuzz-sources: net/payload.cc tensor/device_runtime.cc
+// fuzz-sources: roles/protocol/codec.cc roles/protocol/wire.cc tensor/tensor.cc base/block_cache.cc
+// base/check.cc base/status.cc fuzz-sources: net/payload.cc tensor/device_runtime.cc
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

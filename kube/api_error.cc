@@ -10,38 +10,22 @@ namespace {
 // apimachinery's reasonForCode, for bodies that carry no reason.
 std::string ReasonForCode(int code) {
   switch (code) {
-    case 400:
-      return "BadRequest";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "NotFound";
-    case 405:
-      return "MethodNotAllowed";
-    case 406:
-      return "NotAcceptable";
-    case 409:
-      return "Conflict";
-    case 410:
-      return "Gone";
-    case 413:
-      return "RequestEntityTooLarge";
-    case 415:
-      return "UnsupportedMediaType";
-    case 422:
-      return "Invalid";
-    case 429:
-      return "TooManyRequests";
-    case 500:
-      return "InternalError";
-    case 503:
-      return "ServiceUnavailable";
-    case 504:
-      return "Timeout";
-    default:
-      return code >= 500 ? "InternalError" : "Unknown";
+    case 400: return "BadRequest";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "NotFound";
+    case 405: return "MethodNotAllowed";
+    case 406: return "NotAcceptable";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 413: return "RequestEntityTooLarge";
+    case 415: return "UnsupportedMediaType";
+    case 422: return "Invalid";
+    case 429: return "TooManyRequests";
+    case 500: return "InternalError";
+    case 503: return "ServiceUnavailable";
+    case 504: return "Timeout";
+    default: return code >= 500 ? "InternalError" : "Unknown";
   }
 }
 
@@ -61,25 +45,16 @@ std::string Shorten(std::string_view text) {
 StatusCode CodeFor(const ApiError& e) {
   switch (e.http_code) {
     case 400:
-    case 422:
-      return StatusCode::kInvalidArgument;
-    case 401:
-      return StatusCode::kUnauthenticated;
-    case 403:
-      return StatusCode::kPermissionDenied;
-    case 404:
-      return StatusCode::kNotFound;
+    case 422: return StatusCode::kInvalidArgument;
+    case 401: return StatusCode::kUnauthenticated;
+    case 403: return StatusCode::kPermissionDenied;
+    case 404: return StatusCode::kNotFound;
     case 409:
-      return e.reason == "AlreadyExists" ? StatusCode::kAlreadyExists
-                                         : StatusCode::kAborted;
-    case 410:
-      return StatusCode::kFailedPrecondition;
-    case 429:
-      return StatusCode::kResourceExhausted;
-    case 504:
-      return StatusCode::kDeadlineExceeded;
-    default:
-      break;
+      return e.reason == "AlreadyExists" ? StatusCode::kAlreadyExists : StatusCode::kAborted;
+    case 410: return StatusCode::kFailedPrecondition;
+    case 429: return StatusCode::kResourceExhausted;
+    case 504: return StatusCode::kDeadlineExceeded;
+    default: break;
   }
   if (e.http_code >= 500) return StatusCode::kUnavailable;
   if (e.http_code >= 400) return StatusCode::kInvalidArgument;
@@ -93,8 +68,7 @@ ApiError DecodeApiError(int http_code, std::string_view body) {
   e.http_code = http_code;
   Json j = Json::parse(body.begin(), body.end(), nullptr, false);
   if (j.is_object()) {
-    if (auto it = j.find("code");
-        http_code == 0 && it != j.end() && it->is_number_integer()) {
+    if (auto it = j.find("code"); http_code == 0 && it != j.end() && it->is_number_integer()) {
       e.http_code = it->get<int>();
     }
     if (auto it = j.find("reason"); it != j.end() && it->is_string()) {
@@ -111,18 +85,15 @@ ApiError DecodeApiError(int http_code, std::string_view body) {
   }
   if (e.reason.empty()) e.reason = ReasonForCode(e.http_code);
   if (e.message.empty()) {
-    e.message = "the server responded with the status code " +
-                std::to_string(e.http_code) +
+    e.message = "the server responded with the status code " + std::to_string(e.http_code) +
                 " but did not return more information";
   }
   return e;
 }
 
-Status ToStatus(const std::string& method, const std::string& path,
-                const ApiError& e) {
-  return Status(CodeFor(e), "kube: " + method + " " + path + ": " +
-                                std::to_string(e.http_code) + " " + e.reason +
-                                ": " + e.message);
+Status ToStatus(const std::string& method, const std::string& path, const ApiError& e) {
+  return Status(CodeFor(e), "kube: " + method + " " + path + ": " + std::to_string(e.http_code) +
+                                " " + e.reason + ": " + e.message);
 }
 
 std::string KubeReason(const Status& s) {

@@ -11,9 +11,9 @@
 
 #include "base/logging.h"
 #include "kube/credential_source.h"
-#include "net/http_connection.h"
 #include "kube/token_bucket.h"
 #include "kube/watch.h"
+#include "net/http_connection.h"
 
 namespace edl::kube {
 namespace {
@@ -43,19 +43,15 @@ std::string Escape(const std::string& s) {
   return out;
 }
 
-void AddQuery(std::string* target, const std::string& key,
-              const std::string& value) {
+void AddQuery(std::string* target, const std::string& key, const std::string& value) {
   if (value.empty()) return;
   *target += target->find('?') == std::string::npos ? '?' : '&';
   *target += key + "=" + Escape(value);
 }
 
-std::string WithoutQuery(const std::string& target) {
-  return target.substr(0, target.find('?'));
-}
+std::string WithoutQuery(const std::string& target) { return target.substr(0, target.find('?')); }
 
-std::string ObjectPath(const Resource& r, const std::string& ns,
-                       const std::string& name) {
+std::string ObjectPath(const Resource& r, const std::string& ns, const std::string& name) {
   return CollectionPath(r, ns) + "/" + Escape(name);
 }
 
@@ -66,12 +62,10 @@ std::string SelectorQuery(const ListOptions& o) {
   return q;
 }
 
-std::chrono::milliseconds RetryAfter(const HttpHead& head,
-                                     std::chrono::milliseconds max) {
+std::chrono::milliseconds RetryAfter(const HttpHead& head, std::chrono::milliseconds max) {
   std::string v = head.Header("Retry-After");
   std::chrono::milliseconds wait(1000);
-  if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos &&
-      v.size() < 9) {
+  if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos && v.size() < 9) {
     wait = std::chrono::seconds(std::stoi(v));
   }
   return std::min(wait, max);
@@ -95,26 +89,19 @@ struct Client::Impl {
   };
   using Headers = std::vector<std::pair<std::string, std::string>>;
   // `extra` headers are sent besides Accept, Authorization and Content-Type.
-  Result<Opened> Open(const std::string& method, const std::string& target,
-                      const std::string& body, const std::string& content_type,
-                      const std::string& accept, bool dedicated,
+  Result<Opened> Open(const std::string& method, const std::string& target, const std::string& body,
+                      const std::string& content_type, const std::string& accept, bool dedicated,
                       const Headers& extra = {});
   Result<Opened> OpenOnce(const std::string& method, const std::string& target,
-                          const std::string& body,
-                          const std::string& content_type,
-                          const std::string& accept, bool dedicated,
-                          const Headers& extra);
+                          const std::string& body, const std::string& content_type,
+                          const std::string& accept, bool dedicated, const Headers& extra);
   // The whole response body; non-2xx becomes its Status.
   Result<std::string> Do(const std::string& method, const std::string& target,
-                         const std::string& body = "",
-                         const std::string& content_type = "",
-                         const std::string& accept = "application/json",
-                         const Headers& extra = {});
+                         const std::string& body = "", const std::string& content_type = "",
+                         const std::string& accept = "application/json", const Headers& extra = {});
   Result<Json> DoJson(const std::string& method, const std::string& target,
-                      const std::string& body = "",
-                      const std::string& content_type = "");
-  Status ErrorFrom(const std::string& method, const std::string& target,
-                   Opened& opened);
+                      const std::string& body = "", const std::string& content_type = "");
+  Status ErrorFrom(const std::string& method, const std::string& target, Opened& opened);
   void Release(std::unique_ptr<HttpConnection> c, const HttpHead& head);
   Result<std::shared_ptr<net::TlsContext>> TlsFor(const Credential& c);
   // "kube: GET /api/v1/namespaces/n/pods" for messages.
@@ -135,14 +122,12 @@ struct Client::Impl {
   std::string tls_cert_pem;  // the client certificate `tls` was built with
 };
 
-Result<std::shared_ptr<net::TlsContext>> Client::Impl::TlsFor(
-    const Credential& c) {
+Result<std::shared_ptr<net::TlsContext>> Client::Impl::TlsFor(const Credential& c) {
   std::lock_guard<std::mutex> lock(mu);
   if (tls && c.client_cert_pem == tls_cert_pem) return tls;
   // An exec plugin handed out a new client certificate.
-  auto made =
-      net::MakeTlsContext(config.ca_pem, config.insecure_skip_tls_verify,
-                               c.client_cert_pem, c.client_key_pem);
+  auto made = net::MakeTlsContext(config.ca_pem, config.insecure_skip_tls_verify, c.client_cert_pem,
+                                  c.client_key_pem);
   if (!made.ok()) return made.status().WithPrefix(config.description);
   tls = *made;
   tls_cert_pem = c.client_cert_pem;
@@ -150,18 +135,19 @@ Result<std::shared_ptr<net::TlsContext>> Client::Impl::TlsFor(
   return tls;
 }
 
-void Client::Impl::Release(std::unique_ptr<HttpConnection> c,
-                           const HttpHead& head) {
+void Client::Impl::Release(std::unique_ptr<HttpConnection> c, const HttpHead& head) {
   if (!head.keep_alive || !c->body_done()) return;
   std::lock_guard<std::mutex> lock(mu);
   if (c->tls() != tls.get() || idle.size() >= kMaxIdleConnections) return;
   idle.push_back(std::move(c));
 }
 
-Result<Client::Impl::Opened> Client::Impl::OpenOnce(
-    const std::string& method, const std::string& target,
-    const std::string& body, const std::string& content_type,
-    const std::string& accept, bool dedicated, const Headers& extra) {
+Result<Client::Impl::Opened> Client::Impl::OpenOnce(const std::string& method,
+                                                    const std::string& target,
+                                                    const std::string& body,
+                                                    const std::string& content_type,
+                                                    const std::string& accept, bool dedicated,
+                                                    const Headers& extra) {
   const std::string prefix = Prefix(method, target);
   Credential credential;
   std::shared_ptr<net::TlsContext> context;
@@ -197,8 +183,7 @@ Result<Client::Impl::Opened> Client::Impl::OpenOnce(
     }
     ++requests;
     Status sent = c->Send(method, full_target, headers, body, deadline);
-    Result<HttpHead> head =
-        sent.ok() ? c->ReadHead(deadline) : Result<HttpHead>(sent);
+    Result<HttpHead> head = sent.ok() ? c->ReadHead(deadline) : Result<HttpHead>(sent);
     if (head.ok()) return Opened{std::move(c), std::move(*head)};
     // A pooled connection the server closed meanwhile: try a fresh one.
     if (reused && head.status().code() == StatusCode::kUnavailable) continue;
@@ -207,19 +192,16 @@ Result<Client::Impl::Opened> Client::Impl::OpenOnce(
 }
 
 Result<Client::Impl::Opened> Client::Impl::Open(const std::string& method,
-                                                const std::string& target,
-                                                const std::string& body,
+                                                const std::string& target, const std::string& body,
                                                 const std::string& content_type,
-                                                const std::string& accept,
-                                                bool dedicated,
+                                                const std::string& accept, bool dedicated,
                                                 const Headers& extra) {
   bool refreshed = false;
   int throttled = 0;
   while (true) {
     bucket.Acquire();
-    EDL_ASSIGN_OR_RETURN(
-        Opened opened,
-        OpenOnce(method, target, body, content_type, accept, dedicated, extra));
+    EDL_ASSIGN_OR_RETURN(Opened opened,
+                         OpenOnce(method, target, body, content_type, accept, dedicated, extra));
     const int status = opened.head.status;
     const bool retry_401 = status == 401 && endpoint.tls && !refreshed;
     const bool retry_429 = status == 429 && throttled < kMaxThrottledRetries;
@@ -236,15 +218,15 @@ Result<Client::Impl::Opened> Client::Impl::Open(const std::string& method,
     } else {
       ++throttled;
       auto wait = RetryAfter(opened.head, options.max_retry_after);
-      EDL_LOG(INFO) << "kube: " << method << " " << WithoutQuery(target)
-                    << ": 429, retrying in " << wait.count() << " ms";
+      EDL_LOG(INFO) << "kube: " << method << " " << WithoutQuery(target) << ": 429, retrying in "
+                    << wait.count() << " ms";
       std::this_thread::sleep_for(wait);
     }
   }
 }
 
-Status Client::Impl::ErrorFrom(const std::string& method,
-                               const std::string& target, Opened& opened) {
+Status Client::Impl::ErrorFrom(const std::string& method, const std::string& target,
+                               Opened& opened) {
   Result<std::string> body = opened.connection->ReadWholeBody(
       kMaxErrorBodyBytes, SteadyClock::now() + options.request_timeout);
   ApiError e = DecodeApiError(opened.head.status, body.ok() ? *body : "");
@@ -252,37 +234,29 @@ Status Client::Impl::ErrorFrom(const std::string& method,
   return ToStatus(method, WithoutQuery(target), e);
 }
 
-Result<std::string> Client::Impl::Do(const std::string& method,
-                                     const std::string& target,
-                                     const std::string& body,
-                                     const std::string& content_type,
-                                     const std::string& accept,
-                                     const Headers& extra) {
+Result<std::string> Client::Impl::Do(const std::string& method, const std::string& target,
+                                     const std::string& body, const std::string& content_type,
+                                     const std::string& accept, const Headers& extra) {
   EDL_ASSIGN_OR_RETURN(Opened opened,
                        Open(method, target, body, content_type, accept, false, extra));
   if (opened.head.status < 200 || opened.head.status >= 300) {
     return ErrorFrom(method, target, opened);
   }
-  Result<std::string> text = opened.connection->ReadWholeBody(
-      kMaxBodyBytes, SteadyClock::now() + options.request_timeout);
+  Result<std::string> text =
+      opened.connection->ReadWholeBody(kMaxBodyBytes, SteadyClock::now() + options.request_timeout);
   if (!text.ok()) {
-    return text.status().WithPrefix("kube: " + method + " " +
-                                    WithoutQuery(target));
+    return text.status().WithPrefix("kube: " + method + " " + WithoutQuery(target));
   }
   Release(std::move(opened.connection), opened.head);
   return text;
 }
 
-Result<Json> Client::Impl::DoJson(const std::string& method,
-                                  const std::string& target,
-                                  const std::string& body,
-                                  const std::string& content_type) {
-  EDL_ASSIGN_OR_RETURN(std::string text,
-                       Do(method, target, body, content_type));
+Result<Json> Client::Impl::DoJson(const std::string& method, const std::string& target,
+                                  const std::string& body, const std::string& content_type) {
+  EDL_ASSIGN_OR_RETURN(std::string text, Do(method, target, body, content_type));
   Json j = Json::parse(text, nullptr, false);
   if (j.is_discarded()) {
-    return Internal(Prefix(method, target) +
-                    ": the response is not JSON: " + text.substr(0, 120));
+    return Internal(Prefix(method, target) + ": the response is not JSON: " + text.substr(0, 120));
   }
   return j;
 }
@@ -291,22 +265,18 @@ Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Client::~Client() = default;
 
-Result<std::unique_ptr<Client>> Client::Create(ClusterConfig config,
-                                               ClientOptions options) {
-  Result<net::Endpoint> endpoint =
-      net::ParseServer(config.server, config.tls_server_name);
+Result<std::unique_ptr<Client>> Client::Create(ClusterConfig config, ClientOptions options) {
+  Result<net::Endpoint> endpoint = net::ParseServer(config.server, config.tls_server_name);
   if (!endpoint.ok()) return endpoint.status().WithPrefix(config.description);
   endpoint->user_agent = "edl-kube/0.1";
   if (options.request_timeout.count() <= 0) {
     return InvalidArgument("kube: request_timeout must be positive");
   }
-  auto impl =
-      std::make_unique<Impl>(std::move(config), options, std::move(*endpoint));
+  auto impl = std::make_unique<Impl>(std::move(config), options, std::move(*endpoint));
   if (impl->endpoint.tls) {
     // Validates the PEMs now; an exec certificate rebuilds it later.
-    auto made = net::MakeTlsContext(
-        impl->config.ca_pem, impl->config.insecure_skip_tls_verify,
-        impl->config.client_cert_pem, impl->config.client_key_pem);
+    auto made = net::MakeTlsContext(impl->config.ca_pem, impl->config.insecure_skip_tls_verify,
+                                    impl->config.client_cert_pem, impl->config.client_key_pem);
     if (!made.ok()) return made.status().WithPrefix(impl->config.description);
     impl->tls = std::move(*made);
     impl->tls_cert_pem = impl->config.client_cert_pem;
@@ -314,19 +284,15 @@ Result<std::unique_ptr<Client>> Client::Create(ClusterConfig config,
   return std::unique_ptr<Client>(new Client(std::move(impl)));
 }
 
-const std::string& Client::default_namespace() const {
-  return impl_->config.namespace_name;
-}
+const std::string& Client::default_namespace() const { return impl_->config.namespace_name; }
 
 int64_t Client::requests_sent() const { return impl_->requests.load(); }
 
-Result<Json> Client::Get(const Resource& r, const std::string& ns,
-                         const std::string& name) {
+Result<Json> Client::Get(const Resource& r, const std::string& ns, const std::string& name) {
   return impl_->DoJson("GET", ObjectPath(r, ns, name));
 }
 
-Result<Json> Client::List(const Resource& r, const std::string& ns,
-                          const ListOptions& o) {
+Result<Json> Client::List(const Resource& r, const std::string& ns, const ListOptions& o) {
   std::string base = CollectionPath(r, ns) + SelectorQuery(o);
   Json result;
   Json items = Json::array();
@@ -341,8 +307,7 @@ Result<Json> Client::List(const Resource& r, const std::string& ns,
     }
     EDL_ASSIGN_OR_RETURN(Json page, impl_->DoJson("GET", target));
     if (!page.is_object()) {
-      return Internal(impl_->Prefix("GET", target) +
-                      ": the list is not an object");
+      return Internal(impl_->Prefix("GET", target) + ": the list is not an object");
     }
     if (auto it = page.find("items"); it != page.end() && it->is_array()) {
       for (Json& item : *it) items.push_back(std::move(item));
@@ -363,30 +328,25 @@ Result<Json> Client::List(const Resource& r, const std::string& ns,
   return result;
 }
 
-Result<Json> Client::Create(const Resource& r, const std::string& ns,
-                            const Json& object) {
-  return impl_->DoJson("POST", CollectionPath(r, ns), object.dump(),
-                       "application/json");
+Result<Json> Client::Create(const Resource& r, const std::string& ns, const Json& object) {
+  return impl_->DoJson("POST", CollectionPath(r, ns), object.dump(), "application/json");
 }
 
-Result<Json> Client::Delete(const Resource& r, const std::string& ns,
-                            const std::string& name, const DeleteOptions& o) {
+Result<Json> Client::Delete(const Resource& r, const std::string& ns, const std::string& name,
+                            const DeleteOptions& o) {
   Json body = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
   if (!o.propagation_policy.empty()) {
     body["propagationPolicy"] = o.propagation_policy;
   }
-  if (o.grace_period_seconds)
-    body["gracePeriodSeconds"] = *o.grace_period_seconds;
+  if (o.grace_period_seconds) body["gracePeriodSeconds"] = *o.grace_period_seconds;
   if (!o.precondition_uid.empty()) {
     body["preconditions"] = {{"uid", o.precondition_uid}};
   }
-  return impl_->DoJson("DELETE", ObjectPath(r, ns, name), body.dump(),
-                       "application/json");
+  return impl_->DoJson("DELETE", ObjectPath(r, ns, name), body.dump(), "application/json");
 }
 
-Result<Json> Client::Patch(const Resource& r, const std::string& ns,
-                           const std::string& name, const Json& patch,
-                           PatchType type, const std::string& subresource) {
+Result<Json> Client::Patch(const Resource& r, const std::string& ns, const std::string& name,
+                           const Json& patch, PatchType type, const std::string& subresource) {
   const char* content_type = "application/merge-patch+json";
   if (type == PatchType::kStrategicMerge) {
     content_type = "application/strategic-merge-patch+json";
@@ -417,8 +377,7 @@ Status Client::Stream(const std::string& path_and_query,
   }
   std::vector<char> buf(64 * 1024);
   while (true) {
-    Result<size_t> n = opened.connection->ReadBody(buf.data(), buf.size(),
-                                                   net::kNoDeadline);
+    Result<size_t> n = opened.connection->ReadBody(buf.data(), buf.size(), net::kNoDeadline);
     if (!n.ok()) {
       return n.status().WithPrefix("kube: GET " + WithoutQuery(path_and_query));
     }
@@ -427,25 +386,23 @@ Status Client::Stream(const std::string& path_and_query,
   }
 }
 
-Result<std::unique_ptr<WatchStream>> Client::Watch(
-    const Resource& r, const std::string& ns, const ListOptions& o,
-    std::chrono::seconds timeout_seconds, bool allow_bookmarks) {
+Result<std::unique_ptr<WatchStream>> Client::Watch(const Resource& r, const std::string& ns,
+                                                   const ListOptions& o,
+                                                   std::chrono::seconds timeout_seconds,
+                                                   bool allow_bookmarks) {
   std::string target = CollectionPath(r, ns) + SelectorQuery(o);
   AddQuery(&target, "watch", "1");
   AddQuery(&target, "resourceVersion", o.resource_version);
   if (allow_bookmarks) AddQuery(&target, "allowWatchBookmarks", "true");
   if (timeout_seconds.count() > 0) {
-    AddQuery(&target, "timeoutSeconds",
-             std::to_string(timeout_seconds.count()));
+    AddQuery(&target, "timeoutSeconds", std::to_string(timeout_seconds.count()));
   }
-  EDL_ASSIGN_OR_RETURN(
-      Impl::Opened opened,
-      impl_->Open("GET", target, "", "", "application/json", true));
+  EDL_ASSIGN_OR_RETURN(Impl::Opened opened,
+                       impl_->Open("GET", target, "", "", "application/json", true));
   if (opened.head.status < 200 || opened.head.status >= 300) {
     return impl_->ErrorFrom("GET", target, opened);
   }
-  return std::make_unique<WatchStream>(std::move(opened.connection),
-                                       "kube: watch " + target);
+  return std::make_unique<WatchStream>(std::move(opened.connection), "kube: watch " + target);
 }
 
 }  // namespace edl::kube

@@ -91,8 +91,7 @@ struct ApiError {
 // non-JSON body becomes the (shortened) message. When http_code is 0 (an
 // in-band watch ERROR event) the Status's own `code` is used.
 ApiError DecodeApiError(int http_code, std::string_view body);
-Status ToStatus(const std::string& method, const std::string& path,
-                const ApiError& e);
+Status ToStatus(const std::string& method, const std::string& path, const ApiError& e);
 // The reason of a Status produced by Client ("AlreadyExists", "NotFound",
 // ...), "" if none (e.g. a connection error or an OK status).
 std::string KubeReason(const Status& s);
@@ -104,28 +103,23 @@ class Client {
   // Validates the config (server URL, PEMs) and builds the TLS context;
   // connects lazily. InvalidArgument naming config.description when the
   // config cannot work.
-  static Result<std::unique_ptr<Client>> Create(ClusterConfig config,
-                                                ClientOptions options = {});
+  static Result<std::unique_ptr<Client>> Create(ClusterConfig config, ClientOptions options = {});
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
   const std::string& default_namespace() const;
 
-  Result<Json> Get(const Resource& r, const std::string& ns,
-                   const std::string& name);
+  Result<Json> Get(const Resource& r, const std::string& ns, const std::string& name);
   // Follows `continue`; returns the List object with the items of all pages
   // merged (metadata.continue removed).
-  Result<Json> List(const Resource& r, const std::string& ns,
-                    const ListOptions& o = {});
-  Result<Json> Create(const Resource& r, const std::string& ns,
-                      const Json& object);
+  Result<Json> List(const Resource& r, const std::string& ns, const ListOptions& o = {});
+  Result<Json> Create(const Resource& r, const std::string& ns, const Json& object);
   // The response body: the deleted object (pods) or a Status (others).
-  Result<Json> Delete(const Resource& r, const std::string& ns,
-                      const std::string& name, const DeleteOptions& o = {});
-  Result<Json> Patch(const Resource& r, const std::string& ns,
-                     const std::string& name, const Json& patch,
-                     PatchType type = PatchType::kMerge,
+  Result<Json> Delete(const Resource& r, const std::string& ns, const std::string& name,
+                      const DeleteOptions& o = {});
+  Result<Json> Patch(const Resource& r, const std::string& ns, const std::string& name,
+                     const Json& patch, PatchType type = PatchType::kMerge,
                      const std::string& subresource = "");
   // Raw request for subresources and proxies: GET .../pods/x/log,
   // /api/v1/namespaces/n/services/s:port/proxy/status. The body as is.

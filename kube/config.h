@@ -47,11 +47,9 @@ struct ClusterConfig {
 // defaults read the real environment and service-account paths.
 struct InClusterEnv {
   std::string service_host, service_port, pod_namespace;
-  std::string token_path =
-      "/var/run/secrets/kubernetes.io/serviceaccount/token";
+  std::string token_path = "/var/run/secrets/kubernetes.io/serviceaccount/token";
   std::string ca_path = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
-  std::string namespace_path =
-      "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+  std::string namespace_path = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
   // KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT and POD_NAMESPACE from
   // this process's environment, default paths.
   static InClusterEnv FromProcess();
@@ -81,7 +79,6 @@ Result<ClusterConfig> LoadKubeconfig(const std::string& kubeconfig_list,
 // in-cluster if possible (and no context was asked for), else ~/.kube/config.
 // Errors name the file and the field (e.g. "kubeconfig /x:
 // users[0].user.client-key-data: not base64").
-Result<ClusterConfig> LoadConfig(const std::string& kubeconfig_flag,
-                                 const std::string& context);
+Result<ClusterConfig> LoadConfig(const std::string& kubeconfig_flag, const std::string& context);
 
 }  // namespace edl::kube

@@ -4,8 +4,7 @@
 
 namespace edl::kube {
 
-CredentialSource::CredentialSource(const ClusterConfig& config)
-    : config_(config) {}
+CredentialSource::CredentialSource(const ClusterConfig& config) : config_(config) {}
 
 Result<Credential> CredentialSource::Get() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -23,8 +22,7 @@ Result<Credential> CredentialSource::Get() {
         // Keep the last good token (client-go does too) and try again soon.
       } else {
         std::string t = std::move(*text);
-        while (!t.empty() &&
-               (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) {
+        while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) {
           t.pop_back();
         }
         file_token_ = std::move(t);
@@ -39,8 +37,7 @@ Result<Credential> CredentialSource::Get() {
     return c;
   }
   if (config_.exec) {
-    if (exec_ && exec_->expiry &&
-        std::chrono::system_clock::now() >= *exec_->expiry) {
+    if (exec_ && exec_->expiry && std::chrono::system_clock::now() >= *exec_->expiry) {
       exec_.reset();
     }
     if (!exec_) {

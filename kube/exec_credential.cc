@@ -43,8 +43,7 @@ std::string Tail(const std::string& s) {
 
 }  // namespace
 
-std::optional<std::chrono::system_clock::time_point> ParseRfc3339(
-    const std::string& text) {
+std::optional<std::chrono::system_clock::time_point> ParseRfc3339(const std::string& text) {
   std::tm tm{};
   const char* rest = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
   if (rest == nullptr) return std::nullopt;
@@ -69,12 +68,11 @@ std::optional<std::chrono::system_clock::time_point> ParseRfc3339(
   return std::chrono::system_clock::from_time_t(t - offset);
 }
 
-Result<ExecCredential> ParseExecCredential(const ExecPlugin& plugin,
-                                           std::string_view json) {
+Result<ExecCredential> ParseExecCredential(const ExecPlugin& plugin, std::string_view json) {
   Json j = Json::parse(json.begin(), json.end(), nullptr, false);
   if (!j.is_object()) {
-    return PluginError(plugin, "stdout is not an ExecCredential JSON object: " +
-                                   Tail(std::string(json)));
+    return PluginError(plugin,
+                       "stdout is not an ExecCredential JSON object: " + Tail(std::string(json)));
   }
   if (auto kind = j.find("kind");
       kind != j.end() && (!kind->is_string() || *kind != "ExecCredential")) {
@@ -89,8 +87,7 @@ Result<ExecCredential> ParseExecCredential(const ExecPlugin& plugin,
     auto it = status->find(field);
     if (it == status->end() || it->is_null()) return Status::Ok();
     if (!it->is_string()) {
-      return PluginError(plugin,
-                         std::string("status.") + field + " must be a string");
+      return PluginError(plugin, std::string("status.") + field + " must be a string");
     }
     *out = it->get<std::string>();
     return Status::Ok();
@@ -103,8 +100,8 @@ Result<ExecCredential> ParseExecCredential(const ExecPlugin& plugin,
   if (!expiry.empty()) {
     c.expiry = ParseRfc3339(expiry);
     if (!c.expiry) {
-      return PluginError(plugin, "status.expirationTimestamp \"" + expiry +
-                                     "\" is not an RFC 3339 time");
+      return PluginError(plugin,
+                         "status.expirationTimestamp \"" + expiry + "\" is not an RFC 3339 time");
     }
   }
   if (c.token.empty() && c.client_cert_pem.empty()) {
@@ -120,13 +117,11 @@ Result<ExecCredential> ParseExecCredential(const ExecPlugin& plugin,
   return c;
 }
 
-Result<ExecCredential> RunExecPlugin(const ExecPlugin& plugin,
-                                     std::chrono::milliseconds timeout) {
+Result<ExecCredential> RunExecPlugin(const ExecPlugin& plugin, std::chrono::milliseconds timeout) {
   std::vector<std::string> env_strings;
   auto overridden = [&](const char* entry) {
     for (const auto& [name, value] : plugin.env) {
-      if (std::strncmp(entry, name.c_str(), name.size()) == 0 &&
-          entry[name.size()] == '=') {
+      if (std::strncmp(entry, name.c_str(), name.size()) == 0 && entry[name.size()] == '=') {
         return true;
       }
     }
@@ -135,11 +130,9 @@ Result<ExecCredential> RunExecPlugin(const ExecPlugin& plugin,
   for (char** e = environ; *e != nullptr; ++e) {
     if (!overridden(*e)) env_strings.emplace_back(*e);
   }
-  for (const auto& [name, value] : plugin.env)
-    env_strings.push_back(name + "=" + value);
-  Json info = {{"apiVersion", plugin.api_version.empty()
-                                  ? "client.authentication.k8s.io/v1"
-                                  : plugin.api_version},
+  for (const auto& [name, value] : plugin.env) env_strings.push_back(name + "=" + value);
+  Json info = {{"apiVersion", plugin.api_version.empty() ? "client.authentication.k8s.io/v1"
+                                                         : plugin.api_version},
                {"kind", "ExecCredential"},
                {"spec", {{"interactive", false}}}};
   env_strings.push_back("KUBERNETES_EXEC_INFO=" + info.dump());
@@ -147,8 +140,7 @@ Result<ExecCredential> RunExecPlugin(const ExecPlugin& plugin,
   for (std::string& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
   std::vector<std::string> argv_strings{plugin.command};
-  argv_strings.insert(argv_strings.end(), plugin.args.begin(),
-                      plugin.args.end());
+  argv_strings.insert(argv_strings.end(), plugin.args.begin(), plugin.args.end());
   std::vector<char*> argv;
   for (std::string& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -166,8 +158,7 @@ Result<ExecCredential> RunExecPlugin(const ExecPlugin& plugin,
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
   pid_t pid = -1;
-  int rc = posix_spawnp(&pid, plugin.command.c_str(), &actions, nullptr,
-                        argv.data(), envp.data());
+  int rc = posix_spawnp(&pid, plugin.command.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(out[1]);
   ::close(err[1]);
@@ -195,8 +186,7 @@ Result<ExecCredential> RunExecPlugin(const ExecPlugin& plugin,
       char buf[4096];
       ssize_t got = ::read(fds[i].fd, buf, sizeof(buf));
       if (got > 0) {
-        (i == 0 ? stdout_text : stderr_text)
-            .append(buf, static_cast<size_t>(got));
+        (i == 0 ? stdout_text : stderr_text).append(buf, static_cast<size_t>(got));
       } else if (got == 0 || errno != EINTR) {
         ::close(fds[i].fd);
         fds[i].fd = -1;
@@ -211,16 +201,13 @@ Result<ExecCredential> RunExecPlugin(const ExecPlugin& plugin,
   while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
   }
   if (timed_out) {
-    return PluginError(
-        plugin, "no answer within " + std::to_string(timeout.count()) + " ms");
+    return PluginError(plugin, "no answer within " + std::to_string(timeout.count()) + " ms");
   }
   if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0) {
-    std::string how =
-        WIFEXITED(wstatus)
-            ? "exited with status " + std::to_string(WEXITSTATUS(wstatus))
-            : "was killed by signal " + std::to_string(WTERMSIG(wstatus));
-    return PluginError(
-        plugin, how + (stderr_text.empty() ? "" : ": " + Tail(stderr_text)));
+    std::string how = WIFEXITED(wstatus)
+                          ? "exited with status " + std::to_string(WEXITSTATUS(wstatus))
+                          : "was killed by signal " + std::to_string(WTERMSIG(wstatus));
+    return PluginError(plugin, how + (stderr_text.empty() ? "" : ": " + Tail(stderr_text)));
   }
   return ParseExecCredential(plugin, stdout_text);
 }

@@ -22,18 +22,15 @@ struct ExecCredential {
 };
 
 // Parses the plugin's stdout. Errors name the plugin and the field.
-Result<ExecCredential> ParseExecCredential(const ExecPlugin& plugin,
-                                           std::string_view json);
+Result<ExecCredential> ParseExecCredential(const ExecPlugin& plugin, std::string_view json);
 
 // Runs the plugin (PATH lookup, its env added to this process's, stdin
 // closed) and waits at most `timeout` for it. Errors name the plugin, show
 // its stderr and the install hint.
-Result<ExecCredential> RunExecPlugin(
-    const ExecPlugin& plugin,
-    std::chrono::milliseconds timeout = std::chrono::seconds(60));
+Result<ExecCredential> RunExecPlugin(const ExecPlugin& plugin,
+                                     std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 // "2026-11-21T06:00:00Z" (RFC 3339, optional fraction and offset).
-std::optional<std::chrono::system_clock::time_point> ParseRfc3339(
-    const std::string& text);
+std::optional<std::chrono::system_clock::time_point> ParseRfc3339(const std::string& text);
 
 }  // namespace edl::kube

@@ -44,8 +44,7 @@ InClusterEnv InClusterEnv::FromProcess() {
 }
 
 bool InClusterPossible(const InClusterEnv& env) {
-  return !env.service_host.empty() && !env.service_port.empty() &&
-         IsRegularFile(env.token_path);
+  return !env.service_host.empty() && !env.service_port.empty() && IsRegularFile(env.token_path);
 }
 
 Result<ClusterConfig> LoadInClusterConfig(const InClusterEnv& env) {
@@ -68,21 +67,18 @@ Result<ClusterConfig> LoadInClusterConfig(const InClusterEnv& env) {
   if (ca.ok()) {
     config.ca_pem = std::move(*ca);
   } else {
-    EDL_LOG(WARNING) << "kube: in-cluster CA " << env.ca_path
-                     << " cannot be read (" << ca.status().message()
-                     << "); verifying the API server against system roots";
+    EDL_LOG(WARNING) << "kube: in-cluster CA " << env.ca_path << " cannot be read ("
+                     << ca.status().message() << "); verifying the API server against system roots";
   }
   if (!env.pod_namespace.empty()) {
     config.namespace_name = env.pod_namespace;
-  } else if (Result<std::string> ns = ReadFile(env.namespace_path);
-             ns.ok() && !Trim(*ns).empty()) {
+  } else if (Result<std::string> ns = ReadFile(env.namespace_path); ns.ok() && !Trim(*ns).empty()) {
     config.namespace_name = Trim(*ns);
   }
   return config;
 }
 
-Result<ClusterConfig> LoadConfig(const std::string& kubeconfig_flag,
-                                 const std::string& context) {
+Result<ClusterConfig> LoadConfig(const std::string& kubeconfig_flag, const std::string& context) {
   if (!kubeconfig_flag.empty()) return LoadKubeconfig(kubeconfig_flag, context);
   std::string env_list = Getenv("KUBECONFIG");
   if (!env_list.empty()) return LoadKubeconfig(env_list, context);

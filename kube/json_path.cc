@@ -2,7 +2,8 @@
 
 namespace edl::kube {
 
-const nlohmann::json* FindAt(const nlohmann::json& object, std::initializer_list<const char*> path) {
+const nlohmann::json* FindAt(const nlohmann::json& object,
+                             std::initializer_list<const char*> path) {
   const nlohmann::json* at = &object;
   for (const char* key : path) {
     if (!at->is_object()) return nullptr;

@@ -55,14 +55,12 @@ Status FileError(const std::string& path, const std::string& what) {
   return InvalidArgument("kubeconfig " + path + ": " + what);
 }
 
-Status FieldError(const Entry& e, const std::string& field,
-                  const std::string& what) {
+Status FieldError(const Entry& e, const std::string& field, const std::string& what) {
   return FileError(e.source->path, e.where + "." + field + ": " + what);
 }
 
 // The string at body[field]; nullopt when absent or null.
-Result<std::optional<std::string>> GetString(const Entry& e,
-                                             const std::string& field) {
+Result<std::optional<std::string>> GetString(const Entry& e, const std::string& field) {
   YAML::Node n = e.body[field];
   if (!n.IsDefined() || n.IsNull()) return std::optional<std::string>();
   if (!n.IsScalar()) return FieldError(e, field, "must be a string");
@@ -87,8 +85,7 @@ std::string Resolve(const Source& s, const std::string& path) {
 // PEM from `<field>-data` (base64) or from the file named by `<field>`;
 // "" when neither is set.
 Result<std::string> GetPem(const Entry& e, const std::string& field) {
-  EDL_ASSIGN_OR_RETURN(std::optional<std::string> data,
-                       GetString(e, field + "-data"));
+  EDL_ASSIGN_OR_RETURN(std::optional<std::string> data, GetString(e, field + "-data"));
   if (data && !data->empty()) {
     std::optional<std::string> pem = Base64Decode(*data);
     if (!pem) return FieldError(e, field + "-data", "not base64");
@@ -99,8 +96,7 @@ Result<std::string> GetPem(const Entry& e, const std::string& field) {
   std::string path = Resolve(*e.source, *file);
   Result<std::string> pem = ReadFile(path);
   if (!pem.ok()) {
-    return FieldError(e, field,
-                      "cannot read " + path + ": " + pem.status().message());
+    return FieldError(e, field, "cannot read " + path + ": " + pem.status().message());
   }
   return std::move(*pem);
 }
@@ -114,10 +110,8 @@ Result<Source> Parse(const std::string& path) {
   try {
     s.root = YAML::Load(*text);
   } catch (const YAML::Exception& e) {
-    return FileError(path, "not valid YAML: line " +
-                               std::to_string(e.mark.line + 1) + " column " +
-                               std::to_string(e.mark.column + 1) + ": " +
-                               e.msg);
+    return FileError(path, "not valid YAML: line " + std::to_string(e.mark.line + 1) + " column " +
+                               std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
   if (!s.root.IsNull() && !s.root.IsMap()) {
     return FileError(path,
@@ -129,13 +123,11 @@ Result<Source> Parse(const std::string& path) {
 
 // Adds the entries of `section` ("clusters", item key "cluster") of one file
 // to `into`, keeping an existing name (first file wins).
-Status Collect(const Source& s, const std::string& section,
-               const std::string& item_key,
+Status Collect(const Source& s, const std::string& section, const std::string& item_key,
                std::map<std::string, Entry>* into) {
   YAML::Node list = s.root[section];
   if (!list.IsDefined() || list.IsNull()) return Status::Ok();
-  if (!list.IsSequence())
-    return FileError(s.path, section + ": must be a list");
+  if (!list.IsSequence()) return FileError(s.path, section + ": must be a list");
   for (size_t i = 0; i < list.size(); ++i) {
     std::string where = section + "[" + std::to_string(i) + "]";
     YAML::Node item = list[i];
@@ -145,9 +137,8 @@ Status Collect(const Source& s, const std::string& section,
       return FileError(s.path, where + ".name: missing");
     }
     YAML::Node inner = item[item_key];
-    YAML::Node body = inner.IsDefined() && !inner.IsNull()
-                          ? inner
-                          : YAML::Node(YAML::NodeType::Map);
+    YAML::Node body =
+        inner.IsDefined() && !inner.IsNull() ? inner : YAML::Node(YAML::NodeType::Map);
     if (!body.IsMap()) {
       return FileError(s.path, where + "." + item_key + ": must be a mapping");
     }
@@ -166,12 +157,10 @@ Result<ExecPlugin> LoadExec(const Entry& user) {
   Entry e{user.source, user.where + ".exec", user.body["exec"]};
   if (!e.body.IsMap()) return FieldError(user, "exec", "must be a mapping");
   ExecPlugin plugin;
-  EDL_ASSIGN_OR_RETURN(std::optional<std::string> command,
-                       GetString(e, "command"));
+  EDL_ASSIGN_OR_RETURN(std::optional<std::string> command, GetString(e, "command"));
   if (!command || command->empty()) return FieldError(e, "command", "missing");
   plugin.command = *command;
-  EDL_ASSIGN_OR_RETURN(std::optional<std::string> api,
-                       GetString(e, "apiVersion"));
+  EDL_ASSIGN_OR_RETURN(std::optional<std::string> api, GetString(e, "apiVersion"));
   plugin.api_version = api.value_or("client.authentication.k8s.io/v1");
   if (plugin.api_version != "client.authentication.k8s.io/v1" &&
       plugin.api_version != "client.authentication.k8s.io/v1beta1") {
@@ -180,16 +169,14 @@ Result<ExecPlugin> LoadExec(const Entry& user) {
                           "\" is not supported (use "
                           "client.authentication.k8s.io/v1)");
   }
-  EDL_ASSIGN_OR_RETURN(std::optional<std::string> hint,
-                       GetString(e, "installHint"));
+  EDL_ASSIGN_OR_RETURN(std::optional<std::string> hint, GetString(e, "installHint"));
   plugin.install_hint = hint.value_or("");
   YAML::Node args = e.body["args"];
   if (args.IsDefined() && !args.IsNull()) {
     if (!args.IsSequence()) return FieldError(e, "args", "must be a list");
     for (size_t i = 0; i < args.size(); ++i) {
       if (!args[i].IsScalar()) {
-        return FieldError(e, "args[" + std::to_string(i) + "]",
-                          "must be a string");
+        return FieldError(e, "args[" + std::to_string(i) + "]", "must be a string");
       }
       plugin.args.push_back(args[i].Scalar());
     }
@@ -200,37 +187,31 @@ Result<ExecPlugin> LoadExec(const Entry& user) {
     for (size_t i = 0; i < env.size(); ++i) {
       std::string at = "env[" + std::to_string(i) + "]";
       const YAML::Node item = env[i];
-      if (!item.IsMap() || !item["name"].IsDefined() ||
-          !item["name"].IsScalar()) {
+      if (!item.IsMap() || !item["name"].IsDefined() || !item["name"].IsScalar()) {
         return FieldError(e, at, "must be {name, value}");
       }
       const YAML::Node value = item["value"];
-      plugin.env.emplace_back(
-          item["name"].Scalar(),
-          value.IsDefined() && value.IsScalar() ? value.Scalar() : "");
+      plugin.env.emplace_back(item["name"].Scalar(),
+                              value.IsDefined() && value.IsScalar() ? value.Scalar() : "");
     }
   }
   return plugin;
 }
 
 Status LoadCluster(const Entry& e, ClusterConfig* config) {
-  EDL_ASSIGN_OR_RETURN(std::optional<std::string> server,
-                       GetString(e, "server"));
+  EDL_ASSIGN_OR_RETURN(std::optional<std::string> server, GetString(e, "server"));
   if (!server || server->empty()) return FieldError(e, "server", "missing");
   if (server->rfind("https://", 0) != 0 && server->rfind("http://", 0) != 0) {
-    return FieldError(
-        e, "server", "\"" + *server + "\" must start with https:// or http://");
+    return FieldError(e, "server", "\"" + *server + "\" must start with https:// or http://");
   }
   config->server = *server;
   EDL_ASSIGN_OR_RETURN(config->ca_pem, GetPem(e, "certificate-authority"));
-  EDL_ASSIGN_OR_RETURN(config->insecure_skip_tls_verify,
-                       GetBool(e, "insecure-skip-tls-verify"));
+  EDL_ASSIGN_OR_RETURN(config->insecure_skip_tls_verify, GetBool(e, "insecure-skip-tls-verify"));
   if (config->insecure_skip_tls_verify && !config->ca_pem.empty()) {
     return FieldError(e, "insecure-skip-tls-verify",
                       "cannot be true together with certificate-authority");
   }
-  EDL_ASSIGN_OR_RETURN(std::optional<std::string> name,
-                       GetString(e, "tls-server-name"));
+  EDL_ASSIGN_OR_RETURN(std::optional<std::string> name, GetString(e, "tls-server-name"));
   config->tls_server_name = name.value_or("");
   return Status::Ok();
 }
@@ -242,17 +223,15 @@ Status LoadUser(const Entry& e, ClusterConfig* config) {
                       "credential plugin");
   }
   EDL_ASSIGN_OR_RETURN(std::optional<std::string> token, GetString(e, "token"));
-  EDL_ASSIGN_OR_RETURN(std::optional<std::string> token_file,
-                       GetString(e, "tokenFile"));
+  EDL_ASSIGN_OR_RETURN(std::optional<std::string> token_file, GetString(e, "tokenFile"));
   if (token && !token->empty()) {
     config->token = *token;  // token beats tokenFile
   } else if (token_file && !token_file->empty()) {
     config->token_file = Resolve(*e.source, *token_file);
     Result<std::string> text = ReadFile(config->token_file);
     if (!text.ok()) {
-      return FieldError(
-          e, "tokenFile",
-          "cannot read " + config->token_file + ": " + text.status().message());
+      return FieldError(e, "tokenFile",
+                        "cannot read " + config->token_file + ": " + text.status().message());
     }
     std::string t = *text;
     while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
@@ -260,21 +239,17 @@ Status LoadUser(const Entry& e, ClusterConfig* config) {
   } else if (e.body["exec"].IsDefined() && !e.body["exec"].IsNull()) {
     EDL_ASSIGN_OR_RETURN(config->exec, LoadExec(e));
   }
-  EDL_ASSIGN_OR_RETURN(config->client_cert_pem,
-                       GetPem(e, "client-certificate"));
+  EDL_ASSIGN_OR_RETURN(config->client_cert_pem, GetPem(e, "client-certificate"));
   EDL_ASSIGN_OR_RETURN(config->client_key_pem, GetPem(e, "client-key"));
   if (config->client_cert_pem.empty() != config->client_key_pem.empty()) {
-    return FieldError(
-        e,
-        config->client_cert_pem.empty() ? "client-certificate" : "client-key",
-        "missing (client-certificate and client-key go "
-        "together)");
+    return FieldError(e, config->client_cert_pem.empty() ? "client-certificate" : "client-key",
+                      "missing (client-certificate and client-key go "
+                      "together)");
   }
   return Status::Ok();
 }
 
-Result<ClusterConfig> Load(const std::string& kubeconfig_list,
-                           const std::string& context) {
+Result<ClusterConfig> Load(const std::string& kubeconfig_list, const std::string& context) {
   std::vector<std::string> paths = SplitList(kubeconfig_list);
   if (paths.empty()) return InvalidArgument("kubeconfig: empty path list");
   std::vector<Source> sources;
@@ -294,8 +269,7 @@ Result<ClusterConfig> Load(const std::string& kubeconfig_list,
     EDL_RETURN_IF_ERROR(Collect(s, "contexts", "context", &contexts));
     EDL_RETURN_IF_ERROR(Collect(s, "users", "user", &users));
     YAML::Node cc = s.root["current-context"];
-    if (current.empty() && cc.IsDefined() && cc.IsScalar())
-      current = cc.Scalar();
+    if (current.empty() && cc.IsDefined() && cc.IsScalar()) current = cc.Scalar();
   }
   std::string name = context.empty() ? current : context;
   if (name.empty()) {
@@ -312,31 +286,27 @@ Result<ClusterConfig> Load(const std::string& kubeconfig_list,
   const Entry& c = ctx->second;
   ClusterConfig config;
   config.description = "kubeconfig " + kubeconfig_list + " context " + name;
-  EDL_ASSIGN_OR_RETURN(std::optional<std::string> cluster_name,
-                       GetString(c, "cluster"));
+  EDL_ASSIGN_OR_RETURN(std::optional<std::string> cluster_name, GetString(c, "cluster"));
   if (!cluster_name || cluster_name->empty()) {
     return FieldError(c, "cluster", "missing");
   }
   auto cluster = clusters.find(*cluster_name);
   if (cluster == clusters.end()) {
-    return FieldError(c, "cluster",
-                      "cluster \"" + *cluster_name +
-                          "\" not found (clusters: " + Names(clusters) + ")");
+    return FieldError(
+        c, "cluster",
+        "cluster \"" + *cluster_name + "\" not found (clusters: " + Names(clusters) + ")");
   }
   EDL_RETURN_IF_ERROR(LoadCluster(cluster->second, &config));
-  EDL_ASSIGN_OR_RETURN(std::optional<std::string> user_name,
-                       GetString(c, "user"));
+  EDL_ASSIGN_OR_RETURN(std::optional<std::string> user_name, GetString(c, "user"));
   if (user_name && !user_name->empty()) {
     auto user = users.find(*user_name);
     if (user == users.end()) {
       return FieldError(c, "user",
-                        "user \"" + *user_name +
-                            "\" not found (users: " + Names(users) + ")");
+                        "user \"" + *user_name + "\" not found (users: " + Names(users) + ")");
     }
     EDL_RETURN_IF_ERROR(LoadUser(user->second, &config));
   }
-  EDL_ASSIGN_OR_RETURN(std::optional<std::string> ns,
-                       GetString(c, "namespace"));
+  EDL_ASSIGN_OR_RETURN(std::optional<std::string> ns, GetString(c, "namespace"));
   if (ns && !ns->empty()) config.namespace_name = *ns;
   return config;
 }

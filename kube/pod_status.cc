@@ -59,12 +59,13 @@ PodFate ClassifyPod(const Json& pod, bool deleted, bool deleted_by_us) {
   if (const Json* c = TrueCondition(pod, "DisruptionTarget")) {
     fate.kind = PodFate::Kind::kDisrupted;
     const std::string reason = c->value("reason", "");
-    const std::string what = reason == "PreemptionByScheduler"   ? "preempted by the scheduler"
-                             : reason == "EvictionByEvictionAPI"  ? "evicted through the Eviction API"
+    const std::string what = reason == "PreemptionByScheduler" ? "preempted by the scheduler"
+                             : reason == "EvictionByEvictionAPI"
+                                 ? "evicted through the Eviction API"
                              : reason == "DeletionByTaintManager" ? "deleted by the taint manager"
-                             : reason == "DeletionByPodGC"        ? "deleted by the pod GC (node gone)"
-                             : reason == "TerminationByKubelet"   ? "terminated by the kubelet"
-                                                                  : "disrupted";
+                             : reason == "DeletionByPodGC" ? "deleted by the pod GC (node gone)"
+                             : reason == "TerminationByKubelet" ? "terminated by the kubelet"
+                                                                : "disrupted";
     fate.detail = what + (reason.empty() ? "" : " (" + reason + ")");
     return fate;
   }
@@ -127,7 +128,8 @@ std::string UnschedulableMessage(const Json& pod) {
   const Json* conditions = FindAt(pod, {"status", "conditions"});
   if (!conditions || !conditions->is_array()) return "";
   for (const Json& c : *conditions) {
-    if (c.is_object() && c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {
+    if (c.is_object() && c.value("type", "") == "PodScheduled" &&
+        c.value("status", "") == "False") {
       return c.value("message", c.value("reason", "unschedulable"));
     }
   }

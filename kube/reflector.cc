@@ -26,8 +26,7 @@ std::string StringAt(const Json& j, const char* a, const char* b) {
 std::string KeyOf(const Json& object) {
   std::string uid = StringAt(object, "metadata", "uid");
   if (!uid.empty()) return uid;
-  return StringAt(object, "metadata", "namespace") + "/" +
-         StringAt(object, "metadata", "name");
+  return StringAt(object, "metadata", "namespace") + "/" + StringAt(object, "metadata", "name");
 }
 
 bool IsExpired(const ApiError& e) {
@@ -37,9 +36,7 @@ bool IsExpired(const ApiError& e) {
 }  // namespace
 
 Reflector::Reflector(Client& client, Options options, Handler handler)
-    : client_(client),
-      options_(std::move(options)),
-      handler_(std::move(handler)) {}
+    : client_(client), options_(std::move(options)), handler_(std::move(handler)) {}
 
 Reflector::~Reflector() { Stop(); }
 
@@ -93,11 +90,9 @@ Status Reflector::ListAndDeliver() {
   ListOptions o;
   o.label_selector = options_.label_selector;
   o.field_selector = options_.field_selector;
-  EDL_ASSIGN_OR_RETURN(Json list,
-                       client_.List(options_.resource, options_.ns, o));
+  EDL_ASSIGN_OR_RETURN(Json list, client_.List(options_.resource, options_.ns, o));
   std::map<std::string, Json> fresh;
-  if (auto items = list.find("items");
-      items != list.end() && items->is_array()) {
+  if (auto items = list.find("items"); items != list.end() && items->is_array()) {
     for (Json& item : *items) {
       std::string key = KeyOf(item);
       fresh.emplace(std::move(key), std::move(item));
@@ -134,8 +129,8 @@ Status Reflector::WatchOnce(bool* relist, bool* useful) {
   o.label_selector = options_.label_selector;
   o.field_selector = options_.field_selector;
   o.resource_version = last_resource_version();
-  Result<std::unique_ptr<WatchStream>> opened = client_.Watch(
-      options_.resource, options_.ns, o, options_.watch_timeout, true);
+  Result<std::unique_ptr<WatchStream>> opened =
+      client_.Watch(options_.resource, options_.ns, o, options_.watch_timeout, true);
   if (!opened.ok()) {
     std::string reason = KubeReason(opened.status());
     *relist = reason == "Expired" || reason == "Gone";
@@ -155,8 +150,7 @@ Status Reflector::WatchOnce(bool* relist, bool* useful) {
     }
   } forget{this};
   while (true) {
-    Result<std::optional<WatchEvent>> next =
-        stream->Next(options_.read_deadline);
+    Result<std::optional<WatchEvent>> next = stream->Next(options_.read_deadline);
     if (!next.ok()) return next.status();
     if (!next->has_value()) return Status::Ok();  // a clean close
     WatchEvent& event = **next;
@@ -165,8 +159,7 @@ Status Reflector::WatchOnce(bool* relist, bool* useful) {
       case WatchEvent::Type::kError: {
         ApiError e = DecodeApiError(0, event.object.dump());
         *relist = IsExpired(e);
-        return ToStatus("WATCH", CollectionPath(options_.resource, options_.ns),
-                        e);
+        return ToStatus("WATCH", CollectionPath(options_.resource, options_.ns), e);
       }
       case WatchEvent::Type::kBookmark:
         SetLastRv(StringAt(event.object, "metadata", "resourceVersion"));
@@ -190,8 +183,7 @@ void Reflector::Run() {
   std::minstd_rand rng(std::random_device{}());
   std::chrono::milliseconds backoff = kMinBackoff;
   auto back_off = [&] {
-    std::uniform_int_distribution<int64_t> jitter(backoff.count() / 2,
-                                                  backoff.count());
+    std::uniform_int_distribution<int64_t> jitter(backoff.count() / 2, backoff.count());
     std::chrono::milliseconds wait(jitter(rng));
     backoff = std::min(backoff * 2, kMaxBackoff);
     return SleepUnlessStopped(wait);
@@ -225,15 +217,13 @@ void Reflector::Run() {
       need_list = true;
       continue;
     }
-    bool too_short =
-        !useful && std::chrono::steady_clock::now() - started < kShortWatch;
+    bool too_short = !useful && std::chrono::steady_clock::now() - started < kShortWatch;
     if (watched.ok() && !too_short) {
       backoff = kMinBackoff;
       continue;  // a clean close: re-watch from the last RV
     }
     EDL_LOG(WARNING) << what << ": watch ended: "
-                     << (watched.ok() ? "very short watch with no events"
-                                      : watched.message());
+                     << (watched.ok() ? "very short watch with no events" : watched.message());
     if (!back_off()) return;
   }
 }

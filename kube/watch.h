@@ -65,8 +65,7 @@ namespace edl::kube {
 // one thread; Cancel() may be called from any thread.
 class WatchStream {
  public:
-  WatchStream(std::unique_ptr<net::HttpConnection> connection,
-              std::string description);
+  WatchStream(std::unique_ptr<net::HttpConnection> connection, std::string description);
   ~WatchStream();
   WatchStream(const WatchStream&) = delete;
   WatchStream& operator=(const WatchStream&) = delete;
@@ -76,8 +75,7 @@ class WatchStream {
   // Unavailable when the connection broke or the stream was cancelled;
   // InvalidArgument for an undecodable line. After an error the stream is
   // finished.
-  Result<std::optional<WatchEvent>> Next(
-      std::chrono::milliseconds read_deadline);
+  Result<std::optional<WatchEvent>> Next(std::chrono::milliseconds read_deadline);
   // From another thread: aborts a blocked Next() (it returns Unavailable).
   void Cancel();
 
@@ -107,8 +105,7 @@ class Reflector {
     std::chrono::seconds watch_timeout{300};
     std::chrono::milliseconds read_deadline{330000};
   };
-  using Handler =
-      std::function<void(const WatchEvent&)>;  // never sees BOOKMARK/ERROR
+  using Handler = std::function<void(const WatchEvent&)>;  // never sees BOOKMARK/ERROR
 
   // `client` must outlive the reflector.
   Reflector(Client& client, Options options, Handler handler);
@@ -120,8 +117,7 @@ class Reflector {
   // Cancels the open watch, wakes a backoff and joins; idempotent. A list in
   // flight is waited for (bounded by the client's request_timeout).
   void Stop();
-  bool WaitForSync(std::chrono::milliseconds
-                       timeout);  // true once the first list was delivered
+  bool WaitForSync(std::chrono::milliseconds timeout);  // true once the first list was delivered
   std::string last_resource_version() const;
   int64_t relists() const;  // how many lists (for tests)
 

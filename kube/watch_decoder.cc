@@ -26,16 +26,11 @@ std::string Excerpt(std::string_view line) {
 
 const char* WatchEventTypeName(WatchEvent::Type type) {
   switch (type) {
-    case WatchEvent::Type::kAdded:
-      return "ADDED";
-    case WatchEvent::Type::kModified:
-      return "MODIFIED";
-    case WatchEvent::Type::kDeleted:
-      return "DELETED";
-    case WatchEvent::Type::kBookmark:
-      return "BOOKMARK";
-    case WatchEvent::Type::kError:
-      return "ERROR";
+    case WatchEvent::Type::kAdded: return "ADDED";
+    case WatchEvent::Type::kModified: return "MODIFIED";
+    case WatchEvent::Type::kDeleted: return "DELETED";
+    case WatchEvent::Type::kBookmark: return "BOOKMARK";
+    case WatchEvent::Type::kError: return "ERROR";
   }
   return "?";
 }
@@ -64,21 +59,19 @@ Result<std::optional<WatchEvent>> WatchDecoder::Next() {
       start_ = newline + 1;
     }
     ++line_;
-    while (!line.empty() &&
-           (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
       line.remove_suffix(1);
     }
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     auto fail = [&](const std::string& what) {
-      return InvalidArgument("watch event line " + std::to_string(line_) +
-                             ": " + what + ": " + Excerpt(line));
+      return InvalidArgument("watch event line " + std::to_string(line_) + ": " + what + ": " +
+                             Excerpt(line));
     };
     Json j = Json::parse(line.begin(), line.end(), nullptr, false);
     if (j.is_discarded()) return fail("not JSON");
     if (!j.is_object()) return fail("not a JSON object");
     auto type = j.find("type");
-    if (type == j.end() || !type->is_string())
-      return fail("no string \"type\"");
+    if (type == j.end() || !type->is_string()) return fail("no string \"type\"");
     std::optional<WatchEvent::Type> t = ParseType(type->get<std::string>());
     if (!t) return fail("unknown type \"" + type->get<std::string>() + "\"");
     auto object = j.find("object");

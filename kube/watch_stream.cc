@@ -1,19 +1,15 @@
-#include "net/http_connection.h"
 #include "kube/watch.h"
+#include "net/http_connection.h"
 
 namespace edl::kube {
 
-WatchStream::WatchStream(std::unique_ptr<net::HttpConnection> connection,
-                         std::string description)
-    : connection_(std::move(connection)),
-      description_(std::move(description)) {}
+WatchStream::WatchStream(std::unique_ptr<net::HttpConnection> connection, std::string description)
+    : connection_(std::move(connection)), description_(std::move(description)) {}
 
 WatchStream::~WatchStream() = default;
 
-Result<std::optional<WatchEvent>> WatchStream::Next(
-    std::chrono::milliseconds read_deadline) {
-  const net::TimePoint deadline =
-      net::SteadyClock::now() + read_deadline;
+Result<std::optional<WatchEvent>> WatchStream::Next(std::chrono::milliseconds read_deadline) {
+  const net::TimePoint deadline = net::SteadyClock::now() + read_deadline;
   char buf[64 * 1024];
   while (true) {
     if (!failure_.ok()) return failure_;
@@ -32,9 +28,9 @@ Result<std::optional<WatchEvent>> WatchStream::Next(
     Result<size_t> n = connection_->ReadBody(buf, sizeof(buf), deadline);
     if (!n.ok()) {
       if (n.status().code() == StatusCode::kDeadlineExceeded) {
-        failure_ = DeadlineExceeded(description_ + ": nothing arrived within " +
-                                    std::to_string(read_deadline.count()) +
-                                    " ms (half-open connection?)");
+        failure_ =
+            DeadlineExceeded(description_ + ": nothing arrived within " +
+                             std::to_string(read_deadline.count()) + " ms (half-open connection?)");
       } else {
         failure_ = n.status().WithPrefix(description_);
       }

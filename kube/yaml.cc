@@ -24,24 +24,17 @@ void Emit(YAML::Emitter& out, const nlohmann::json& j) {
       const std::string s = j.get<std::string>();
       // Several lines read best as a literal block; other strings are
       // quoted so YAML never reads them as something else ("1", "true", "").
-      if (s.find('\n') != std::string::npos) out << YAML::Literal << s;
-      else out << YAML::DoubleQuoted << s;
+      if (s.find('\n') != std::string::npos)
+        out << YAML::Literal << s;
+      else
+        out << YAML::DoubleQuoted << s;
       break;
     }
-    case nlohmann::json::value_t::boolean:
-      out << j.get<bool>();
-      break;
-    case nlohmann::json::value_t::number_integer:
-      out << j.get<int64_t>();
-      break;
-    case nlohmann::json::value_t::number_unsigned:
-      out << j.get<uint64_t>();
-      break;
-    case nlohmann::json::value_t::number_float:
-      out << j.get<double>();
-      break;
-    default:
-      out << YAML::Null;
+    case nlohmann::json::value_t::boolean: out << j.get<bool>(); break;
+    case nlohmann::json::value_t::number_integer: out << j.get<int64_t>(); break;
+    case nlohmann::json::value_t::number_unsigned: out << j.get<uint64_t>(); break;
+    case nlohmann::json::value_t::number_float: out << j.get<double>(); break;
+    default: out << YAML::Null;
   }
 }
 

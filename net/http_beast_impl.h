@@ -35,9 +35,8 @@ inline HttpRequest FromBeastRequest(BeastRequest&& message,
   // its Authorization header (the API server consumes it); it carries the
   // job secret in kRelayedAuthorizationHeader instead.
   auto relayed = message.find(kRelayedAuthorizationHeader);
-  request.authorization = std::string(relayed != message.end()
-                                          ? relayed->value()
-                                          : message[http::field::authorization]);
+  request.authorization = std::string(
+      relayed != message.end() ? relayed->value() : message[http::field::authorization]);
   request.version = message.version();
   request.keep_alive = message.keep_alive();
   request.body = body ? std::move(*body) : Bytes::Copy(message.body());
@@ -71,9 +70,8 @@ class KnownLengthBody {
 // returns the rest to read; nullopt when the parser must read the body
 // itself (chunked, until EOF) or the message is already complete.
 template <bool isRequest, typename Body>
-std::optional<KnownLengthBody> StartKnownLengthBody(
-    http::parser<isRequest, Body>& parser,
-    boost::beast::flat_buffer& buffer) {
+std::optional<KnownLengthBody> StartKnownLengthBody(http::parser<isRequest, Body>& parser,
+                                                    boost::beast::flat_buffer& buffer) {
   if (!parser.is_header_done() || parser.is_done() || parser.chunked() ||
       !parser.content_length()) {
     return std::nullopt;
@@ -100,8 +98,9 @@ struct LargeTransfers {
 };
 
 // `header`, then `body`, then the payload's pieces, as one gather write.
-inline std::vector<boost::asio::const_buffer> GatherBuffers(
-    const std::string& header, const std::string& body, const Payload& payload) {
+inline std::vector<boost::asio::const_buffer> GatherBuffers(const std::string& header,
+                                                            const std::string& body,
+                                                            const Payload& payload) {
   std::vector<boost::asio::const_buffer> buffers;
   std::vector<Payload::Piece> pieces = payload.Pieces();
   buffers.reserve(2 + pieces.size());
@@ -112,16 +111,14 @@ inline std::vector<boost::asio::const_buffer> GatherBuffers(
 }
 
 inline bool IsHttpError(const boost::beast::error_code& ec) {
-  return ec.category() ==
-         http::make_error_code(http::error::need_more).category();
+  return ec.category() == http::make_error_code(http::error::need_more).category();
 }
 
 // The reply to a failed request read, or nullopt when the connection should
 // just be closed (peer went away, timeout, socket error).
-inline std::optional<HttpReply> ReplyForReadError(
-    const boost::beast::error_code& ec, size_t max_body_bytes) {
-  if (!IsHttpError(ec) || ec == http::error::end_of_stream ||
-      ec == http::error::partial_message) {
+inline std::optional<HttpReply> ReplyForReadError(const boost::beast::error_code& ec,
+                                                  size_t max_body_bytes) {
+  if (!IsHttpError(ec) || ec == http::error::end_of_stream || ec == http::error::partial_message) {
     return std::nullopt;
   }
   HttpReply reply;
@@ -129,8 +126,8 @@ inline std::optional<HttpReply> ReplyForReadError(
   reply.close = true;
   if (ec == http::error::body_limit) {
     reply.status = 413;
-    reply.body = "request body exceeds the server's limit of " +
-                 std::to_string(max_body_bytes) + " bytes";
+    reply.body =
+        "request body exceeds the server's limit of " + std::to_string(max_body_bytes) + " bytes";
   } else if (ec == http::error::header_limit) {
     reply.status = 431;
     reply.body = "request header too large";
@@ -143,8 +140,8 @@ inline std::optional<HttpReply> ReplyForReadError(
 
 // The response header for `reply`, whose body is reply.body followed by
 // reply.payload.
-inline http::response<http::empty_body> BeastResponseHeader(
-    const HttpReply& reply, unsigned version, bool keep_alive) {
+inline http::response<http::empty_body> BeastResponseHeader(const HttpReply& reply,
+                                                            unsigned version, bool keep_alive) {
   // Beast rejects (throws on) codes outside 100-999.
   int status = reply.status >= 100 && reply.status <= 999 ? reply.status : 500;
   http::response<http::empty_body> response(static_cast<http::status>(status),

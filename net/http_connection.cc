@@ -14,9 +14,9 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
-#include <boost/asio/write.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
@@ -59,15 +59,13 @@ std::string HttpHead::Header(const std::string& name) const {
   return "";
 }
 
-Result<std::shared_ptr<TlsContext>> MakeTlsContext(const std::string& ca_pem,
-                                                   bool insecure,
+Result<std::shared_ptr<TlsContext>> MakeTlsContext(const std::string& ca_pem, bool insecure,
                                                    const std::string& cert_pem,
                                                    const std::string& key_pem) {
   auto t = std::make_shared<TlsContext>();
   beast::error_code ec;
-  t->ctx.set_options(ssl::context::default_workarounds |
-                         ssl::context::no_sslv2 | ssl::context::no_sslv3 |
-                         ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1,
+  t->ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                         ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1,
                      ec);
   if (insecure) {
     t->ctx.set_verify_mode(ssl::verify_none, ec);
@@ -75,34 +73,29 @@ Result<std::shared_ptr<TlsContext>> MakeTlsContext(const std::string& ca_pem,
     t->ctx.set_verify_mode(ssl::verify_peer, ec);
     if (ca_pem.empty()) {
       t->ctx.set_default_verify_paths(ec);
-      if (ec)
-        return Internal("cannot load system CA roots: " + ec.message());
+      if (ec) return Internal("cannot load system CA roots: " + ec.message());
     } else {
       if (ca_pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
         return InvalidArgument("the CA bundle holds no PEM certificate");
       }
       t->ctx.add_certificate_authority(asio::buffer(ca_pem), ec);
       if (ec) {
-        return InvalidArgument("the CA bundle is not valid PEM: " +
-                               ec.message());
+        return InvalidArgument("the CA bundle is not valid PEM: " + ec.message());
       }
     }
   }
   if (!cert_pem.empty()) {
     t->ctx.use_certificate_chain(asio::buffer(cert_pem), ec);
     if (ec) {
-      return InvalidArgument("the client certificate is not valid PEM: " +
-                             ec.message());
+      return InvalidArgument("the client certificate is not valid PEM: " + ec.message());
     }
     t->ctx.use_private_key(asio::buffer(key_pem), ssl::context::pem, ec);
     if (ec) {
-      return InvalidArgument("the client key is not valid PEM: " +
-                             ec.message());
+      return InvalidArgument("the client key is not valid PEM: " + ec.message());
     }
   }
   static const unsigned char kAlpn[] = "\x08http/1.1";
-  if (SSL_CTX_set_alpn_protos(t->ctx.native_handle(), kAlpn,
-                              sizeof(kAlpn) - 1) != 0) {
+  if (SSL_CTX_set_alpn_protos(t->ctx.native_handle(), kAlpn, sizeof(kAlpn) - 1) != 0) {
     return Internal("cannot set ALPN: " + OpenSslError());
   }
   return t;
@@ -112,9 +105,7 @@ struct HttpConnection::Impl {
   Impl(std::shared_ptr<TlsContext> c, std::string p, std::string agent)
       : context(std::move(c)), peer(std::move(p)), user_agent(std::move(agent)) {}
 
-  beast::tcp_stream& lowest() {
-    return tls ? beast::get_lowest_layer(*tls) : *plain;
-  }
+  beast::tcp_stream& lowest() { return tls ? beast::get_lowest_layer(*tls) : *plain; }
 
   // Starts `op(stream, handler)` and runs the io_context until it completes.
   template <typename Op>
@@ -146,8 +137,7 @@ struct HttpConnection::Impl {
 
   Status Failed(const std::string& what, const beast::error_code& ec) {
     broken = true;
-    if (cancelled.load())
-      return Unavailable(peer + ": " + what + ": cancelled");
+    if (cancelled.load()) return Unavailable(peer + ": " + what + ": cancelled");
     if (ec == beast::error::timeout) {
       return DeadlineExceeded(peer + ": " + what + ": deadline exceeded");
     }
@@ -167,29 +157,27 @@ struct HttpConnection::Impl {
   bool raw_body_done = false;  // the body was read past the parser
 };
 
-HttpConnection::HttpConnection(std::unique_ptr<Impl> impl)
-    : impl_(std::move(impl)) {}
+HttpConnection::HttpConnection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 HttpConnection::~HttpConnection() = default;
 
-Result<std::unique_ptr<HttpConnection>> HttpConnection::Connect(
-    const Endpoint& endpoint, std::shared_ptr<TlsContext> tls,
-    TimePoint deadline) {
+Result<std::unique_ptr<HttpConnection>> HttpConnection::Connect(const Endpoint& endpoint,
+                                                                std::shared_ptr<TlsContext> tls,
+                                                                TimePoint deadline) {
   EDL_CHECK(!endpoint.tls || tls != nullptr) << "TLS endpoint without context";
-  auto impl = std::make_unique<Impl>(endpoint.tls ? std::move(tls) : nullptr,
-                                     endpoint.host_header, endpoint.user_agent);
+  auto impl = std::make_unique<Impl>(endpoint.tls ? std::move(tls) : nullptr, endpoint.host_header,
+                                     endpoint.user_agent);
   Impl& c = *impl;
   tcp::resolver resolver(c.ioc);
   beast::error_code ec;
   tcp::resolver::results_type endpoints;
   bool resolved = false;
-  resolver.async_resolve(
-      endpoint.host, endpoint.port,
-      [&](beast::error_code e, tcp::resolver::results_type r) {
-        ec = e;
-        endpoints = std::move(r);
-        resolved = true;
-      });
+  resolver.async_resolve(endpoint.host, endpoint.port,
+                         [&](beast::error_code e, tcp::resolver::results_type r) {
+                           ec = e;
+                           endpoints = std::move(r);
+                           resolved = true;
+                         });
   c.ioc.restart();
   if (deadline == kNoDeadline) {
     c.ioc.run();
@@ -210,24 +198,19 @@ Result<std::unique_ptr<HttpConnection>> HttpConnection::Connect(
     c.plain.emplace(c.ioc);
   }
   c.Expire(deadline);
-  ec = c.Run([&](auto&, auto handler) {
-    c.lowest().async_connect(endpoints, handler);
-  });
+  ec = c.Run([&](auto&, auto handler) { c.lowest().async_connect(endpoints, handler); });
   if (ec) return c.Failed("cannot connect", ec);
   c.lowest().socket().set_option(tcp::no_delay(true), ec);
   c.lowest().socket().set_option(asio::socket_base::keep_alive(true), ec);
   if (endpoint.tls) {
     if (endpoint.send_sni &&
-        !SSL_set_tlsext_host_name(c.tls->native_handle(),
-                                  endpoint.verify_name.c_str())) {
+        !SSL_set_tlsext_host_name(c.tls->native_handle(), endpoint.verify_name.c_str())) {
       return Internal(c.peer + ": cannot set TLS SNI: " + OpenSslError());
     }
-    c.tls->set_verify_callback(
-        ssl::host_name_verification(endpoint.verify_name), ec);
+    c.tls->set_verify_callback(ssl::host_name_verification(endpoint.verify_name), ec);
     ec = c.Run([&](auto& stream, auto handler) {
       using Stream = std::decay_t<decltype(stream)>;
-      if constexpr (std::is_same_v<Stream,
-                                   beast::ssl_stream<beast::tcp_stream>>) {
+      if constexpr (std::is_same_v<Stream, beast::ssl_stream<beast::tcp_stream>>) {
         stream.async_handshake(ssl::stream_base::client, handler);
       }
     });
@@ -236,8 +219,7 @@ Result<std::unique_ptr<HttpConnection>> HttpConnection::Connect(
       long verify = SSL_get_verify_result(c.tls->native_handle());
       if (verify != X509_V_OK) {
         what += " (" + std::string(X509_verify_cert_error_string(verify)) +
-                "; is certificate-authority right for " + endpoint.verify_name +
-                "?)";
+                "; is certificate-authority right for " + endpoint.verify_name + "?)";
       }
       return c.Failed(what, ec);
     }
@@ -245,22 +227,19 @@ Result<std::unique_ptr<HttpConnection>> HttpConnection::Connect(
   return std::unique_ptr<HttpConnection>(new HttpConnection(std::move(impl)));
 }
 
-Status HttpConnection::Send(
-    const std::string& method, const std::string& target,
-    const std::vector<std::pair<std::string, std::string>>& headers,
-    const std::string& body, TimePoint deadline) {
+Status HttpConnection::Send(const std::string& method, const std::string& target,
+                            const std::vector<std::pair<std::string, std::string>>& headers,
+                            const std::string& body, TimePoint deadline) {
   Payload payload;
   payload.Borrow(body.data(), body.size(), nullptr);  // Send blocks
   return Send(method, target, headers, payload, deadline);
 }
 
-Status HttpConnection::Send(
-    const std::string& method, const std::string& target,
-    const std::vector<std::pair<std::string, std::string>>& headers,
-    const Payload& body, TimePoint deadline) {
+Status HttpConnection::Send(const std::string& method, const std::string& target,
+                            const std::vector<std::pair<std::string, std::string>>& headers,
+                            const Payload& body, TimePoint deadline) {
   Impl& c = *impl_;
-  if (c.cancelled.load() || c.broken)
-    return Unavailable(c.peer + ": connection closed");
+  if (c.cancelled.load() || c.broken) return Unavailable(c.peer + ": connection closed");
   http::request<http::empty_body> request;
   request.method_string(method);
   request.target(target);
@@ -280,8 +259,8 @@ Status HttpConnection::Send(
   // The header and the body's pieces in one gather write.
   c.Expire(deadline);
   beast::error_code ec = c.Run([&](auto& stream, auto handler) {
-    asio::async_write(stream, internal::GatherBuffers(header, {}, body),
-                      internal::LargeTransfers{}, handler);
+    asio::async_write(stream, internal::GatherBuffers(header, {}, body), internal::LargeTransfers{},
+                      handler);
   });
   if (ec) return c.Failed("sending the request", ec);
   c.parser.emplace();
@@ -304,17 +283,14 @@ Result<HttpHead> HttpConnection::ReadHead(TimePoint deadline) {
   head.status = static_cast<int>(message.result_int());
   head.keep_alive = message.keep_alive();
   for (const auto& field : message) {
-    head.headers.emplace_back(std::string(field.name_string()),
-                              std::string(field.value()));
+    head.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   }
   return head;
 }
 
-Result<size_t> HttpConnection::ReadBody(char* buf, size_t size,
-                                        TimePoint deadline) {
+Result<size_t> HttpConnection::ReadBody(char* buf, size_t size, TimePoint deadline) {
   Impl& c = *impl_;
-  EDL_CHECK(c.parser.has_value() && c.parser->is_header_done())
-      << "ReadBody before ReadHead";
+  EDL_CHECK(c.parser.has_value() && c.parser->is_header_done()) << "ReadBody before ReadHead";
   EDL_CHECK(size > 0);
   if (c.raw_body_done) return size_t{0};  // ReadWholeBodyBytes read it
   while (!c.parser->is_done()) {
@@ -333,8 +309,7 @@ Result<size_t> HttpConnection::ReadBody(char* buf, size_t size,
       http::async_read_some(stream, c.buffer, *c.parser, handler);
     });
     if (ec == http::error::need_buffer) ec = {};
-    if (ec == ssl::error::stream_truncated && !c.parser->chunked() &&
-        !c.parser->content_length()) {
+    if (ec == ssl::error::stream_truncated && !c.parser->chunked() && !c.parser->content_length()) {
       // A TLS peer that ends a close-delimited body without close_notify.
       beast::error_code eof;
       c.parser->put_eof(eof);
@@ -348,8 +323,7 @@ Result<size_t> HttpConnection::ReadBody(char* buf, size_t size,
   return size_t{0};
 }
 
-Result<std::string> HttpConnection::ReadWholeBody(size_t limit,
-                                                  TimePoint deadline) {
+Result<std::string> HttpConnection::ReadWholeBody(size_t limit, TimePoint deadline) {
   std::string out;
   char buf[64 * 1024];
   while (true) {

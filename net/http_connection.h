@@ -32,8 +32,7 @@ inline constexpr TimePoint kNoDeadline = TimePoint::max();
 // when empty) or none when `insecure`, an optional client certificate, and
 // ALPN offering http/1.1 only.
 class TlsContext;
-Result<std::shared_ptr<TlsContext>> MakeTlsContext(const std::string& ca_pem,
-                                                   bool insecure,
+Result<std::shared_ptr<TlsContext>> MakeTlsContext(const std::string& ca_pem, bool insecure,
                                                    const std::string& cert_pem,
                                                    const std::string& key_pem);
 
@@ -49,9 +48,9 @@ class HttpConnection {
  public:
   // Resolves, connects and (for TLS) handshakes, all before `deadline`.
   // `tls` may be null for a plain endpoint. Unavailable / DeadlineExceeded.
-  static Result<std::unique_ptr<HttpConnection>> Connect(
-      const Endpoint& endpoint, std::shared_ptr<TlsContext> tls,
-      TimePoint deadline);
+  static Result<std::unique_ptr<HttpConnection>> Connect(const Endpoint& endpoint,
+                                                         std::shared_ptr<TlsContext> tls,
+                                                         TimePoint deadline);
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
@@ -60,8 +59,8 @@ class HttpConnection {
   // is sent with Content-Length when it is not empty or the method is
   // POST, PUT or PATCH.
   Status Send(const std::string& method, const std::string& target,
-              const std::vector<std::pair<std::string, std::string>>& headers,
-              const Payload& body, TimePoint deadline);
+              const std::vector<std::pair<std::string, std::string>>& headers, const Payload& body,
+              TimePoint deadline);
   Status Send(const std::string& method, const std::string& target,
               const std::vector<std::pair<std::string, std::string>>& headers,
               const std::string& body, TimePoint deadline);

@@ -24,8 +24,7 @@ Endpoint PlainEndpoint(const std::string& host, int port) {
   return e;
 }
 
-Result<Endpoint> ParseServer(const std::string& server,
-                             const std::string& tls_server_name) {
+Result<Endpoint> ParseServer(const std::string& server, const std::string& tls_server_name) {
   Endpoint e;
   std::string rest;
   if (server.rfind("https://", 0) == 0) {
@@ -35,8 +34,7 @@ Result<Endpoint> ParseServer(const std::string& server,
     e.tls = false;
     rest = server.substr(7);
   } else {
-    return InvalidArgument("server \"" + server +
-                           "\" must start with https:// or http://");
+    return InvalidArgument("server \"" + server + "\" must start with https:// or http://");
   }
   size_t slash = rest.find('/');
   std::string authority = rest.substr(0, slash);
@@ -54,31 +52,27 @@ Result<Endpoint> ParseServer(const std::string& server,
   if (authority[0] == '[') {
     size_t close = authority.find(']');
     if (close == std::string::npos) {
-      return InvalidArgument("server \"" + server +
-                             "\": unterminated IPv6 address");
+      return InvalidArgument("server \"" + server + "\": unterminated IPv6 address");
     }
     e.host = authority.substr(1, close - 1);
     std::string after = authority.substr(close + 1);
     if (!after.empty()) {
       if (after[0] != ':') {
-        return InvalidArgument("server \"" + server +
-                               "\": junk after the IPv6 address");
+        return InvalidArgument("server \"" + server + "\": junk after the IPv6 address");
       }
       port_text = after.substr(1);
     }
   } else {
     size_t colon = authority.rfind(':');
-    if (colon != std::string::npos &&
-        authority.find(':') != colon) {  // bare IPv6
-      return InvalidArgument("server \"" + server +
-                             "\": write an IPv6 host in brackets");
+    if (colon != std::string::npos && authority.find(':') != colon) {  // bare IPv6
+      return InvalidArgument("server \"" + server + "\": write an IPv6 host in brackets");
     }
     e.host = authority.substr(0, colon);
     if (colon != std::string::npos) port_text = authority.substr(colon + 1);
   }
   if (port_text.empty()) port_text = e.tls ? "443" : "80";
-  if (port_text.find_first_not_of("0123456789") != std::string::npos ||
-      port_text.size() > 5 || std::stoi(port_text) > 65535 || e.host.empty()) {
+  if (port_text.find_first_not_of("0123456789") != std::string::npos || port_text.size() > 5 ||
+      std::stoi(port_text) > 65535 || e.host.empty()) {
     return InvalidArgument("server \"" + server + "\": bad host or port");
   }
   e.port = port_text;

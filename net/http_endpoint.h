@@ -25,7 +25,6 @@ struct Endpoint {
 Endpoint PlainEndpoint(const std::string& host, int port);
 
 // "https://[::1]:6443/prefix/" → Endpoint. InvalidArgument naming `server`.
-Result<Endpoint> ParseServer(const std::string& server,
-                             const std::string& tls_server_name);
+Result<Endpoint> ParseServer(const std::string& server, const std::string& tls_server_name);
 
 }  // namespace edl::net

@@ -13,9 +13,7 @@ namespace {
 
 namespace http = boost::beast::http;
 
-std::string_view PathOf(std::string_view target) {
-  return target.substr(0, target.find('?'));
-}
+std::string_view PathOf(std::string_view target) { return target.substr(0, target.find('?')); }
 
 HttpReply Refuse(int http_status, StatusCode code, std::string message) {
   HttpReply reply = ErrorReply(Status(code, std::move(message)));
@@ -29,8 +27,7 @@ HttpReply Guarded(std::string_view path, F&& f) {
   try {
     return f();
   } catch (const std::exception& e) {
-    return ErrorReply(
-        Internal("handler for " + std::string(path) + " threw: " + e.what()));
+    return ErrorReply(Internal("handler for " + std::string(path) + " threw: " + e.what()));
   } catch (...) {
     return ErrorReply(Internal("handler for " + std::string(path) + " threw"));
   }
@@ -65,8 +62,7 @@ void HttpRouter::AddRpc(const std::string& path, RpcBodyHandler handler) {
   rpcs_[path] = std::move(handler);
 }
 
-void HttpRouter::AddGet(const std::string& path, GetHandler handler,
-                        bool public_access) {
+void HttpRouter::AddGet(const std::string& path, GetHandler handler, bool public_access) {
   EDL_CHECK(!path.empty() && path[0] == '/') << "GET path " << path;
   gets_[path] = GetRoute{std::move(handler), public_access};
 }
@@ -104,8 +100,7 @@ HttpReply HttpRouter::Handle(const HttpRequest& request) const {
   }
   auto rpc = rpcs_.find(path);
   if (rpc == rpcs_.end() && get == gets_.end()) {
-    return Refuse(404, StatusCode::kNotFound,
-                  "no handler for " + std::string(path));
+    return Refuse(404, StatusCode::kNotFound, "no handler for " + std::string(path));
   }
   if (rpc != rpcs_.end() && request.method == "POST") {
     HttpReply reply = Guarded(path, [&] {
@@ -130,13 +125,11 @@ HttpReply HttpRouter::Handle(const HttpRequest& request) const {
     });
   }
   return Refuse(405, StatusCode::kUnimplemented,
-                "method " + request.method + " not allowed for " +
-                    std::string(path) + " (use " +
+                "method " + request.method + " not allowed for " + std::string(path) + " (use " +
                     (rpc != rpcs_.end() ? "POST" : "GET") + ")");
 }
 
-ParsedHttpRequest ParseHttpRequest(std::string_view bytes,
-                                   size_t max_body_bytes) {
+ParsedHttpRequest ParseHttpRequest(std::string_view bytes, size_t max_body_bytes) {
   ParsedHttpRequest parsed;
   http::request_parser<http::string_body> parser;
   parser.body_limit(max_body_bytes);
@@ -144,8 +137,7 @@ ParsedHttpRequest ParseHttpRequest(std::string_view bytes,
   boost::beast::error_code ec;
   size_t used = 0;
   while (!parser.is_done()) {
-    size_t n = parser.put(
-        boost::asio::buffer(bytes.data() + used, bytes.size() - used), ec);
+    size_t n = parser.put(boost::asio::buffer(bytes.data() + used, bytes.size() - used), ec);
     used += n;
     if (ec == http::error::need_more || (!ec && n == 0)) {
       if (n == 0 || used == bytes.size()) {
@@ -164,9 +156,8 @@ ParsedHttpRequest ParseHttpRequest(std::string_view bytes,
     }
     if (ec) {
       parsed.kind = ParsedHttpRequest::Kind::kError;
-      parsed.error_reply =
-          internal::ReplyForReadError(ec, max_body_bytes)
-              .value_or(ErrorReply(InvalidArgument("malformed HTTP request")));
+      parsed.error_reply = internal::ReplyForReadError(ec, max_body_bytes)
+                               .value_or(ErrorReply(InvalidArgument("malformed HTTP request")));
       parsed.error_reply.close = true;
       return parsed;
     }
@@ -178,15 +169,13 @@ ParsedHttpRequest ParseHttpRequest(std::string_view bytes,
   return parsed;
 }
 
-std::string HttpReplyHeader(const HttpReply& reply, unsigned version,
-                            bool keep_alive) {
+std::string HttpReplyHeader(const HttpReply& reply, unsigned version, bool keep_alive) {
   std::ostringstream out;
   out << internal::BeastResponseHeader(reply, version, keep_alive).base();
   return out.str();
 }
 
-std::string SerializeHttpReply(const HttpReply& reply, unsigned version,
-                               bool keep_alive) {
+std::string SerializeHttpReply(const HttpReply& reply, unsigned version, bool keep_alive) {
   std::string out = HttpReplyHeader(reply, version, keep_alive);
   out += reply.body;
   for (const Payload::Piece& p : reply.payload.Pieces()) out.append(p.data, p.size);

@@ -30,8 +30,8 @@ struct HttpReply {
   std::string edl_status;  // StatusCodeName on errors, "" on success
   std::string body;        // errors and GETs
   Payload payload;         // an RPC handler's answer, sent after `body`
-  bool close = false;  // close the connection after this reply
-  bool rpc = false;    // the reply of an RPC handler (see ServerOptions::reply_gate)
+  bool close = false;      // close the connection after this reply
+  bool rpc = false;        // the reply of an RPC handler (see ServerOptions::reply_gate)
 };
 
 // The reply carrying `status` as HTTP status + Edl-Status + message body.
@@ -80,22 +80,18 @@ struct ParsedHttpRequest {
 
 // Parses the first HTTP/1.1 request in `bytes` with Beast's request parser,
 // refusing bodies over `max_body_bytes` (413) and malformed input (400).
-ParsedHttpRequest ParseHttpRequest(std::string_view bytes,
-                                   size_t max_body_bytes);
+ParsedHttpRequest ParseHttpRequest(std::string_view bytes, size_t max_body_bytes);
 
 // The HTTP/1.x header of `reply` whose body (body + payload) is
 // `content_length` bytes, as the server writes it.
-std::string HttpReplyHeader(const HttpReply& reply, unsigned version,
-                            bool keep_alive);
+std::string HttpReplyHeader(const HttpReply& reply, unsigned version, bool keep_alive);
 
 // The HTTP/1.x bytes of `reply` as the server writes them.
-std::string SerializeHttpReply(const HttpReply& reply, unsigned version,
-                               bool keep_alive);
+std::string SerializeHttpReply(const HttpReply& reply, unsigned version, bool keep_alive);
 
 // What a server connection would write back after receiving `bytes` (and
 // then EOF): every pipelined request answered in turn, stopping at an error
 // reply, a `Connection: close` or an incomplete request. For fuzzing/tests.
-std::string ServeHttpBytes(const HttpRouter& router, std::string_view bytes,
-                           size_t max_body_bytes);
+std::string ServeHttpBytes(const HttpRouter& router, std::string_view bytes, size_t max_body_bytes);
 
 }  // namespace edl::net

@@ -71,8 +71,7 @@ class RpcServer {
   void HandleRpcBody(const std::string& path, RpcBodyHandler handler);
   // GET path; `public_access` lets it through without the secret (e.g. a
   // Prometheus scraper on /metrics); otherwise the secret is required.
-  void HandleGet(const std::string& path, GetHandler handler,
-                 bool public_access = false);
+  void HandleGet(const std::string& path, GetHandler handler, bool public_access = false);
 
   // Binds and starts serving. Unavailable naming host:port if it cannot bind.
   Status Start();
@@ -106,8 +105,7 @@ struct ChannelOptions {
 // serialized over one keep-alive connection.
 class RpcChannel {
  public:
-  RpcChannel(std::string host, int port, std::string secret,
-             ChannelOptions options = {});
+  RpcChannel(std::string host, int port, std::string secret, ChannelOptions options = {});
   ~RpcChannel();
   RpcChannel(const RpcChannel&) = delete;
   RpcChannel& operator=(const RpcChannel&) = delete;
@@ -117,12 +115,10 @@ class RpcChannel {
   // Unavailable (cannot connect, connection lost; the next call reconnects,
   // after a backoff if connecting failed recently), DeadlineExceeded, or the
   // server handler's own Status (code and message preserved).
-  Result<std::string> Call(const std::string& path, std::string_view body,
-                           Millis deadline);
+  Result<std::string> Call(const std::string& path, std::string_view body, Millis deadline);
   // The same without copies: the payload's pieces go out in one gather
   // write, and the answer is read straight into a pooled block.
-  Result<Bytes> Send(const std::string& path, const Payload& body,
-                     Millis deadline);
+  Result<Bytes> Send(const std::string& path, const Payload& body, Millis deadline);
   // A GET of `path` (status API clients).
   Result<std::string> Get(const std::string& path, Millis deadline);
 
@@ -135,7 +131,7 @@ class RpcChannel {
 };
 
 // "host:port" -> parts. InvalidArgument naming `what` when malformed.
-Status ParseAddress(const std::string& address, const std::string& what,
-                    std::string* host, int* port);
+Status ParseAddress(const std::string& address, const std::string& what, std::string* host,
+                    int* port);
 
 }  // namespace edl::net

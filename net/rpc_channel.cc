@@ -45,16 +45,15 @@ struct RpcChannel::Impl {
   const Endpoint endpoint;
   const std::string name;  // "host:port"
 
-  std::mutex mu;  // held for a whole call; guards everything below
+  std::mutex mu;                               // held for a whole call; guards everything below
   std::unique_ptr<HttpConnection> connection;  // set while connected
   TimePoint retry_after{};                     // no connect attempt before this
-  Millis backoff;  // the next failure's backoff (before jitter)
+  Millis backoff;                              // the next failure's backoff (before jitter)
   std::string last_connect_error;
   std::minstd_rand rng;
 };
 
-Status RpcChannel::Impl::Broken(const Status& failure, const std::string& path,
-                                Millis timeout) {
+Status RpcChannel::Impl::Broken(const Status& failure, const std::string& path, Millis timeout) {
   connection.reset();
   if (failure.code() == StatusCode::kDeadlineExceeded) {
     return DeadlineExceeded(name + path + ": no answer within " + MillisString(timeout));
@@ -66,8 +65,7 @@ Status RpcChannel::Impl::Broken(const Status& failure, const std::string& path,
   return Unavailable(name + path + ": connection lost: " + why);
 }
 
-Status RpcChannel::Impl::TryConnect(TimePoint deadline, const std::string& path,
-                                    Millis timeout) {
+Status RpcChannel::Impl::TryConnect(TimePoint deadline, const std::string& path, Millis timeout) {
   const TimePoint connect_deadline =
       std::min(deadline, SteadyClock::now() + options.connect_timeout);
   Result<std::unique_ptr<HttpConnection>> made =
@@ -78,8 +76,7 @@ Status RpcChannel::Impl::TryConnect(TimePoint deadline, const std::string& path,
   }
   if (made.status().code() == StatusCode::kDeadlineExceeded) {
     if (connect_deadline == deadline) {
-      return DeadlineExceeded(name + path + ": could not connect within " +
-                              MillisString(timeout));
+      return DeadlineExceeded(name + path + ": could not connect within " + MillisString(timeout));
     }
     return Unavailable(name + ": cannot connect: no answer within " +
                        MillisString(options.connect_timeout));
@@ -87,8 +84,7 @@ Status RpcChannel::Impl::TryConnect(TimePoint deadline, const std::string& path,
   return Unavailable(made.status().message());  // "host:port: cannot connect: ..."
 }
 
-Status RpcChannel::Impl::Connect(TimePoint deadline, const std::string& path,
-                                 Millis timeout) {
+Status RpcChannel::Impl::Connect(TimePoint deadline, const std::string& path, Millis timeout) {
   if (SteadyClock::now() < retry_after) {
     if (retry_after > deadline) {
       std::this_thread::sleep_until(deadline);
@@ -131,8 +127,7 @@ Result<Bytes> RpcChannel::Impl::Exchange(const char* method, const std::string& 
   if (!sent.ok()) return Broken(sent, path, timeout);
   Result<HttpHead> head = connection->ReadHead(deadline);
   if (!head.ok()) return Broken(head.status(), path, timeout);
-  Result<Bytes> answer =
-      connection->ReadWholeBodyBytes(options.max_body_bytes, deadline);
+  Result<Bytes> answer = connection->ReadWholeBodyBytes(options.max_body_bytes, deadline);
   if (!answer.ok()) {
     if (answer.status().code() == StatusCode::kResourceExhausted) {
       connection.reset();
@@ -144,7 +139,8 @@ Result<Bytes> RpcChannel::Impl::Exchange(const char* method, const std::string& 
   const int status = head->status;
   if (status >= 200 && status < 300) return answer;
   StatusCode code = CodeForHttpStatus(status);
-  std::optional<StatusCode> named = ParseStatusCodeName(head->Header(std::string(kEdlStatusHeader)));
+  std::optional<StatusCode> named =
+      ParseStatusCodeName(head->Header(std::string(kEdlStatusHeader)));
   if (named && *named != StatusCode::kOk) code = *named;
   if (code == StatusCode::kOk) code = StatusCode::kInternal;
   std::string message(answer->view());
@@ -152,8 +148,7 @@ Result<Bytes> RpcChannel::Impl::Exchange(const char* method, const std::string& 
   return Status(code, std::move(message));
 }
 
-RpcChannel::RpcChannel(std::string host, int port, std::string secret,
-                       ChannelOptions options)
+RpcChannel::RpcChannel(std::string host, int port, std::string secret, ChannelOptions options)
     : impl_(std::make_unique<Impl>(std::move(host), port, std::move(secret), options)) {}
 
 RpcChannel::~RpcChannel() = default;
@@ -167,8 +162,7 @@ Result<std::string> RpcChannel::Call(const std::string& path, std::string_view b
   return std::string(answer->view());
 }
 
-Result<Bytes> RpcChannel::Send(const std::string& path, const Payload& body,
-                               Millis deadline) {
+Result<Bytes> RpcChannel::Send(const std::string& path, const Payload& body, Millis deadline) {
   return impl_->Exchange("POST", path, body, deadline);
 }
 

@@ -8,12 +8,12 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
-#include <boost/asio/write.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <exception>
@@ -58,8 +58,7 @@ void LogEscapedException(std::exception_ptr e) {
   try {
     std::rethrow_exception(e);
   } catch (const std::exception& ex) {
-    EDL_LOG(WARNING) << "rpc server: connection ended by exception: "
-                     << ex.what();
+    EDL_LOG(WARNING) << "rpc server: connection ended by exception: " << ex.what();
   } catch (...) {
     EDL_LOG(WARNING) << "rpc server: connection ended by an exception";
   }
@@ -104,8 +103,7 @@ struct PostGuard {
 }  // namespace
 
 struct RpcServer::Impl {
-  explicit Impl(ServerOptions o)
-      : options(std::move(o)), router(options.secret) {}
+  explicit Impl(ServerOptions o) : options(std::move(o)), router(options.secret) {}
 
   asio::awaitable<void> AcceptLoop();
   asio::awaitable<void> Serve(tcp::socket socket);
@@ -134,8 +132,7 @@ asio::awaitable<void> RpcServer::Impl::AcceptLoop() {
   for (;;) {
     beast::error_code ec;
     tcp::socket socket(asio::make_strand(*ioc));
-    co_await acceptor->async_accept(
-        socket, asio::redirect_error(asio::use_awaitable, ec));
+    co_await acceptor->async_accept(socket, asio::redirect_error(asio::use_awaitable, ec));
     if (ec == asio::error::operation_aborted || !acceptor->is_open()) co_return;
     if (ec) {  // e.g. out of file descriptors: pause rather than spin
       EDL_LOG(WARNING) << "rpc server on port " << port.load()
@@ -162,35 +159,31 @@ asio::awaitable<void> RpcServer::Impl::Serve(tcp::socket socket) {
     // One deadline for the whole request: header, then the body read
     // straight into its final string when its length is known.
     stream.expires_after(options.idle_timeout);
-    co_await http::async_read_header(
-        stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+    co_await http::async_read_header(stream, buffer, parser,
+                                     asio::redirect_error(asio::use_awaitable, ec));
     std::optional<Bytes> known_body;
     if (!ec) {
       if (auto body = internal::StartKnownLengthBody(parser, buffer)) {
         if (!body->done()) {
-          size_t n = co_await asio::async_read(
-              stream, body->Rest(), internal::LargeTransfers{},
-              asio::redirect_error(asio::use_awaitable, ec));
+          size_t n = co_await asio::async_read(stream, body->Rest(), internal::LargeTransfers{},
+                                               asio::redirect_error(asio::use_awaitable, ec));
           body->Filled(n);
         }
         known_body = std::move(*body).Take();
       } else if (!parser.is_done()) {
-        co_await http::async_read(
-            stream, buffer, parser,
-            asio::redirect_error(asio::use_awaitable, ec));
+        co_await http::async_read(stream, buffer, parser,
+                                  asio::redirect_error(asio::use_awaitable, ec));
       }
     }
     HttpReply reply;
     unsigned version = 11;
     bool keep_alive = false;
     if (ec) {
-      std::optional<HttpReply> error =
-          internal::ReplyForReadError(ec, options.max_body_bytes);
+      std::optional<HttpReply> error = internal::ReplyForReadError(ec, options.max_body_bytes);
       if (!error) break;  // peer gone, idle, or a socket error
       reply = std::move(*error);
     } else {
-      HttpRequest request =
-          internal::FromBeastRequest(parser.release(), std::move(known_body));
+      HttpRequest request = internal::FromBeastRequest(parser.release(), std::move(known_body));
       reply = router.Handle(request);
       if (reply.rpc && options.reply_gate) {
         // Wait (without a thread) until the gate releases the reply.
@@ -233,9 +226,9 @@ asio::awaitable<void> RpcServer::Impl::Serve(tcp::socket socket) {
     // gather write.
     const std::string header = HttpReplyHeader(reply, version, keep_alive);
     stream.expires_after(options.idle_timeout);
-    co_await asio::async_write(
-        stream, internal::GatherBuffers(header, reply.body, reply.payload),
-        internal::LargeTransfers{}, asio::redirect_error(asio::use_awaitable, ec));
+    co_await asio::async_write(stream, internal::GatherBuffers(header, reply.body, reply.payload),
+                               internal::LargeTransfers{},
+                               asio::redirect_error(asio::use_awaitable, ec));
     if (ec) break;
     if (!keep_alive) {
       // Lingering close: stop sending, then drain until the client closes.
@@ -243,8 +236,8 @@ asio::awaitable<void> RpcServer::Impl::Serve(tcp::socket socket) {
       stream.expires_after(std::min(options.idle_timeout, kMaxLinger));
       char sink[16384];
       for (;;) {
-        co_await stream.async_read_some(
-            asio::buffer(sink), asio::redirect_error(asio::use_awaitable, ec));
+        co_await stream.async_read_some(asio::buffer(sink),
+                                        asio::redirect_error(asio::use_awaitable, ec));
         if (ec) break;
       }
       break;
@@ -254,8 +247,7 @@ asio::awaitable<void> RpcServer::Impl::Serve(tcp::socket socket) {
   stream.socket().close(ec);
 }
 
-RpcServer::RpcServer(ServerOptions options)
-    : impl_(std::make_unique<Impl>(std::move(options))) {
+RpcServer::RpcServer(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
   EDL_CHECK(impl_->options.num_threads > 0) << "num_threads must be positive";
 }
 
@@ -273,8 +265,7 @@ void RpcServer::HandleRpcBody(const std::string& path, RpcBodyHandler handler) {
   impl_->router.AddRpc(path, std::move(handler));
 }
 
-void RpcServer::HandleGet(const std::string& path, GetHandler handler,
-                          bool public_access) {
+void RpcServer::HandleGet(const std::string& path, GetHandler handler, bool public_access) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   EDL_CHECK(!impl_->started) << "HandleGet(" << path << ") after Start()";
   impl_->router.AddGet(path, std::move(handler), public_access);
@@ -284,8 +275,7 @@ Status RpcServer::Start() {
   Impl& s = *impl_;
   std::lock_guard<std::mutex> lock(s.mu);
   EDL_CHECK(!s.started && !s.stopped) << "RpcServer started twice";
-  const std::string name =
-      s.options.host + ":" + std::to_string(s.options.port);
+  const std::string name = s.options.host + ":" + std::to_string(s.options.port);
   auto ioc = std::make_unique<asio::io_context>(s.options.num_threads);
   beast::error_code ec;
   tcp::endpoint endpoint;
@@ -294,8 +284,7 @@ Status RpcServer::Start() {
     endpoint = tcp::endpoint(address, static_cast<uint16_t>(s.options.port));
   } else {
     tcp::resolver resolver(*ioc);
-    auto results =
-        resolver.resolve(s.options.host, std::to_string(s.options.port), ec);
+    auto results = resolver.resolve(s.options.host, std::to_string(s.options.port), ec);
     if (ec || results.empty()) {
       return Unavailable(name + ": cannot resolve host: " + ec.message());
     }
@@ -315,8 +304,7 @@ Status RpcServer::Start() {
   s.port = acceptor->local_endpoint(ec).port();
   s.ioc = std::move(ioc);
   s.acceptor = std::move(acceptor);
-  asio::co_spawn(s.acceptor->get_executor(), s.AcceptLoop(),
-                 LogEscapedException);
+  asio::co_spawn(s.acceptor->get_executor(), s.AcceptLoop(), LogEscapedException);
   for (int i = 0; i < s.options.num_threads; ++i) {
     s.threads.emplace_back([ioc = s.ioc.get()] {
       for (;;) {
@@ -335,9 +323,7 @@ Status RpcServer::Start() {
 
 int RpcServer::port() const { return impl_->port.load(); }
 
-size_t RpcServer::connections_accepted() const {
-  return impl_->accepted.load();
-}
+size_t RpcServer::connections_accepted() const { return impl_->accepted.load(); }
 
 size_t RpcServer::open_connections() const { return impl_->open.load(); }
 bool RpcServer::stopping() const { return impl_->stopping.load(); }

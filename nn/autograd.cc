@@ -61,9 +61,8 @@ class GradAliases {
 void AccumulateIntoParameter(Parameter* p, Tensor g, GradAliases& aliases) {
   if (!g.defined()) return;
   EDL_CHECK(g.shape() == p->value.shape())
-      << "gradient of " << p->name << " has shape "
-      << tensor::ShapeString(g.shape()) << ", parameter has "
-      << tensor::ShapeString(p->value.shape());
+      << "gradient of " << p->name << " has shape " << tensor::ShapeString(g.shape())
+      << ", parameter has " << tensor::ShapeString(p->value.shape());
   if (!p->grad.defined()) {
     p->grad = aliases.Unshared(std::move(g));
   } else {
@@ -161,8 +160,7 @@ void Backward(const Var& output, const Tensor& seed) {
     for (const auto& input : node->inputs) {
       if (input == nullptr) continue;
       if (input->epoch != epoch) {
-        EDL_CHECK(!input->released)
-            << "a Var from an already back-propagated graph was reused";
+        EDL_CHECK(!input->released) << "a Var from an already back-propagated graph was reused";
         input->epoch = epoch;
         input->pending = 0;
         stack.push_back(input.get());
@@ -192,8 +190,8 @@ void Backward(const Var& output, const Tensor& seed) {
     std::vector<Tensor> grads;
     if (node->backward && dy.defined()) grads = node->backward(dy);
     EDL_CHECK(grads.empty() || grads.size() == node->inputs.size())
-        << "backward returned " << grads.size() << " gradients for "
-        << node->inputs.size() << " inputs";
+        << "backward returned " << grads.size() << " gradients for " << node->inputs.size()
+        << " inputs";
     for (size_t i = 0; i < node->inputs.size(); ++i) {
       std::shared_ptr<Node>& input = node->inputs[i];
       if (input == nullptr) continue;

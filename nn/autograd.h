@@ -26,7 +26,7 @@ using tensor::Tensor;
 // A named weight. Layers own their Parameters; optimizers update `value` from
 // `grad` (dense) or `sparse_grad` (embedding tables).
 struct Parameter {
-  std::string name;      // unique in a model, e.g. "dense_1/kernel"
+  std::string name;  // unique in a model, e.g. "dense_1/kernel"
   Tensor value;
   bool trainable = true;
   // Never changes while training: a weight of a layer with trainable:

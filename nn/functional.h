@@ -29,13 +29,11 @@ Var Affine(const Var& x, float alpha, float beta = 0.f);
 
 Var Activation(Eltwise kind, const Var& x, float alpha = 0.f, float beta = 0.f);
 
-Var MatMul(const Var& a, const Var& b, bool transpose_a = false,
-           bool transpose_b = false);
+Var MatMul(const Var& a, const Var& b, bool transpose_a = false, bool transpose_b = false);
 // x [N, in] w [in, out] + b [out]; b may be undefined.
 Var Dense(const Var& x, const Var& w, const Var& b);
 
-Var Conv2D(const Var& x, const Var& w, const Var& b,
-           const tensor::Conv2DParams& p);
+Var Conv2D(const Var& x, const Var& w, const Var& b, const tensor::Conv2DParams& p);
 Var Pool2D(tensor::PoolKind kind, const Var& x, const tensor::Pool2DParams& p);
 // The transposed convolution (the gradient of Conv2D with respect to its
 // input): x [N, h, w, C_in], w [kh, kw, C_out, C_in] -> y `y_shape`
@@ -48,9 +46,8 @@ Var Conv2DTranspose(const Var& x, const Var& w, const Shape& y_shape,
 // statistics in place (moving = moving * momentum + batch * (1 - momentum),
 // with the unbiased batch variance, as Keras). Inference: uses the moving
 // statistics.
-Var BatchNorm(const Var& x, const Var& gamma, const Var& beta,
-              Tensor& moving_mean, Tensor& moving_variance, float momentum,
-              float epsilon, bool training);
+Var BatchNorm(const Var& x, const Var& gamma, const Var& beta, Tensor& moving_mean,
+              Tensor& moving_variance, float momentum, float epsilon, bool training);
 Var LayerNorm(const Var& x, const Var& gamma, const Var& beta, float epsilon);
 
 Var Softmax(const Var& x, int axis = -1);
@@ -73,8 +70,7 @@ std::vector<Var> Split(const Var& x, int axis, const std::vector<int64_t>& sizes
 Var Transpose(const Var& x, const std::vector<int>& perm);
 // x with `axis` reversed (a sequence's steps, last first).
 Var Reverse(const Var& x, int axis);
-Var ReduceOp(Reduce kind, const Var& x, std::vector<int> axes,
-             bool keepdims = false);
+Var ReduceOp(Reduce kind, const Var& x, std::vector<int> axes, bool keepdims = false);
 Var Sum(const Var& x);   // over all elements, -> scalar
 Var Mean(const Var& x);  // over all elements, -> scalar
 

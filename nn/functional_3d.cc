@@ -12,11 +12,11 @@ std::array<int64_t, 6> ComputePadding3D(tensor::Padding padding, const std::arra
                                         const std::array<int64_t, 3>& strides,
                                         const std::array<int64_t, 3>& dilations) {
   // Depth pads like height does (same: the extra plane at the back).
-  const std::array<int64_t, 4> d = tensor::ComputePadding(
-      padding, in[0], 1, kernel[0], 1, {strides[0], 1}, {dilations[0], 1});
+  const std::array<int64_t, 4> d =
+      tensor::ComputePadding(padding, in[0], 1, kernel[0], 1, {strides[0], 1}, {dilations[0], 1});
   const std::array<int64_t, 4> hw =
-      tensor::ComputePadding(padding, in[1], in[2], kernel[1], kernel[2],
-                             {strides[1], strides[2]}, {dilations[1], dilations[2]});
+      tensor::ComputePadding(padding, in[1], in[2], kernel[1], kernel[2], {strides[1], strides[2]},
+                             {dilations[1], dilations[2]});
   return {d[0], d[1], hw[0], hw[1], hw[2], hw[3]};
 }
 
@@ -24,8 +24,8 @@ Var Conv3D(const Var& x, const Var& w, const Var& b, const Conv3DParams& p) {
   const Shape& s = x.shape();
   const Shape& k = w.shape();
   EDL_CHECK(s.size() == 5 && k.size() == 5 && s[4] == k[3] * p.groups)
-      << "Conv3D: input " << tensor::ShapeString(s) << ", kernel " << tensor::ShapeString(k)
-      << ", " << p.groups << " groups";
+      << "Conv3D: input " << tensor::ShapeString(s) << ", kernel " << tensor::ShapeString(k) << ", "
+      << p.groups << " groups";
   const int64_t n = s[0], h = s[2], wd = s[3], c = s[4];
   const int64_t kd = k[0], filters = k[4];
   const Var padded = ZeroPad(x, 1, p.padding[0], p.padding[1]);
@@ -42,8 +42,8 @@ Var Conv3D(const Var& x, const Var& w, const Var& b, const Conv3DParams& p) {
   // Depth slices, cut once when a tap's slices are not one contiguous run.
   std::vector<Var> planes;
   if (p.strides[0] > 1 && od > 1) planes = Split(padded, 1, std::vector<int64_t>(depth, 1));
-  const std::vector<Var> taps = kd == 1 ? std::vector<Var>{w}
-                                        : Split(w, 0, std::vector<int64_t>(kd, 1));
+  const std::vector<Var> taps =
+      kd == 1 ? std::vector<Var>{w} : Split(w, 0, std::vector<int64_t>(kd, 1));
   Var y;
   for (int64_t i = 0; i < kd; ++i) {
     const int64_t first = i * p.dilations[0];
@@ -79,17 +79,17 @@ Var Conv3DTranspose(const Var& x, const Var& w, const Shape& y_shape, const Conv
   const Shape plane_shape{n, 1, y_shape[2], y_shape[3], y_shape[4]};
 
   const Var planes_in = Reshape(x, {n * d, s[2], s[3], s[4]});
-  const std::vector<Var> taps = kd == 1 ? std::vector<Var>{w}
-                                        : Split(w, 0, std::vector<int64_t>(kd, 1));
+  const std::vector<Var> taps =
+      kd == 1 ? std::vector<Var>{w} : Split(w, 0, std::vector<int64_t>(kd, 1));
   // What lands on each output plane (after cropping the front padding).
   std::vector<std::vector<Var>> landed(depth);
   for (int64_t i = 0; i < kd; ++i) {
     const Var kernel = Reshape(taps[i], {k[1], k[2], k[3], k[4]});
-    const Var r = Reshape(Conv2DTranspose(planes_in, kernel,
-                                          {n * d, y_shape[2], y_shape[3], y_shape[4]}, p2),
-                          {n, d, y_shape[2], y_shape[3], y_shape[4]});
-    const std::vector<Var> planes = d == 1 ? std::vector<Var>{r}
-                                           : Split(r, 1, std::vector<int64_t>(d, 1));
+    const Var r =
+        Reshape(Conv2DTranspose(planes_in, kernel, {n * d, y_shape[2], y_shape[3], y_shape[4]}, p2),
+                {n, d, y_shape[2], y_shape[3], y_shape[4]});
+    const std::vector<Var> planes =
+        d == 1 ? std::vector<Var>{r} : Split(r, 1, std::vector<int64_t>(d, 1));
     for (int64_t o = 0; o < d; ++o) {
       const int64_t at = o * p.strides[0] + i * p.dilations[0] - front;
       if (at >= 0 && at < depth) landed[at].push_back(planes[o]);

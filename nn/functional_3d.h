@@ -23,7 +23,7 @@
 namespace edl::nn::fn {
 
 struct Conv3DParams {
-  std::array<int64_t, 3> strides{1, 1, 1};    // depth, height, width
+  std::array<int64_t, 3> strides{1, 1, 1};  // depth, height, width
   std::array<int64_t, 3> dilations{1, 1, 1};
   std::array<int64_t, 6> padding{};  // front, back, top, bottom, left, right
   int64_t groups = 1;

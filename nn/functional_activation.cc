@@ -7,11 +7,11 @@ namespace edl::nn::fn {
 
 Var Activation(Eltwise kind, const Var& x, float alpha, float beta) {
   Tensor xv = x.value();
-  return MakeResult(tensor::EltwiseForward(kind, xv, alpha, beta), {x},
-                    [kind, xv, alpha, beta](const Tensor& dy) {
-                      return std::vector<Tensor>{
-                          tensor::EltwiseBackward(kind, dy, xv, alpha, beta)};
-                    });
+  return MakeResult(
+      tensor::EltwiseForward(kind, xv, alpha, beta), {x},
+      [kind, xv, alpha, beta](const Tensor& dy) {
+        return std::vector<Tensor>{tensor::EltwiseBackward(kind, dy, xv, alpha, beta)};
+      });
 }
 
 Var Softmax(const Var& x, int axis) {
@@ -35,10 +35,9 @@ Var Dropout(const Var& x, float rate, std::mt19937_64& rng, bool training) {
   // from one draw of `rng` (tensor::DropoutMask), so a run on a GPU drops
   // the same units as the same run on the CPU with nothing uploaded.
   const Tensor mask = tensor::DropoutMask(x.shape(), rate, rng(), x.value().device());
-  return MakeResult(tensor::Mul(x.value(), mask), {x},
-                    [mask](const Tensor& dy) {
-                      return std::vector<Tensor>{tensor::Mul(dy, mask)};
-                    });
+  return MakeResult(tensor::Mul(x.value(), mask), {x}, [mask](const Tensor& dy) {
+    return std::vector<Tensor>{tensor::Mul(dy, mask)};
+  });
 }
 
 }  // namespace edl::nn::fn

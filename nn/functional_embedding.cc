@@ -23,9 +23,8 @@ void AppendSparseRows(Parameter& p, tensor::SparseRows rows, const Tensor& dy) {
 }  // namespace
 
 Var Embedding(Parameter& table, const Tensor& ids) {
-  Tensor int_ids = ids.dtype() == tensor::DType::kInt64
-                       ? ids
-                       : tensor::Cast(ids, tensor::DType::kInt64);
+  Tensor int_ids =
+      ids.dtype() == tensor::DType::kInt64 ? ids : tensor::Cast(ids, tensor::DType::kInt64);
   Tensor y = tensor::Gather(table.value, int_ids);
   if (!table.trainable || !GradEnabled()) return Var(std::move(y));
   auto node = std::make_shared<Node>();

@@ -31,9 +31,8 @@ std::vector<int> LeadingAxes(int rank) {
 
 }  // namespace
 
-Var BatchNorm(const Var& x, const Var& gamma, const Var& beta,
-              Tensor& moving_mean, Tensor& moving_variance, float momentum,
-              float epsilon, bool training) {
+Var BatchNorm(const Var& x, const Var& gamma, const Var& beta, Tensor& moving_mean,
+              Tensor& moving_variance, float momentum, float epsilon, bool training) {
   Tensor xv = x.value();
   const int64_t c = xv.dim(-1);
   Tensor g = OrOnes(gamma.value(), c, xv.device());
@@ -45,16 +44,13 @@ Var BatchNorm(const Var& x, const Var& gamma, const Var& beta,
     const int64_t n = xv.numel() / c;
     // Keras updates the moving variance with the unbiased batch variance.
     Tensor unbiased =
-        n > 1 ? tensor::Affine(r.variance, static_cast<float>(n) / (n - 1), 0.f)
-              : r.variance;
+        n > 1 ? tensor::Affine(r.variance, static_cast<float>(n) / (n - 1), 0.f) : r.variance;
     UpdateMoving(moving_mean, r.mean, momentum);
     UpdateMoving(moving_variance, unbiased, momentum);
     Tensor mean = r.mean, var = r.variance;
     return MakeResult(
-        r.y, {x, gamma, beta},
-        [xv, g, mean, var, epsilon, need_g, need_b](const Tensor& dy) {
-          tensor::NormGrads d =
-              tensor::BatchNormBackward(dy, xv, g, mean, var, epsilon);
+        r.y, {x, gamma, beta}, [xv, g, mean, var, epsilon, need_g, need_b](const Tensor& dy) {
+          tensor::NormGrads d = tensor::BatchNormBackward(dy, xv, g, mean, var, epsilon);
           return std::vector<Tensor>{d.dx, need_g ? d.dgamma : Tensor(),
                                      need_b ? d.dbeta : Tensor()};
         });
@@ -68,8 +64,7 @@ Var BatchNorm(const Var& x, const Var& gamma, const Var& beta,
         // y = gamma * (x - mean) * inv + beta, inv = 1/sqrt(var + eps).
         Tensor inv =
             tensor::Div(internal::Ones(var.shape(), var.device()),
-                        tensor::EltwiseForward(
-                            Eltwise::kSqrt, tensor::Affine(var, 1.f, epsilon)));
+                        tensor::EltwiseForward(Eltwise::kSqrt, tensor::Affine(var, 1.f, epsilon)));
         Tensor dx = tensor::Mul(dy, tensor::Mul(g, inv));
         const std::vector<int> axes = LeadingAxes(xv.rank());
         Tensor dg, db;
@@ -91,12 +86,9 @@ Var LayerNorm(const Var& x, const Var& gamma, const Var& beta, float epsilon) {
   tensor::LayerNormResult r = tensor::LayerNormForward(xv, g, bt, epsilon);
   Tensor mean = r.mean, var = r.variance;
   return MakeResult(
-      r.y, {x, gamma, beta},
-      [xv, g, mean, var, epsilon, need_g, need_b](const Tensor& dy) {
-        tensor::NormGrads d =
-            tensor::LayerNormBackward(dy, xv, g, mean, var, epsilon);
-        return std::vector<Tensor>{d.dx, need_g ? d.dgamma : Tensor(),
-                                   need_b ? d.dbeta : Tensor()};
+      r.y, {x, gamma, beta}, [xv, g, mean, var, epsilon, need_g, need_b](const Tensor& dy) {
+        tensor::NormGrads d = tensor::LayerNormBackward(dy, xv, g, mean, var, epsilon);
+        return std::vector<Tensor>{d.dx, need_g ? d.dgamma : Tensor(), need_b ? d.dbeta : Tensor()};
       });
 }
 

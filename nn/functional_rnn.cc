@@ -31,8 +31,8 @@ std::vector<Var> Rnn(tensor::RnnCell cell, bool reverse, const Var& x, const Var
   const int64_t units = recurrent.shape()[0];
   Var input = reverse ? Reverse(x, 1) : x;
   Var b = PrimitiveBias(cell, bias, units, x.value().device());
-  auto forward = std::make_shared<tensor::RnnForwardResult>(tensor::RnnForward(
-      cell, input.value(), kernel.value(), recurrent.value(), b.value()));
+  auto forward = std::make_shared<tensor::RnnForwardResult>(
+      tensor::RnnForward(cell, input.value(), kernel.value(), recurrent.value(), b.value()));
   std::vector<Tensor> values{forward->y, forward->h};
   if (cell == tensor::RnnCell::kLSTM) values.push_back(forward->c);
   const Tensor xv = input.value(), wx = kernel.value(), wh = recurrent.value(), bv = b.value();
@@ -41,9 +41,9 @@ std::vector<Var> Rnn(tensor::RnnCell cell, bool reverse, const Var& x, const Var
                        const Tensor& y = forward->y;
                        Tensor dy = dys[0];
                        if (!dy.defined()) dy = Tensor::Zeros(y.shape(), y.dtype(), y.device());
-                       tensor::RnnGrads g = tensor::RnnBackward(
-                           cell, xv, wx, wh, bv, *forward, dy, dys[1],
-                           dys.size() > 2 ? dys[2] : Tensor());
+                       tensor::RnnGrads g =
+                           tensor::RnnBackward(cell, xv, wx, wh, bv, *forward, dy, dys[1],
+                                               dys.size() > 2 ? dys[2] : Tensor());
                        return std::vector<Tensor>{g.dx, g.dw_x, g.dw_h, g.dbias};
                      });
 }

@@ -57,10 +57,9 @@ Var Concat(const std::vector<Var>& xs, int axis) {
   std::vector<int64_t> sizes;
   sizes.reserve(xs.size());
   for (const Tensor& t : values) sizes.push_back(t.dim(a));
-  return MakeResult(tensor::Concat(values, a), xs,
-                    [a, sizes = std::move(sizes)](const Tensor& dy) {
-                      return tensor::Split(dy, a, sizes);
-                    });
+  return MakeResult(tensor::Concat(values, a), xs, [a, sizes = std::move(sizes)](const Tensor& dy) {
+    return tensor::Split(dy, a, sizes);
+  });
 }
 
 Var ZeroPad(const Var& x, int axis, int64_t before, int64_t after) {
@@ -154,22 +153,18 @@ Var ReduceOp(Reduce kind, const Var& x, std::vector<int> axes, bool keepdims) {
   return MakeResult(y, {x}, [kind, xv, y, kept, norm, count](const Tensor& dy) {
     Tensor dyk = dy.Reshape(kept);
     switch (kind) {
-      case Reduce::kSum:
-        return std::vector<Tensor>{internal::BroadcastTo(dyk, xv.shape())};
+      case Reduce::kSum: return std::vector<Tensor>{internal::BroadcastTo(dyk, xv.shape())};
       case Reduce::kMean:
         return std::vector<Tensor>{internal::BroadcastTo(
-            tensor::Affine(dyk, 1.f / static_cast<float>(count), 0.f),
-            xv.shape())};
+            tensor::Affine(dyk, 1.f / static_cast<float>(count), 0.f), xv.shape())};
       case Reduce::kMax:
-      case Reduce::kMin:
-        break;
+      case Reduce::kMin: break;
     }
     // Max/min: the gradient is split evenly between tied extrema (as
     // TensorFlow's reduce_max). The tie mask is built on the host (device
     // operands downloaded, the mask uploaded): reduce_max/min in a model is
     // rare; an equality op would keep it on the device.
-    Tensor yb = internal::BroadcastTo(y.Reshape(kept), xv.shape())
-                    .On(tensor::Device::kCPU);
+    Tensor yb = internal::BroadcastTo(y.Reshape(kept), xv.shape()).On(tensor::Device::kCPU);
     Tensor xh = xv.On(tensor::Device::kCPU);
     Tensor mask = Tensor::Empty(xv.shape());
     const float* px = xh.f32();

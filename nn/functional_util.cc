@@ -11,13 +11,10 @@ using tensor::Tensor;
 
 Tensor BroadcastTo(const Tensor& x, const Shape& shape) {
   if (x.shape() == shape) return x;
-  return tensor::Add(Tensor::Zeros(shape, tensor::DType::kFloat32, x.device()),
-                     x);
+  return tensor::Add(Tensor::Zeros(shape, tensor::DType::kFloat32, x.device()), x);
 }
 
-Tensor Ones(const Shape& shape, tensor::Device device) {
-  return Tensor::Full(shape, 1.f, device);
-}
+Tensor Ones(const Shape& shape, tensor::Device device) { return Tensor::Full(shape, 1.f, device); }
 
 std::vector<int> NormalizeAxes(std::vector<int> axes, int rank) {
   if (axes.empty()) {

@@ -15,7 +15,6 @@ tensor::Tensor Ones(const tensor::Shape& shape, tensor::Device device);
 // Normalizes axes (negative, empty = all) against rank: sorted, unique.
 std::vector<int> NormalizeAxes(std::vector<int> axes, int rank);
 // The shape of x reduced over axes with keepdims.
-tensor::Shape KeepDimsShape(const tensor::Shape& x,
-                            const std::vector<int>& axes);
+tensor::Shape KeepDimsShape(const tensor::Shape& x, const std::vector<int>& axes);
 
 }  // namespace edl::nn::fn::internal

@@ -78,8 +78,8 @@ double TruncatedNormal(std::mt19937_64& rng, double mean, double stddev) {
   return mean + stddev * z;
 }
 
-void FillVarianceScaling(const InitializerOptions& o, const Shape& shape,
-                         std::mt19937_64& rng, float* out, int64_t n) {
+void FillVarianceScaling(const InitializerOptions& o, const Shape& shape, std::mt19937_64& rng,
+                         float* out, int64_t n) {
   const Fans fans = ComputeFans(shape);
   double fan = fans.fan_in;
   if (o.mode == "fan_out") fan = fans.fan_out;
@@ -93,8 +93,7 @@ void FillVarianceScaling(const InitializerOptions& o, const Shape& shape,
     std::normal_distribution<double> normal(0.0, std::sqrt(scale));
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(normal(rng));
   } else {
-    EDL_CHECK(o.distribution == "truncated_normal" ||
-              o.distribution == "normal")
+    EDL_CHECK(o.distribution == "truncated_normal" || o.distribution == "normal")
         << "distribution " << o.distribution;
     // The stddev of a unit normal truncated at +-2.
     const double stddev = std::sqrt(scale) / 0.87962566103423978;
@@ -106,8 +105,8 @@ void FillVarianceScaling(const InitializerOptions& o, const Shape& shape,
 
 // gain * Q of a random normal matrix's QR decomposition, sign-fixed so that
 // R has a positive diagonal (modified Gram-Schmidt gives exactly that).
-void FillOrthogonal(const InitializerOptions& o, const Shape& shape,
-                    std::mt19937_64& rng, float* out, int64_t n) {
+void FillOrthogonal(const InitializerOptions& o, const Shape& shape, std::mt19937_64& rng,
+                    float* out, int64_t n) {
   EDL_CHECK_GE(shape.size(), 2u) << "orthogonal needs a rank >= 2 shape";
   const int64_t cols_total = shape.back();
   const int64_t rows_total = n / cols_total;
@@ -132,8 +131,7 @@ void FillOrthogonal(const InitializerOptions& o, const Shape& shape,
   // Q is [rows, cols]; the output [rows_total, cols_total] is Q or Q^T.
   for (int64_t i = 0; i < rows_total; ++i) {
     for (int64_t j = 0; j < cols_total; ++j) {
-      const double q =
-          rows_total >= cols_total ? a[j * rows + i] : a[i * rows + j];
+      const double q = rows_total >= cols_total ? a[j * rows + i] : a[i * rows + j];
       out[i * cols_total + j] = static_cast<float>(o.gain * q);
     }
   }
@@ -143,8 +141,7 @@ Status ReadSeed(internal::KerasObject& o, InitializerOptions* options) {
   double seed = NAN;
   EDL_RETURN_IF_ERROR(o.Get("seed", &seed));
   if (!std::isnan(seed)) {
-    if (seed != std::floor(seed))
-      return o.FieldError("seed", "expected an integer");
+    if (seed != std::floor(seed)) return o.FieldError("seed", "expected an integer");
     options->seed = static_cast<int64_t>(seed);
   }
   return Status::Ok();
@@ -163,19 +160,17 @@ Fans ComputeFans(const Shape& shape) {
 
 Result<InitializerOptions> InitializerFromJson(const std::string& json_text,
                                                const std::string& where) {
-  EDL_ASSIGN_OR_RETURN(internal::KerasObject o,
-                       internal::KerasObject::Parse(json_text, where));
+  EDL_ASSIGN_OR_RETURN(internal::KerasObject o, internal::KerasObject::Parse(json_text, where));
   const KnownInitializer* known = nullptr;
   for (const KnownInitializer& k : kKnown) {
     if (o.canonical() == k.canonical) known = &k;
   }
   if (known == nullptr) {
-    return InvalidArgument(
-        where + ": unknown initializer \"" + o.class_name() +
-        "\" (known: glorot_uniform, glorot_normal, he_normal, "
-        "he_uniform, lecun_normal, lecun_uniform, "
-        "variance_scaling, zeros, ones, constant, random_normal, "
-        "random_uniform, truncated_normal, orthogonal, identity)");
+    return InvalidArgument(where + ": unknown initializer \"" + o.class_name() +
+                           "\" (known: glorot_uniform, glorot_normal, he_normal, "
+                           "he_uniform, lecun_normal, lecun_uniform, "
+                           "variance_scaling, zeros, ones, constant, random_normal, "
+                           "random_uniform, truncated_normal, orthogonal, identity)");
   }
   InitializerOptions options;
   options.name = known->name;
@@ -189,21 +184,17 @@ Result<InitializerOptions> InitializerFromJson(const std::string& json_text,
     EDL_RETURN_IF_ERROR(o.Get("distribution", &options.distribution));
     EDL_RETURN_IF_ERROR(ReadSeed(o, &options));
     if (!(options.scale > 0)) return o.FieldError("scale", "must be positive");
-    if (options.mode != "fan_in" && options.mode != "fan_out" &&
-        options.mode != "fan_avg") {
-      return o.FieldError("mode", "must be fan_in, fan_out or fan_avg, got \"" +
-                                      options.mode + "\"");
+    if (options.mode != "fan_in" && options.mode != "fan_out" && options.mode != "fan_avg") {
+      return o.FieldError("mode",
+                          "must be fan_in, fan_out or fan_avg, got \"" + options.mode + "\"");
     }
-    if (options.distribution == "normal")
-      options.distribution = "truncated_normal";
+    if (options.distribution == "normal") options.distribution = "truncated_normal";
     if (options.distribution != "truncated_normal" &&
-        options.distribution != "untruncated_normal" &&
-        options.distribution != "uniform") {
-      return o.FieldError(
-          "distribution",
-          "must be truncated_normal, untruncated_normal or uniform, "
-          "got \"" +
-              options.distribution + "\"");
+        options.distribution != "untruncated_normal" && options.distribution != "uniform") {
+      return o.FieldError("distribution",
+                          "must be truncated_normal, untruncated_normal or uniform, "
+                          "got \"" +
+                              options.distribution + "\"");
     }
   } else if (name == "constant") {
     EDL_RETURN_IF_ERROR(o.Get("value", &options.value));
@@ -227,8 +218,7 @@ Result<InitializerOptions> InitializerFromJson(const std::string& json_text,
   return options;
 }
 
-Tensor Initialize(const InitializerOptions& options, const Shape& shape,
-                  std::mt19937_64& rng) {
+Tensor Initialize(const InitializerOptions& options, const Shape& shape, std::mt19937_64& rng) {
   Tensor t = Tensor::Empty(shape);
   float* out = t.f32();
   const int64_t n = t.numel();
@@ -237,17 +227,14 @@ Tensor Initialize(const InitializerOptions& options, const Shape& shape,
   if (name == "variance_scaling" || Preset(name, &vs)) {
     FillVarianceScaling(vs, shape, rng, out, n);
   } else if (name == "zeros" || name == "ones" || name == "constant") {
-    const float v = name == "zeros"  ? 0.f
-                    : name == "ones" ? 1.f
-                                     : float(options.value);
+    const float v = name == "zeros" ? 0.f : name == "ones" ? 1.f : float(options.value);
     std::fill(out, out + n, v);
   } else if (name == "random_normal") {
     std::normal_distribution<double> normal(options.mean, options.stddev);
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(normal(rng));
   } else if (name == "truncated_normal") {
     for (int64_t i = 0; i < n; ++i) {
-      out[i] = static_cast<float>(
-          TruncatedNormal(rng, options.mean, options.stddev));
+      out[i] = static_cast<float>(TruncatedNormal(rng, options.mean, options.stddev));
     }
   } else if (name == "random_uniform") {
     std::uniform_real_distribution<double> u(options.minval, options.maxval);

@@ -23,14 +23,14 @@ struct InitializerOptions {
   // constant, random_normal, random_uniform, truncated_normal, orthogonal,
   // identity.
   std::string name = "glorot_uniform";
-  double scale = 1;             // variance_scaling
-  double mean = 0;              // random_normal, truncated_normal
-  double stddev = 0.05;         // random_normal, truncated_normal
-  double minval = -0.05;        // random_uniform
-  double maxval = 0.05;         // random_uniform
-  double value = 0;             // constant
-  double gain = 1;              // orthogonal, identity
-  std::string mode = "fan_in";  // fan_in, fan_out, fan_avg
+  double scale = 1;                               // variance_scaling
+  double mean = 0;                                // random_normal, truncated_normal
+  double stddev = 0.05;                           // random_normal, truncated_normal
+  double minval = -0.05;                          // random_uniform
+  double maxval = 0.05;                           // random_uniform
+  double value = 0;                               // constant
+  double gain = 1;                                // orthogonal, identity
+  std::string mode = "fan_in";                    // fan_in, fan_out, fan_avg
   std::string distribution = "truncated_normal";  // truncated_normal,
                                                   // untruncated_normal, uniform
   // The Keras config's seed, if any; Initialize() draws from the rng it is
@@ -54,7 +54,7 @@ Fans ComputeFans(const tensor::Shape& shape);
 // A float32 tensor of `shape` drawn as `options` says.
 // REQUIRES: options came from InitializerFromJson or names a known
 // initializer with valid fields.
-tensor::Tensor Initialize(const InitializerOptions& options,
-                          const tensor::Shape& shape, std::mt19937_64& rng);
+tensor::Tensor Initialize(const InitializerOptions& options, const tensor::Shape& shape,
+                          std::mt19937_64& rng);
 
 }  // namespace edl::nn

@@ -23,10 +23,8 @@ std::string CanonicalName(const std::string& name);
 class KerasObject {
  public:
   // Parses json_text (a JSON string or object).
-  static Result<KerasObject> Parse(const std::string& json_text,
-                                   const std::string& where);
-  static Result<KerasObject> FromJson(const nlohmann::json& j,
-                                      const std::string& where);
+  static Result<KerasObject> Parse(const std::string& json_text, const std::string& where);
+  static Result<KerasObject> FromJson(const nlohmann::json& j, const std::string& where);
 
   // The name as written and its CanonicalName().
   const std::string& class_name() const { return class_name_; }

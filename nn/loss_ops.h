@@ -21,21 +21,16 @@ struct LossAndGrad {
 };
 
 // y_true: class ids, one per row of y_pred [.., C] (int64, or float ids).
-LossAndGrad SparseCrossentropyOps(const tensor::Tensor& y_pred,
-                                  const tensor::Tensor& y_true,
+LossAndGrad SparseCrossentropyOps(const tensor::Tensor& y_pred, const tensor::Tensor& y_true,
                                   bool from_logits, bool want_grad);
 // y_true: float32 targets with y_pred's element count.
-LossAndGrad CrossentropyOps(const tensor::Tensor& y_pred,
-                            const tensor::Tensor& y_true, bool from_logits,
-                            float label_smoothing, bool want_grad);
-LossAndGrad BinaryCrossentropyOps(const tensor::Tensor& y_pred,
-                                  const tensor::Tensor& y_true,
-                                  bool from_logits, float label_smoothing,
-                                  bool want_grad);
+LossAndGrad CrossentropyOps(const tensor::Tensor& y_pred, const tensor::Tensor& y_true,
+                            bool from_logits, float label_smoothing, bool want_grad);
+LossAndGrad BinaryCrossentropyOps(const tensor::Tensor& y_pred, const tensor::Tensor& y_true,
+                                  bool from_logits, float label_smoothing, bool want_grad);
 
 enum class RegressionKind { kSquared, kAbsolute, kHuber };
-LossAndGrad RegressionOps(RegressionKind kind, float delta,
-                          const tensor::Tensor& y_pred,
+LossAndGrad RegressionOps(RegressionKind kind, float delta, const tensor::Tensor& y_pred,
                           const tensor::Tensor& y_true, bool want_grad);
 
 }  // namespace edl::nn::internal

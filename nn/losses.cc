@@ -21,22 +21,17 @@ namespace {
 
 constexpr double kEps = kLossEpsilon;
 
-bool WantGrad(const Var& y_pred) {
-  return y_pred.requires_grad() && GradEnabled();
-}
+bool WantGrad(const Var& y_pred) { return y_pred.requires_grad() && GradEnabled(); }
 
-bool OnDevice(const Var& y_pred) {
-  return y_pred.value().device() != tensor::Device::kCPU;
-}
+bool OnDevice(const Var& y_pred) { return y_pred.value().device() != tensor::Device::kCPU; }
 
 // A scalar Var with value r.loss whose gradient for seed s is s * r.grad,
 // all on the device (the seed is multiplied in, never read on the host).
 Var FusedLoss(internal::LossAndGrad r, const Var& y_pred) {
   if (!r.grad.defined()) return Var(std::move(r.loss));
-  return MakeResult(std::move(r.loss), {y_pred},
-                    [grad = std::move(r.grad)](const Tensor& dy) {
-                      return std::vector<Tensor>{tensor::Mul(grad, dy)};
-                    });
+  return MakeResult(std::move(r.loss), {y_pred}, [grad = std::move(r.grad)](const Tensor& dy) {
+    return std::vector<Tensor>{tensor::Mul(grad, dy)};
+  });
 }
 
 // A scalar Var with value `loss` whose gradient for seed s is s * grad.
@@ -45,8 +40,7 @@ Var FusedLoss(double loss, const Var& y_pred, Tensor grad) {
   return MakeResult(Tensor::Scalar(static_cast<float>(loss)), {y_pred},
                     [grad = std::move(grad)](const Tensor& dy) {
                       const float s = dy.item();
-                      return std::vector<Tensor>{
-                          s == 1.f ? grad : tensor::Affine(grad, s, 0.f)};
+                      return std::vector<Tensor>{s == 1.f ? grad : tensor::Affine(grad, s, 0.f)};
                     });
 }
 
@@ -61,18 +55,15 @@ Tensor DenseLabels(const Tensor& y_true, const Tensor& y_pred) {
       << "labels " << tensor::ShapeString(y_true.shape()) << " vs predictions "
       << tensor::ShapeString(y_pred.shape());
   const Tensor host = y_true.On(tensor::Device::kCPU);
-  Tensor t = host.dtype() == tensor::DType::kFloat32
-                 ? host
-                 : tensor::Cast(host, tensor::DType::kFloat32);
+  Tensor t =
+      host.dtype() == tensor::DType::kFloat32 ? host : tensor::Cast(host, tensor::DType::kFloat32);
   return t;
 }
 
 // Class ids, one per row of y_pred.
-std::vector<int64_t> SparseLabels(const Tensor& y_true, int64_t rows,
-                                  int64_t classes) {
-  EDL_CHECK_EQ(y_true.numel(), rows)
-      << "sparse labels " << tensor::ShapeString(y_true.shape()) << " for "
-      << rows << " rows of predictions";
+std::vector<int64_t> SparseLabels(const Tensor& y_true, int64_t rows, int64_t classes) {
+  EDL_CHECK_EQ(y_true.numel(), rows) << "sparse labels " << tensor::ShapeString(y_true.shape())
+                                     << " for " << rows << " rows of predictions";
   std::vector<int64_t> ids(rows);
   const Tensor host = y_true.On(tensor::Device::kCPU);
   if (host.dtype() == tensor::DType::kInt64) {
@@ -94,7 +85,8 @@ class SparseCategoricalCrossentropy : public Loss {
     const int64_t classes = y_pred.rank() >= 1 ? y_pred.dim(-1) : 0;
     const int64_t rows = classes > 0 ? y_pred.numel() / classes : -1;
     if (rows < 0 || y_true.numel() != rows) {
-      return InvalidArgument("loss " + name() + " needs one class id per row of class "
+      return InvalidArgument("loss " + name() +
+                             " needs one class id per row of class "
                              "scores, but the labels are " +
                              tensor::ShapeString(y_true.shape()) + " and the model's output " +
                              tensor::ShapeString(y_pred.shape()));
@@ -108,25 +100,20 @@ class SparseCategoricalCrossentropy : public Loss {
         char label[32];
         std::snprintf(label, sizeof label, "%g", v);
         return InvalidArgument("label " + std::string(label) +
-                               " is not a class id of the model's " +
-                               std::to_string(classes) + " outputs (expected 0.." +
-                               std::to_string(classes - 1) + ")");
+                               " is not a class id of the model's " + std::to_string(classes) +
+                               " outputs (expected 0.." + std::to_string(classes - 1) + ")");
       }
     }
     return Status::Ok();
   }
-  explicit SparseCategoricalCrossentropy(bool from_logits)
-      : from_logits_(from_logits) {}
-  std::string name() const override {
-    return "sparse_categorical_crossentropy";
-  }
+  explicit SparseCategoricalCrossentropy(bool from_logits) : from_logits_(from_logits) {}
+  std::string name() const override { return "sparse_categorical_crossentropy"; }
 
   Var Compute(const Var& y_pred, const Tensor& y_true) const override {
     const Tensor& x = y_pred.value();
     const int64_t c = NumClasses(x);
     if (OnDevice(y_pred)) {
-      return FusedLoss(internal::SparseCrossentropyOps(x, y_true, from_logits_,
-                                                       WantGrad(y_pred)),
+      return FusedLoss(internal::SparseCrossentropyOps(x, y_true, from_logits_, WantGrad(y_pred)),
                        y_pred);
     }
     const int64_t rows = x.numel() / c;
@@ -145,16 +132,14 @@ class SparseCategoricalCrossentropy : public Loss {
         float m = row[0];
         for (int64_t j = 1; j < c; ++j) m = std::max(m, row[j]);
         double sum = 0;
-        for (int64_t j = 0; j < c; ++j)
-          sum += std::exp(static_cast<double>(row[j] - m));
+        for (int64_t j = 0; j < c; ++j) sum += std::exp(static_cast<double>(row[j] - m));
         total += std::log(sum) + m - row[label];
         if (want) {
           float* g = pg + r * c;
           const double inv_sum = 1.0 / sum;
           for (int64_t j = 0; j < c; ++j) {
-            g[j] = static_cast<float>(
-                       std::exp(static_cast<double>(row[j] - m)) * inv_sum) *
-                   inv_rows;
+            g[j] =
+                static_cast<float>(std::exp(static_cast<double>(row[j] - m)) * inv_sum) * inv_rows;
           }
           g[label] -= inv_rows;
         }
@@ -164,8 +149,7 @@ class SparseCategoricalCrossentropy : public Loss {
         if (want) {
           float* g = pg + r * c;
           std::fill(g, g + c, 0.f);
-          if (p >= kEps && p <= 1 - kEps)
-            g[label] = static_cast<float>(-1.0 / p) * inv_rows;
+          if (p >= kEps && p <= 1 - kEps) g[label] = static_cast<float>(-1.0 / p) * inv_rows;
         }
       }
     }
@@ -186,9 +170,8 @@ class CategoricalCrossentropy : public Loss {
     const Tensor& x = y_pred.value();
     const int64_t c = NumClasses(x);
     if (OnDevice(y_pred)) {
-      return FusedLoss(internal::CrossentropyOps(x, y_true, from_logits_,
-                                                 smoothing_, WantGrad(y_pred)),
-                       y_pred);
+      return FusedLoss(
+          internal::CrossentropyOps(x, y_true, from_logits_, smoothing_, WantGrad(y_pred)), y_pred);
     }
     const int64_t rows = x.numel() / c;
     Tensor t = DenseLabels(y_true, x);
@@ -202,8 +185,7 @@ class CategoricalCrossentropy : public Loss {
       const float* tr = t.f32() + r * c;
       double tsum = 0;
       for (int64_t j = 0; j < c; ++j) {
-        target[j] =
-            tr[j] * (1.0 - smoothing_) + smoothing_ / static_cast<double>(c);
+        target[j] = tr[j] * (1.0 - smoothing_) + smoothing_ / static_cast<double>(c);
         tsum += target[j];
       }
       float* g = want ? grad.f32() + r * c : nullptr;
@@ -217,8 +199,7 @@ class CategoricalCrossentropy : public Loss {
         for (int64_t j = 0; j < c; ++j) total += target[j] * (lse - row[j]);
         if (want) {
           for (int64_t j = 0; j < c; ++j) {
-            g[j] = static_cast<float>((tsum * work[j] / sum - target[j]) *
-                                      inv_rows);
+            g[j] = static_cast<float>((tsum * work[j] / sum - target[j]) * inv_rows);
           }
         }
       } else {
@@ -257,11 +238,10 @@ class BinaryCrossentropy : public Loss {
     const Tensor& x = y_pred.value();
     if (OnDevice(y_pred)) {
       EDL_CHECK_EQ(y_true.numel(), x.numel())
-          << "labels " << tensor::ShapeString(y_true.shape())
-          << " vs predictions " << tensor::ShapeString(x.shape());
+          << "labels " << tensor::ShapeString(y_true.shape()) << " vs predictions "
+          << tensor::ShapeString(x.shape());
       return FusedLoss(
-          internal::BinaryCrossentropyOps(x, y_true, from_logits_, smoothing_,
-                                          WantGrad(y_pred)),
+          internal::BinaryCrossentropyOps(x, y_true, from_logits_, smoothing_, WantGrad(y_pred)),
           y_pred);
     }
     Tensor t = DenseLabels(y_true, x);
@@ -281,9 +261,7 @@ class BinaryCrossentropy : public Loss {
       } else {
         const double o = std::clamp(v, kEps, 1 - kEps);
         total -= z * std::log(o + kEps) + (1 - z) * std::log(1 - o + kEps);
-        g = (v >= kEps && v <= 1 - kEps)
-                ? -(z / (o + kEps) - (1 - z) / (1 - o + kEps))
-                : 0;
+        g = (v >= kEps && v <= 1 - kEps) ? -(z / (o + kEps) - (1 - z) / (1 - o + kEps)) : 0;
       }
       if (want) grad.f32()[i] = static_cast<float>(g * inv_n);
     }
@@ -302,12 +280,9 @@ class Regression : public Loss {
   Regression(Kind kind, float delta) : kind_(kind), delta_(delta) {}
   std::string name() const override {
     switch (kind_) {
-      case Kind::kSquared:
-        return "mean_squared_error";
-      case Kind::kAbsolute:
-        return "mean_absolute_error";
-      case Kind::kHuber:
-        return "huber";
+      case Kind::kSquared: return "mean_squared_error";
+      case Kind::kAbsolute: return "mean_absolute_error";
+      case Kind::kHuber: return "huber";
     }
     return "";
   }
@@ -316,15 +291,13 @@ class Regression : public Loss {
     const Tensor& x = y_pred.value();
     if (OnDevice(y_pred)) {
       EDL_CHECK_EQ(y_true.numel(), x.numel())
-          << "labels " << tensor::ShapeString(y_true.shape())
-          << " vs predictions " << tensor::ShapeString(x.shape());
+          << "labels " << tensor::ShapeString(y_true.shape()) << " vs predictions "
+          << tensor::ShapeString(x.shape());
       const internal::RegressionKind kind =
           kind_ == Kind::kSquared    ? internal::RegressionKind::kSquared
           : kind_ == Kind::kAbsolute ? internal::RegressionKind::kAbsolute
                                      : internal::RegressionKind::kHuber;
-      return FusedLoss(
-          internal::RegressionOps(kind, delta_, x, y_true, WantGrad(y_pred)),
-          y_pred);
+      return FusedLoss(internal::RegressionOps(kind, delta_, x, y_true, WantGrad(y_pred)), y_pred);
     }
     Tensor t = DenseLabels(y_true, x);
     const int64_t n = x.numel();
@@ -371,50 +344,46 @@ Loss::~Loss() = default;
 
 Status Loss::Validate(const Tensor& y_true, const Tensor& y_pred) const {
   if (y_true.numel() == y_pred.numel()) return Status::Ok();
-  return InvalidArgument("loss " + name() + " needs one label value per prediction, but "
-                         "the labels are " + tensor::ShapeString(y_true.shape()) +
-                         " and the model's output " + tensor::ShapeString(y_pred.shape()) +
-                         (y_pred.rank() >= 2 && y_pred.dim(-1) > 1 && y_true.numel() * y_pred.dim(-1) == y_pred.numel()
-                              ? " (class ids need sparse_categorical_crossentropy)"
-                              : ""));
+  return InvalidArgument(
+      "loss " + name() +
+      " needs one label value per prediction, but "
+      "the labels are " +
+      tensor::ShapeString(y_true.shape()) + " and the model's output " +
+      tensor::ShapeString(y_pred.shape()) +
+      (y_pred.rank() >= 2 && y_pred.dim(-1) > 1 && y_true.numel() * y_pred.dim(-1) == y_pred.numel()
+           ? " (class ids need sparse_categorical_crossentropy)"
+           : ""));
 }
 
 Result<std::unique_ptr<Loss>> MakeLoss(const LossOptions& o) {
   const std::string c = internal::CanonicalName(o.name);
   if (o.label_smoothing < 0 || o.label_smoothing > 1) {
-    return InvalidArgument("loss " + o.name +
-                           ": label_smoothing must be in [0, 1], got " +
+    return InvalidArgument("loss " + o.name + ": label_smoothing must be in [0, 1], got " +
                            std::to_string(o.label_smoothing));
   }
   if (c == "sparsecategoricalcrossentropy") {
     if (o.label_smoothing != 0) {
-      return InvalidArgument("loss " + o.name +
-                             ": label_smoothing is not supported");
+      return InvalidArgument("loss " + o.name + ": label_smoothing is not supported");
     }
-    return std::unique_ptr<Loss>(
-        new SparseCategoricalCrossentropy(o.from_logits));
+    return std::unique_ptr<Loss>(new SparseCategoricalCrossentropy(o.from_logits));
   }
   if (c == "categoricalcrossentropy") {
-    return std::unique_ptr<Loss>(
-        new CategoricalCrossentropy(o.from_logits, o.label_smoothing));
+    return std::unique_ptr<Loss>(new CategoricalCrossentropy(o.from_logits, o.label_smoothing));
   }
   if (c == "binarycrossentropy") {
-    return std::unique_ptr<Loss>(
-        new BinaryCrossentropy(o.from_logits, o.label_smoothing));
+    return std::unique_ptr<Loss>(new BinaryCrossentropy(o.from_logits, o.label_smoothing));
   }
   if (c == "meansquarederror" || c == "mse") {
     return std::unique_ptr<Loss>(new Regression(Regression::Kind::kSquared, 0));
   }
   if (c == "meanabsoluteerror" || c == "mae") {
-    return std::unique_ptr<Loss>(
-        new Regression(Regression::Kind::kAbsolute, 0));
+    return std::unique_ptr<Loss>(new Regression(Regression::Kind::kAbsolute, 0));
   }
   if (c == "huber" || c == "huberloss") {
     if (!(o.delta > 0)) {
       return InvalidArgument("loss " + o.name + ": delta must be positive");
     }
-    return std::unique_ptr<Loss>(
-        new Regression(Regression::Kind::kHuber, o.delta));
+    return std::unique_ptr<Loss>(new Regression(Regression::Kind::kHuber, o.delta));
   }
   return InvalidArgument("unknown loss \"" + o.name +
                          "\" (known: sparse_categorical_crossentropy, "

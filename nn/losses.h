@@ -55,9 +55,7 @@ Result<std::unique_ptr<Loss>> MakeLoss(const LossOptions& options);
 // ("sparse_categorical_crossentropy", "mse", "SparseCategoricalCrossentropy")
 // or {"class_name": "...", "config": {"from_logits": true, ...}}. Errors name
 // `where` and the offending field.
-Result<LossOptions> LossOptionsFromJson(const std::string& json_text,
-                                        const std::string& where);
-Result<std::unique_ptr<Loss>> LossFromJson(const std::string& json_text,
-                                           const std::string& where);
+Result<LossOptions> LossOptionsFromJson(const std::string& json_text, const std::string& where);
+Result<std::unique_ptr<Loss>> LossFromJson(const std::string& json_text, const std::string& where);
 
 }  // namespace edl::nn

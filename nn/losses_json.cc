@@ -16,8 +16,7 @@ struct KnownLoss {
 };
 
 constexpr KnownLoss kKnownLosses[] = {
-    {"sparsecategoricalcrossentropy", "sparse_categorical_crossentropy", true,
-     false, false},
+    {"sparsecategoricalcrossentropy", "sparse_categorical_crossentropy", true, false, false},
     {"categoricalcrossentropy", "categorical_crossentropy", true, true, false},
     {"binarycrossentropy", "binary_crossentropy", true, true, false},
     {"meansquarederror", "mean_squared_error", false, false, false},
@@ -30,10 +29,8 @@ constexpr KnownLoss kKnownLosses[] = {
 
 }  // namespace
 
-Result<LossOptions> LossOptionsFromJson(const std::string& json_text,
-                                        const std::string& where) {
-  EDL_ASSIGN_OR_RETURN(internal::KerasObject o,
-                       internal::KerasObject::Parse(json_text, where));
+Result<LossOptions> LossOptionsFromJson(const std::string& json_text, const std::string& where) {
+  EDL_ASSIGN_OR_RETURN(internal::KerasObject o, internal::KerasObject::Parse(json_text, where));
   const KnownLoss* known = nullptr;
   for (const KnownLoss& k : kKnownLosses) {
     if (o.canonical() == k.canonical) known = &k;
@@ -47,8 +44,7 @@ Result<LossOptions> LossOptionsFromJson(const std::string& json_text,
   LossOptions options;
   options.name = known->name;
   o.Ignore({"name", "dtype"});
-  if (known->crossentropy)
-    EDL_RETURN_IF_ERROR(o.Get("from_logits", &options.from_logits));
+  if (known->crossentropy) EDL_RETURN_IF_ERROR(o.Get("from_logits", &options.from_logits));
   if (known->smoothing) {
     EDL_RETURN_IF_ERROR(o.Get("label_smoothing", &options.label_smoothing));
     if (options.label_smoothing < 0 || options.label_smoothing > 1) {
@@ -62,8 +58,7 @@ Result<LossOptions> LossOptionsFromJson(const std::string& json_text,
   if (known->crossentropy) {
     double axis = -1;
     EDL_RETURN_IF_ERROR(o.Get("axis", &axis));
-    if (axis != -1)
-      return o.FieldError("axis", "only -1 (the last axis) is supported");
+    if (axis != -1) return o.FieldError("axis", "only -1 (the last axis) is supported");
   }
   std::string reduction = "auto";
   EDL_RETURN_IF_ERROR(o.Get("reduction", &reduction));
@@ -75,16 +70,13 @@ Result<LossOptions> LossOptionsFromJson(const std::string& json_text,
   }
   std::string ignore_class;
   EDL_RETURN_IF_ERROR(o.Get("ignore_class", &ignore_class));  // null only
-  if (!ignore_class.empty())
-    return o.FieldError("ignore_class", "is not supported");
+  if (!ignore_class.empty()) return o.FieldError("ignore_class", "is not supported");
   EDL_RETURN_IF_ERROR(o.CheckAllFieldsUsed());
   return options;
 }
 
-Result<std::unique_ptr<Loss>> LossFromJson(const std::string& json_text,
-                                           const std::string& where) {
-  EDL_ASSIGN_OR_RETURN(LossOptions options,
-                       LossOptionsFromJson(json_text, where));
+Result<std::unique_ptr<Loss>> LossFromJson(const std::string& json_text, const std::string& where) {
+  EDL_ASSIGN_OR_RETURN(LossOptions options, LossOptionsFromJson(json_text, where));
   Result<std::unique_ptr<Loss>> loss = MakeLoss(options);
   if (!loss.ok()) return loss.status().WithPrefix(where);
   return loss;

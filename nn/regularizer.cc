@@ -16,18 +16,15 @@ Var PenaltyOnDevice(const Var& w, double l1, double l2) {
   using tensor::Eltwise;
   const Tensor& x = w.value();
   const float a = static_cast<float>(l1), b = static_cast<float>(l2);
-  auto sum = [](const Tensor& t) {
-    return tensor::ReduceOp(tensor::Reduce::kSum, t, {});
-  };
-  Tensor value = tensor::Add(
-      tensor::Affine(sum(tensor::EltwiseForward(Eltwise::kAbs, x)), a, 0.f),
-      tensor::Affine(sum(tensor::EltwiseForward(Eltwise::kSquare, x)), b, 0.f));
+  auto sum = [](const Tensor& t) { return tensor::ReduceOp(tensor::Reduce::kSum, t, {}); };
+  Tensor value =
+      tensor::Add(tensor::Affine(sum(tensor::EltwiseForward(Eltwise::kAbs, x)), a, 0.f),
+                  tensor::Affine(sum(tensor::EltwiseForward(Eltwise::kSquare, x)), b, 0.f));
   if (!(w.requires_grad() && GradEnabled())) return Var(value);
   // sign(x) * l1 is |x|'s gradient for a seed of l1.
-  Tensor grad = tensor::Add(
-      tensor::EltwiseBackward(Eltwise::kAbs,
-                              Tensor::Full(x.shape(), a, x.device()), x),
-      tensor::Affine(x, 2.f * b, 0.f));
+  Tensor grad =
+      tensor::Add(tensor::EltwiseBackward(Eltwise::kAbs, Tensor::Full(x.shape(), a, x.device()), x),
+                  tensor::Affine(x, 2.f * b, 0.f));
   return MakeResult(value, {w}, [grad = std::move(grad)](const Tensor& dy) {
     return std::vector<Tensor>{tensor::Mul(grad, dy)};
   });
@@ -61,11 +58,9 @@ Var Regularizer::Penalty(const Var& w) const {
   });
 }
 
-Result<Regularizer> RegularizerFromJson(const std::string& json_text,
-                                        const std::string& where) {
+Result<Regularizer> RegularizerFromJson(const std::string& json_text, const std::string& where) {
   if (json_text == "null" || json_text.empty()) return Regularizer{};
-  EDL_ASSIGN_OR_RETURN(internal::KerasObject o,
-                       internal::KerasObject::Parse(json_text, where));
+  EDL_ASSIGN_OR_RETURN(internal::KerasObject o, internal::KerasObject::Parse(json_text, where));
   Regularizer r;
   const std::string& c = o.canonical();
   const bool bare = json_text.find('{') == std::string::npos;

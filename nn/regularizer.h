@@ -25,7 +25,6 @@ struct Regularizer {
 // Parses a Keras regularizer: null (none), "l1" / "l2" / "l1_l2" (factor
 // 0.01 each, as Keras' defaults), or {"class_name": "L2", "config":
 // {"l2": 0.01}} (classes L1, L2, L1L2). Errors name `where` and the field.
-Result<Regularizer> RegularizerFromJson(const std::string& json_text,
-                                        const std::string& where);
+Result<Regularizer> RegularizerFromJson(const std::string& json_text, const std::string& where);
 
 }  // namespace edl::nn

@@ -11,16 +11,15 @@ Result<tensor::Device> ChooseDevice(const std::string& flag) {
   if (flag != "cuda" && flag != "auto") {
     return InvalidArgument("--device: expected cpu, cuda or auto, got \"" + flag + "\"");
   }
-  Status loaded = tensor::RuntimeFor(tensor::Device::kCUDA) != nullptr
-                      ? Status::Ok()
-                      : tensor::LoadCudaRuntime();
+  Status loaded = tensor::RuntimeFor(tensor::Device::kCUDA) != nullptr ? Status::Ok()
+                                                                       : tensor::LoadCudaRuntime();
   if (loaded.ok()) {
     EDL_LOG(INFO) << "--device=" << flag << ": training on "
                   << tensor::RuntimeFor(tensor::Device::kCUDA)->Describe();
     return tensor::Device::kCUDA;
   }
-  const std::string why = loaded.message() + " (GPUs on this machine: " +
-                          tensor::DescribeGpus().Summary() + ")";
+  const std::string why =
+      loaded.message() + " (GPUs on this machine: " + tensor::DescribeGpus().Summary() + ")";
   if (flag == "auto") {
     EDL_LOG(INFO) << "--device=auto: no usable GPU, training on the CPU: " << why;
     return tensor::Device::kCPU;

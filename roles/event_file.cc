@@ -69,8 +69,7 @@ Scalars LossAndMetrics(const std::string& prefix, double loss,
 }
 
 double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::string FileVersionEvent(double wall_time) {
@@ -112,10 +111,9 @@ Result<std::unique_ptr<EventFileWriter>> EventFileWriter::Open(const std::string
     std::strcpy(host, "localhost");
   }
   static std::atomic<int> opened{0};
-  const std::string path = dir + "/events.out.tfevents." +
-                           std::to_string(static_cast<int64_t>(wall_time)) + "." + host + "." +
-                           std::to_string(::getpid()) + "." +
-                           std::to_string(opened.fetch_add(1)) + ".edl";
+  const std::string path =
+      dir + "/events.out.tfevents." + std::to_string(static_cast<int64_t>(wall_time)) + "." + host +
+      "." + std::to_string(::getpid()) + "." + std::to_string(opened.fetch_add(1)) + ".edl";
   std::FILE* file = std::fopen(path.c_str(), "wbx");  // never overwrites
   if (file == nullptr) {
     return IoError(flag + " " + dir + ": cannot create " + path + ": " + Errno());

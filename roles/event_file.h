@@ -34,8 +34,7 @@ class EventFileWriter {
   // file-version event. IoError naming `flag` and the path when either
   // cannot be created or written.
   static Result<std::unique_ptr<EventFileWriter>> Open(const std::string& flag,
-                                                       const std::string& dir,
-                                                       double wall_time);
+                                                       const std::string& dir, double wall_time);
   ~EventFileWriter();
   EventFileWriter(const EventFileWriter&) = delete;
   EventFileWriter& operator=(const EventFileWriter&) = delete;

@@ -96,9 +96,7 @@ Result<std::string> ReadSecretFile(const std::string& path) {
   return secret;
 }
 
-Result<std::string> ReadSecret(const JobDirectory& dir) {
-  return ReadSecretFile(dir.SecretPath());
-}
+Result<std::string> ReadSecret(const JobDirectory& dir) { return ReadSecretFile(dir.SecretPath()); }
 
 Status WriteMasterAddress(const JobDirectory& dir, const MasterAddress& a) {
   nlohmann::json j = {{"host", a.host}, {"port", a.port}, {"pid", a.pid}};

@@ -12,10 +12,10 @@ namespace edl::roles {
 struct ModelOptions {
   std::string model_def;  // path to JSON, TF.js model.json, or zoo:NAME
   // Override or supply what a bare Keras JSON lacks ("" = from the spec).
-  std::string loss;       // name or JSON
-  std::string optimizer;  // name or JSON
-  std::string metrics;    // comma-separated names or a JSON array
-  double learning_rate = 0;  // > 0 overrides the optimizer's
+  std::string loss;                     // name or JSON
+  std::string optimizer;                // name or JSON
+  std::string metrics;                  // comma-separated names or a JSON array
+  double learning_rate = 0;             // > 0 overrides the optimizer's
   std::string checkpoint_dir_for_init;  // start from this checkpoint
   uint64_t seed = 0;
   int num_threads = 0;  // 0 = all cores
@@ -43,15 +43,15 @@ struct TrainOptions {
   std::string validation_data;
   int num_epochs = 1;
   int64_t minibatch_size = 64;
-  int64_t max_steps = 0;          // > 0 stops after this many steps
-  int64_t evaluation_steps = 0;   // 0 = evaluate after every epoch
-  int64_t checkpoint_steps = 0;   // 0 = only the final checkpoint (if dir set)
+  int64_t max_steps = 0;         // > 0 stops after this many steps
+  int64_t evaluation_steps = 0;  // 0 = evaluate after every epoch
+  int64_t checkpoint_steps = 0;  // 0 = only the final checkpoint (if dir set)
   std::string checkpoint_dir;
-  int keep_checkpoint_max = 0;    // 0 = keep all
-  std::string output;             // export directory for the final model
+  int keep_checkpoint_max = 0;  // 0 = keep all
+  std::string output;           // export directory for the final model
   bool shuffle = true;
-  bool progress_bar = true;       // on a terminal; plain lines otherwise
-  double log_interval_s = 10;     // plain progress line period
+  bool progress_bar = true;         // on a terminal; plain lines otherwise
+  double log_interval_s = 10;       // plain progress line period
   std::string tensorboard_log_dir;  // "" = no TensorBoard event file
 };
 

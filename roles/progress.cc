@@ -17,10 +17,9 @@ std::string FormatDuration(double seconds) {
   return buf;
 }
 
-ProgressReporter::ProgressReporter(std::FILE* out, bool terminal,
-                                   const Clock& clock, double line_interval_s)
-    : out_(out), terminal_(terminal), clock_(clock),
-      line_interval_s_(line_interval_s) {}
+ProgressReporter::ProgressReporter(std::FILE* out, bool terminal, const Clock& clock,
+                                   double line_interval_s)
+    : out_(out), terminal_(terminal), clock_(clock), line_interval_s_(line_interval_s) {}
 
 void ProgressReporter::StartEpoch() {
   epoch_start_ = clock_.NowSeconds();
@@ -37,9 +36,7 @@ std::string ProgressReporter::Format(const Progress& p, bool bar) const {
   std::string s = "epoch " + std::to_string(p.epoch) + "/" + std::to_string(p.num_epochs);
   if (bar) {
     constexpr int kWidth = 24;
-    int filled = p.steps_per_epoch > 0
-                     ? static_cast<int>(kWidth * p.step / p.steps_per_epoch)
-                     : 0;
+    int filled = p.steps_per_epoch > 0 ? static_cast<int>(kWidth * p.step / p.steps_per_epoch) : 0;
     s += " [";
     for (int i = 0; i < kWidth; ++i) {
       s += i < filled ? '=' : (i == filled ? '>' : ' ');

@@ -17,12 +17,12 @@ namespace edl::roles {
 struct Progress {
   int epoch = 0;  // 1-based
   int num_epochs = 0;
-  int64_t step = 0;            // steps done in this epoch
+  int64_t step = 0;  // steps done in this epoch
   int64_t steps_per_epoch = 0;
-  int64_t global_step = 0;     // steps done in the whole job
-  int64_t total_steps = 0;     // steps the whole job will take
-  int64_t samples = 0;         // samples done in this epoch
-  double loss = 0;             // running mean over this epoch
+  int64_t global_step = 0;  // steps done in the whole job
+  int64_t total_steps = 0;  // steps the whole job will take
+  int64_t samples = 0;      // samples done in this epoch
+  double loss = 0;          // running mean over this epoch
   std::vector<std::pair<std::string, double>> metrics;
 };
 

@@ -11,10 +11,9 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace edl::roles {
 

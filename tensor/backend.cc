@@ -9,8 +9,7 @@ namespace {
 thread_local Backend* scoped_backend = nullptr;
 }  // namespace
 
-void Backend::DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale,
-                          Tensor& mask) {
+void Backend::DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale, Tensor& mask) {
   float* m = mask.f32();
   const int64_t n = mask.numel();
   for (int64_t i = 0; i < n; ++i) m[i] = DropoutMaskAt(seed, i, drop_below, keep_scale);
@@ -19,8 +18,7 @@ void Backend::DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale,
 Backend& BackendFor(Device device) {
   if (scoped_backend != nullptr) return *scoped_backend;
   switch (device) {
-    case Device::kCPU:
-      return CpuBackend();
+    case Device::kCPU: return CpuBackend();
     case Device::kCUDA:
       if (DeviceRuntime* runtime = RuntimeFor(device)) return runtime->backend();
       break;

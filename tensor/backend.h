@@ -29,13 +29,12 @@ class Backend {
   virtual int NumThreads() const { return 1; }
 
   // Elementwise. y has x's shape.
-  virtual void EltwiseForward(Eltwise kind, const Tensor& x, float alpha,
-                              float beta, Tensor& y) = 0;
-  virtual void EltwiseBackward(Eltwise kind, const Tensor& dy, const Tensor& x,
-                               float alpha, float beta, Tensor& dx) = 0;
+  virtual void EltwiseForward(Eltwise kind, const Tensor& x, float alpha, float beta,
+                              Tensor& y) = 0;
+  virtual void EltwiseBackward(Eltwise kind, const Tensor& dy, const Tensor& x, float alpha,
+                               float beta, Tensor& dx) = 0;
   // y has the broadcast shape of a and b (ranks may differ).
-  virtual void BinaryOp(Binary kind, const Tensor& a, const Tensor& b,
-                        Tensor& y) = 0;
+  virtual void BinaryOp(Binary kind, const Tensor& a, const Tensor& b, Tensor& y) = 0;
   virtual void Affine(const Tensor& x, float alpha, float beta, Tensor& y) = 0;
   // y's shape broadcasts to x's shape (y's rank may be smaller).
   virtual void SumToShape(const Tensor& x, Tensor& y) = 0;
@@ -46,54 +45,45 @@ class Backend {
   virtual void ReduceOp(Reduce kind, const Tensor& x, Tensor& y) = 0;
 
   // a, b 2-D, or a 3-D with b 2-D or 3-D (same batch). K > 0.
-  virtual void MatMul(const Tensor& a, const Tensor& b, bool transpose_a,
-                      bool transpose_b, Tensor& c) = 0;
+  virtual void MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                      Tensor& c) = 0;
   // x [N, in], w [in, out], bias [out] or undefined, y [N, out].
-  virtual void DenseForward(const Tensor& x, const Tensor& w,
-                            const Tensor& bias, Tensor& y) = 0;
+  virtual void DenseForward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) = 0;
 
-  virtual void Conv2DForward(const Tensor& x, const Tensor& w,
-                             const Tensor& bias, const Conv2DParams& p,
-                             Tensor& y) = 0;
-  virtual void Conv2DBackwardData(const Tensor& dy, const Tensor& w,
-                                  const Conv2DParams& p, Tensor& dx) = 0;
+  virtual void Conv2DForward(const Tensor& x, const Tensor& w, const Tensor& bias,
+                             const Conv2DParams& p, Tensor& y) = 0;
+  virtual void Conv2DBackwardData(const Tensor& dy, const Tensor& w, const Conv2DParams& p,
+                                  Tensor& dx) = 0;
   // dbias may be undefined (no bias).
-  virtual void Conv2DBackwardWeights(const Tensor& dy, const Tensor& x,
-                                     const Conv2DParams& p, Tensor& dw,
-                                     Tensor& dbias) = 0;
+  virtual void Conv2DBackwardWeights(const Tensor& dy, const Tensor& x, const Conv2DParams& p,
+                                     Tensor& dw, Tensor& dbias) = 0;
   // Returns the backend's workspace for the backward pass (may be undefined).
-  virtual Tensor Pool2DForward(PoolKind kind, const Tensor& x,
-                               const Pool2DParams& p, Tensor& y) = 0;
+  virtual Tensor Pool2DForward(PoolKind kind, const Tensor& x, const Pool2DParams& p,
+                               Tensor& y) = 0;
   // workspace is what Pool2DForward returned, or undefined (then recomputed).
   virtual void Pool2DBackward(PoolKind kind, const Tensor& dy, const Tensor& x,
-                              const Tensor& workspace, const Pool2DParams& p,
-                              Tensor& dx) = 0;
+                              const Tensor& workspace, const Pool2DParams& p, Tensor& dx) = 0;
 
   // x viewed as [rows, C]; gamma, beta, mean, variance [C].
-  virtual void BatchNormTraining(const Tensor& x, const Tensor& gamma,
-                                 const Tensor& beta, float epsilon, Tensor& y,
-                                 Tensor& mean, Tensor& variance) = 0;
-  virtual void BatchNormInference(const Tensor& x, const Tensor& gamma,
-                                  const Tensor& beta, const Tensor& mean,
-                                  const Tensor& variance, float epsilon,
+  virtual void BatchNormTraining(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                 float epsilon, Tensor& y, Tensor& mean, Tensor& variance) = 0;
+  virtual void BatchNormInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                  const Tensor& mean, const Tensor& variance, float epsilon,
                                   Tensor& y) = 0;
-  virtual void BatchNormBackward(const Tensor& dy, const Tensor& x,
-                                 const Tensor& gamma, const Tensor& mean,
-                                 const Tensor& variance, float epsilon,
+  virtual void BatchNormBackward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                 const Tensor& mean, const Tensor& variance, float epsilon,
                                  Tensor& dx, Tensor& dgamma, Tensor& dbeta) = 0;
   // x viewed as [rows, C]; mean, variance [rows].
-  virtual void LayerNormForward(const Tensor& x, const Tensor& gamma,
-                                const Tensor& beta, float epsilon, Tensor& y,
-                                Tensor& mean, Tensor& variance) = 0;
-  virtual void LayerNormBackward(const Tensor& dy, const Tensor& x,
-                                 const Tensor& gamma, const Tensor& mean,
-                                 const Tensor& variance, float epsilon,
+  virtual void LayerNormForward(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                float epsilon, Tensor& y, Tensor& mean, Tensor& variance) = 0;
+  virtual void LayerNormBackward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                 const Tensor& mean, const Tensor& variance, float epsilon,
                                  Tensor& dx, Tensor& dgamma, Tensor& dbeta) = 0;
 
   // axis is non-negative. log selects log-softmax; y is the forward output.
   virtual void Softmax(const Tensor& x, int axis, bool log, Tensor& y) = 0;
-  virtual void SoftmaxBackward(const Tensor& dy, const Tensor& y, int axis,
-                               bool log, Tensor& dx) = 0;
+  virtual void SoftmaxBackward(const Tensor& dy, const Tensor& y, int axis, bool log,
+                               Tensor& dx) = 0;
 
   // axis is non-negative; outputs are pre-shaped.
   virtual void Concat(const std::vector<Tensor>& xs, int axis, Tensor& y) = 0;
@@ -106,8 +96,7 @@ class Backend {
   // Allocates its result (its size depends on the data).
   virtual SparseRows Coalesce(const SparseRows& rows) = 0;
   // table[ids[i]] += alpha * values[i].
-  virtual void ScatterAdd(Tensor& table, const SparseRows& rows,
-                          float alpha) = 0;
+  virtual void ScatterAdd(Tensor& table, const SparseRows& rows, float alpha) = 0;
 
   // Transpose (tensor/ops.h): y pre-shaped, perm valid. Backends without
   // keep the defaults (Transpose() false; never called).
@@ -119,8 +108,7 @@ class Backend {
   // mask[i] = DropoutMaskAt(seed, i, drop_below, keep_scale)
   // (tensor/dropout_mask.h). The default is the host loop, for backends
   // whose tensors live in host memory.
-  virtual void DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale,
-                           Tensor& mask);
+  virtual void DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale, Tensor& mask);
 
   // Whether Conv2D* honour Conv2DParams::groups > 1. Backends without get
   // one convolution per group from nn/ instead.
@@ -131,16 +119,14 @@ class Backend {
   // the steps from the other primitives.
   virtual bool Rnn(RnnCell cell) const { return false; }
   // Fills y, h, c (LSTM) and returns the workspace for RnnBackward.
-  virtual Tensor RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
-                            const Tensor& w_h, const Tensor& bias, Tensor& y,
-                            Tensor& h, Tensor& c) {
+  virtual Tensor RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
+                            const Tensor& bias, Tensor& y, Tensor& h, Tensor& c) {
     EDL_CHECK(false) << "backend " << name() << " has no RNN primitive";
     return Tensor();
   }
   // dh, dc may be undefined; every gradient output is pre-shaped.
-  virtual void RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x,
-                           const Tensor& w_h, const Tensor& bias,
-                           const RnnForwardResult& forward, const Tensor& dy,
+  virtual void RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
+                           const Tensor& bias, const RnnForwardResult& forward, const Tensor& dy,
                            const Tensor& dh, const Tensor& dc, RnnGrads& grads) {
     EDL_CHECK(false) << "backend " << name() << " has no RNN primitive";
   }
@@ -150,9 +136,8 @@ class Backend {
   // grad is dense, numel(value) elements. Otherwise ids int64 [n], unique
   // and in [0, value.dim(0)), and grad holds n rows of value's row size
   // (numel / dim(0)); only those rows of value and slots change.
-  virtual void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c,
-                           Tensor& value, const Tensor& grad,
-                           std::vector<Tensor>& slots, const Tensor& ids) = 0;
+  virtual void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c, Tensor& value,
+                           const Tensor& grad, std::vector<Tensor>& slots, const Tensor& ids) = 0;
 };
 
 // The naive loops (tensor/reference/) and the oneDNN backend (tensor/cpu/).

@@ -24,9 +24,7 @@ std::string DlError() {
   return e ? e : "unknown dlopen error";
 }
 
-bool Contains(const std::string& s, const char* part) {
-  return s.find(part) != std::string::npos;
-}
+bool Contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
 
@@ -37,16 +35,14 @@ std::string DefaultCudaPluginPath() {
   if (n <= 0) return kCudaPluginFileName;
   std::string path(exe, static_cast<size_t>(n));
   size_t slash = path.rfind('/');
-  return (slash == std::string::npos ? std::string()
-                                     : path.substr(0, slash + 1)) +
+  return (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) +
          kCudaPluginFileName;
 }
 
 Result<DeviceRuntime*> OpenCudaPlugin(const std::string& path) {
   struct stat st;
   if (path.empty() || stat(path.c_str(), &st) != 0) {
-    return NotFound("CUDA plugin " +
-                    (path.empty() ? std::string("\"\"") : path) +
+    return NotFound("CUDA plugin " + (path.empty() ? std::string("\"\"") : path) +
                     " not found: ship " + kCudaPluginFileName +
                     " beside the edl binary or set EDL_CUDA_PLUGIN");
   }
@@ -60,28 +56,25 @@ Result<DeviceRuntime*> OpenCudaPlugin(const std::string& path) {
       return Unavailable("cuBLAS is missing (needed by " + path + "): " + err);
     }
     if (Contains(err, "undefined symbol")) {
-      return FailedPrecondition("CUDA plugin " + path +
-                                " does not match this edl binary: " + err);
+      return FailedPrecondition("CUDA plugin " + path + " does not match this edl binary: " + err);
     }
     return FailedPrecondition("cannot load CUDA plugin " + path + ": " + err);
   }
-  auto entry = reinterpret_cast<EdlCudaPluginEntry>(
-      dlsym(plugin, kCudaPluginEntrySymbol));
+  auto entry = reinterpret_cast<EdlCudaPluginEntry>(dlsym(plugin, kCudaPluginEntrySymbol));
   if (entry == nullptr) {
     std::string err = DlError();
     dlclose(plugin);
-    return FailedPrecondition(path + " is not an edl CUDA plugin (no " +
-                              kCudaPluginEntrySymbol + "): " + err);
+    return FailedPrecondition(path + " is not an edl CUDA plugin (no " + kCudaPluginEntrySymbol +
+                              "): " + err);
   }
   // The plugin links the CUDA runtime statically, which needs the driver.
   if (dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL) == nullptr) {
-    return Unavailable("NVIDIA driver library libcuda.so.1 not found (" +
-                       DlError() + "): this machine has no NVIDIA driver");
+    return Unavailable("NVIDIA driver library libcuda.so.1 not found (" + DlError() +
+                       "): this machine has no NVIDIA driver");
   }
   DeviceRuntime* runtime = nullptr;
   char error[512] = {0};
-  if (entry(kDeviceRuntimeAbiVersion, &runtime, error, sizeof(error)) != 0 ||
-      runtime == nullptr) {
+  if (entry(kDeviceRuntimeAbiVersion, &runtime, error, sizeof(error)) != 0 || runtime == nullptr) {
     return Unavailable(path + ": " + (error[0] ? error : "plugin failed"));
   }
   return runtime;
@@ -108,8 +101,6 @@ ScopedDeviceRuntime::ScopedDeviceRuntime(Device device, DeviceRuntime* runtime) 
   previous_ = scoped_cuda_runtime.exchange(runtime);
 }
 
-ScopedDeviceRuntime::~ScopedDeviceRuntime() {
-  scoped_cuda_runtime.store(previous_);
-}
+ScopedDeviceRuntime::~ScopedDeviceRuntime() { scoped_cuda_runtime.store(previous_); }
 
 }  // namespace edl::tensor

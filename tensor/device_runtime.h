@@ -38,12 +38,9 @@ class DeviceRuntime {
   // `bytes` is what was passed to Allocate. Free(nullptr, 0) is a no-op.
   virtual void Free(void* data, size_t bytes) = 0;
 
-  virtual void CopyToDevice(void* device_dst, const void* host_src,
-                            size_t bytes) = 0;
-  virtual void CopyToHost(void* host_dst, const void* device_src,
-                          size_t bytes) = 0;
-  virtual void CopyOnDevice(void* device_dst, const void* device_src,
-                            size_t bytes) = 0;
+  virtual void CopyToDevice(void* device_dst, const void* host_src, size_t bytes) = 0;
+  virtual void CopyToHost(void* host_dst, const void* device_src, size_t bytes) = 0;
+  virtual void CopyOnDevice(void* device_dst, const void* device_src, size_t bytes) = 0;
   // A copy to the host in two halves, so a loop can queue its next step
   // before it waits for this one's results (tensor/host_readback.h).
   // StartCopyToHost queues the copy of `bytes` of device memory after the
@@ -64,8 +61,8 @@ inline constexpr int kDeviceRuntimeAbiVersion = 4;
 // The plugin's entry point: creates the runtime for GPU 0, or returns
 // nonzero with a message in `error`. Lives as long as the process.
 extern "C" {
-using EdlCudaPluginEntry = int (*)(int abi_version, DeviceRuntime** runtime,
-                                   char* error, size_t error_size);
+using EdlCudaPluginEntry = int (*)(int abi_version, DeviceRuntime** runtime, char* error,
+                                   size_t error_size);
 }
 inline constexpr const char* kCudaPluginEntrySymbol = "edl_cuda_plugin_create";
 inline constexpr const char* kCudaPluginFileName = "libedl_cuda.so";

@@ -33,8 +33,8 @@ EDL_DROPOUT_HD inline uint64_t SplitMix64At(uint64_t seed, uint64_t i) {
 }
 
 // 0 for a dropped element, keep_scale (1 / (1 - rate)) for a kept one.
-EDL_DROPOUT_HD inline float DropoutMaskAt(uint64_t seed, uint64_t i,
-                                          uint64_t drop_below, float keep_scale) {
+EDL_DROPOUT_HD inline float DropoutMaskAt(uint64_t seed, uint64_t i, uint64_t drop_below,
+                                          float keep_scale) {
   return (SplitMix64At(seed, i) >> 11) < drop_below ? 0.f : keep_scale;
 }
 

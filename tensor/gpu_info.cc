@@ -63,9 +63,8 @@ GpuInfo DescribeGpus() {
   driver_version(&info.driver_version);
   int n = 0;
   if (int rc = count(&n); rc != 0 || n == 0) {
-    info.reason =
-        rc != 0 ? "cuDeviceGetCount failed with CUresult " + std::to_string(rc)
-                : "the driver reports no GPU";
+    info.reason = rc != 0 ? "cuDeviceGetCount failed with CUresult " + std::to_string(rc)
+                          : "the driver reports no GPU";
     return info;
   }
   for (int i = 0; i < n; ++i) {
@@ -73,8 +72,7 @@ GpuInfo DescribeGpus() {
     char buf[256] = {0};
     size_t bytes = 0;
     GpuDevice d;
-    if (get(&device, i) == 0 && name(buf, sizeof(buf) - 1, device) == 0)
-      d.name = buf;
+    if (get(&device, i) == 0 && name(buf, sizeof(buf) - 1, device) == 0) d.name = buf;
     if (d.name.empty()) d.name = "GPU " + std::to_string(i);
     if (total(&bytes, device) == 0) d.total_bytes = bytes;
     info.devices.push_back(std::move(d));

@@ -17,7 +17,7 @@ struct GpuDevice {
 struct GpuInfo {
   std::vector<GpuDevice> devices;  // empty when there is none
   int driver_version = 0;          // CUDA driver API version, e.g. 13000
-  std::string reason;  // why devices is empty, e.g. "libcuda.so.1 not found"
+  std::string reason;              // why devices is empty, e.g. "libcuda.so.1 not found"
 
   // "NVIDIA H100 80GB HBM3 (1 device, driver 13.0)" or "none (<reason>)".
   std::string Summary() const;

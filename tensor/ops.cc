@@ -15,9 +15,7 @@ using internal::CheckSameDevice;
 using internal::CheckSameShape;
 using internal::NormalizeAxis;
 
-void SetNumThreads(int n) {
-  CpuBackend().SetNumThreads(n);
-}
+void SetNumThreads(int n) { CpuBackend().SetNumThreads(n); }
 
 int NumThreads() { return CpuBackend().NumThreads(); }
 
@@ -52,8 +50,7 @@ Tensor EltwiseForward(Eltwise kind, const Tensor& x, float alpha, float beta) {
   return y;
 }
 
-Tensor EltwiseBackward(Eltwise kind, const Tensor& dy, const Tensor& x,
-                       float alpha, float beta) {
+Tensor EltwiseBackward(Eltwise kind, const Tensor& dy, const Tensor& x, float alpha, float beta) {
   CheckFloat(dy, "EltwiseBackward", "dy");
   CheckFloat(x, "EltwiseBackward", "x");
   CheckSameShape(dy, x, "EltwiseBackward");
@@ -89,8 +86,8 @@ Tensor BinaryOp(Binary kind, const Tensor& a, const Tensor& b) {
   CheckSameDevice(a, b, "BinaryOp");
   Shape shape;
   EDL_CHECK(BroadcastShapes(a.shape(), b.shape(), &shape))
-      << "BinaryOp: shapes do not broadcast: " << ShapeString(a.shape())
-      << " vs " << ShapeString(b.shape());
+      << "BinaryOp: shapes do not broadcast: " << ShapeString(a.shape()) << " vs "
+      << ShapeString(b.shape());
   Tensor y = Tensor::Empty(shape, DType::kFloat32, a.device());
   if (y.numel() > 0) BackendFor(a.device()).BinaryOp(kind, a, b, y);
   return y;
@@ -106,8 +103,7 @@ Tensor Affine(const Tensor& x, float alpha, float beta) {
 Tensor SumToShape(const Tensor& x, const Shape& shape) {
   CheckFloat(x, "SumToShape", "x");
   Shape broadcast;
-  EDL_CHECK(BroadcastShapes(shape, x.shape(), &broadcast) &&
-            broadcast == x.shape())
+  EDL_CHECK(BroadcastShapes(shape, x.shape(), &broadcast) && broadcast == x.shape())
       << "SumToShape: " << ShapeString(shape) << " does not broadcast to "
       << ShapeString(x.shape());
   Tensor y = Tensor::Empty(shape, DType::kFloat32, x.device());
@@ -128,8 +124,7 @@ void AddInPlace(Tensor& y, const Tensor& x, float alpha) {
   if (y.numel() > 0) BackendFor(y.device()).AddInPlace(y, x, alpha);
 }
 
-Tensor ReduceOp(Reduce kind, const Tensor& x, std::vector<int> axes,
-                bool keepdims) {
+Tensor ReduceOp(Reduce kind, const Tensor& x, std::vector<int> axes, bool keepdims) {
   CheckFloat(x, "ReduceOp", "x");
   const int rank = x.rank();
   std::vector<bool> reduced(rank, axes.empty());
@@ -163,15 +158,12 @@ Tensor ReduceOp(Reduce kind, const Tensor& x, std::vector<int> axes,
   return y.Reshape(out_shape);
 }
 
-Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a,
-              bool transpose_b) {
+Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
   CheckFloat(a, "MatMul", "a");
   CheckFloat(b, "MatMul", "b");
   CheckSameDevice(a, b, "MatMul");
-  EDL_CHECK((a.rank() == 2 && b.rank() == 2) ||
-            (a.rank() == 3 && (b.rank() == 2 || b.rank() == 3)))
-      << "MatMul: unsupported ranks " << ShapeString(a.shape()) << " x "
-      << ShapeString(b.shape());
+  EDL_CHECK((a.rank() == 2 && b.rank() == 2) || (a.rank() == 3 && (b.rank() == 2 || b.rank() == 3)))
+      << "MatMul: unsupported ranks " << ShapeString(a.shape()) << " x " << ShapeString(b.shape());
   if (a.rank() == 3 && b.rank() == 3) {
     EDL_CHECK_EQ(a.dim(0), b.dim(0)) << "MatMul: batch sizes differ";
   }
@@ -180,9 +172,8 @@ Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a,
   int64_t ka = transpose_a ? a.dim(ra - 2) : a.dim(ra - 1);
   int64_t kb = transpose_b ? b.dim(rb - 1) : b.dim(rb - 2);
   int64_t n = transpose_b ? b.dim(rb - 2) : b.dim(rb - 1);
-  EDL_CHECK_EQ(ka, kb) << "MatMul: inner dimensions differ: "
-                       << ShapeString(a.shape()) << (transpose_a ? "^T" : "")
-                       << " x " << ShapeString(b.shape())
+  EDL_CHECK_EQ(ka, kb) << "MatMul: inner dimensions differ: " << ShapeString(a.shape())
+                       << (transpose_a ? "^T" : "") << " x " << ShapeString(b.shape())
                        << (transpose_b ? "^T" : "");
   Shape shape = ra == 3 ? Shape{a.dim(0), m, n} : Shape{m, n};
   Tensor c = Tensor::Empty(shape, DType::kFloat32, a.device());
@@ -200,11 +191,9 @@ Tensor DenseForward(const Tensor& x, const Tensor& w, const Tensor& bias) {
   CheckFloat(w, "DenseForward", "w");
   CheckSameDevice(x, w, "DenseForward");
   EDL_CHECK(x.rank() >= 2 && w.rank() == 2)
-      << "DenseForward: x " << ShapeString(x.shape()) << " w "
-      << ShapeString(w.shape());
-  EDL_CHECK_EQ(x.dim(-1), w.dim(0)) << "DenseForward: x "
-                                    << ShapeString(x.shape()) << " w "
-                                    << ShapeString(w.shape());
+      << "DenseForward: x " << ShapeString(x.shape()) << " w " << ShapeString(w.shape());
+  EDL_CHECK_EQ(x.dim(-1), w.dim(0))
+      << "DenseForward: x " << ShapeString(x.shape()) << " w " << ShapeString(w.shape());
   if (bias.defined()) {
     CheckFloat(bias, "DenseForward", "bias");
     EDL_CHECK(bias.rank() == 1 && bias.dim(0) == w.dim(1))
@@ -221,7 +210,10 @@ Tensor DenseForward(const Tensor& x, const Tensor& w, const Tensor& bias) {
     // No inputs: the output is the bias alone.
     for (int64_t r = 0; r < y2.dim(0); ++r) {
       Tensor row = y2.Slice(r, r + 1);
-      if (bias.defined()) row.CopyFrom(bias); else row.Fill(0.f);
+      if (bias.defined())
+        row.CopyFrom(bias);
+      else
+        row.Fill(0.f);
     }
     return y;
   }

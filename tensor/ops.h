@@ -26,30 +26,29 @@ int NumThreads();
 // ---- Elementwise -------------------------------------------------------
 
 enum class Eltwise {
-  kRelu,       // alpha = negative slope (0 for plain relu)
+  kRelu,  // alpha = negative slope (0 for plain relu)
   kSigmoid,
   kTanh,
-  kGelu,       // exact (erf) form, as Keras' default approximate=False
-  kGeluTanh,   // tanh approximation
-  kElu,        // alpha
+  kGelu,      // exact (erf) form, as Keras' default approximate=False
+  kGeluTanh,  // tanh approximation
+  kElu,       // alpha
   kSelu,
   kSoftplus,
-  kSwish,      // x * sigmoid(x)
-  kLinear,     // alpha * x + beta
+  kSwish,   // x * sigmoid(x)
+  kLinear,  // alpha * x + beta
   kExp,
   kLog,
   kSqrt,
   kSquare,
   kAbs,
-  kClip,       // clip(x, alpha, beta)
+  kClip,  // clip(x, alpha, beta)
 };
 const char* EltwiseName(Eltwise kind);
 
-Tensor EltwiseForward(Eltwise kind, const Tensor& x, float alpha = 0.f,
-                      float beta = 0.f);
+Tensor EltwiseForward(Eltwise kind, const Tensor& x, float alpha = 0.f, float beta = 0.f);
 // Gradient with respect to x, given dy and the forward input x.
-Tensor EltwiseBackward(Eltwise kind, const Tensor& dy, const Tensor& x,
-                       float alpha = 0.f, float beta = 0.f);
+Tensor EltwiseBackward(Eltwise kind, const Tensor& dy, const Tensor& x, float alpha = 0.f,
+                       float beta = 0.f);
 
 // ---- Binary with numpy broadcasting ------------------------------------
 
@@ -75,14 +74,12 @@ void AddInPlace(Tensor& y, const Tensor& x, float alpha = 1.f);
 
 enum class Reduce { kSum, kMean, kMax, kMin };
 // Reduces over `axes` (negative allowed; empty means all axes).
-Tensor ReduceOp(Reduce kind, const Tensor& x, std::vector<int> axes,
-                bool keepdims = false);
+Tensor ReduceOp(Reduce kind, const Tensor& x, std::vector<int> axes, bool keepdims = false);
 
 // ---- Matrix products ---------------------------------------------------
 
 // C = op(A) op(B) for 2-D A, B, or batched over a leading dimension for 3-D.
-Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a = false,
-              bool transpose_b = false);
+Tensor MatMul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
 // Dense layer forward: y[N, out] = x[N, in] w[in, out] (+ bias[out]).
 // bias may be undefined.
 Tensor DenseForward(const Tensor& x, const Tensor& w, const Tensor& bias);
@@ -102,31 +99,27 @@ struct Conv2DParams {
 enum class Padding { kValid, kSame };
 // The explicit padding Keras/TensorFlow uses for `padding` (same puts the
 // extra row/column at the bottom/right).
-std::array<int64_t, 4> ComputePadding(Padding padding, int64_t in_h,
-                                      int64_t in_w, int64_t kernel_h,
-                                      int64_t kernel_w,
-                                      std::array<int64_t, 2> strides,
+std::array<int64_t, 4> ComputePadding(Padding padding, int64_t in_h, int64_t in_w, int64_t kernel_h,
+                                      int64_t kernel_w, std::array<int64_t, 2> strides,
                                       std::array<int64_t, 2> dilations);
 // Output spatial size of a convolution or pooling window; <= 0 if the input
 // is too small.
-int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride,
-                       int64_t dilation, int64_t pad_begin, int64_t pad_end);
+int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
+                       int64_t pad_begin, int64_t pad_end);
 
 // True when the backend for `device` in this thread honours groups > 1.
 bool GroupedConvAvailable(Device device);
 // x [N, H, W, C], w [kh, kw, C / groups, O], bias [O] or undefined ->
 // y [N, OH, OW, O].
-Tensor Conv2DForward(const Tensor& x, const Tensor& w, const Tensor& bias,
-                     const Conv2DParams& p);
+Tensor Conv2DForward(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2DParams& p);
 // dx [N, H, W, C] from dy [N, OH, OW, O].
-Tensor Conv2DBackwardData(const Tensor& dy, const Tensor& w,
-                          const Shape& x_shape, const Conv2DParams& p);
+Tensor Conv2DBackwardData(const Tensor& dy, const Tensor& w, const Shape& x_shape,
+                          const Conv2DParams& p);
 struct Conv2DWeightGrads {
   Tensor dw;     // [kh, kw, C, O]
   Tensor dbias;  // [O], undefined unless with_bias
 };
-Conv2DWeightGrads Conv2DBackwardWeights(const Tensor& dy, const Tensor& x,
-                                        const Shape& w_shape,
+Conv2DWeightGrads Conv2DBackwardWeights(const Tensor& dy, const Tensor& x, const Shape& w_shape,
                                         const Conv2DParams& p, bool with_bias);
 
 enum class PoolKind { kMax, kAvg };
@@ -143,8 +136,8 @@ struct Pool2DResult {
 };
 // Average pooling excludes padded elements from the count (as TensorFlow).
 Pool2DResult Pool2DForward(PoolKind kind, const Tensor& x, const Pool2DParams& p);
-Tensor Pool2DBackward(PoolKind kind, const Tensor& dy, const Tensor& x,
-                      const Pool2DResult& forward, const Pool2DParams& p);
+Tensor Pool2DBackward(PoolKind kind, const Tensor& dy, const Tensor& x, const Pool2DResult& forward,
+                      const Pool2DParams& p);
 
 // ---- Normalization ----------------------------------------------------
 
@@ -154,18 +147,16 @@ struct BatchNormResult {
   Tensor mean;      // [C], batch statistics
   Tensor variance;  // [C], biased batch variance
 };
-BatchNormResult BatchNormTraining(const Tensor& x, const Tensor& gamma,
-                                  const Tensor& beta, float epsilon);
-Tensor BatchNormInference(const Tensor& x, const Tensor& gamma,
-                          const Tensor& beta, const Tensor& mean,
-                          const Tensor& variance, float epsilon);
+BatchNormResult BatchNormTraining(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                  float epsilon);
+Tensor BatchNormInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                          const Tensor& mean, const Tensor& variance, float epsilon);
 struct NormGrads {
   Tensor dx, dgamma, dbeta;
 };
 // Backward of BatchNormTraining given its batch statistics.
-NormGrads BatchNormBackward(const Tensor& dy, const Tensor& x,
-                            const Tensor& gamma, const Tensor& mean,
-                            const Tensor& variance, float epsilon);
+NormGrads BatchNormBackward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                            const Tensor& mean, const Tensor& variance, float epsilon);
 
 // Layer normalization over the last axis; gamma, beta [C].
 struct LayerNormResult {
@@ -173,11 +164,10 @@ struct LayerNormResult {
   Tensor mean;      // [rows]
   Tensor variance;  // [rows]
 };
-LayerNormResult LayerNormForward(const Tensor& x, const Tensor& gamma,
-                                 const Tensor& beta, float epsilon);
-NormGrads LayerNormBackward(const Tensor& dy, const Tensor& x,
-                            const Tensor& gamma, const Tensor& mean,
-                            const Tensor& variance, float epsilon);
+LayerNormResult LayerNormForward(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                 float epsilon);
+NormGrads LayerNormBackward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                            const Tensor& mean, const Tensor& variance, float epsilon);
 
 // ---- Softmax ------------------------------------------------------------
 
@@ -191,8 +181,7 @@ Tensor LogSoftmaxBackward(const Tensor& dy, const Tensor& y, int axis = -1);
 // REQUIRES: all inputs agree except along axis.
 Tensor Concat(const std::vector<Tensor>& xs, int axis);
 // The inverse of Concat: pieces of the given sizes along axis.
-std::vector<Tensor> Split(const Tensor& x, int axis,
-                          const std::vector<int64_t>& sizes);
+std::vector<Tensor> Split(const Tensor& x, int axis, const std::vector<int64_t>& sizes);
 // y[i_perm[0], ..., i_perm[r-1]] = x[i_0, ..., i_{r-1}]: y's axis k is x's
 // axis perm[k] (numpy.transpose). REQUIRES: perm is a permutation of
 // 0..rank-1. Float32.
@@ -218,8 +207,8 @@ Tensor Gather(const Tensor& table, const Tensor& ids);
 // A sparse gradient of (or update to) a table: rows `ids` with `values`.
 // Ids may repeat; repeated rows add up.
 struct SparseRows {
-  Tensor ids;     // int64 [n]
-  Tensor values;  // float32 [n, D]
+  Tensor ids;            // int64 [n]
+  Tensor values;         // float32 [n, D]
   int64_t num_rows = 0;  // V of the dense table
 };
 // The sparse gradient of Gather: one row per id (ids flattened).
@@ -253,15 +242,14 @@ struct RnnForwardResult {
 // sequences of `cell` (the CPU backend: every cell; CUDA: all but kGRU,
 // which cuDNN lacks); otherwise callers compose the steps.
 bool RnnAvailable(Device device, RnnCell cell);
-RnnForwardResult RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
-                            const Tensor& w_h, const Tensor& bias);
+RnnForwardResult RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
+                            const Tensor& bias);
 struct RnnGrads {
   Tensor dx, dw_x, dw_h, dbias;
 };
 // dy [N, T, U]; dh, dc [N, U] or undefined (zero).
-RnnGrads RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x,
-                     const Tensor& w_h, const Tensor& bias,
-                     const RnnForwardResult& forward, const Tensor& dy,
+RnnGrads RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
+                     const Tensor& bias, const RnnForwardResult& forward, const Tensor& dy,
                      const Tensor& dh, const Tensor& dc);
 
 // ---- Optimizer updates ---------------------------------------------------
@@ -273,8 +261,7 @@ RnnGrads RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x,
 // range-checked when on the CPU) and grad n rows of value's row size
 // (numel / dim(0)); only those rows of value and slots change. All tensors
 // on one device.
-void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& coefficients,
-                 Tensor& value, const Tensor& grad, std::vector<Tensor>& slots,
-                 const Tensor& ids = Tensor());
+void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& coefficients, Tensor& value,
+                 const Tensor& grad, std::vector<Tensor>& slots, const Tensor& ids = Tensor());
 
 }  // namespace edl::tensor

@@ -20,13 +20,13 @@ RnnDims CheckRnn(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor&
   CheckFloat(w_h, op, "w_h");
   CheckFloat(bias, op, "bias");
   EDL_CHECK(x.rank() == 3 && w_x.rank() == 2 && w_h.rank() == 2 && bias.rank() == 1)
-      << op << ": x " << ShapeString(x.shape()) << ", w_x " << ShapeString(w_x.shape())
-      << ", w_h " << ShapeString(w_h.shape()) << ", bias " << ShapeString(bias.shape());
+      << op << ": x " << ShapeString(x.shape()) << ", w_x " << ShapeString(w_x.shape()) << ", w_h "
+      << ShapeString(w_h.shape()) << ", bias " << ShapeString(bias.shape());
   const int64_t g = RnnGates(cell), u = w_h.dim(0);
   EDL_CHECK(w_x.dim(0) == x.dim(2) && w_x.dim(1) == g * u && w_h.dim(1) == g * u &&
             bias.dim(0) == (cell == RnnCell::kGRUResetAfter ? 4 : g) * u)
-      << op << ": x " << ShapeString(x.shape()) << ", w_x " << ShapeString(w_x.shape())
-      << ", w_h " << ShapeString(w_h.shape()) << ", bias " << ShapeString(bias.shape());
+      << op << ": x " << ShapeString(x.shape()) << ", w_x " << ShapeString(w_x.shape()) << ", w_h "
+      << ShapeString(w_h.shape()) << ", bias " << ShapeString(bias.shape());
   CheckSameDevice(x, w_x, op);
   CheckSameDevice(x, w_h, op);
   CheckSameDevice(x, bias, op);
@@ -37,8 +37,8 @@ RnnDims CheckRnn(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor&
 
 bool RnnAvailable(Device device, RnnCell cell) { return BackendFor(device).Rnn(cell); }
 
-RnnForwardResult RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
-                            const Tensor& w_h, const Tensor& bias) {
+RnnForwardResult RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
+                            const Tensor& bias) {
   const RnnDims d = CheckRnn(cell, x, w_x, w_h, bias, "RnnForward");
   EDL_CHECK(d.n > 0 && d.t > 0) << "RnnForward: empty x " << ShapeString(x.shape());
   Backend& backend = BackendFor(x.device());
@@ -56,9 +56,8 @@ RnnGrads RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Ten
                      const Tensor& dh, const Tensor& dc) {
   CheckRnn(cell, x, w_x, w_h, bias, "RnnBackward");
   CheckFloat(dy, "RnnBackward", "dy");
-  EDL_CHECK(dy.shape() == forward.y.shape())
-      << "RnnBackward: dy " << ShapeString(dy.shape()) << " for y "
-      << ShapeString(forward.y.shape());
+  EDL_CHECK(dy.shape() == forward.y.shape()) << "RnnBackward: dy " << ShapeString(dy.shape())
+                                             << " for y " << ShapeString(forward.y.shape());
   EDL_CHECK(!dh.defined() || dh.shape() == forward.h.shape()) << "RnnBackward: dh";
   EDL_CHECK(!dc.defined() || (forward.c.defined() && dc.shape() == forward.c.shape()))
       << "RnnBackward: dc";

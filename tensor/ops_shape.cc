@@ -27,9 +27,8 @@ Tensor Concat(const std::vector<Tensor>& xs, int axis) {
     for (int d = 0; agree && d < x.rank(); ++d) {
       agree = d == a || x.dim(d) == first.dim(d);
     }
-    EDL_CHECK(agree) << "Concat: input " << i << " " << ShapeString(x.shape())
-                     << " does not match " << ShapeString(first.shape())
-                     << " except along axis " << a;
+    EDL_CHECK(agree) << "Concat: input " << i << " " << ShapeString(x.shape()) << " does not match "
+                     << ShapeString(first.shape()) << " except along axis " << a;
     shape[a] += x.dim(a);
   }
   Tensor y = Tensor::Empty(shape, first.dtype(), first.device());
@@ -37,8 +36,7 @@ Tensor Concat(const std::vector<Tensor>& xs, int axis) {
   return y;
 }
 
-std::vector<Tensor> Split(const Tensor& x, int axis,
-                          const std::vector<int64_t>& sizes) {
+std::vector<Tensor> Split(const Tensor& x, int axis, const std::vector<int64_t>& sizes) {
   EDL_CHECK(x.defined()) << "Split: x is undefined";
   int a = NormalizeAxis(axis, x.rank(), "Split");
   int64_t total = 0;
@@ -46,8 +44,8 @@ std::vector<Tensor> Split(const Tensor& x, int axis,
     EDL_CHECK_GE(s, 0) << "Split: negative size";
     total += s;
   }
-  EDL_CHECK_EQ(total, x.dim(a)) << "Split: sizes do not add up to axis " << a
-                                << " of " << ShapeString(x.shape());
+  EDL_CHECK_EQ(total, x.dim(a)) << "Split: sizes do not add up to axis " << a << " of "
+                                << ShapeString(x.shape());
   std::vector<Tensor> ys;
   ys.reserve(sizes.size());
   for (int64_t s : sizes) {
@@ -64,8 +62,8 @@ bool TransposeAvailable(Device device) { return BackendFor(device).HasTranspose(
 Tensor Transpose(const Tensor& x, const std::vector<int>& perm) {
   CheckFloat(x, "Transpose", "x");
   std::vector<bool> seen(x.rank(), false);
-  EDL_CHECK_EQ(static_cast<int>(perm.size()), x.rank()) << "Transpose: perm of " << perm.size()
-                                                        << " axes for rank " << x.rank();
+  EDL_CHECK_EQ(static_cast<int>(perm.size()), x.rank())
+      << "Transpose: perm of " << perm.size() << " axes for rank " << x.rank();
   Shape shape;
   for (int a : perm) {
     EDL_CHECK(a >= 0 && a < x.rank() && !seen[a]) << "Transpose: perm is not a permutation";
@@ -83,8 +81,7 @@ Tensor Cast(const Tensor& x, DType dtype) {
     return d == DType::kFloat32 || d == DType::kInt64 || d == DType::kUInt8;
   };
   EDL_CHECK(supported(x.dtype()) && supported(dtype))
-      << "Cast: " << DTypeName(x.dtype()) << " -> " << DTypeName(dtype)
-      << " is not supported";
+      << "Cast: " << DTypeName(x.dtype()) << " -> " << DTypeName(dtype) << " is not supported";
   Tensor y = Tensor::Empty(x.shape(), dtype, x.device());
   if (x.numel() > 0) BackendFor(x.device()).Cast(x, y);
   return y;
@@ -102,8 +99,7 @@ Tensor DropoutMask(const Shape& shape, double rate, uint64_t seed, Device device
 
 Tensor Gather(const Tensor& table, const Tensor& ids) {
   CheckFloat(table, "Gather", "table");
-  EDL_CHECK(ids.defined() && ids.dtype() == DType::kInt64)
-      << "Gather: ids must be int64";
+  EDL_CHECK(ids.defined() && ids.dtype() == DType::kInt64) << "Gather: ids must be int64";
   EDL_CHECK_EQ(table.rank(), 2) << "Gather: table " << ShapeString(table.shape());
   CheckSameDevice(table, ids, "Gather");
   Shape shape = ids.shape();
@@ -116,19 +112,14 @@ Tensor Gather(const Tensor& table, const Tensor& ids) {
   return y;
 }
 
-SparseRows GatherBackward(const Tensor& dy, const Tensor& ids,
-                          int64_t num_rows) {
+SparseRows GatherBackward(const Tensor& dy, const Tensor& ids, int64_t num_rows) {
   CheckFloat(dy, "GatherBackward", "dy");
-  EDL_CHECK(ids.defined() && ids.dtype() == DType::kInt64)
-      << "GatherBackward: ids must be int64";
-  EDL_CHECK(dy.rank() == ids.rank() + 1)
-      << "GatherBackward: dy " << ShapeString(dy.shape()) << " for ids "
-      << ShapeString(ids.shape());
+  EDL_CHECK(ids.defined() && ids.dtype() == DType::kInt64) << "GatherBackward: ids must be int64";
+  EDL_CHECK(dy.rank() == ids.rank() + 1) << "GatherBackward: dy " << ShapeString(dy.shape())
+                                         << " for ids " << ShapeString(ids.shape());
   for (int i = 0; i < ids.rank(); ++i) {
-    EDL_CHECK_EQ(dy.dim(i), ids.dim(i)) << "GatherBackward: dy "
-                                        << ShapeString(dy.shape())
-                                        << " for ids "
-                                        << ShapeString(ids.shape());
+    EDL_CHECK_EQ(dy.dim(i), ids.dim(i)) << "GatherBackward: dy " << ShapeString(dy.shape())
+                                        << " for ids " << ShapeString(ids.shape());
   }
   SparseRows rows;
   rows.ids = ids.Clone().Reshape({ids.numel()});
@@ -139,13 +130,12 @@ SparseRows GatherBackward(const Tensor& dy, const Tensor& ids,
 
 namespace {
 void CheckSparseRows(const SparseRows& rows, const char* op) {
-  EDL_CHECK(rows.ids.defined() && rows.ids.dtype() == DType::kInt64 &&
-            rows.ids.rank() == 1)
+  EDL_CHECK(rows.ids.defined() && rows.ids.dtype() == DType::kInt64 && rows.ids.rank() == 1)
       << op << ": ids must be int64 [n]";
   CheckFloat(rows.values, op, "values");
   EDL_CHECK(rows.values.rank() == 2 && rows.values.dim(0) == rows.ids.dim(0))
-      << op << ": values " << ShapeString(rows.values.shape()) << " for "
-      << rows.ids.dim(0) << " ids";
+      << op << ": values " << ShapeString(rows.values.shape()) << " for " << rows.ids.dim(0)
+      << " ids";
   EDL_CHECK_GE(rows.num_rows, 0);
 }
 }  // namespace
@@ -157,8 +147,8 @@ SparseRows Coalesce(const SparseRows& rows) {
 
 Tensor Densify(const SparseRows& rows) {
   CheckSparseRows(rows, "Densify");
-  Tensor table = Tensor::Zeros({rows.num_rows, rows.values.dim(1)},
-                              DType::kFloat32, rows.values.device());
+  Tensor table =
+      Tensor::Zeros({rows.num_rows, rows.values.dim(1)}, DType::kFloat32, rows.values.device());
   ScatterAdd(table, rows, 1.f);
   return table;
 }

@@ -14,21 +14,18 @@ inline void CheckFloat(const Tensor& t, const char* op, const char* arg) {
 
 inline void CheckSameShape(const Tensor& a, const Tensor& b, const char* op) {
   EDL_CHECK(a.shape() == b.shape())
-      << op << ": shapes differ: " << ShapeString(a.shape()) << " vs "
-      << ShapeString(b.shape());
+      << op << ": shapes differ: " << ShapeString(a.shape()) << " vs " << ShapeString(b.shape());
 }
 
 inline void CheckSameDevice(const Tensor& a, const Tensor& b, const char* op) {
   EDL_CHECK(a.device() == b.device())
-      << op << ": tensors on " << DeviceName(a.device()) << " and "
-      << DeviceName(b.device());
+      << op << ": tensors on " << DeviceName(a.device()) << " and " << DeviceName(b.device());
 }
 
 // Maps a possibly negative axis into [0, rank).
 inline int NormalizeAxis(int axis, int rank, const char* op) {
   int a = axis < 0 ? axis + rank : axis;
-  EDL_CHECK(a >= 0 && a < rank)
-      << op << ": axis " << axis << " out of range for rank " << rank;
+  EDL_CHECK(a >= 0 && a < rank) << op << ": axis " << axis << " out of range for rank " << rank;
   return a;
 }
 

@@ -33,9 +33,7 @@ const char* DTypeName(DType dtype) {
   return "?";
 }
 
-const char* DeviceName(Device device) {
-  return device == Device::kCPU ? "cpu" : "cuda";
-}
+const char* DeviceName(Device device) { return device == Device::kCPU ? "cpu" : "cuda"; }
 
 int64_t NumElements(const Shape& shape) {
   int64_t n = 1;
@@ -79,8 +77,7 @@ Storage::~Storage() {
   }
 }
 
-Tensor Tensor::Adopt(std::shared_ptr<void> owner, void* data, Shape shape,
-                     DType dtype) {
+Tensor Tensor::Adopt(std::shared_ptr<void> owner, void* data, Shape shape, DType dtype) {
   Tensor t;
   t.numel_ = NumElements(shape);
   t.shape_ = std::move(shape);
@@ -135,13 +132,11 @@ Tensor Tensor::Full(Shape shape, float value, Device device) {
   return t;
 }
 
-Tensor Tensor::FromVector(Shape shape, const std::vector<float>& values,
-                          Device device) {
+Tensor Tensor::FromVector(Shape shape, const std::vector<float>& values, Device device) {
   return FromVector(std::move(shape), values).On(device);
 }
 
-Tensor Tensor::FromInts(Shape shape, const std::vector<int64_t>& values,
-                        Device device) {
+Tensor Tensor::FromInts(Shape shape, const std::vector<int64_t>& values, Device device) {
   return FromInts(std::move(shape), values).On(device);
 }
 
@@ -178,8 +173,7 @@ Tensor Tensor::Reshape(Shape shape) const {
         << ShapeString(shape_) << " -> " << ShapeString(shape);
     shape[infer] = numel_ / known;
   }
-  EDL_CHECK_EQ(NumElements(shape), numel_)
-      << ShapeString(shape_) << " -> " << ShapeString(shape);
+  EDL_CHECK_EQ(NumElements(shape), numel_) << ShapeString(shape_) << " -> " << ShapeString(shape);
   Tensor t = *this;
   t.shape_ = std::move(shape);
   return t;

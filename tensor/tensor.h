@@ -79,8 +79,7 @@ class Tensor {
   Tensor() = default;
 
   // Uninitialized contents.
-  static Tensor Empty(Shape shape, DType dtype = DType::kFloat32,
-                      Device device = Device::kCPU);
+  static Tensor Empty(Shape shape, DType dtype = DType::kFloat32, Device device = Device::kCPU);
   static Tensor Zeros(Shape shape, DType dtype = DType::kFloat32);
   static Tensor Full(Shape shape, float value);
   static Tensor Scalar(float value) { return Full({}, value); }
@@ -91,19 +90,14 @@ class Tensor {
   // when device is not kCPU; exactly the CPU versions when it is).
   static Tensor Zeros(Shape shape, DType dtype, Device device);
   static Tensor Full(Shape shape, float value, Device device);
-  static Tensor Scalar(float value, Device device) {
-    return Full({}, value, device);
-  }
-  static Tensor FromVector(Shape shape, const std::vector<float>& values,
-                           Device device);
-  static Tensor FromInts(Shape shape, const std::vector<int64_t>& values,
-                         Device device);
+  static Tensor Scalar(float value, Device device) { return Full({}, value, device); }
+  static Tensor FromVector(Shape shape, const std::vector<float>& values, Device device);
+  static Tensor FromInts(Shape shape, const std::vector<int64_t>& values, Device device);
 
   // A CPU tensor over `data`, which `owner` keeps alive (no copy): how a
   // received message's tensors become tensors. REQUIRES: data holds
   // NumElements(shape) elements of dtype.
-  static Tensor Adopt(std::shared_ptr<void> owner, void* data, Shape shape,
-                      DType dtype);
+  static Tensor Adopt(std::shared_ptr<void> owner, void* data, Shape shape, DType dtype);
 
   bool defined() const { return storage_ != nullptr; }
   const Shape& shape() const { return shape_; }
@@ -118,14 +112,12 @@ class Tensor {
   // Typed access to the first element. REQUIRES: dtype matches T.
   template <typename T>
   T* data() {
-    EDL_CHECK(dtype_ == DTypeOf<T>::value)
-        << "tensor is " << DTypeName(dtype_);
+    EDL_CHECK(dtype_ == DTypeOf<T>::value) << "tensor is " << DTypeName(dtype_);
     return static_cast<T*>(raw_data());
   }
   template <typename T>
   const T* data() const {
-    EDL_CHECK(dtype_ == DTypeOf<T>::value)
-        << "tensor is " << DTypeName(dtype_);
+    EDL_CHECK(dtype_ == DTypeOf<T>::value) << "tensor is " << DTypeName(dtype_);
     return static_cast<const T*>(raw_data());
   }
   float* f32() { return data<float>(); }
@@ -147,9 +139,7 @@ class Tensor {
   Tensor To(Device device) const;
   // This tensor itself when it is already on `device` (no copy), else
   // To(device). For moving data to where it is needed.
-  Tensor On(Device device) const {
-    return this->device() == device ? *this : To(device);
-  }
+  Tensor On(Device device) const { return this->device() == device ? *this : To(device); }
   // Copies src's elements into this tensor, across devices too.
   // REQUIRES: same numel and dtype.
   void CopyFrom(const Tensor& src);

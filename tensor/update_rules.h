@@ -61,8 +61,8 @@ const char* UpdateRuleName(UpdateRule rule);  // tensor/ops_optim.cc
 // Per-step coefficients, computed on the host in float exactly as each rule
 // documents; a rule reads only its own fields (the others stay 0).
 struct UpdateCoefficients {
-  float lr = 0;                // SGD, Adagrad, Adadelta, RMSprop, Nadam, FTRL;
-                               // Adam, Adamax: the bias-corrected lr_t
+  float lr = 0;  // SGD, Adagrad, Adadelta, RMSprop, Nadam, FTRL;
+                 // Adam, Adamax: the bias-corrected lr_t
   float epsilon = 0;
   float momentum = 0;          // SGD, RMSprop
   float beta_1 = 0;            // Nadam
@@ -112,105 +112,92 @@ EDL_HD inline float Abs(float x) {
 
 // ---- One element per rule (w: value, g: gradient, then the slots) -------
 
-EDL_HD inline void SgdElement(const UpdateCoefficients& c, float& w, float g) {
-  w -= c.lr * g;
-}
+EDL_HD inline void SgdElement(const UpdateCoefficients& c, float& w, float g) { w -= c.lr * g; }
 
-EDL_HD inline void SgdMomentumElement(const UpdateCoefficients& c, float& w,
-                                      float g, float& a) {
+EDL_HD inline void SgdMomentumElement(const UpdateCoefficients& c, float& w, float g, float& a) {
   a = a * c.momentum - c.lr * g;
   w += a;
 }
 
-EDL_HD inline void SgdNesterovElement(const UpdateCoefficients& c, float& w,
-                                      float g, float& a) {
+EDL_HD inline void SgdNesterovElement(const UpdateCoefficients& c, float& w, float g, float& a) {
   a = a * c.momentum - c.lr * g;
   w += a * c.momentum - c.lr * g;
 }
 
-EDL_HD inline void AdamElement(const UpdateCoefficients& c, float& w, float g,
-                               float& m, float& v) {
+EDL_HD inline void AdamElement(const UpdateCoefficients& c, float& w, float g, float& m, float& v) {
   m += (g - m) * c.one_minus_beta_1;
   v += (g * g - v) * c.one_minus_beta_2;
   w -= c.lr * m / (update_math::Sqrt(v) + c.epsilon);
 }
 
-EDL_HD inline void AmsgradElement(const UpdateCoefficients& c, float& w,
-                                  float g, float& m, float& v, float& vhat) {
+EDL_HD inline void AmsgradElement(const UpdateCoefficients& c, float& w, float g, float& m,
+                                  float& v, float& vhat) {
   m += (g - m) * c.one_minus_beta_1;
   v += (g * g - v) * c.one_minus_beta_2;
   vhat = update_math::Max(vhat, v);
   w -= c.lr * m / (update_math::Sqrt(vhat) + c.epsilon);
 }
 
-EDL_HD inline void AdamaxElement(const UpdateCoefficients& c, float& w,
-                                 float g, float& m, float& v) {
+EDL_HD inline void AdamaxElement(const UpdateCoefficients& c, float& w, float g, float& m,
+                                 float& v) {
   m += (g - m) * c.one_minus_beta_1;
   v = update_math::Max(c.beta_2 * v, update_math::Abs(g));
   w -= c.lr * (m / (v + c.epsilon));
 }
 
-EDL_HD inline void NadamElement(const UpdateCoefficients& c, float& w, float g,
-                                float& m, float& v) {
+EDL_HD inline void NadamElement(const UpdateCoefficients& c, float& w, float g, float& m,
+                                float& v) {
   m = c.beta_1 * m + c.one_minus_beta_1 * g;
   v = c.beta_2 * v + c.one_minus_beta_2 * g * g;
   const float m_bar = c.grad_scale * g + c.m_scale * m;
   w -= c.lr * m_bar / (update_math::Sqrt(v * c.v_scale) + c.epsilon);
 }
 
-EDL_HD inline void AdagradElement(const UpdateCoefficients& c, float& w,
-                                  float g, float& accum) {
+EDL_HD inline void AdagradElement(const UpdateCoefficients& c, float& w, float g, float& accum) {
   accum += g * g;
   w -= c.lr * g / (update_math::Sqrt(accum) + c.epsilon);
 }
 
-EDL_HD inline void AdadeltaElement(const UpdateCoefficients& c, float& w,
-                                   float g, float& accum,
+EDL_HD inline void AdadeltaElement(const UpdateCoefficients& c, float& w, float g, float& accum,
                                    float& accum_update) {
   accum = accum * c.rho + g * g * c.one_minus_rho;
-  const float u = update_math::Sqrt(accum_update + c.epsilon) /
-                  update_math::Sqrt(accum + c.epsilon) * g;
+  const float u =
+      update_math::Sqrt(accum_update + c.epsilon) / update_math::Sqrt(accum + c.epsilon) * g;
   w -= u * c.lr;
   accum_update = accum_update * c.rho + u * u * c.one_minus_rho;
 }
 
-EDL_HD inline void RmspropElement(const UpdateCoefficients& c, float& w,
-                                  float g, float& rms) {
+EDL_HD inline void RmspropElement(const UpdateCoefficients& c, float& w, float g, float& rms) {
   rms = c.rho * rms + c.one_minus_rho * g * g;
   w -= c.lr * g / (update_math::Sqrt(rms) + c.epsilon);
 }
 
-EDL_HD inline void RmspropCenteredElement(const UpdateCoefficients& c,
-                                          float& w, float g, float& rms,
-                                          float& mg) {
+EDL_HD inline void RmspropCenteredElement(const UpdateCoefficients& c, float& w, float g,
+                                          float& rms, float& mg) {
   rms = c.rho * rms + c.one_minus_rho * g * g;
   mg = c.rho * mg + c.one_minus_rho * g;
   w -= c.lr * g / (update_math::Sqrt(rms - mg * mg) + c.epsilon);
 }
 
-EDL_HD inline void RmspropMomentumElement(const UpdateCoefficients& c,
-                                          float& w, float g, float& rms,
-                                          float& mom) {
+EDL_HD inline void RmspropMomentumElement(const UpdateCoefficients& c, float& w, float g,
+                                          float& rms, float& mom) {
   rms += (g * g - rms) * c.one_minus_rho;
   mom = c.momentum * mom + c.lr * g / update_math::Sqrt(rms + c.epsilon);
   w -= mom;
 }
 
-EDL_HD inline void RmspropMomentumCenteredElement(const UpdateCoefficients& c,
-                                                  float& w, float g,
-                                                  float& rms, float& mom,
-                                                  float& mg) {
+EDL_HD inline void RmspropMomentumCenteredElement(const UpdateCoefficients& c, float& w, float g,
+                                                  float& rms, float& mom, float& mg) {
   rms += (g * g - rms) * c.one_minus_rho;
   mg += (g - mg) * c.one_minus_rho;
-  mom = c.momentum * mom +
-        c.lr * g / update_math::Sqrt(rms - mg * mg + c.epsilon);
+  mom = c.momentum * mom + c.lr * g / update_math::Sqrt(rms - mg * mg + c.epsilon);
   w -= mom;
 }
 
 // kSqrt: power 0.5 (learning_rate_power -0.5, the default) through sqrt.
 template <bool kSqrt>
-EDL_HD inline void FtrlElement(const UpdateCoefficients& c, float& w, float g,
-                               float& accum, float& linear) {
+EDL_HD inline void FtrlElement(const UpdateCoefficients& c, float& w, float g, float& accum,
+                               float& linear) {
   const float g_shrunk = g + c.two_shrinkage * w;
   const float new_accum = accum + g * g;
   float new_root, old_root;
@@ -231,9 +218,8 @@ EDL_HD inline void FtrlElement(const UpdateCoefficients& c, float& w, float g,
 // Rule R on element i of the value and slots, with gradient element gi.
 // Slot pointers past UpdateSlotCount(R) are not read (may be null).
 template <UpdateRule R>
-EDL_HD inline void UpdateElement(const UpdateCoefficients& c, float* w,
-                                 const float* g, float* s0, float* s1,
-                                 float* s2, int64_t i, int64_t gi) {
+EDL_HD inline void UpdateElement(const UpdateCoefficients& c, float* w, const float* g, float* s0,
+                                 float* s1, float* s2, int64_t i, int64_t gi) {
   if constexpr (R == UpdateRule::kSgd) {
     SgdElement(c, w[i], g[gi]);
   } else if constexpr (R == UpdateRule::kSgdMomentum) {
@@ -274,31 +260,26 @@ template <typename F>
 inline void DispatchUpdateRule(UpdateRule rule, F&& f) {
   switch (rule) {
     case UpdateRule::kSgd: f.template operator()<UpdateRule::kSgd>(); return;
-    case UpdateRule::kSgdMomentum:
-      f.template operator()<UpdateRule::kSgdMomentum>(); return;
-    case UpdateRule::kSgdNesterov:
-      f.template operator()<UpdateRule::kSgdNesterov>(); return;
+    case UpdateRule::kSgdMomentum: f.template operator()<UpdateRule::kSgdMomentum>(); return;
+    case UpdateRule::kSgdNesterov: f.template operator()<UpdateRule::kSgdNesterov>(); return;
     case UpdateRule::kAdam: f.template operator()<UpdateRule::kAdam>(); return;
-    case UpdateRule::kAmsgrad:
-      f.template operator()<UpdateRule::kAmsgrad>(); return;
-    case UpdateRule::kAdamax:
-      f.template operator()<UpdateRule::kAdamax>(); return;
+    case UpdateRule::kAmsgrad: f.template operator()<UpdateRule::kAmsgrad>(); return;
+    case UpdateRule::kAdamax: f.template operator()<UpdateRule::kAdamax>(); return;
     case UpdateRule::kNadam: f.template operator()<UpdateRule::kNadam>(); return;
-    case UpdateRule::kAdagrad:
-      f.template operator()<UpdateRule::kAdagrad>(); return;
-    case UpdateRule::kAdadelta:
-      f.template operator()<UpdateRule::kAdadelta>(); return;
-    case UpdateRule::kRmsprop:
-      f.template operator()<UpdateRule::kRmsprop>(); return;
+    case UpdateRule::kAdagrad: f.template operator()<UpdateRule::kAdagrad>(); return;
+    case UpdateRule::kAdadelta: f.template operator()<UpdateRule::kAdadelta>(); return;
+    case UpdateRule::kRmsprop: f.template operator()<UpdateRule::kRmsprop>(); return;
     case UpdateRule::kRmspropCentered:
-      f.template operator()<UpdateRule::kRmspropCentered>(); return;
+      f.template operator()<UpdateRule::kRmspropCentered>();
+      return;
     case UpdateRule::kRmspropMomentum:
-      f.template operator()<UpdateRule::kRmspropMomentum>(); return;
+      f.template operator()<UpdateRule::kRmspropMomentum>();
+      return;
     case UpdateRule::kRmspropMomentumCentered:
-      f.template operator()<UpdateRule::kRmspropMomentumCentered>(); return;
+      f.template operator()<UpdateRule::kRmspropMomentumCentered>();
+      return;
     case UpdateRule::kFtrl: f.template operator()<UpdateRule::kFtrl>(); return;
-    case UpdateRule::kFtrlSqrt:
-      f.template operator()<UpdateRule::kFtrlSqrt>(); return;
+    case UpdateRule::kFtrlSqrt: f.template operator()<UpdateRule::kFtrlSqrt>(); return;
   }
 }
 

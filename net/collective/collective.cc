@@ -27,8 +27,7 @@ namespace {
 class RunningScope {
  public:
   explicit RunningScope(std::atomic<bool>& running) : running_(running) {
-    EDL_CHECK(!running_.exchange(true))
-        << "two collectives at once on one Ring";
+    EDL_CHECK(!running_.exchange(true)) << "two collectives at once on one Ring";
   }
   ~RunningScope() { running_.store(false); }
 
@@ -41,9 +40,8 @@ class RunningScope {
 // step t-1) and receives that of rank (r - t - 1) mod N into slot t of
 // `gathered`; slot N-1 keeps a copy of its own. Then every rank sums the N
 // buffers in rank order, so all get the same bits.
-Status GatherAllReduce(const PipelineLinks& links, Pieces& pieces,
-                       std::vector<float>& gathered, int n, int r,
-                       std::span<float> data) {
+Status GatherAllReduce(const PipelineLinks& links, Pieces& pieces, std::vector<float>& gathered,
+                       int n, int r, std::span<float> data) {
   const size_t count = data.size();
   const size_t bytes = count * sizeof(float);
   gathered.resize(count * static_cast<size_t>(n));
@@ -53,8 +51,7 @@ Status GatherAllReduce(const PipelineLinks& links, Pieces& pieces,
   recvs.clear();
   for (int t = 0; t < n - 1; ++t) {
     const float* from = t == 0 ? data.data() : slots + (t - 1) * count;
-    sends.push_back({reinterpret_cast<const char*>(from), bytes,
-                     static_cast<size_t>(t)});
+    sends.push_back({reinterpret_cast<const char*>(from), bytes, static_cast<size_t>(t)});
     recvs.push_back({reinterpret_cast<char*>(slots + t * count), bytes, false});
   }
   float* own = slots + (n - 1) * count;
@@ -79,14 +76,12 @@ Status GatherAllReduce(const PipelineLinks& links, Pieces& pieces,
 // and receives the chunk it will send at step t+1. So send piece k of step
 // t >= 1 only needs recv piece k of step t-1: the streams are pipelined
 // piece by piece across steps.
-Status RingAllReduce(const PipelineLinks& links, Pieces& pieces, int n, int r,
-                     size_t piece_bytes, std::span<float> data) {
+Status RingAllReduce(const PipelineLinks& links, Pieces& pieces, int n, int r, size_t piece_bytes,
+                     std::span<float> data) {
   const size_t count = data.size();
   const size_t base = count / n, rem = count % n;
   auto chunk_begin = [&](int c) { return c * base + std::min<size_t>(c, rem); };
-  auto chunk_size = [&](int c) {
-    return base + (static_cast<size_t>(c) < rem);
-  };
+  auto chunk_size = [&](int c) { return base + (static_cast<size_t>(c) < rem); };
   auto mod = [n](int x) { return ((x % n) + n) % n; };
   const size_t piece_floats = piece_bytes / sizeof(float);
 
@@ -102,16 +97,14 @@ Status RingAllReduce(const PipelineLinks& links, Pieces& pieces, int n, int r,
       size_t len = std::min(piece_floats, chunk_size(send_chunk) - off);
       size_t index = sends.size();
       size_t needs = t == 0 ? 0 : index - first_step_pieces + 1;
-      sends.push_back({reinterpret_cast<const char*>(
-                           data.data() + chunk_begin(send_chunk) + off),
+      sends.push_back({reinterpret_cast<const char*>(data.data() + chunk_begin(send_chunk) + off),
                        len * sizeof(float), needs});
     }
     if (t == 0) first_step_pieces = sends.size();
     for (size_t off = 0; off < chunk_size(recv_chunk); off += piece_floats) {
       size_t len = std::min(piece_floats, chunk_size(recv_chunk) - off);
-      recvs.push_back(
-          {reinterpret_cast<char*>(data.data() + chunk_begin(recv_chunk) + off),
-           len * sizeof(float), reduce});
+      recvs.push_back({reinterpret_cast<char*>(data.data() + chunk_begin(recv_chunk) + off),
+                       len * sizeof(float), reduce});
     }
   }
   return RunPipeline(links, sends, recvs);
@@ -126,10 +119,8 @@ Status Ring::AllReduce(std::span<float> data, ReduceOp op) {
   if (n == 1 || data.empty()) return Status::Ok();
   Status status =
       data.size_bytes() <= spec_.small_allreduce_bytes
-          ? GatherAllReduce(impl_->links, impl_->pieces, impl_->gathered, n,
-                            rank(), data)
-          : RingAllReduce(impl_->links, impl_->pieces, n, rank(),
-                          spec_.piece_bytes, data);
+          ? GatherAllReduce(impl_->links, impl_->pieces, impl_->gathered, n, rank(), data)
+          : RingAllReduce(impl_->links, impl_->pieces, n, rank(), spec_.piece_bytes, data);
   if (!status.ok()) {
     status = status.WithPrefix(RingPrefix(spec_) + ": allreduce");
     impl_->Break(status);
@@ -142,8 +133,8 @@ Status Ring::AllReduce(std::span<float> data, ReduceOp op) {
   return Status::Ok();
 }
 
-Status Ring::AllReduce(const std::vector<std::span<float>>& tensors,
-                       size_t bucket_bytes, ReduceOp op) {
+Status Ring::AllReduce(const std::vector<std::span<float>>& tensors, size_t bucket_bytes,
+                       ReduceOp op) {
   const size_t bucket_floats = bucket_bytes / sizeof(float);
   size_t i = 0;
   while (i < tensors.size()) {
@@ -188,8 +179,7 @@ Status Ring::Broadcast(std::span<std::byte> data, int root) {
   sends.clear();
   recvs.clear();
   char* bytes = reinterpret_cast<char*>(data.data());
-  for (size_t off = 0, k = 0; off < data.size();
-       off += spec_.piece_bytes, ++k) {
+  for (size_t off = 0, k = 0; off < data.size(); off += spec_.piece_bytes, ++k) {
     size_t len = std::min(spec_.piece_bytes, data.size() - off);
     if (!is_root) recvs.push_back({bytes + off, len, false});
     if (forwards) sends.push_back({bytes + off, len, is_root ? 0 : k + 1});

@@ -56,7 +56,7 @@ struct RingSpec {
   // the N buffers in rank order, so results stay bitwise identical. 0: the
   // ring algorithm at every size.
   size_t small_allreduce_bytes = size_t{8} << 10;
-  int socket_buffer_bytes = 4 << 20;     // SO_SNDBUF/SO_RCVBUF; 0: kernel's
+  int socket_buffer_bytes = 4 << 20;  // SO_SNDBUF/SO_RCVBUF; 0: kernel's
   // Offer (and accept) shared-memory links to neighbours on the same
   // machine. A link uses shared memory only when both its ends set this;
   // otherwise, and between machines, data moves over TCP. Failures, the
@@ -67,8 +67,7 @@ struct RingSpec {
 class RingListener {
  public:
   // Listens on host:port (port 0: an ephemeral port).
-  static Result<std::unique_ptr<RingListener>> Listen(const std::string& host,
-                                                      int port);
+  static Result<std::unique_ptr<RingListener>> Listen(const std::string& host, int port);
   ~RingListener();
   RingListener(const RingListener&) = delete;
   RingListener& operator=(const RingListener&) = delete;
@@ -79,8 +78,7 @@ class RingListener {
 
  private:
   friend class Ring;
-  RingListener(int fd, std::string host, int port)
-      : fd_(fd), host_(std::move(host)), port_(port) {}
+  RingListener(int fd, std::string host, int port) : fd_(fd), host_(std::move(host)), port_(port) {}
 
   const int fd_;
   const std::string host_;
@@ -97,8 +95,7 @@ class Ring {
   // form within spec.deadline, Unauthenticated on a secret mismatch and
   // FailedPrecondition on a version or world-size mismatch (naming the peer).
   // World size 1 opens no connection.
-  static Result<std::unique_ptr<Ring>> Connect(RingListener& listener,
-                                               const RingSpec& spec);
+  static Result<std::unique_ptr<Ring>> Connect(RingListener& listener, const RingSpec& spec);
   ~Ring();
   Ring(const Ring&) = delete;
   Ring& operator=(const Ring&) = delete;
@@ -116,8 +113,8 @@ class Ring {
   // `bucket_bytes` and reduces each bucket as one buffer (a tensor larger
   // than a bucket is reduced in place on its own). REQUIRES: all ranks pass
   // the same tensor sizes in the same order.
-  Status AllReduce(const std::vector<std::span<float>>& tensors,
-                   size_t bucket_bytes, ReduceOp op = ReduceOp::kSum);
+  Status AllReduce(const std::vector<std::span<float>>& tensors, size_t bucket_bytes,
+                   ReduceOp op = ReduceOp::kSum);
 
   // Copies `root`'s bytes into every rank's `data`, pipelined along the ring.
   // REQUIRES: all ranks pass the same length and root.

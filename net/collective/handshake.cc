@@ -20,8 +20,7 @@ template <typename T>
 T Get(std::string_view in, size_t offset) {
   T value = 0;
   for (size_t i = 0; i < sizeof(T); ++i) {
-    value |= static_cast<T>(static_cast<unsigned char>(in[offset + i]))
-             << (8 * i);
+    value |= static_cast<T>(static_cast<unsigned char>(in[offset + i])) << (8 * i);
   }
   return value;
 }
@@ -46,30 +45,26 @@ std::string EncodeRingHello(const RingHello& hello) {
 
 Status CheckRingHelloPrefix(std::string_view prefix) {
   if (prefix.size() != kRingHelloPrefixBytes) {
-    return InvalidArgument("ring hello: prefix has " +
-                           std::to_string(prefix.size()) + " bytes, want " +
-                           std::to_string(kRingHelloPrefixBytes));
+    return InvalidArgument("ring hello: prefix has " + std::to_string(prefix.size()) +
+                           " bytes, want " + std::to_string(kRingHelloPrefixBytes));
   }
   if (std::memcmp(prefix.data(), kHelloMagic, 4) != 0) {
     return InvalidArgument("ring hello: bad magic (not an edl ring peer)");
   }
   uint32_t wire = Get<uint32_t>(prefix, 4);
   if (wire != kRingWireVersion) {
-    return InvalidArgument("ring hello: wire version " + std::to_string(wire) +
-                           ", want " + std::to_string(kRingWireVersion));
+    return InvalidArgument("ring hello: wire version " + std::to_string(wire) + ", want " +
+                           std::to_string(kRingWireVersion));
   }
   return Status::Ok();
 }
 
-Result<size_t> DecodeRingHelloHeader(std::string_view header,
-                                     RingHello& hello) {
+Result<size_t> DecodeRingHelloHeader(std::string_view header, RingHello& hello) {
   if (header.size() != kRingHelloHeaderBytes) {
-    return InvalidArgument("ring hello: header has " +
-                           std::to_string(header.size()) + " bytes, want " +
-                           std::to_string(kRingHelloHeaderBytes));
+    return InvalidArgument("ring hello: header has " + std::to_string(header.size()) +
+                           " bytes, want " + std::to_string(kRingHelloHeaderBytes));
   }
-  EDL_RETURN_IF_ERROR(
-      CheckRingHelloPrefix(header.substr(0, kRingHelloPrefixBytes)));
+  EDL_RETURN_IF_ERROR(CheckRingHelloPrefix(header.substr(0, kRingHelloPrefixBytes)));
   hello.ring_version = Get<uint64_t>(header, 8);
   hello.from_rank = Get<uint32_t>(header, 16);
   hello.to_rank = Get<uint32_t>(header, 20);
@@ -79,16 +74,15 @@ Result<size_t> DecodeRingHelloHeader(std::string_view header,
     std::string* value;
     size_t max;
   };
-  const Field fields[] = {
-      {"secret", &hello.secret, kRingMaxSecretBytes},
-      {"host identity", &hello.host, kRingMaxHostBytes},
-      {"segment name", &hello.segment, kRingMaxSegmentBytes}};
+  const Field fields[] = {{"secret", &hello.secret, kRingMaxSecretBytes},
+                          {"host identity", &hello.host, kRingMaxHostBytes},
+                          {"segment name", &hello.segment, kRingMaxSegmentBytes}};
   size_t tail = 0;
   for (size_t i = 0; i < 3; ++i) {
     uint32_t len = Get<uint32_t>(header, 28 + 4 * i);
     if (len > fields[i].max) {
-      return InvalidArgument("ring hello: " + std::string(fields[i].name) +
-                             " of " + std::to_string(len) + " bytes, at most " +
+      return InvalidArgument("ring hello: " + std::string(fields[i].name) + " of " +
+                             std::to_string(len) + " bytes, at most " +
                              std::to_string(fields[i].max));
     }
     fields[i].value->assign(len, '\0');
@@ -98,12 +92,10 @@ Result<size_t> DecodeRingHelloHeader(std::string_view header,
 }
 
 Status DecodeRingHelloTail(std::string_view tail, RingHello& hello) {
-  const size_t want =
-      hello.secret.size() + hello.host.size() + hello.segment.size();
+  const size_t want = hello.secret.size() + hello.host.size() + hello.segment.size();
   if (tail.size() != want) {
     return InvalidArgument("ring hello: " + std::to_string(tail.size()) +
-                           " bytes after the header, header says " +
-                           std::to_string(want));
+                           " bytes after the header, header says " + std::to_string(want));
   }
   for (std::string* field : {&hello.secret, &hello.host, &hello.segment}) {
     field->assign(tail.substr(0, field->size()));
@@ -114,20 +106,16 @@ Status DecodeRingHelloTail(std::string_view tail, RingHello& hello) {
 
 Result<RingHello> DecodeRingHello(std::string_view bytes) {
   if (bytes.size() < kRingHelloHeaderBytes) {
-    return InvalidArgument("ring hello: truncated (" +
-                           std::to_string(bytes.size()) + " bytes)");
+    return InvalidArgument("ring hello: truncated (" + std::to_string(bytes.size()) + " bytes)");
   }
   RingHello hello;
-  EDL_ASSIGN_OR_RETURN(
-      size_t tail,
-      DecodeRingHelloHeader(bytes.substr(0, kRingHelloHeaderBytes), hello));
+  EDL_ASSIGN_OR_RETURN(size_t tail,
+                       DecodeRingHelloHeader(bytes.substr(0, kRingHelloHeaderBytes), hello));
   if (bytes.size() != kRingHelloHeaderBytes + tail) {
-    return InvalidArgument("ring hello: " + std::to_string(bytes.size()) +
-                           " bytes, header says " +
+    return InvalidArgument("ring hello: " + std::to_string(bytes.size()) + " bytes, header says " +
                            std::to_string(kRingHelloHeaderBytes + tail));
   }
-  EDL_RETURN_IF_ERROR(
-      DecodeRingHelloTail(bytes.substr(kRingHelloHeaderBytes), hello));
+  EDL_RETURN_IF_ERROR(DecodeRingHelloTail(bytes.substr(kRingHelloHeaderBytes), hello));
   return hello;
 }
 
@@ -141,28 +129,23 @@ std::string EncodeRingAnswer(const Status& verdict, bool shared_memory) {
   return out;
 }
 
-Result<size_t> DecodeRingAnswerHeader(std::string_view header,
-                                      RingAnswer& answer) {
-  if (header.size() != kRingAnswerHeaderBytes ||
-      std::memcmp(header.data(), kAnswerMagic, 4) != 0) {
+Result<size_t> DecodeRingAnswerHeader(std::string_view header, RingAnswer& answer) {
+  if (header.size() != kRingAnswerHeaderBytes || std::memcmp(header.data(), kAnswerMagic, 4) != 0) {
     return InvalidArgument("ring answer: bad header (not an edl ring peer)");
   }
   uint32_t raw_code = Get<uint32_t>(header, 4);
   if (raw_code > static_cast<uint32_t>(StatusCode::kAborted)) {
-    return InvalidArgument("ring answer: unknown status code " +
-                           std::to_string(raw_code));
+    return InvalidArgument("ring answer: unknown status code " + std::to_string(raw_code));
   }
   answer.code = static_cast<StatusCode>(raw_code);
   uint32_t flags = Get<uint32_t>(header, 8);
   if ((flags & ~kRingAnswerSharedMemory) != 0) {
-    return InvalidArgument("ring answer: unknown flags " +
-                           std::to_string(flags));
+    return InvalidArgument("ring answer: unknown flags " + std::to_string(flags));
   }
   answer.shared_memory = (flags & kRingAnswerSharedMemory) != 0;
   uint32_t len = Get<uint32_t>(header, 12);
   if (len > kRingMaxMessageBytes) {
-    return InvalidArgument("ring answer: message of " + std::to_string(len) +
-                           " bytes, at most " +
+    return InvalidArgument("ring answer: message of " + std::to_string(len) + " bytes, at most " +
                            std::to_string(kRingMaxMessageBytes));
   }
   return static_cast<size_t>(len);
@@ -170,16 +153,13 @@ Result<size_t> DecodeRingAnswerHeader(std::string_view header,
 
 Result<RingAnswer> DecodeRingAnswer(std::string_view bytes) {
   if (bytes.size() < kRingAnswerHeaderBytes) {
-    return InvalidArgument("ring answer: truncated (" +
-                           std::to_string(bytes.size()) + " bytes)");
+    return InvalidArgument("ring answer: truncated (" + std::to_string(bytes.size()) + " bytes)");
   }
   RingAnswer answer;
-  EDL_ASSIGN_OR_RETURN(
-      size_t len,
-      DecodeRingAnswerHeader(bytes.substr(0, kRingAnswerHeaderBytes), answer));
+  EDL_ASSIGN_OR_RETURN(size_t len,
+                       DecodeRingAnswerHeader(bytes.substr(0, kRingAnswerHeaderBytes), answer));
   if (bytes.size() != kRingAnswerHeaderBytes + len) {
-    return InvalidArgument("ring answer: " + std::to_string(bytes.size()) +
-                           " bytes, header says " +
+    return InvalidArgument("ring answer: " + std::to_string(bytes.size()) + " bytes, header says " +
                            std::to_string(kRingAnswerHeaderBytes + len));
   }
   answer.message = std::string(bytes.substr(kRingAnswerHeaderBytes));

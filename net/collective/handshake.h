@@ -71,8 +71,7 @@ struct RingAnswer {
 };
 // Parses code and flags into `answer`; returns the message length still to
 // read. InvalidArgument when malformed.
-Result<size_t> DecodeRingAnswerHeader(std::string_view header,
-                                      RingAnswer& answer);
+Result<size_t> DecodeRingAnswerHeader(std::string_view header, RingAnswer& answer);
 // Parses a whole answer; InvalidArgument when malformed or truncated.
 Result<RingAnswer> DecodeRingAnswer(std::string_view bytes);
 

@@ -21,9 +21,7 @@ void AddInto(char* dest, const char* src, size_t bytes) {
   for (size_t i = 0; i < n; ++i) d[i] += s[i];
 }
 
-std::string Millis(std::chrono::milliseconds m) {
-  return std::to_string(m.count()) + " ms";
-}
+std::string Millis(std::chrono::milliseconds m) { return std::to_string(m.count()) + " ms"; }
 
 constexpr auto kSpin = std::chrono::microseconds(20);
 // Longest futex sleep between looks at a shared-memory neighbour's socket:
@@ -32,8 +30,7 @@ constexpr auto kLivenessSlice = std::chrono::milliseconds(20);
 
 // Moves up to `bytes` towards the successor; returns how many (0: no room
 // now). data == nullptr: shared-memory padding.
-Result<size_t> SendSome(const PipelineLinks& links, const char* data,
-                        size_t bytes) {
+Result<size_t> SendSome(const PipelineLinks& links, const char* data, size_t bytes) {
   if (ShmLink* shm = links.send_shm) {
     // Like a socket whose peer closed: writes succeed while there is room,
     // and fail once the data would have to wait for the closed successor.
@@ -48,14 +45,12 @@ Result<size_t> SendSome(const PipelineLinks& links, const char* data,
   ssize_t n = ::send(links.send_fd, data, bytes, MSG_NOSIGNAL | MSG_DONTWAIT);
   if (n >= 0) return static_cast<size_t>(n);
   if (errno == EAGAIN || errno == EINTR) return size_t{0};
-  return Unavailable("connection to " + links.successor +
-                     " lost: " + std::strerror(errno));
+  return Unavailable("connection to " + links.successor + " lost: " + std::strerror(errno));
 }
 
 // Moves up to `bytes` from the predecessor into `dest` (adding floats when
 // reduce_sum, over shared memory only); returns how many (0: none yet).
-Result<size_t> RecvSome(const PipelineLinks& links, char* dest, size_t bytes,
-                        bool reduce_sum) {
+Result<size_t> RecvSome(const PipelineLinks& links, char* dest, size_t bytes, bool reduce_sum) {
   if (ShmLink* shm = links.recv_shm) {
     size_t n = shm->Read(dest, bytes, reduce_sum);
     // The predecessor may have published its last bytes and then closed.
@@ -69,8 +64,7 @@ Result<size_t> RecvSome(const PipelineLinks& links, char* dest, size_t bytes,
   if (n > 0) return static_cast<size_t>(n);
   if (n == 0) return Unavailable(links.predecessor + " closed its connection");
   if (errno == EAGAIN || errno == EINTR) return size_t{0};
-  return Unavailable("connection from " + links.predecessor +
-                     " lost: " + std::strerror(errno));
+  return Unavailable("connection from " + links.predecessor + " lost: " + std::strerror(errno));
 }
 
 // The socket beside a shared-memory link carries nothing: anything readable
@@ -81,14 +75,13 @@ Status CheckIdleSocket(int fd, const std::string& peer) {
   if (n == 0) return Unavailable(peer + " closed its connection");
   if (n > 0) return Unavailable(peer + " sent bytes on a shared-memory link");
   if (errno == EAGAIN || errno == EINTR) return Status::Ok();
-  return Unavailable("connection with " + peer +
-                     " lost: " + std::strerror(errno));
+  return Unavailable("connection with " + peer + " lost: " + std::strerror(errno));
 }
 
 // One futex nap on `shm` (at most kLivenessSlice), after checking that its
 // peer is alive. Returns whether the link can move now.
-Result<bool> WaitOnShm(ShmLink& shm, bool consumer, int fd,
-                       const std::string& peer, RingClock::time_point give_up) {
+Result<bool> WaitOnShm(ShmLink& shm, bool consumer, int fd, const std::string& peer,
+                       RingClock::time_point give_up) {
   // A predecessor may publish its last bytes and then leave: those are
   // still read. A successor that left reads nothing more.
   const bool can_read_leftovers = consumer && shm.CanMove();
@@ -106,8 +99,8 @@ Result<bool> WaitOnShm(ShmLink& shm, bool consumer, int fd,
 
 // poll() on the given socket events and the abort eventfd until `give_up`.
 // Returns whether a socket is ready.
-Result<bool> WaitOnSockets(const PipelineLinks& links, short send_events,
-                           short recv_events, RingClock::time_point give_up) {
+Result<bool> WaitOnSockets(const PipelineLinks& links, short send_events, short recv_events,
+                           RingClock::time_point give_up) {
   pollfd fds[3];
   nfds_t count = 0;
   if (send_events != 0) fds[count++] = {links.send_fd, send_events, 0};
@@ -132,8 +125,8 @@ Status RunPipeline(const PipelineLinks& links, std::span<const SendPiece> sends,
   std::vector<char>& staging = *links.staging;
   if (staging.size() < max_reduce) staging.resize(max_reduce);
 
-  size_t si = 0, sent = 0;      // current send piece, bytes of it sent
-  size_t ri = 0, received = 0;  // current recv piece, bytes of it received
+  size_t si = 0, sent = 0;            // current send piece, bytes of it sent
+  size_t ri = 0, received = 0;        // current recv piece, bytes of it received
   size_t send_pad = 0, recv_pad = 0;  // shared-memory padding after the last
   auto last_progress = RingClock::now();
   auto aborted = [&] { return links.aborted->load(std::memory_order_acquire); };
@@ -141,18 +134,15 @@ Status RunPipeline(const PipelineLinks& links, std::span<const SendPiece> sends,
     return aborted() ? Aborted("collective aborted") : status;
   };
 
-  while (si < sends.size() || send_pad > 0 || ri < recvs.size() ||
-         recv_pad > 0) {
+  while (si < sends.size() || send_pad > 0 || ri < recvs.size() || recv_pad > 0) {
     if (aborted()) return Aborted("collective aborted");
     bool progressed = false;
     // send_ready: the send side waits for nothing but room.
-    const bool send_ready =
-        si < sends.size() ? sends[si].needs_received <= ri : send_pad > 0;
+    const bool send_ready = si < sends.size() ? sends[si].needs_received <= ri : send_pad > 0;
     if (send_ready) {
       const bool padding = si == sends.size();
       Result<size_t> n = padding ? SendSome(links, nullptr, send_pad)
-                                 : SendSome(links, sends[si].data + sent,
-                                            sends[si].bytes - sent);
+                                 : SendSome(links, sends[si].data + sent, sends[si].bytes - sent);
       if (!n.ok()) return failed(n.status());
       if (*n > 0) {
         progressed = true;
@@ -212,18 +202,15 @@ Status RunPipeline(const PipelineLinks& links, std::span<const SendPiece> sends,
     bool waits_for_send = send_ready && !receiving;
     Result<bool> ready = false;
     if (links.send_shm == nullptr && links.recv_shm == nullptr) {
-      ready = WaitOnSockets(links, send_ready ? POLLOUT : 0,
-                            receiving ? POLLIN : 0, give_up);
+      ready = WaitOnSockets(links, send_ready ? POLLOUT : 0, receiving ? POLLIN : 0, give_up);
     } else if (send_ready) {
       waits_for_send = true;
       ready = links.send_shm != nullptr
-                  ? WaitOnShm(*links.send_shm, false, links.send_fd,
-                              links.successor, give_up)
+                  ? WaitOnShm(*links.send_shm, false, links.send_fd, links.successor, give_up)
                   : WaitOnSockets(links, POLLOUT, 0, give_up);
     } else {
       ready = links.recv_shm != nullptr
-                  ? WaitOnShm(*links.recv_shm, true, links.recv_fd,
-                              links.predecessor, give_up)
+                  ? WaitOnShm(*links.recv_shm, true, links.recv_fd, links.predecessor, give_up)
                   : WaitOnSockets(links, 0, POLLIN, give_up);
     }
     if (!ready.ok()) return failed(ready.status());

@@ -50,9 +50,9 @@ struct PipelineLinks {
   ShmLink* recv_shm = nullptr;
   const std::atomic<bool>* aborted = nullptr;
   std::chrono::milliseconds deadline{5000};  // longest time without progress
-  std::string successor;                 // "rank 2 (10.0.0.7:7000)", for errors
-  std::string predecessor;               // likewise
-  std::vector<char>* staging = nullptr;  // scratch for reduced pieces
+  std::string successor;                     // "rank 2 (10.0.0.7:7000)", for errors
+  std::string predecessor;                   // likewise
+  std::vector<char>* staging = nullptr;      // scratch for reduced pieces
 };
 
 // Runs both lists to completion. Aborted when *aborted is set;

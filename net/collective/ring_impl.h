@@ -19,8 +19,7 @@ namespace edl::net {
 
 // "ring v3 rank 1", the prefix of every error a ring returns.
 inline std::string RingPrefix(const RingSpec& spec) {
-  return "ring v" + std::to_string(spec.version) + " rank " +
-         std::to_string(spec.rank);
+  return "ring v" + std::to_string(spec.version) + " rank " + std::to_string(spec.rank);
 }
 
 struct Ring::Impl {
@@ -37,7 +36,7 @@ struct Ring::Impl {
   std::string broken_reason;
   PipelineLinks links;
   std::vector<char> staging;
-  std::vector<float> fusion;  // bucket buffer for fused allreduce
+  std::vector<float> fusion;    // bucket buffer for fused allreduce
   std::vector<float> gathered;  // the other ranks' buffers, small allreduce
   Pieces pieces;
 
@@ -46,8 +45,8 @@ struct Ring::Impl {
   Status Usable(const RingSpec& spec) const {
     if (aborted.load()) return Aborted(RingPrefix(spec) + ": ring aborted");
     if (broken) {
-      return FailedPrecondition(RingPrefix(spec) + ": ring is broken (" +
-                                broken_reason + "); form a new ring");
+      return FailedPrecondition(RingPrefix(spec) + ": ring is broken (" + broken_reason +
+                                "); form a new ring");
     }
     return Status::Ok();
   }

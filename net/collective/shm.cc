@@ -110,8 +110,7 @@ std::string HostIdentity() {
   return boot_id + "/" + host + "/" + (n > 0 ? std::string(ipc, n) : "");
 }
 
-ShmLink::ShmLink(std::string name, bool producer, void* base,
-                 size_t mapped_bytes)
+ShmLink::ShmLink(std::string name, bool producer, void* base, size_t mapped_bytes)
     : name_(std::move(name)),
       producer_(producer),
       base_(base),
@@ -134,8 +133,7 @@ Result<std::unique_ptr<ShmLink>> ShmLink::Create(size_t capacity) {
     name += hex[byte >> 4];
     name += hex[byte & 15];
   }
-  int fd =
-      ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  int fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     return Unavailable("shared-memory ring " + name + ": create: " + Errno());
   }
@@ -166,8 +164,7 @@ Result<std::unique_ptr<ShmLink>> ShmLink::Open(const std::string& name) {
   const size_t prefix = sizeof(kNamePrefix) - 1;
   if (name.size() > kShmMaxNameBytes || name.compare(0, prefix, kNamePrefix) ||
       name.find('/', 1) != std::string::npos) {
-    return InvalidArgument("shared-memory ring: not a ring segment name: \"" +
-                           name + "\"");
+    return InvalidArgument("shared-memory ring: not a ring segment name: \"" + name + "\"");
   }
   int fd = ::shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
   if (fd < 0) {
@@ -183,14 +180,12 @@ Result<std::unique_ptr<ShmLink>> ShmLink::Open(const std::string& name) {
   }
   const size_t bytes = static_cast<size_t>(st.st_size);
   const size_t capacity = bytes > kHeaderBytes ? bytes - kHeaderBytes : 0;
-  if (capacity < 4096 || (capacity & (capacity - 1)) != 0 ||
-      capacity > (size_t{1} << 30)) {
+  if (capacity < 4096 || (capacity & (capacity - 1)) != 0 || capacity > (size_t{1} << 30)) {
     ::close(fd);
-    return Unavailable("shared-memory ring " + name + ": size " +
-                       std::to_string(bytes) + " is not a ring segment's");
+    return Unavailable("shared-memory ring " + name + ": size " + std::to_string(bytes) +
+                       " is not a ring segment's");
   }
-  void* base =
-      ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   std::string error = Errno();
   ::close(fd);
   if (base == MAP_FAILED) {
@@ -200,10 +195,9 @@ Result<std::unique_ptr<ShmLink>> ShmLink::Open(const std::string& name) {
   auto link = std::unique_ptr<ShmLink>(new ShmLink(name, false, base, bytes));
   link->unlinked_ = true;
   const ShmHeader& header = *link->header_;
-  if (header.magic != kMagic || header.capacity != capacity ||
-      header.head != 0 || header.tail != 0) {
-    return Unavailable("shared-memory ring " + name +
-                       ": not a fresh edl ring segment");
+  if (header.magic != kMagic || header.capacity != capacity || header.head != 0 ||
+      header.tail != 0) {
+    return Unavailable("shared-memory ring " + name + ": not a fresh edl ring segment");
   }
   return link;
 }
@@ -227,8 +221,7 @@ size_t ShmLink::Write(const char* data, size_t bytes) {
     used = position_ - peer_position_;
   }
   const size_t at = position_ & (capacity_ - 1);
-  const size_t n =
-      std::min({bytes, capacity_ - used, capacity_ - at, kChunkBytes});
+  const size_t n = std::min({bytes, capacity_ - used, capacity_ - at, kChunkBytes});
   if (n == 0) return 0;
   if (data != nullptr) std::memcpy(data_ + at, data, n);
   position_ += n;
@@ -274,8 +267,7 @@ size_t ShmLink::PadBytes() const { return (64 - position_ % 64) % 64; }
 
 void ShmLink::Wait(RingClock::time_point until) {
   uint32_t& seq = producer_ ? header_->space_seq : header_->data_seq;
-  uint32_t& waiting =
-      producer_ ? header_->producer_waiting : header_->consumer_waiting;
+  uint32_t& waiting = producer_ ? header_->producer_waiting : header_->consumer_waiting;
   const uint32_t seen = Atomic(seq).load(std::memory_order_seq_cst);
   Atomic(waiting).store(1, std::memory_order_seq_cst);
   if (!CanMove() && !Closed()) {

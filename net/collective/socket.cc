@@ -23,10 +23,8 @@ void Configure(int fd, int buffer_bytes) {
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   if (buffer_bytes > 0) {
-    ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buffer_bytes,
-                 sizeof(buffer_bytes));
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer_bytes,
-                 sizeof(buffer_bytes));
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buffer_bytes, sizeof(buffer_bytes));
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof(buffer_bytes));
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
@@ -48,8 +46,7 @@ Result<addrinfo*> Resolve(const std::string& host, int port, bool passive) {
   hints.ai_socktype = SOCK_STREAM;
   if (passive) hints.ai_flags = AI_PASSIVE;
   addrinfo* result = nullptr;
-  int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints,
-                         &result);
+  int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &result);
   if (rc != 0) {
     return Unavailable(host + ": cannot resolve: " + ::gai_strerror(rc));
   }
@@ -64,8 +61,7 @@ void Fd::Reset() {
 }
 
 int PollTimeoutMs(RingClock::time_point deadline) {
-  auto left =
-      std::chrono::ceil<std::chrono::milliseconds>(deadline - RingClock::now());
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - RingClock::now());
   if (left.count() <= 0) return 0;
   return left.count() > INT_MAX ? INT_MAX : static_cast<int>(left.count());
 }
@@ -74,26 +70,23 @@ Result<std::pair<Fd, int>> ListenTcp(const std::string& host, int port) {
   EDL_ASSIGN_OR_RETURN(addrinfo * addrs, Resolve(host, port, true));
   std::string error = "no address";
   for (addrinfo* a = addrs; a != nullptr; a = a->ai_next) {
-    Fd fd(
-        ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol));
+    Fd fd(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol));
     if (!fd.valid()) {
       error = Errno(errno);
       continue;
     }
     int one = 1;
     ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (::bind(fd.get(), a->ai_addr, a->ai_addrlen) != 0 ||
-        ::listen(fd.get(), 128) != 0) {
+    if (::bind(fd.get(), a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd.get(), 128) != 0) {
       error = Errno(errno);
       continue;
     }
     sockaddr_storage bound{};
     socklen_t len = sizeof(bound);
     ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&bound), &len);
-    int bound_port =
-        bound.ss_family == AF_INET6
-            ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
-            : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+    int bound_port = bound.ss_family == AF_INET6
+                         ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+                         : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
     ::freeaddrinfo(addrs);
     return std::make_pair(std::move(fd), bound_port);
   }
@@ -102,16 +95,15 @@ Result<std::pair<Fd, int>> ListenTcp(const std::string& host, int port) {
                      ": cannot listen: " + error);
 }
 
-Result<Fd> ConnectTcp(const std::string& host, int port,
-                      RingClock::time_point deadline, int buffer_bytes) {
+Result<Fd> ConnectTcp(const std::string& host, int port, RingClock::time_point deadline,
+                      int buffer_bytes) {
   const std::string name = host + ":" + std::to_string(port);
   auto backoff = std::chrono::milliseconds(5);
   std::string error;
   while (true) {
     EDL_ASSIGN_OR_RETURN(addrinfo * addrs, Resolve(host, port, false));
     for (addrinfo* a = addrs; a != nullptr; a = a->ai_next) {
-      Fd fd(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
-                     a->ai_protocol));
+      Fd fd(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol));
       if (!fd.valid()) {
         error = Errno(errno);
         continue;
@@ -137,16 +129,14 @@ Result<Fd> ConnectTcp(const std::string& host, int port,
     }
     ::freeaddrinfo(addrs);
     if (RingClock::now() + backoff >= deadline) {
-      return DeadlineExceeded(name +
-                              ": cannot connect before the deadline: " + error);
+      return DeadlineExceeded(name + ": cannot connect before the deadline: " + error);
     }
     std::this_thread::sleep_for(backoff);  // the peer may not listen yet
     backoff = std::min(backoff * 2, std::chrono::milliseconds(200));
   }
 }
 
-Result<Fd> AcceptTcp(int listen_fd, RingClock::time_point deadline,
-                     int buffer_bytes) {
+Result<Fd> AcceptTcp(int listen_fd, RingClock::time_point deadline, int buffer_bytes) {
   while (true) {
     if (!WaitFd(listen_fd, POLLIN, deadline)) {
       return DeadlineExceeded("no connection before the deadline");
@@ -166,8 +156,7 @@ Status WriteAll(int fd, std::string_view bytes, RingClock::time_point deadline,
                 const std::string& peer) {
   size_t done = 0;
   while (done < bytes.size()) {
-    ssize_t n =
-        ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+    ssize_t n = ::send(fd, bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
     if (n > 0) {
       done += static_cast<size_t>(n);
     } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
@@ -181,8 +170,8 @@ Status WriteAll(int fd, std::string_view bytes, RingClock::time_point deadline,
   return Status::Ok();
 }
 
-Status ReadExact(int fd, char* out, size_t bytes,
-                 RingClock::time_point deadline, const std::string& peer) {
+Status ReadExact(int fd, char* out, size_t bytes, RingClock::time_point deadline,
+                 const std::string& peer) {
   size_t done = 0;
   while (done < bytes) {
     ssize_t n = ::recv(fd, out + done, bytes - done, 0);

@@ -44,19 +44,18 @@ Result<std::pair<Fd, int>> ListenTcp(const std::string& host, int port);
 
 // Connects to host:port, retrying refused connections until `deadline`.
 // The socket is non-blocking, TCP_NODELAY, with `buffer_bytes` buffers.
-Result<Fd> ConnectTcp(const std::string& host, int port,
-                      RingClock::time_point deadline, int buffer_bytes);
+Result<Fd> ConnectTcp(const std::string& host, int port, RingClock::time_point deadline,
+                      int buffer_bytes);
 
 // Accepts one connection (configured like ConnectTcp's) before `deadline`.
-Result<Fd> AcceptTcp(int listen_fd, RingClock::time_point deadline,
-                     int buffer_bytes);
+Result<Fd> AcceptTcp(int listen_fd, RingClock::time_point deadline, int buffer_bytes);
 
 // Writes/reads exactly `bytes` on a non-blocking socket before `deadline`.
 // DeadlineExceeded or Unavailable, prefixed with `peer`.
 Status WriteAll(int fd, std::string_view bytes, RingClock::time_point deadline,
                 const std::string& peer);
-Status ReadExact(int fd, char* out, size_t bytes,
-                 RingClock::time_point deadline, const std::string& peer);
+Status ReadExact(int fd, char* out, size_t bytes, RingClock::time_point deadline,
+                 const std::string& peer);
 
 // Milliseconds until `deadline` for poll(): 0 when past, capped at INT_MAX.
 int PollTimeoutMs(RingClock::time_point deadline);

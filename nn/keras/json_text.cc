@@ -2,8 +2,7 @@
 
 namespace edl::nn::keras {
 
-Result<nlohmann::json> ParseJsonText(const std::string& text,
-                                     const std::string& origin) {
+Result<nlohmann::json> ParseJsonText(const std::string& text, const std::string& origin) {
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -25,8 +24,8 @@ Result<nlohmann::json> ParseJsonText(const std::string& text,
       size_t colon = reason.find(": ", at);
       if (colon != std::string::npos) reason = reason.substr(colon + 2);
     }
-    return InvalidArgument(origin + ": invalid JSON at line " + std::to_string(line) +
-                           ", column " + std::to_string(column) + ": " + reason);
+    return InvalidArgument(origin + ": invalid JSON at line " + std::to_string(line) + ", column " +
+                           std::to_string(column) + ": " + reason);
   } catch (const nlohmann::json::exception& e) {
     return InvalidArgument(origin + ": invalid JSON: " + e.what());
   }

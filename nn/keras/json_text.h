@@ -4,16 +4,14 @@
 // Internal to nn/keras (includes nlohmann/json.hpp).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "base/status.h"
 
 namespace edl::nn::keras {
 
-Result<nlohmann::json> ParseJsonText(const std::string& text,
-                                     const std::string& origin);
+Result<nlohmann::json> ParseJsonText(const std::string& text, const std::string& origin);
 
 // "a.b" / "a[3]" path joining that leaves out empty prefixes.
 std::string JoinPath(const std::string& prefix, const std::string& key);

@@ -1,20 +1,18 @@
 #include "nn/keras/model.h"
 
-#include "nn/layers/embedding.h"
-
 #include <map>
 
 #include "nn/functional.h"
 #include "nn/keras/json_text.h"
 #include "nn/keras/model_builder.h"
 #include "nn/keras/nested_model.h"
+#include "nn/layers/embedding.h"
 
 namespace edl::nn::keras {
 
 Result<std::unique_ptr<Model>> Model::FromKerasJson(const std::string& keras_json,
                                                     const std::string& origin,
-                                                    const std::string& json_path,
-                                                    uint64_t seed) {
+                                                    const std::string& json_path, uint64_t seed) {
   EDL_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonText(keras_json, origin));
   ModelBuilder builder(origin, json_path, seed);
   return builder.Build(j);

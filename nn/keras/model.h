@@ -10,12 +10,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "base/status.h"
 #include "nn/autograd.h"
@@ -45,9 +44,9 @@ class Model {
   // Errors are InvalidArgument prefixed with `origin` and the JSON path of
   // the model inside it (`json_path`, "" for the root):
   //   model.json: model.config.layers[3] (Conv2D "conv2"): kernel_size ...
-  static Result<std::unique_ptr<Model>> FromKerasJson(
-      const std::string& keras_json, const std::string& origin,
-      const std::string& json_path, uint64_t seed);
+  static Result<std::unique_ptr<Model>> FromKerasJson(const std::string& keras_json,
+                                                      const std::string& origin,
+                                                      const std::string& json_path, uint64_t seed);
 
   ~Model();
   Model(const Model&) = delete;
@@ -139,9 +138,9 @@ class Model {
   };
   struct Step {
     layers::Layer* layer;
-    int node;                       // index among the layer's calls
+    int node;  // index among the layer's calls
     std::vector<int> input_slots;
-    int output_slot;                // the first of num_outputs slots
+    int output_slot;  // the first of num_outputs slots
     int num_outputs = 1;
     std::vector<TensorRef> inbound;  // as in the JSON
   };

@@ -35,11 +35,8 @@ std::string SnakeCase(const std::string& s) {
 
 }  // namespace
 
-ModelBuilder::ModelBuilder(std::string origin, std::string json_path,
-                           uint64_t seed)
-    : origin_(std::move(origin)),
-      json_path_(std::move(json_path)),
-      model_(new Model()) {
+ModelBuilder::ModelBuilder(std::string origin, std::string json_path, uint64_t seed)
+    : origin_(std::move(origin)), json_path_(std::move(json_path)), model_(new Model()) {
   model_->seed_ = seed;
   model_->rng_.seed(seed);
 }
@@ -85,8 +82,7 @@ Result<std::unique_ptr<Model>> ModelBuilder::Build(const json& keras) {
     EDL_RETURN_IF_ERROR(BuildFunctional(*config, path));
   } else {
     return Fail(JoinPath(json_path_, "class_name"),
-                "unsupported model class \"" + c +
-                    "\"; supported: Sequential, Functional, Model");
+                "unsupported model class \"" + c + "\"; supported: Sequential, Functional, Model");
   }
   EDL_RETURN_IF_ERROR(CheckUniqueWeights());
   return std::move(model_);
@@ -111,8 +107,8 @@ Result<size_t> ModelBuilder::AddLayer(const json& entry, const std::string& path
   if (name.empty()) name = UniqueDefaultName(class_name);
   std::string where = Describe(path, class_name, name);
   if (by_name_.count(name)) {
-    return Fail(where, "duplicate layer name \"" + name + "\" (also " +
-                           paths_[by_name_[name]] + ")");
+    return Fail(where,
+                "duplicate layer name \"" + name + "\" (also " + paths_[by_name_[name]] + ")");
   }
   if (name.find('/') != std::string::npos) {
     return Fail(where, "layer names must not contain '/'");
@@ -183,8 +179,8 @@ Result<int> ModelBuilder::SlotOf(const Model::TensorRef& r, const std::string& p
   const int n = count == outputs_of_.end() ? 1 : count->second;
   if (r.tensor >= n) {
     return Fail(path, "layer \"" + r.layer + "\" has " + std::to_string(n) + " output" +
-                          (n == 1 ? "" : "s") + ", so tensor_index must be < " +
-                          std::to_string(n) + ", got " + std::to_string(r.tensor));
+                          (n == 1 ? "" : "s") + ", so tensor_index must be < " + std::to_string(n) +
+                          ", got " + std::to_string(r.tensor));
   }
   return slot_of_.at(key) + r.tensor;
 }
@@ -277,8 +273,9 @@ Status ModelBuilder::BuildSequential(const json& config, const std::string& path
     previous_name = layer->name();
   }
   if (model_->steps_.empty()) {
-    return Fail(JoinPath(path, "layers"), "a Sequential model needs at least one layer "
-                                          "besides its InputLayer");
+    return Fail(JoinPath(path, "layers"),
+                "a Sequential model needs at least one layer "
+                "besides its InputLayer");
   }
   const auto& first = *model_->layers_.front();
   model_->inputs_ = {{first.name(), static_cast<const InputLayer&>(first).shape(),
@@ -312,8 +309,8 @@ Status ModelBuilder::BuildFunctional(const json& config, const std::string& path
     layers::Layer* layer = model_->layers_[i].get();
     std::string where = Describe(paths_[i], classes_[i], layer->name());
     bool is_input = std::string(layer->class_name()) == "InputLayer";
-    const json* nodes = entries[i]->contains("inbound_nodes") ? &(*entries[i])["inbound_nodes"]
-                                                              : nullptr;
+    const json* nodes =
+        entries[i]->contains("inbound_nodes") ? &(*entries[i])["inbound_nodes"] : nullptr;
     if (nodes != nullptr && !nodes->is_null() && !nodes->is_array()) {
       return Fail(where, "inbound_nodes must be a list, got " + ShortJson(*nodes));
     }
@@ -325,8 +322,8 @@ Status ModelBuilder::BuildFunctional(const json& config, const std::string& path
     }
     if (count == 0) return Fail(where, "inbound_nodes is empty: the layer is never called");
     for (size_t k = 0; k < count; ++k) {
-      std::string p = IndexPath(JoinPath(paths_[i], "inbound_nodes"), k) + " (" +
-                      classes_[i] + " \"" + layer->name() + "\")";
+      std::string p = IndexPath(JoinPath(paths_[i], "inbound_nodes"), k) + " (" + classes_[i] +
+                      " \"" + layer->name() + "\")";
       EDL_ASSIGN_OR_RETURN(std::vector<TensorRef> refs, ParseNode((*nodes)[k], p));
       pending.push_back({i, static_cast<int>(k), std::move(refs), p});
     }
@@ -363,9 +360,9 @@ Status ModelBuilder::BuildFunctional(const json& config, const std::string& path
         if (slot_of_.count({r.layer, r.node})) continue;
         size_t calls = 0;
         for (const Pending& q : pending) calls += model_->layers_[q.layer]->name() == r.layer;
-        return Fail(call.path, "node " + std::to_string(r.node) + " of layer \"" + r.layer +
-                                   "\" " + (calls == 0 && r.node > 0 ? "does not exist"
-                                                                       : "is part of a cycle"));
+        return Fail(call.path,
+                    "node " + std::to_string(r.node) + " of layer \"" + r.layer + "\" " +
+                        (calls == 0 && r.node > 0 ? "does not exist" : "is part of a cycle"));
       }
     }
   }
@@ -394,7 +391,8 @@ Status ModelBuilder::BuildFunctional(const json& config, const std::string& path
     const TensorRef& r = model_->output_refs_[i];
     const std::string p = IndexPath(JoinPath(path, "output_layers"), i);
     if (!slot_of_.count({r.layer, r.node})) {
-      return Fail(p, "node " + std::to_string(r.node) + " of layer \"" + r.layer + "\" does not exist");
+      return Fail(
+          p, "node " + std::to_string(r.node) + " of layer \"" + r.layer + "\" does not exist");
     }
     EDL_ASSIGN_OR_RETURN(int slot, SlotOf(r, p));
     model_->output_slots_.push_back(slot);

@@ -8,14 +8,13 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "nn/keras/model.h"
 
@@ -58,16 +57,14 @@ class ModelBuilder {
               const std::vector<int>& slots, const std::string& path);
   Result<std::vector<TensorRef>> ParseNode(const nlohmann::json& node,
                                            const std::string& path) const;
-  Result<TensorRef> ParseRef(const nlohmann::json& ref,
-                             const std::string& path) const;
-  Result<std::vector<TensorRef>> ParseEnds(const nlohmann::json& config,
-                                           const char* key,
+  Result<TensorRef> ParseRef(const nlohmann::json& ref, const std::string& path) const;
+  Result<std::vector<TensorRef>> ParseEnds(const nlohmann::json& config, const char* key,
                                            const std::string& path) const;
   std::string UniqueDefaultName(const std::string& class_name);
   // Creates a model used as a layer (model_builder_nested.cc).
   Result<std::unique_ptr<layers::Layer>> CreateNested(const nlohmann::json& entry,
-                                                     const std::string& name,
-                                                     const std::string& path);
+                                                      const std::string& name,
+                                                      const std::string& path);
   // For each nested model of a functional model, the node index of its
   // first call (1 where it keeps a node of its own, as references show).
   void SetNodeOffsets(const nlohmann::json& config, const std::vector<Pending>& pending);

@@ -10,8 +10,8 @@ namespace edl::nn::keras {
 using nlohmann::json;
 
 Result<std::unique_ptr<layers::Layer>> ModelBuilder::CreateNested(const json& entry,
-                                                                 const std::string& name,
-                                                                 const std::string& path) {
+                                                                  const std::string& name,
+                                                                  const std::string& path) {
   // Its own seed, from the outer one and its name (FNV-1a).
   uint64_t seed = model_->seed_ ^ 0xcbf29ce484222325ull;
   for (unsigned char c : name) seed = (seed ^ c) * 0x100000001b3ull;
@@ -64,8 +64,8 @@ Status ModelBuilder::CheckUniqueWeights() const {
     for (Parameter* p : l->weights()) {
       auto [it, fresh] = owner.emplace(p->name, l->name());
       if (fresh) continue;
-      return Fail(json_path_, "weight \"" + p->name + "\" is made twice, by layer \"" +
-                                  it->second + "\" and by layer \"" + l->name() +
+      return Fail(json_path_, "weight \"" + p->name + "\" is made twice, by layer \"" + it->second +
+                                  "\" and by layer \"" + l->name() +
                                   "\"; the layers of a nested model keep their own names "
                                   "(as TF.js names their weights), so rename one of them");
     }

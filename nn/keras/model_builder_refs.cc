@@ -2,8 +2,8 @@
 // reference ([layer, node, tensor] or Keras 3's __keras_tensor__), an
 // inbound node (Keras 2 / TF.js list or Keras 3 {"args", "kwargs"}, tensors
 // passed by keyword included) and input_layers / output_layers.
-#include "nn/keras/model_builder.h"
 #include "nn/keras/json_text.h"
+#include "nn/keras/model_builder.h"
 #include "nn/layers/config_reader.h"
 
 namespace edl::nn::keras {
@@ -16,8 +16,7 @@ std::string ShortJson(const json& j) { return layers::Describe(j); }
 
 }  // namespace
 
-Result<Model::TensorRef> ModelBuilder::ParseRef(const json& ref,
-                                                const std::string& path) const {
+Result<Model::TensorRef> ModelBuilder::ParseRef(const json& ref, const std::string& path) const {
   const json* history = &ref;
   if (ref.is_object()) {  // Keras 3: {"class_name": "__keras_tensor__", ...}
     if (ref.value("class_name", json()) != "__keras_tensor__" || !ref.contains("config") ||
@@ -40,8 +39,8 @@ Result<Model::TensorRef> ModelBuilder::ParseRef(const json& ref,
   return r;
 }
 
-Result<std::vector<Model::TensorRef>> ModelBuilder::ParseNode(
-    const json& node, const std::string& path) const {
+Result<std::vector<Model::TensorRef>> ModelBuilder::ParseNode(const json& node,
+                                                              const std::string& path) const {
   std::vector<TensorRef> refs;
   if (node.is_array()) {  // Keras 2 / TF.js: a list of references
     for (size_t i = 0; i < node.size(); ++i) {
@@ -63,8 +62,10 @@ Result<std::vector<Model::TensorRef>> ModelBuilder::ParseNode(
       }
     }
   } else {
-    return Fail(path, "an inbound node must be a list of [layer, node, tensor] "
-                      "references or {\"args\": [...]}, got " + ShortJson(node));
+    return Fail(path,
+                "an inbound node must be a list of [layer, node, tensor] "
+                "references or {\"args\": [...]}, got " +
+                    ShortJson(node));
   }
   if (refs.empty()) return Fail(path, "an inbound node must reference at least one tensor");
   // Tensors passed by keyword (MultiHeadAttention's value, key and
@@ -96,8 +97,9 @@ Result<std::vector<Model::TensorRef>> ModelBuilder::ParseNode(
           return Fail(p, "is not supported; pass an explicit attention_mask instead");
         }
       } else if (tensor) {
-        return Fail(p, "a tensor passed by keyword is only understood for value, key and "
-                       "attention_mask");
+        return Fail(p,
+                    "a tensor passed by keyword is only understood for value, key and "
+                    "attention_mask");
       }
     }
     for (const char* key : {"value", "key", "attention_mask"}) {
@@ -112,8 +114,8 @@ Result<std::vector<Model::TensorRef>> ModelBuilder::ParseNode(
   return refs;
 }
 
-Result<std::vector<Model::TensorRef>> ModelBuilder::ParseEnds(
-    const json& config, const char* key, const std::string& path) const {
+Result<std::vector<Model::TensorRef>> ModelBuilder::ParseEnds(const json& config, const char* key,
+                                                              const std::string& path) const {
   std::string p = JoinPath(path, key);
   auto it = config.find(key);
   if (it == config.end() || !it->is_array() || it->empty()) {

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "nn/keras/model.h"
 #include "nn/keras/nested_model.h"

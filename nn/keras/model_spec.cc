@@ -1,15 +1,14 @@
 #include "nn/keras/model_spec.h"
 
 #include <cctype>
-
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
 #include "data/input_spec.h"
 #include "nn/keras/json_text.h"
-#include "nn/layers/config_reader.h"
 #include "nn/keras/tfjs_weights.h"
 #include "nn/keras/zoo.h"
+#include "nn/layers/config_reader.h"
 #include "nn/losses.h"
 #include "nn/optim/optimizer_from_json.h"
 
@@ -140,9 +139,10 @@ Result<ModelSpec> ParseModelSpec(const std::string& text, const std::string& ori
     spec.model_json = text;
     spec.model_path = "";
   } else {
-    return InvalidArgument(origin + ": expected a model spec ({\"model\": ...}), a Keras "
-                                    "model JSON (\"class_name\") or a TF.js model.json "
-                                    "(\"modelTopology\")");
+    return InvalidArgument(origin +
+                           ": expected a model spec ({\"model\": ...}), a Keras "
+                           "model JSON (\"class_name\") or a TF.js model.json "
+                           "(\"modelTopology\")");
   }
   EDL_RETURN_IF_ERROR(Validate(spec));
   return spec;

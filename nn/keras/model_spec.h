@@ -39,8 +39,7 @@ struct ModelSpec {
 Result<ModelSpec> LoadModelSpec(const std::string& model_def);
 // The same for JSON text already in memory; `dir` is where TF.js weight
 // shards are looked up ("" for the current directory).
-Result<ModelSpec> ParseModelSpec(const std::string& text,
-                                 const std::string& origin,
+Result<ModelSpec> ParseModelSpec(const std::string& text, const std::string& origin,
                                  const std::string& dir);
 
 // Builds the model (weights initialized from `seed`) and applies

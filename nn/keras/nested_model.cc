@@ -38,11 +38,9 @@ NestedModel::NestedModel(const std::string& name, std::string class_name, json e
       path_(std::move(path)),
       seed_(seed) {}
 
-Result<std::unique_ptr<NestedModel>> NestedModel::Create(const std::string& name,
-                                                         const json& entry,
+Result<std::unique_ptr<NestedModel>> NestedModel::Create(const std::string& name, const json& entry,
                                                          const std::string& origin,
-                                                         const std::string& path,
-                                                         uint64_t seed) {
+                                                         const std::string& path, uint64_t seed) {
   const std::string cls = entry.value("class_name", "");
   EDL_CHECK(IsModelClass(cls)) << cls;
   std::unique_ptr<NestedModel> m(new NestedModel(name, cls, entry, origin, path, seed));
@@ -65,8 +63,7 @@ Result<std::vector<Shape>> NestedModel::OutputShapes(const std::vector<Shape>& i
   if (model_ == nullptr) {
     // A Sequential without an input shape takes its first call's.
     if (input_shapes.size() != 1) {
-      return Error("a Sequential model takes 1 input, got " +
-                   std::to_string(input_shapes.size()));
+      return Error("a Sequential model takes 1 input, got " + std::to_string(input_shapes.size()));
     }
     Status built = BuildModel(input_shapes[0]);
     if (!built.ok()) {
@@ -91,8 +88,7 @@ Result<std::vector<Shape>> NestedModel::OutputShapes(const std::vector<Shape>& i
   return model_->output_shapes();
 }
 
-std::vector<Var> NestedModel::Call(const std::vector<Var>& inputs,
-                                   const layers::CallContext& ctx) {
+std::vector<Var> NestedModel::Call(const std::vector<Var>& inputs, const layers::CallContext& ctx) {
   EDL_CHECK(model_ != nullptr) << "nested model \"" << name() << "\" called before it was built";
   return model_->Run(inputs, ctx);
 }

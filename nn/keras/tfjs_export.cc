@@ -1,9 +1,8 @@
 #include "nn/keras/tfjs_export.h"
 
 #include <filesystem>
-#include <random>
-
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "base/file.h"
 #include "nn/keras/json_text.h"

@@ -1,7 +1,6 @@
 #include "nn/keras/tfjs_weights.h"
 
 #include <cstring>
-
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
@@ -44,11 +43,12 @@ Result<std::vector<NamedTensor>> ReadTfjsWeights(const std::string& manifest_jso
       std::string name = spec["name"].get<std::string>();
       std::string dtype = spec.value("dtype", "float32");
       if (dtype != "float32") {
-        return fail(wp, "weight \"" + name + "\" has dtype \"" + dtype +
-                            "\"; only float32 is supported");
+        return fail(
+            wp, "weight \"" + name + "\" has dtype \"" + dtype + "\"; only float32 is supported");
       }
       if (spec.contains("quantization")) {
-        return fail(wp, "weight \"" + name + "\" is quantized; quantized weights are not supported");
+        return fail(wp,
+                    "weight \"" + name + "\" is quantized; quantized weights are not supported");
       }
       tensor::Shape shape;
       for (const auto& d : spec["shape"]) {
@@ -61,8 +61,8 @@ Result<std::vector<NamedTensor>> ReadTfjsWeights(const std::string& manifest_jso
       size_t n = t.bytes();
       if (offset + n > bytes.size()) {
         return fail(wp, "the shards of group " + std::to_string(g) + " hold " +
-                            std::to_string(bytes.size()) + " bytes, too few for weight \"" +
-                            name + "\" " + tensor::ShapeString(shape));
+                            std::to_string(bytes.size()) + " bytes, too few for weight \"" + name +
+                            "\" " + tensor::ShapeString(shape));
       }
       std::memcpy(t.raw_data(), bytes.data() + offset, n);
       offset += n;

@@ -15,7 +15,6 @@ namespace edl::nn::keras {
 // `manifest_json` is the weightsManifest value; shard paths are relative to
 // `dir`. Errors name `origin` and the manifest entry.
 Result<std::vector<NamedTensor>> ReadTfjsWeights(const std::string& manifest_json,
-                                                 const std::string& dir,
-                                                 const std::string& origin);
+                                                 const std::string& dir, const std::string& origin);
 
 }  // namespace edl::nn::keras

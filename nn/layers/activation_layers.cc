@@ -5,8 +5,8 @@
 
 namespace edl::nn::layers {
 
-Result<std::unique_ptr<Layer>> ActivationLayer::FromConfig(
-    const std::string& name, const nlohmann::json& config) {
+Result<std::unique_ptr<Layer>> ActivationLayer::FromConfig(const std::string& name,
+                                                           const nlohmann::json& config) {
   std::unique_ptr<ActivationLayer> l(new ActivationLayer(name));
   ConfigReader r(config);
   if (r.Get("activation") == nullptr) r.Fail("activation", "is required");
@@ -16,14 +16,12 @@ Result<std::unique_ptr<Layer>> ActivationLayer::FromConfig(
   return std::unique_ptr<Layer>(std::move(l));
 }
 
-Result<std::vector<Shape>> ActivationLayer::OutputShapes(
-    const std::vector<Shape>& in) {
+Result<std::vector<Shape>> ActivationLayer::OutputShapes(const std::vector<Shape>& in) {
   EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
   return in;
 }
 
-std::vector<Var> ActivationLayer::Call(const std::vector<Var>& inputs,
-                                       const CallContext& ctx) {
+std::vector<Var> ActivationLayer::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   return {ApplyActivation(kind_, inputs[0])};
 }
 
@@ -53,8 +51,7 @@ Result<std::vector<Shape>> ReLU::OutputShapes(const std::vector<Shape>& in) {
   return in;
 }
 
-std::vector<Var> ReLU::Call(const std::vector<Var>& inputs,
-                            const CallContext& ctx) {
+std::vector<Var> ReLU::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   if (max_value_ && negative_slope_ == 0.f) {
     // ReLU6 and kin: one clip.
     return {fn::Activation(tensor::Eltwise::kClip, inputs[0], 0.f, *max_value_)};
@@ -94,8 +91,7 @@ Result<std::vector<Shape>> Softmax::OutputShapes(const std::vector<Shape>& in) {
   return in;
 }
 
-std::vector<Var> Softmax::Call(const std::vector<Var>& inputs,
-                               const CallContext& ctx) {
+std::vector<Var> Softmax::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   return {fn::Softmax(inputs[0], static_cast<int>(axis_))};
 }
 

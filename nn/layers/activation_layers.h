@@ -17,8 +17,7 @@ class ActivationLayer : public Layer {
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "Activation"; }
   MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:
@@ -35,8 +34,7 @@ class ReLU : public Layer {
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "ReLU"; }
   MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:
@@ -54,8 +52,7 @@ class Softmax : public Layer {
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "Softmax"; }
   MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:

@@ -23,8 +23,8 @@ enum class ActivationKind {
   kSelu,
   kSoftplus,
   kSwish,
-  kSoftsign,  // x / (1 + |x|)
-  kMish,      // x * tanh(softplus(x))
+  kSoftsign,     // x / (1 + |x|)
+  kMish,         // x * tanh(softplus(x))
   kHardSigmoid,  // clip(0.2 x + 0.5, 0, 1), as Keras 2 and TF.js
 };
 

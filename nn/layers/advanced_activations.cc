@@ -113,8 +113,7 @@ Result<std::unique_ptr<Layer>> PReLU::FromConfig(const std::string& name,
     }
     for (int64_t a : l->shared_axes_) {
       if (r.status().ok() && a < 1) {
-        r.Fail("shared_axes", "counts axes from 1 (0 is the batch axis), got " +
-                                  std::to_string(a));
+        r.Fail("shared_axes", "counts axes from 1 (0 is the batch axis), got " + std::to_string(a));
       }
     }
   }
@@ -141,8 +140,8 @@ Result<std::vector<Shape>> PReLU::OutputShapes(const std::vector<Shape>& in) {
 }
 
 Status PReLU::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
-  alpha_ = AddWeight("alpha", MakeWeight(alpha_init_, alpha_shape_, rng), true,
-                     alpha_reg_.Function());
+  alpha_ =
+      AddWeight("alpha", MakeWeight(alpha_init_, alpha_shape_, rng), true, alpha_reg_.Function());
   return Status::Ok();
 }
 

@@ -28,8 +28,8 @@ Result<std::unique_ptr<Layer>> MultiHeadAttention::FromConfig(const std::string&
     if (o.is_number_integer() && o.get<int64_t>() > 0) {
       l->output_dim_ = o.get<int64_t>();
     } else {
-      r.Fail("output_shape", "must be one positive integer (the output features), got " +
-                                 Describe(*out));
+      r.Fail("output_shape",
+             "must be one positive integer (the output features), got " + Describe(*out));
     }
   }
   r.ExpectNull("attention_axes");
@@ -111,8 +111,8 @@ std::vector<Var> MultiHeadAttention::Call(const std::vector<Var>& inputs, const 
   const Var& key = inputs.size() > 2 ? inputs[2] : inputs[1];
   const int64_t n = query.shape()[0], tq = query.shape()[1], tv = value.shape()[1];
   // [N, H, T, dim], folded to [N * H, T, dim] for batched matmuls.
-  Var q = fn::Reshape(Project(query, query_kernel_, query_bias_, key_dim_),
-                      {n * heads_, tq, key_dim_});
+  Var q =
+      fn::Reshape(Project(query, query_kernel_, query_bias_, key_dim_), {n * heads_, tq, key_dim_});
   Var k = fn::Reshape(Project(key, key_kernel_, key_bias_, key_dim_), {n * heads_, tv, key_dim_});
   Var v = fn::Reshape(Project(value, value_kernel_, value_bias_, value_dim_),
                       {n * heads_, tv, value_dim_});
@@ -128,9 +128,9 @@ std::vector<Var> MultiHeadAttention::Call(const std::vector<Var>& inputs, const 
     probs = fn::Dropout(probs, dropout_, *ctx.rng, true);
   }
   Var attended = fn::MatMul(fn::Reshape(probs, {n * heads_, tq, tv}), v);  // [N*H, Tq, vd]
-  Var merged = fn::Reshape(
-      fn::Transpose(fn::Reshape(attended, {n, heads_, tq, value_dim_}), {0, 2, 1, 3}),
-      {n * tq, heads_ * value_dim_});
+  Var merged =
+      fn::Reshape(fn::Transpose(fn::Reshape(attended, {n, heads_, tq, value_dim_}), {0, 2, 1, 3}),
+                  {n * tq, heads_ * value_dim_});
   const int64_t out = output_kernel_->value.dim(2);
   Var y = fn::Dense(merged, fn::Reshape(Use(*output_kernel_), {heads_ * value_dim_, out}),
                     output_bias_ ? Use(*output_bias_) : Var());

@@ -13,7 +13,7 @@ Result<std::unique_ptr<Layer>> CategoryEncoding::FromConfig(const std::string& n
   // Keras writes snake_case; TF.js camelCase.
   r.ExpectOneOf("output_mode", {"multi_hot", "multiHot", "count", "one_hot", "oneHot"});
   const std::string mode = r.String("output_mode", "multi_hot");
-  l->mode_ = mode == "count"                          ? Mode::kCount
+  l->mode_ = mode == "count"                         ? Mode::kCount
              : mode == "one_hot" || mode == "oneHot" ? Mode::kOneHot
                                                      : Mode::kMultiHot;
   if (r.Bool("sparse", false)) r.Fail("sparse", "true is not supported; use false");
@@ -44,9 +44,8 @@ std::vector<Var> CategoryEncoding::Call(const std::vector<Var>& inputs, const Ca
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < k; ++j) {
       const int64_t id = p[i * k + j];
-      EDL_CHECK(id >= 0 && id < num_tokens_)
-          << "layer \"" << name() << "\" (CategoryEncoding): id " << id << " is outside [0, "
-          << num_tokens_ << ")";
+      EDL_CHECK(id >= 0 && id < num_tokens_) << "layer \"" << name() << "\" (CategoryEncoding): id "
+                                             << id << " is outside [0, " << num_tokens_ << ")";
       float& out = py[(per_id ? i * k + j : i) * num_tokens_ + id];
       out = mode_ == Mode::kCount ? out + 1.f : 1.f;
     }

@@ -71,21 +71,19 @@ std::string ConfigReader::String(const char* field, const std::string& def) {
   return def;
 }
 
-std::array<int64_t, 2> ConfigReader::IntPair(const char* field,
-                                             std::array<int64_t, 2> def) {
+std::array<int64_t, 2> ConfigReader::IntPair(const char* field, std::array<int64_t, 2> def) {
   const nlohmann::json* v = Get(field);
   if (v == nullptr) return def;
   if (v->is_number_integer()) return {v->get<int64_t>(), v->get<int64_t>()};
-  if (v->is_array() && (v->size() == 1 || v->size() == 2) &&
-      (*v)[0].is_number_integer() && v->back().is_number_integer()) {
+  if (v->is_array() && (v->size() == 1 || v->size() == 2) && (*v)[0].is_number_integer() &&
+      v->back().is_number_integer()) {
     return {(*v)[0].get<int64_t>(), v->back().get<int64_t>()};
   }
   Fail(field, "must be 1 or 2 integers, got " + Describe(*v));
   return def;
 }
 
-std::array<int64_t, 3> ConfigReader::IntTriple(const char* field,
-                                               std::array<int64_t, 3> def) {
+std::array<int64_t, 3> ConfigReader::IntTriple(const char* field, std::array<int64_t, 3> def) {
   const nlohmann::json* v = Get(field);
   if (v == nullptr) return def;
   if (v->is_number_integer()) {
@@ -107,8 +105,7 @@ std::array<int64_t, 3> ConfigReader::IntTriple(const char* field,
   return def;
 }
 
-std::vector<int64_t> ConfigReader::IntList(const char* field,
-                                           bool allow_null_entries) {
+std::vector<int64_t> ConfigReader::IntList(const char* field, bool allow_null_entries) {
   const nlohmann::json* v = Get(field);
   std::vector<int64_t> out;
   if (v == nullptr) return out;
@@ -140,8 +137,7 @@ int64_t ConfigReader::Axis(const char* field, int64_t def) {
   return def;
 }
 
-void ConfigReader::ExpectOneOf(const char* field,
-                               const std::vector<std::string>& allowed) {
+void ConfigReader::ExpectOneOf(const char* field, const std::vector<std::string>& allowed) {
   const nlohmann::json* v = Get(field);
   if (v == nullptr) return;
   if (v->is_string()) {

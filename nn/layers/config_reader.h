@@ -8,11 +8,10 @@
 #pragma once
 
 #include <array>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/status.h"
 
@@ -35,11 +34,9 @@ class ConfigReader {
   bool Bool(const char* field, bool def);
   std::string String(const char* field, const std::string& def);
   // An int n (-> {n, n}) or a list of 1 or 2 ints.
-  std::array<int64_t, 2> IntPair(const char* field,
-                                 std::array<int64_t, 2> def);
+  std::array<int64_t, 2> IntPair(const char* field, std::array<int64_t, 2> def);
   // An int n (-> {n, n, n}) or a list of 1 or 3 ints (3-D layers).
-  std::array<int64_t, 3> IntTriple(const char* field,
-                                   std::array<int64_t, 3> def);
+  std::array<int64_t, 3> IntTriple(const char* field, std::array<int64_t, 3> def);
   // A list of ints whose null entries become -1 (for shapes).
   std::vector<int64_t> IntList(const char* field, bool allow_null_entries);
   // An int axis or a list of exactly one int axis (as Keras 2 saves a built

@@ -29,9 +29,10 @@ ConvWindow ReadConvWindow(ConfigReader& r, int rank) {
   w.kernel_size = sizes("kernel_size");
   w.strides = sizes("strides");
   w.dilation = sizes("dilation_rate");
-  for (auto [field, pair] : {std::pair<const char*, std::array<int64_t, 2>>{"kernel_size", w.kernel_size},
-                             {"strides", w.strides},
-                             {"dilation_rate", w.dilation}}) {
+  for (auto [field, pair] :
+       {std::pair<const char*, std::array<int64_t, 2>>{"kernel_size", w.kernel_size},
+        {"strides", w.strides},
+        {"dilation_rate", w.dilation}}) {
     if (pair[0] <= 0 || pair[1] <= 0) r.Fail(field, "must be positive");
   }
   if ((w.strides[0] > 1 || w.strides[1] > 1) && (w.dilation[0] > 1 || w.dilation[1] > 1)) {
@@ -53,8 +54,8 @@ tensor::Conv2DParams ConvWindow::ParamsFor(const Shape& in) const {
   tensor::Conv2DParams p;
   p.strides = strides;
   p.dilations = dilation;
-  p.padding = tensor::ComputePadding(padding, in[0], in[1], kernel_size[0], kernel_size[1],
-                                     strides, dilation);
+  p.padding = tensor::ComputePadding(padding, in[0], in[1], kernel_size[0], kernel_size[1], strides,
+                                     dilation);
   if (causal) p.padding = {0, 0, (kernel_size[1] - 1) * dilation[1], 0};
   return p;
 }
@@ -122,8 +123,8 @@ Result<std::vector<Shape>> Conv2D::OutputShapes(const std::vector<Shape>& in) {
     return Error("expects rank-3 input [H, W, C], got " + tensor::ShapeString(s));
   }
   if (in_channels_ >= 0 && s[2] != in_channels_) {
-    return Error("was built for " + std::to_string(in_channels_) +
-                 " input channels, got " + tensor::ShapeString(s));
+    return Error("was built for " + std::to_string(in_channels_) + " input channels, got " +
+                 tensor::ShapeString(s));
   }
   if (s[2] % groups_ != 0) {
     return Error(std::to_string(s[2]) + " input channels do not split into " +
@@ -144,27 +145,25 @@ Result<std::vector<Shape>> Conv2D::OutputShapes(const std::vector<Shape>& in) {
 Status Conv2D::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
   in_channels_ = in[0].back();
   const int64_t per_group = in_channels_ / groups_;
-  const Shape kernel = rank_ == 1 ? Shape{window_.kernel_size[1], per_group, filters_}
-                                  : Shape{window_.kernel_size[0], window_.kernel_size[1],
-                                          per_group, filters_};
-  kernel_ = AddWeight("kernel", MakeWeight(kernel_init_, kernel, rng), true,
-                      kernel_reg_.Function());
+  const Shape kernel =
+      rank_ == 1 ? Shape{window_.kernel_size[1], per_group, filters_}
+                 : Shape{window_.kernel_size[0], window_.kernel_size[1], per_group, filters_};
+  kernel_ =
+      AddWeight("kernel", MakeWeight(kernel_init_, kernel, rng), true, kernel_reg_.Function());
   if (use_bias_) {
-    bias_ = AddWeight("bias", MakeWeight(bias_init_, {filters_}, rng), true,
-                      bias_reg_.Function());
+    bias_ = AddWeight("bias", MakeWeight(bias_init_, {filters_}, rng), true, bias_reg_.Function());
   }
   return Status::Ok();
 }
 
-std::vector<Var> Conv2D::Call(const std::vector<Var>& inputs,
-                              const CallContext& ctx) {
+std::vector<Var> Conv2D::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   const Var& x = inputs[0];
   if (rank_ == 1) {
     // [B, steps, C] as [B, 1, steps, C]; kernel [k, C, F] as [1, k, C, F].
     const int64_t batch = x.shape()[0], steps = x.shape()[1];
     Var x2 = fn::Reshape(x, {batch, 1, steps, in_channels_});
-    Var k2 = fn::Reshape(Use(*kernel_),
-                         {1, window_.kernel_size[1], in_channels_ / groups_, filters_});
+    Var k2 =
+        fn::Reshape(Use(*kernel_), {1, window_.kernel_size[1], in_channels_ / groups_, filters_});
     Var y = fn::Conv2D(x2, k2, bias_ ? Use(*bias_) : Var(), ParamsFor({1, steps, in_channels_}));
     y = fn::Reshape(y, {batch, y.shape()[2], filters_});
     return {ApplyActivation(activation_, y)};

@@ -40,8 +40,7 @@ class Conv2D : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig1D(const std::string& name,
                                                      const nlohmann::json& config);
   const char* class_name() const override { return rank_ == 1 ? "Conv1D" : "Conv2D"; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:

@@ -23,13 +23,12 @@ Result<std::unique_ptr<Layer>> Conv2DTranspose::FromConfig(const std::string& na
   for (int64_t v : l->dilation_) {
     if (v <= 0) r.Fail("dilation_rate", "must be positive");
   }
-  if ((l->strides_[0] > 1 || l->strides_[1] > 1) &&
-      (l->dilation_[0] > 1 || l->dilation_[1] > 1)) {
+  if ((l->strides_[0] > 1 || l->strides_[1] > 1) && (l->dilation_[0] > 1 || l->dilation_[1] > 1)) {
     r.Fail("strides", "> 1 cannot be combined with dilation_rate > 1 (as Keras)");
   }
   r.ExpectOneOf("padding", {"valid", "same"});
-  l->padding_ = r.String("padding", "valid") == "same" ? tensor::Padding::kSame
-                                                       : tensor::Padding::kValid;
+  l->padding_ =
+      r.String("padding", "valid") == "same" ? tensor::Padding::kSame : tensor::Padding::kValid;
   r.ExpectNull("output_padding");
   r.ExpectOneOf("data_format", {"channels_last"});
   EDL_ASSIGN_OR_RETURN(l->activation_, ParseActivation(r.String("activation", "linear")));
@@ -49,8 +48,8 @@ tensor::Conv2DParams Conv2DTranspose::ParamsFor(int64_t oh, int64_t ow) const {
   tensor::Conv2DParams p;
   p.strides = strides_;
   p.dilations = dilation_;
-  p.padding = tensor::ComputePadding(padding_, oh, ow, kernel_size_[0], kernel_size_[1],
-                                     strides_, dilation_);
+  p.padding = tensor::ComputePadding(padding_, oh, ow, kernel_size_[0], kernel_size_[1], strides_,
+                                     dilation_);
   return p;
 }
 
@@ -80,8 +79,7 @@ Status Conv2DTranspose::CreateWeights(const std::vector<Shape>& in, std::mt19937
       MakeWeight(kernel_init_, {kernel_size_[0], kernel_size_[1], filters_, in_channels_}, rng),
       true, kernel_reg_.Function());
   if (use_bias_) {
-    bias_ = AddWeight("bias", MakeWeight(bias_init_, {filters_}, rng), true,
-                      bias_reg_.Function());
+    bias_ = AddWeight("bias", MakeWeight(bias_init_, {filters_}, rng), true, bias_reg_.Function());
   }
   return Status::Ok();
 }

@@ -13,12 +13,11 @@ Result<std::array<int64_t, 3>> Window3D::OutputSize(const Shape& in, const char*
   const std::array<int64_t, 6> pad = PaddingFor(in);
   std::array<int64_t, 3> out{};
   for (int a = 0; a < 3; ++a) {
-    out[a] = tensor::ConvOutputSize(in[a], size[a], strides[a], dilation[a], pad[2 * a],
-                                    pad[2 * a + 1]);
+    out[a] =
+        tensor::ConvOutputSize(in[a], size[a], strides[a], dilation[a], pad[2 * a], pad[2 * a + 1]);
     if (out[a] <= 0) {
       return InvalidArgument("is smaller than the " + std::to_string(size[0]) + "x" +
-                             std::to_string(size[1]) + "x" + std::to_string(size[2]) + " " +
-                             what);
+                             std::to_string(size[1]) + "x" + std::to_string(size[2]) + " " + what);
     }
   }
   return out;
@@ -45,8 +44,8 @@ Status ReadConv3D(ConfigReader& r, Conv3DConfig* f) {
     r.Fail("strides", "> 1 cannot be combined with dilation_rate > 1 (as Keras)");
   }
   r.ExpectOneOf("padding", {"valid", "same"});
-  w.padding = r.String("padding", "valid") == "same" ? tensor::Padding::kSame
-                                                     : tensor::Padding::kValid;
+  w.padding =
+      r.String("padding", "valid") == "same" ? tensor::Padding::kSame : tensor::Padding::kValid;
   r.ExpectOneOf("data_format", {"channels_last"});
   EDL_ASSIGN_OR_RETURN(f->activation, ParseActivation(r.String("activation", "linear")));
   f->use_bias = r.Bool("use_bias", true);
@@ -110,8 +109,8 @@ Result<std::vector<Shape>> Conv3D::OutputShapes(const std::vector<Shape>& in) {
     return Error("expects rank-4 input [D, H, W, C], got " + tensor::ShapeString(s));
   }
   if (in_channels_ >= 0 && s[3] != in_channels_) {
-    return Error("was built for " + std::to_string(in_channels_) +
-                 " input channels, got " + tensor::ShapeString(s));
+    return Error("was built for " + std::to_string(in_channels_) + " input channels, got " +
+                 tensor::ShapeString(s));
   }
   if (s[3] % groups_ != 0) {
     return Error(std::to_string(s[3]) + " input channels do not split into " +
@@ -124,8 +123,8 @@ Result<std::vector<Shape>> Conv3D::OutputShapes(const std::vector<Shape>& in) {
 
 Status Conv3D::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
   in_channels_ = in[0].back();
-  const Shape kernel{cfg_.window.size[0], cfg_.window.size[1], cfg_.window.size[2], in_channels_ / groups_,
-                     cfg_.filters};
+  const Shape kernel{cfg_.window.size[0], cfg_.window.size[1], cfg_.window.size[2],
+                     in_channels_ / groups_, cfg_.filters};
   MakeWeights(kernel, rng);
   return Status::Ok();
 }
@@ -166,21 +165,23 @@ Result<std::vector<Shape>> Conv3DTranspose::OutputShapes(const std::vector<Shape
     return Error("expects rank-4 input [D, H, W, C], got " + tensor::ShapeString(s));
   }
   if (in_channels_ >= 0 && s[3] != in_channels_) {
-    return Error("was built for " + std::to_string(in_channels_) +
-                 " input channels, got " + tensor::ShapeString(s));
+    return Error("was built for " + std::to_string(in_channels_) + " input channels, got " +
+                 tensor::ShapeString(s));
   }
   Shape out = {0, 0, 0, cfg_.filters};
   for (int a = 0; a < 3; ++a) {
     const int64_t dilated = (cfg_.window.size[a] - 1) * cfg_.window.dilation[a] + 1;
-    out[a] = cfg_.window.padding == tensor::Padding::kSame ? s[a] * cfg_.window.strides[a]
-                                                       : (s[a] - 1) * cfg_.window.strides[a] + dilated;
+    out[a] = cfg_.window.padding == tensor::Padding::kSame
+                 ? s[a] * cfg_.window.strides[a]
+                 : (s[a] - 1) * cfg_.window.strides[a] + dilated;
   }
   return std::vector<Shape>{out};
 }
 
 Status Conv3DTranspose::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
   in_channels_ = in[0].back();
-  const Shape kernel{cfg_.window.size[0], cfg_.window.size[1], cfg_.window.size[2], cfg_.filters, in_channels_};
+  const Shape kernel{cfg_.window.size[0], cfg_.window.size[1], cfg_.window.size[2], cfg_.filters,
+                     in_channels_};
   MakeWeights(kernel, rng);
   return Status::Ok();
 }
@@ -193,7 +194,8 @@ std::vector<Var> Conv3DTranspose::Call(const std::vector<Var>& inputs, const Cal
   p.strides = cfg_.window.strides;
   p.dilations = cfg_.window.dilation;
   p.padding = cfg_.window.PaddingFor(out);  // of the convolution from the output back to x
-  Var y = fn::Conv3DTranspose(x, Use(*kernel_), {x.shape()[0], out[0], out[1], out[2], cfg_.filters}, p);
+  Var y = fn::Conv3DTranspose(x, Use(*kernel_),
+                              {x.shape()[0], out[0], out[1], out[2], cfg_.filters}, p);
   if (bias_) y = fn::Add(y, fn::Reshape(Use(*bias_), {1, 1, 1, 1, cfg_.filters}));
   return {ApplyActivation(cfg_.activation, y)};
 }

@@ -59,8 +59,7 @@ class Conv3D : public Conv3DBase {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "Conv3D"; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:
@@ -77,8 +76,7 @@ class Conv3DTranspose : public Conv3DBase {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "Conv3DTranspose"; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:

@@ -19,8 +19,7 @@ Result<std::optional<Shape>> ReadInputShape(const nlohmann::json& config) {
     for (int64_t d : shape) {
       if (d <= 0) {
         return InvalidArgument(std::string(field) + " must have known positive " +
-                               "dimensions after the batch axis, got " +
-                               Describe(*r.Get(field)));
+                               "dimensions after the batch axis, got " + Describe(*r.Get(field)));
       }
     }
     return std::optional<Shape>(shape);
@@ -35,14 +34,13 @@ Result<tensor::DType> ReadDType(const nlohmann::json& config) {
   std::string name;
   if (v->is_string()) {
     name = v->get<std::string>();
-  } else if (v->is_object() && v->contains("config") &&
-             (*v)["config"].is_object() && (*v)["config"].value("name", "") != "") {
+  } else if (v->is_object() && v->contains("config") && (*v)["config"].is_object() &&
+             (*v)["config"].value("name", "") != "") {
     name = (*v)["config"]["name"].get<std::string>();
   }
   if (name == "float32") return tensor::DType::kFloat32;
   if (name == "int32" || name == "int64") return tensor::DType::kInt64;
-  return InvalidArgument("dtype must be \"float32\", \"int32\" or \"int64\", got " +
-                         Describe(*v));
+  return InvalidArgument("dtype must be \"float32\", \"int32\" or \"int64\", got " + Describe(*v));
 }
 
 Result<std::unique_ptr<Layer>> InputLayer::FromConfig(const std::string& name,
@@ -79,8 +77,7 @@ Result<std::vector<Shape>> Flatten::OutputShapes(const std::vector<Shape>& in) {
   return std::vector<Shape>{{tensor::NumElements(in[0])}};
 }
 
-std::vector<Var> Flatten::Call(const std::vector<Var>& inputs,
-                               const CallContext& ctx) {
+std::vector<Var> Flatten::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   const Var& x = inputs[0];
   int64_t n = x.shape().empty() ? 1 : x.shape()[0];
   return {fn::Reshape(x, {n, n == 0 ? 0 : x.value().numel() / n})};
@@ -127,15 +124,13 @@ Result<std::vector<Shape>> Reshape::OutputShapes(const std::vector<Shape>& in) {
   Shape out = target_shape_;
   if (unknown_at >= 0 && known > 0 && n % known == 0) out[unknown_at] = n / known;
   if (tensor::NumElements(out) != n || (unknown_at >= 0 && out[unknown_at] < 0)) {
-    return Error("cannot reshape input " + tensor::ShapeString(in[0]) + " (" +
-                 std::to_string(n) + " elements) to target_shape " +
-                 tensor::ShapeString(target_shape_));
+    return Error("cannot reshape input " + tensor::ShapeString(in[0]) + " (" + std::to_string(n) +
+                 " elements) to target_shape " + tensor::ShapeString(target_shape_));
   }
   return std::vector<Shape>{out};
 }
 
-std::vector<Var> Reshape::Call(const std::vector<Var>& inputs,
-                               const CallContext& ctx) {
+std::vector<Var> Reshape::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   const Var& x = inputs[0];
   Shape in(x.shape().begin() + 1, x.shape().end());
   Shape out = OutputShapes({in}).value()[0];
@@ -168,8 +163,7 @@ Result<std::vector<Shape>> Dropout::OutputShapes(const std::vector<Shape>& in) {
   return in;
 }
 
-std::vector<Var> Dropout::Call(const std::vector<Var>& inputs,
-                               const CallContext& ctx) {
+std::vector<Var> Dropout::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   if (!ctx.training || rate_ == 0.f) return inputs;
   EDL_CHECK(ctx.rng != nullptr) << "Dropout in training needs an rng";
   return {fn::Dropout(inputs[0], rate_, *ctx.rng, true)};

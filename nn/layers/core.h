@@ -20,8 +20,7 @@ class InputLayer : public Layer {
   InputLayer(std::string name, Shape shape, tensor::DType dtype)
       : Layer(std::move(name)), shape_(std::move(shape)), dtype_(dtype) {}
   const char* class_name() const override { return "InputLayer"; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override {
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override {
     return inputs;
   }
   nlohmann::json Config() const override;
@@ -52,8 +51,7 @@ class Flatten : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "Flatten"; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:
@@ -68,8 +66,7 @@ class Reshape : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "Reshape"; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:
@@ -86,8 +83,7 @@ class Dropout : public Layer {
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "Dropout"; }
   MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:

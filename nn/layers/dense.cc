@@ -29,8 +29,8 @@ Result<std::vector<Shape>> Dense::OutputShapes(const std::vector<Shape>& in) {
     return Error("expects input of rank >= 1 [..., features], got []");
   }
   if (in_dim_ >= 0 && in[0].back() != in_dim_) {
-    return Error("was built for " + std::to_string(in_dim_) +
-                 " input features, got " + tensor::ShapeString(in[0]));
+    return Error("was built for " + std::to_string(in_dim_) + " input features, got " +
+                 tensor::ShapeString(in[0]));
   }
   Shape out = in[0];
   out.back() = units_;
@@ -39,17 +39,15 @@ Result<std::vector<Shape>> Dense::OutputShapes(const std::vector<Shape>& in) {
 
 Status Dense::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
   in_dim_ = in[0].back();
-  kernel_ = AddWeight("kernel", MakeWeight(kernel_init_, {in_dim_, units_}, rng),
-                      true, kernel_reg_.Function());
+  kernel_ = AddWeight("kernel", MakeWeight(kernel_init_, {in_dim_, units_}, rng), true,
+                      kernel_reg_.Function());
   if (use_bias_) {
-    bias_ = AddWeight("bias", MakeWeight(bias_init_, {units_}, rng), true,
-                      bias_reg_.Function());
+    bias_ = AddWeight("bias", MakeWeight(bias_init_, {units_}, rng), true, bias_reg_.Function());
   }
   return Status::Ok();
 }
 
-std::vector<Var> Dense::Call(const std::vector<Var>& inputs,
-                             const CallContext& ctx) {
+std::vector<Var> Dense::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   Var x = inputs[0];
   Shape shape = x.shape();
   if (shape.size() != 2) x = fn::Reshape(x, {x.value().numel() / in_dim_, in_dim_});

@@ -15,8 +15,7 @@ class Dense : public Layer {
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "Dense"; }
   MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:

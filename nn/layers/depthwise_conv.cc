@@ -9,8 +9,8 @@ Result<std::unique_ptr<Layer>> DepthwiseConv2D::FromConfig(const std::string& na
   return Read(false, name, config);
 }
 
-Result<std::unique_ptr<Layer>> DepthwiseConv2D::FromConfigSeparable(
-    const std::string& name, const nlohmann::json& config) {
+Result<std::unique_ptr<Layer>> DepthwiseConv2D::FromConfigSeparable(const std::string& name,
+                                                                    const nlohmann::json& config) {
   return Read(true, name, config);
 }
 
@@ -54,7 +54,8 @@ Result<std::vector<Shape>> DepthwiseConv2D::OutputShapes(const std::vector<Shape
                  tensor::ShapeString(in[0]));
   }
   auto size = window_.OutputSize(in[0]);
-  if (!size.ok()) return Error("input " + tensor::ShapeString(in[0]) + " " + size.status().message());
+  if (!size.ok())
+    return Error("input " + tensor::ShapeString(in[0]) + " " + size.status().message());
   const int64_t channels = separable_ ? filters_ : in[0][2] * multiplier_;
   return std::vector<Shape>{{(*size)[0], (*size)[1], channels}};
 }
@@ -68,9 +69,9 @@ Status DepthwiseConv2D::CreateWeights(const std::vector<Shape>& in, std::mt19937
                  {window_.kernel_size[0], window_.kernel_size[1], in_channels_, multiplier_}, rng),
       true, depthwise_reg_.Function());
   if (separable_) {
-    pointwise_ = AddWeight("pointwise_kernel",
-                           MakeWeight(pointwise_init_, {1, 1, depth, filters_}, rng), true,
-                           pointwise_reg_.Function());
+    pointwise_ =
+        AddWeight("pointwise_kernel", MakeWeight(pointwise_init_, {1, 1, depth, filters_}, rng),
+                  true, pointwise_reg_.Function());
   }
   if (use_bias_) {
     bias_ = AddWeight("bias", MakeWeight(bias_init_, {separable_ ? filters_ : depth}, rng), true,

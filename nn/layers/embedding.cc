@@ -12,10 +12,10 @@ Result<std::unique_ptr<Layer>> Embedding::FromConfig(const std::string& name,
   l->output_dim_ = r.RequiredInt("output_dim");
   if (r.status().ok() && l->input_dim_ <= 0) r.Fail("input_dim", "must be positive");
   if (r.status().ok() && l->output_dim_ <= 0) r.Fail("output_dim", "must be positive");
-  l->init_ = ReadInitializer(
-      r, "embeddings_initializer",
-      {{"class_name", "RandomUniform"},
-       {"config", {{"minval", -0.05}, {"maxval", 0.05}, {"seed", nullptr}}}});
+  l->init_ =
+      ReadInitializer(r, "embeddings_initializer",
+                      {{"class_name", "RandomUniform"},
+                       {"config", {{"minval", -0.05}, {"maxval", 0.05}, {"seed", nullptr}}}});
   l->reg_ = ReadRegularizer(r, "embeddings_regularizer");
   r.ExpectNull("activity_regularizer");
   r.ExpectNull("embeddings_constraint");
@@ -35,20 +35,18 @@ Result<std::vector<Shape>> Embedding::OutputShapes(const std::vector<Shape>& in)
 }
 
 Status Embedding::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
-  embeddings_ = AddWeight("embeddings",
-                          MakeWeight(init_, {input_dim_, output_dim_}, rng), true,
+  embeddings_ = AddWeight("embeddings", MakeWeight(init_, {input_dim_, output_dim_}, rng), true,
                           reg_.Function());
   return Status::Ok();
 }
 
-std::vector<Var> Embedding::Call(const std::vector<Var>& inputs,
-                                 const CallContext& ctx) {
+std::vector<Var> Embedding::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   return {Lookup(inputs[0], nullptr)};
 }
 
 std::vector<Var> Embedding::CallWithMasks(const std::vector<Var>& inputs,
-                                         const std::vector<Tensor>& masks,
-                                         const CallContext& ctx, Tensor* mask) {
+                                          const std::vector<Tensor>& masks, const CallContext& ctx,
+                                          Tensor* mask) {
   *mask = Tensor();
   return {Lookup(inputs[0], mask_zero_ ? mask : nullptr)};
 }
@@ -61,9 +59,8 @@ Var Embedding::Lookup(const Var& input, Tensor* mask) {
   const Tensor host_ids = ids.On(tensor::Device::kCPU);
   const int64_t* p = host_ids.i64();
   for (int64_t i = 0; i < ids.numel(); ++i) {
-    EDL_CHECK(p[i] >= 0 && p[i] < input_dim_)
-        << "layer \"" << name() << "\" (Embedding): id " << p[i]
-        << " is outside [0, " << input_dim_ << ")";
+    EDL_CHECK(p[i] >= 0 && p[i] < input_dim_) << "layer \"" << name() << "\" (Embedding): id "
+                                              << p[i] << " is outside [0, " << input_dim_ << ")";
   }
   if (mask != nullptr) {
     Tensor m = Tensor::Empty(ids.shape());

@@ -17,8 +17,7 @@ class Embedding : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "Embedding"; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
   MaskSupport mask_support() const override { return MaskSupport::kUse; }
   bool OutputMasked(const std::vector<bool>&) const override { return mask_zero_; }

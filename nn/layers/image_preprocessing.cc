@@ -80,16 +80,18 @@ std::vector<Var> Resizing::Call(const std::vector<Var>& inputs, const CallContex
   int64_t h = x.shape()[1], w = x.shape()[2];
   if (crop_to_aspect_ratio_) {
     // Keras: the largest centred window of the target aspect ratio.
-    const int64_t crop_h = std::min(h, static_cast<int64_t>(static_cast<double>(w * height_) / width_));
-    const int64_t crop_w = std::min(w, static_cast<int64_t>(static_cast<double>(h * width_) / height_));
+    const int64_t crop_h =
+        std::min(h, static_cast<int64_t>(static_cast<double>(w * height_) / width_));
+    const int64_t crop_w =
+        std::min(w, static_cast<int64_t>(static_cast<double>(h * width_) / height_));
     x = fn::Slice(fn::Slice(x, 1, (h - crop_h) / 2, crop_h), 2, (w - crop_w) / 2, crop_w);
     h = crop_h;
     w = crop_w;
   }
   // Along the height: [N, H, W * C]; then along the width: [N * OH, W, C].
-  Var y = fn::Reshape(ResizeMiddle(fn::Reshape(x, {n, h, w * c}),
-                                   InterpolationMatrix(h, height_, bilinear_)),
-                      {n * height_, w, c});
+  Var y = fn::Reshape(
+      ResizeMiddle(fn::Reshape(x, {n, h, w * c}), InterpolationMatrix(h, height_, bilinear_)),
+      {n * height_, w, c});
   y = ResizeMiddle(y, InterpolationMatrix(w, width_, bilinear_));
   return {fn::Reshape(y, {n, height_, width_, c})};
 }

@@ -18,8 +18,8 @@ Result<std::vector<Shape>> Layer::Build(const std::vector<Shape>& input_shapes,
 }
 
 std::vector<Var> Layer::CallWithMasks(const std::vector<Var>& inputs,
-                                     const std::vector<Tensor>& masks,
-                                     const CallContext& ctx, Tensor* mask) {
+                                      const std::vector<Tensor>& masks, const CallContext& ctx,
+                                      Tensor* mask) {
   std::vector<bool> masked;
   for (const Tensor& m : masks) masked.push_back(m.defined());
   *mask = OutputMasked(masked) ? masks[0] : Tensor();
@@ -61,8 +61,8 @@ void Layer::set_trainable(bool trainable) {
   }
 }
 
-Parameter* Layer::AddWeight(const std::string& short_name, Tensor value,
-                            bool trainable, Penalty penalty) {
+Parameter* Layer::AddWeight(const std::string& short_name, Tensor value, bool trainable,
+                            Penalty penalty) {
   auto p = std::make_unique<Parameter>();
   p->name = name_ + "/" + short_name;
   p->value = std::move(value);
@@ -74,15 +74,12 @@ Parameter* Layer::AddWeight(const std::string& short_name, Tensor value,
 }
 
 Status Layer::Error(const std::string& message) const {
-  return InvalidArgument("layer \"" + name_ + "\" (" + class_name() +
-                         "): " + message);
+  return InvalidArgument("layer \"" + name_ + "\" (" + class_name() + "): " + message);
 }
 
-Status Layer::ExpectInputs(const std::vector<Shape>& input_shapes,
-                           size_t n) const {
+Status Layer::ExpectInputs(const std::vector<Shape>& input_shapes, size_t n) const {
   if (input_shapes.size() == n) return Status::Ok();
-  return Error("expects " + std::to_string(n) + " input" +
-               (n == 1 ? "" : "s") + ", got " +
+  return Error("expects " + std::to_string(n) + " input" + (n == 1 ? "" : "s") + ", got " +
                std::to_string(input_shapes.size()));
 }
 

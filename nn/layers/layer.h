@@ -14,11 +14,10 @@
 
 #include <functional>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "base/status.h"
 #include "nn/autograd.h"
@@ -52,8 +51,7 @@ class Layer {
   // shapes. The first call creates the weights; later calls only check that
   // the shapes fit the existing weights. Errors name the layer:
   //   layer "conv2" (Conv2D): expects rank-3 input [H, W, C], got [784]
-  Result<std::vector<Shape>> Build(const std::vector<Shape>& input_shapes,
-                                   std::mt19937_64& rng);
+  Result<std::vector<Shape>> Build(const std::vector<Shape>& input_shapes, std::mt19937_64& rng);
   bool built() const { return built_; }
   // The output shapes Build would give, without building (for wrappers).
   Result<std::vector<Shape>> OutputShapesFor(const std::vector<Shape>& input_shapes) {
@@ -62,8 +60,7 @@ class Layer {
 
   // Applies the layer to batch-first inputs. REQUIRES: built with shapes
   // these inputs have (without their batch axis).
-  virtual std::vector<Var> Call(const std::vector<Var>& inputs,
-                                const CallContext& ctx) = 0;
+  virtual std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) = 0;
 
   // For layers whose input is integer ids (Embedding, CategoryEncoding): ids
   // must be below this, and `id_limit_field` names the config field that
@@ -92,8 +89,8 @@ class Layer {
   // first output's mask (undefined for none). Default: Call, passing the
   // first input's mask through when OutputMasked says so.
   virtual std::vector<Var> CallWithMasks(const std::vector<Var>& inputs,
-                                         const std::vector<Tensor>& masks,
-                                         const CallContext& ctx, Tensor* mask);
+                                         const std::vector<Tensor>& masks, const CallContext& ctx,
+                                         Tensor* mask);
 
   // In Keras order (trainable first); pointers stay valid for the layer's
   // lifetime.
@@ -114,18 +111,16 @@ class Layer {
  protected:
   // Validates shapes and computes output shapes; must check compatibility
   // with existing weights when built().
-  virtual Result<std::vector<Shape>> OutputShapes(
-      const std::vector<Shape>& input_shapes) = 0;
+  virtual Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& input_shapes) = 0;
   // Creates the weights (once, after OutputShapes succeeded).
-  virtual Status CreateWeights(const std::vector<Shape>& input_shapes,
-                               std::mt19937_64& rng) {
+  virtual Status CreateWeights(const std::vector<Shape>& input_shapes, std::mt19937_64& rng) {
     return Status::Ok();
   }
 
   using Penalty = std::function<Var(const Var&)>;
   // Adds a weight named "<layer>/<short_name>"; `penalty` may be empty.
-  Parameter* AddWeight(const std::string& short_name, Tensor value,
-                       bool trainable, Penalty penalty = nullptr);
+  Parameter* AddWeight(const std::string& short_name, Tensor value, bool trainable,
+                       Penalty penalty = nullptr);
   // InvalidArgument("layer \"name\" (Class): message").
   Status Error(const std::string& message) const;
   // Fails unless there are exactly n inputs.

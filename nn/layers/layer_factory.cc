@@ -2,14 +2,13 @@
 
 #include <functional>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "nn/layers/activation_layers.h"
 #include "nn/layers/advanced_activations.h"
-#include "nn/layers/config_reader.h"
 #include "nn/layers/attention.h"
 #include "nn/layers/category_encoding.h"
+#include "nn/layers/config_reader.h"
 #include "nn/layers/conv2d.h"
 #include "nn/layers/conv2d_transpose.h"
 #include "nn/layers/conv3d.h"
@@ -31,8 +30,8 @@
 namespace edl::nn::layers {
 namespace {
 
-using Factory = std::function<Result<std::unique_ptr<Layer>>(
-    const std::string&, const nlohmann::json&)>;
+using Factory =
+    std::function<Result<std::unique_ptr<Layer>>(const std::string&, const nlohmann::json&)>;
 
 const std::map<std::string, Factory>& Factories() {
   using tensor::PoolKind;
@@ -121,10 +120,10 @@ const std::map<std::string, Factory>& Factories() {
       {"ELU", Elu::FromConfig},
       {"PReLU", PReLU::FromConfig},
       {"ThresholdedReLU", ThresholdedReLU::FromConfig},
-      {"ZeroPadding2D",
-       [](const std::string& n, const nlohmann::json& c) { return Edges2D::FromConfig(false, n, c); }},
-      {"Cropping2D",
-       [](const std::string& n, const nlohmann::json& c) { return Edges2D::FromConfig(true, n, c); }},
+      {"ZeroPadding2D", [](const std::string& n,
+                           const nlohmann::json& c) { return Edges2D::FromConfig(false, n, c); }},
+      {"Cropping2D", [](const std::string& n,
+                        const nlohmann::json& c) { return Edges2D::FromConfig(true, n, c); }},
       {"UpSampling2D", UpSampling2D::FromConfig},
       {"RepeatVector", RepeatVector::FromConfig},
       {"Rescaling", Rescaling::FromConfig},
@@ -161,19 +160,17 @@ std::string Canonical(const std::string& class_name) {
 
 }  // namespace
 
-Result<std::unique_ptr<Layer>> CreateLayer(const std::string& class_name,
-                                           const std::string& name,
+Result<std::unique_ptr<Layer>> CreateLayer(const std::string& class_name, const std::string& name,
                                            const nlohmann::json& config) {
   auto it = Factories().find(Canonical(class_name));
   if (it == Factories().end()) {
-    return InvalidArgument("unsupported layer class \"" + class_name +
-                           "\"; supported: " + [] {
-                             std::string s;
-                             for (const auto& c : SupportedLayerClasses()) {
-                               s += (s.empty() ? "" : ", ") + c;
-                             }
-                             return s;
-                           }());
+    return InvalidArgument("unsupported layer class \"" + class_name + "\"; supported: " + [] {
+      std::string s;
+      for (const auto& c : SupportedLayerClasses()) {
+        s += (s.empty() ? "" : ", ") + c;
+      }
+      return s;
+    }());
   }
   if (!config.is_object()) {
     return InvalidArgument("config must be an object, got " + Describe(config));

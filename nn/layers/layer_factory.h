@@ -5,10 +5,9 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "base/status.h"
 #include "nn/layers/layer.h"
@@ -19,8 +18,7 @@ namespace edl::nn::layers {
 // ("kernel_size must be 1 or 2 integers, got \"3x3\"", or
 // "unsupported layer class \"LSTM\"") for the caller to prefix with where
 // the config came from. Honours config "trainable": false.
-Result<std::unique_ptr<Layer>> CreateLayer(const std::string& class_name,
-                                           const std::string& name,
+Result<std::unique_ptr<Layer>> CreateLayer(const std::string& class_name, const std::string& name,
                                            const nlohmann::json& config);
 
 // The class names CreateLayer accepts.

@@ -28,8 +28,8 @@ std::vector<Var> Masking::Call(const std::vector<Var>& inputs, const CallContext
 }
 
 std::vector<Var> Masking::CallWithMasks(const std::vector<Var>& inputs,
-                                        const std::vector<Tensor>& masks,
-                                        const CallContext& ctx, Tensor* mask) {
+                                        const std::vector<Tensor>& masks, const CallContext& ctx,
+                                        Tensor* mask) {
   const Shape& s = inputs[0].shape();
   const Tensor x = inputs[0].value().On(tensor::Device::kCPU);
   Tensor m = Tensor::Empty({s[0], s[1]});

@@ -35,16 +35,15 @@ Result<std::vector<Shape>> Concatenate::OutputShapes(const std::vector<Shape>& i
     if (!ok) {
       std::string shapes;
       for (const auto& s : in) shapes += (shapes.empty() ? "" : ", ") + tensor::ShapeString(s);
-      return Error("inputs must match except along axis " + std::to_string(axis_) +
-                   ", got " + shapes);
+      return Error("inputs must match except along axis " + std::to_string(axis_) + ", got " +
+                   shapes);
     }
     out[a] += in[i][a];
   }
   return std::vector<Shape>{out};
 }
 
-std::vector<Var> Concatenate::Call(const std::vector<Var>& inputs,
-                                   const CallContext& ctx) {
+std::vector<Var> Concatenate::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   int rank = static_cast<int>(inputs[0].shape().size());
   int axis = static_cast<int>(axis_ < 0 ? axis_ + rank : axis_);
   return {fn::Concat(inputs, axis)};
@@ -56,8 +55,8 @@ nlohmann::json Concatenate::Config() const {
   return c;
 }
 
-Result<std::unique_ptr<Layer>> ElementwiseMerge::FromConfig(
-    Op op, const std::string& name, const nlohmann::json& config) {
+Result<std::unique_ptr<Layer>> ElementwiseMerge::FromConfig(Op op, const std::string& name,
+                                                            const nlohmann::json& config) {
   return std::unique_ptr<Layer>(new ElementwiseMerge(op, name));
 }
 
@@ -73,8 +72,7 @@ const char* ElementwiseMerge::class_name() const {
   return "Add";
 }
 
-Result<std::vector<Shape>> ElementwiseMerge::OutputShapes(
-    const std::vector<Shape>& in) {
+Result<std::vector<Shape>> ElementwiseMerge::OutputShapes(const std::vector<Shape>& in) {
   if (op_ == Op::kSubtract && in.size() != 2) {
     return Error("expects exactly 2 inputs, got " + std::to_string(in.size()));
   }
@@ -93,8 +91,7 @@ Result<std::vector<Shape>> ElementwiseMerge::OutputShapes(
   return std::vector<Shape>{out};
 }
 
-std::vector<Var> ElementwiseMerge::Call(const std::vector<Var>& inputs,
-                                        const CallContext& ctx) {
+std::vector<Var> ElementwiseMerge::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   Var y = inputs[0];
   for (size_t i = 1; i < inputs.size(); ++i) {
     switch (op_) {
@@ -154,8 +151,8 @@ Result<std::vector<Shape>> Dot::OutputShapes(const std::vector<Shape>& in) {
   }
   if (in[0][a[0]] != in[1][a[1]]) {
     return Error("cannot take the dot product of " + tensor::ShapeString(in[0]) + " and " +
-                 tensor::ShapeString(in[1]) + " along axes " + std::to_string(a[0] + 1) +
-                 " and " + std::to_string(a[1] + 1) + " (" + std::to_string(in[0][a[0]]) +
+                 tensor::ShapeString(in[1]) + " along axes " + std::to_string(a[0] + 1) + " and " +
+                 std::to_string(a[1] + 1) + " (" + std::to_string(in[0][a[0]]) +
                  " != " + std::to_string(in[1][a[1]]) + ")");
   }
   rank_ = static_cast<int>(rank);

@@ -14,8 +14,7 @@ class Concatenate : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "Concatenate"; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:
@@ -33,8 +32,7 @@ class ElementwiseMerge : public Layer {
   static Result<std::unique_ptr<Layer>> FromConfig(Op op, const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override;
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
 
  protected:
   Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
@@ -64,8 +62,8 @@ class Dot : public Layer {
   using Layer::Layer;
   std::vector<int64_t> axes_;  // as configured: 1 or 2 entries
   bool normalize_ = false;
-  int rank_ = 0;               // of each input without the batch axis, when built
-  int64_t a0_ = 0, a1_ = 0;    // the contracted axes without the batch axis
+  int rank_ = 0;             // of each input without the batch axis, when built
+  int64_t a0_ = 0, a1_ = 0;  // the contracted axes without the batch axis
 };
 
 }  // namespace edl::nn::layers

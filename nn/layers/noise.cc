@@ -67,7 +67,8 @@ std::vector<Var> NoiseLayer::Call(const std::vector<Var>& inputs, const CallCont
       mask_shape.back() = x.shape().back();
       Tensor mask = Tensor::Empty(mask_shape);
       std::bernoulli_distribution keep(1.0 - rate);
-      for (int64_t i = 0; i < mask.numel(); ++i) mask.f32()[i] = keep(rng) ? 1.f / (1.f - rate) : 0.f;
+      for (int64_t i = 0; i < mask.numel(); ++i)
+        mask.f32()[i] = keep(rng) ? 1.f / (1.f - rate) : 0.f;
       return {fn::Mul(x, Var(mask.On(device)))};
     }
     case Kind::kGaussianNoise: {

@@ -15,8 +15,13 @@ namespace edl::nn::layers {
 
 class NoiseLayer : public Layer {
  public:
-  enum class Kind { kSpatialDropout1D, kSpatialDropout2D, kGaussianNoise, kGaussianDropout,
-                    kAlphaDropout };
+  enum class Kind {
+    kSpatialDropout1D,
+    kSpatialDropout2D,
+    kGaussianNoise,
+    kGaussianDropout,
+    kAlphaDropout
+  };
   static Result<std::unique_ptr<Layer>> FromConfig(Kind kind, const std::string& name,
                                                    const nlohmann::json& config);
   const char* class_name() const override;

@@ -14,8 +14,8 @@ bool IsLastAxis(int64_t axis, const Shape& in) {
 
 }  // namespace
 
-Result<std::unique_ptr<Layer>> BatchNormalization::FromConfig(
-    const std::string& name, const nlohmann::json& config) {
+Result<std::unique_ptr<Layer>> BatchNormalization::FromConfig(const std::string& name,
+                                                              const nlohmann::json& config) {
   std::unique_ptr<BatchNormalization> l(new BatchNormalization(name));
   ConfigReader r(config);
   l->axis_ = r.Axis("axis", -1);
@@ -41,42 +41,37 @@ Result<std::unique_ptr<Layer>> BatchNormalization::FromConfig(
   return std::unique_ptr<Layer>(std::move(l));
 }
 
-Result<std::vector<Shape>> BatchNormalization::OutputShapes(
-    const std::vector<Shape>& in) {
+Result<std::vector<Shape>> BatchNormalization::OutputShapes(const std::vector<Shape>& in) {
   EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
   if (!IsLastAxis(axis_, in[0])) {
-    return Error("supports only the last axis (axis -1); axis " +
-                 std::to_string(axis_) + " of input " +
-                 tensor::ShapeString(in[0]) + " is not");
+    return Error("supports only the last axis (axis -1); axis " + std::to_string(axis_) +
+                 " of input " + tensor::ShapeString(in[0]) + " is not");
   }
   if (channels_ >= 0 && in[0].back() != channels_) {
-    return Error("was built for " + std::to_string(channels_) +
-                 " channels, got " + tensor::ShapeString(in[0]));
+    return Error("was built for " + std::to_string(channels_) + " channels, got " +
+                 tensor::ShapeString(in[0]));
   }
   return in;
 }
 
-Status BatchNormalization::CreateWeights(const std::vector<Shape>& in,
-                                         std::mt19937_64& rng) {
+Status BatchNormalization::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
   channels_ = in[0].back();
   Shape c{channels_};
-  if (scale_) gamma_ = AddWeight("gamma", MakeWeight(gamma_init_, c, rng), true, gamma_reg_.Function());
-  if (center_) beta_ = AddWeight("beta", MakeWeight(beta_init_, c, rng), true, beta_reg_.Function());
+  if (scale_)
+    gamma_ = AddWeight("gamma", MakeWeight(gamma_init_, c, rng), true, gamma_reg_.Function());
+  if (center_)
+    beta_ = AddWeight("beta", MakeWeight(beta_init_, c, rng), true, beta_reg_.Function());
   moving_mean_ = AddWeight("moving_mean", MakeWeight(mean_init_, c, rng), false);
-  moving_variance_ =
-      AddWeight("moving_variance", MakeWeight(variance_init_, c, rng), false);
+  moving_variance_ = AddWeight("moving_variance", MakeWeight(variance_init_, c, rng), false);
   return Status::Ok();
 }
 
-std::vector<Var> BatchNormalization::Call(const std::vector<Var>& inputs,
-                                          const CallContext& ctx) {
+std::vector<Var> BatchNormalization::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   const tensor::Device device = inputs[0].value().device();
   Var gamma = gamma_ ? Use(*gamma_) : Var(Tensor::Full({channels_}, 1.f, device));
-  Var beta = beta_ ? Use(*beta_)
-                   : Var(Tensor::Zeros({channels_}, tensor::DType::kFloat32, device));
-  return {fn::BatchNorm(inputs[0], gamma, beta, moving_mean_->value,
-                        moving_variance_->value, momentum_, epsilon_,
-                        ctx.training && trainable())};
+  Var beta = beta_ ? Use(*beta_) : Var(Tensor::Zeros({channels_}, tensor::DType::kFloat32, device));
+  return {fn::BatchNorm(inputs[0], gamma, beta, moving_mean_->value, moving_variance_->value,
+                        momentum_, epsilon_, ctx.training && trainable())};
 }
 
 nlohmann::json BatchNormalization::Config() const {
@@ -97,8 +92,8 @@ nlohmann::json BatchNormalization::Config() const {
   return c;
 }
 
-Result<std::unique_ptr<Layer>> LayerNormalization::FromConfig(
-    const std::string& name, const nlohmann::json& config) {
+Result<std::unique_ptr<Layer>> LayerNormalization::FromConfig(const std::string& name,
+                                                              const nlohmann::json& config) {
   std::unique_ptr<LayerNormalization> l(new LayerNormalization(name));
   ConfigReader r(config);
   l->axis_ = r.Axis("axis", -1);
@@ -117,36 +112,33 @@ Result<std::unique_ptr<Layer>> LayerNormalization::FromConfig(
   return std::unique_ptr<Layer>(std::move(l));
 }
 
-Result<std::vector<Shape>> LayerNormalization::OutputShapes(
-    const std::vector<Shape>& in) {
+Result<std::vector<Shape>> LayerNormalization::OutputShapes(const std::vector<Shape>& in) {
   EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
   if (!IsLastAxis(axis_, in[0])) {
-    return Error("supports only the last axis (axis -1); axis " +
-                 std::to_string(axis_) + " of input " +
-                 tensor::ShapeString(in[0]) + " is not");
+    return Error("supports only the last axis (axis -1); axis " + std::to_string(axis_) +
+                 " of input " + tensor::ShapeString(in[0]) + " is not");
   }
   if (channels_ >= 0 && in[0].back() != channels_) {
-    return Error("was built for " + std::to_string(channels_) +
-                 " features, got " + tensor::ShapeString(in[0]));
+    return Error("was built for " + std::to_string(channels_) + " features, got " +
+                 tensor::ShapeString(in[0]));
   }
   return in;
 }
 
-Status LayerNormalization::CreateWeights(const std::vector<Shape>& in,
-                                         std::mt19937_64& rng) {
+Status LayerNormalization::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
   channels_ = in[0].back();
   Shape c{channels_};
-  if (scale_) gamma_ = AddWeight("gamma", MakeWeight(gamma_init_, c, rng), true, gamma_reg_.Function());
-  if (center_) beta_ = AddWeight("beta", MakeWeight(beta_init_, c, rng), true, beta_reg_.Function());
+  if (scale_)
+    gamma_ = AddWeight("gamma", MakeWeight(gamma_init_, c, rng), true, gamma_reg_.Function());
+  if (center_)
+    beta_ = AddWeight("beta", MakeWeight(beta_init_, c, rng), true, beta_reg_.Function());
   return Status::Ok();
 }
 
-std::vector<Var> LayerNormalization::Call(const std::vector<Var>& inputs,
-                                          const CallContext& ctx) {
+std::vector<Var> LayerNormalization::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   const tensor::Device device = inputs[0].value().device();
   Var gamma = gamma_ ? Use(*gamma_) : Var(Tensor::Full({channels_}, 1.f, device));
-  Var beta = beta_ ? Use(*beta_)
-                   : Var(Tensor::Zeros({channels_}, tensor::DType::kFloat32, device));
+  Var beta = beta_ ? Use(*beta_) : Var(Tensor::Zeros({channels_}, tensor::DType::kFloat32, device));
   return {fn::LayerNorm(inputs[0], gamma, beta, epsilon_)};
 }
 

@@ -18,8 +18,7 @@ class BatchNormalization : public Layer {
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "BatchNormalization"; }
   MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:
@@ -46,8 +45,7 @@ class LayerNormalization : public Layer {
                                                    const nlohmann::json& config);
   const char* class_name() const override { return "LayerNormalization"; }
   MaskSupport mask_support() const override { return MaskSupport::kPassThrough; }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:

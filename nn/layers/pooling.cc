@@ -31,8 +31,8 @@ Result<std::unique_ptr<Layer>> Pooling2D::FromConfig(tensor::PoolKind kind, int 
     if (v <= 0) r.Fail("strides", "must be positive");
   }
   r.ExpectOneOf("padding", {"valid", "same"});
-  l->padding_ = r.String("padding", "valid") == "same" ? tensor::Padding::kSame
-                                                       : tensor::Padding::kValid;
+  l->padding_ =
+      r.String("padding", "valid") == "same" ? tensor::Padding::kSame : tensor::Padding::kValid;
   r.ExpectOneOf("data_format", {"channels_last"});
   EDL_RETURN_IF_ERROR(r.status());
   return std::unique_ptr<Layer>(std::move(l));
@@ -42,8 +42,8 @@ tensor::Pool2DParams Pooling2D::ParamsFor(const Shape& in) const {
   tensor::Pool2DParams p;
   p.kernel = pool_size_;
   p.strides = strides_;
-  p.padding = tensor::ComputePadding(padding_, in[0], in[1], pool_size_[0],
-                                     pool_size_[1], strides_, {1, 1});
+  p.padding = tensor::ComputePadding(padding_, in[0], in[1], pool_size_[0], pool_size_[1], strides_,
+                                     {1, 1});
   return p;
 }
 
@@ -57,20 +57,18 @@ Result<std::vector<Shape>> Pooling2D::OutputShapes(const std::vector<Shape>& in)
     return Error("expects rank-3 input [H, W, C], got " + tensor::ShapeString(s));
   }
   tensor::Pool2DParams p = ParamsFor(s);
-  int64_t oh = tensor::ConvOutputSize(s[0], pool_size_[0], strides_[0], 1,
-                                      p.padding[0], p.padding[1]);
-  int64_t ow = tensor::ConvOutputSize(s[1], pool_size_[1], strides_[1], 1,
-                                      p.padding[2], p.padding[3]);
+  int64_t oh =
+      tensor::ConvOutputSize(s[0], pool_size_[0], strides_[0], 1, p.padding[0], p.padding[1]);
+  int64_t ow =
+      tensor::ConvOutputSize(s[1], pool_size_[1], strides_[1], 1, p.padding[2], p.padding[3]);
   if (oh <= 0 || ow <= 0) {
-    return Error("input " + tensor::ShapeString(in[0]) +
-                 " is smaller than the pool_size");
+    return Error("input " + tensor::ShapeString(in[0]) + " is smaller than the pool_size");
   }
   if (rank_ == 1) return std::vector<Shape>{{ow, s[2]}};
   return std::vector<Shape>{{oh, ow, s[2]}};
 }
 
-std::vector<Var> Pooling2D::Call(const std::vector<Var>& inputs,
-                                 const CallContext& ctx) {
+std::vector<Var> Pooling2D::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
   const Var& x = inputs[0];
   if (rank_ == 1) {
     const int64_t batch = x.shape()[0], steps = x.shape()[1], channels = x.shape()[2];
@@ -96,8 +94,9 @@ nlohmann::json Pooling2D::Config() const {
   return c;
 }
 
-Result<std::unique_ptr<Layer>> GlobalPooling2D::FromConfig(
-    tensor::PoolKind kind, int rank, const std::string& name, const nlohmann::json& config) {
+Result<std::unique_ptr<Layer>> GlobalPooling2D::FromConfig(tensor::PoolKind kind, int rank,
+                                                           const std::string& name,
+                                                           const nlohmann::json& config) {
   std::unique_ptr<GlobalPooling2D> l(new GlobalPooling2D(kind, name));
   l->rank_ = rank;
   ConfigReader r(config);
@@ -107,8 +106,7 @@ Result<std::unique_ptr<Layer>> GlobalPooling2D::FromConfig(
   return std::unique_ptr<Layer>(std::move(l));
 }
 
-Result<std::vector<Shape>> GlobalPooling2D::OutputShapes(
-    const std::vector<Shape>& in) {
+Result<std::vector<Shape>> GlobalPooling2D::OutputShapes(const std::vector<Shape>& in) {
   EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
   const Shape& s = in[0];
   if (rank_ == 1) {
@@ -132,10 +130,8 @@ Result<std::vector<Shape>> GlobalPooling2D::OutputShapes(
   return std::vector<Shape>{{s[2]}};
 }
 
-std::vector<Var> GlobalPooling2D::Call(const std::vector<Var>& inputs,
-                                       const CallContext& ctx) {
-  tensor::Reduce r = kind_ == tensor::PoolKind::kMax ? tensor::Reduce::kMax
-                                                     : tensor::Reduce::kMean;
+std::vector<Var> GlobalPooling2D::Call(const std::vector<Var>& inputs, const CallContext& ctx) {
+  tensor::Reduce r = kind_ == tensor::PoolKind::kMax ? tensor::Reduce::kMax : tensor::Reduce::kMean;
   if (rank_ == 1) return {fn::ReduceOp(r, inputs[0], {1}, keepdims_)};
   if (rank_ == 3) return {fn::ReduceOp(r, inputs[0], {1, 2, 3}, keepdims_)};
   return {fn::ReduceOp(r, inputs[0], {1, 2}, keepdims_)};

@@ -24,16 +24,14 @@ class Pooling2D : public Layer {
     if (rank_ == 1) return kind_ == tensor::PoolKind::kMax ? "MaxPooling1D" : "AveragePooling1D";
     return kind_ == tensor::PoolKind::kMax ? "MaxPooling2D" : "AveragePooling2D";
   }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:
   Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
 
  private:
-  Pooling2D(tensor::PoolKind kind, std::string name)
-      : Layer(std::move(name)), kind_(kind) {}
+  Pooling2D(tensor::PoolKind kind, std::string name) : Layer(std::move(name)), kind_(kind) {}
   tensor::Pool2DParams ParamsFor(const Shape& in) const;
 
   tensor::PoolKind kind_;
@@ -55,11 +53,9 @@ class GlobalPooling2D : public Layer {
     if (rank_ == 3) {
       return kind_ == tensor::PoolKind::kMax ? "GlobalMaxPooling3D" : "GlobalAveragePooling3D";
     }
-    return kind_ == tensor::PoolKind::kMax ? "GlobalMaxPooling2D"
-                                           : "GlobalAveragePooling2D";
+    return kind_ == tensor::PoolKind::kMax ? "GlobalMaxPooling2D" : "GlobalAveragePooling2D";
   }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
   // GlobalAveragePooling1D averages over the real steps of a masked input.
   MaskSupport mask_support() const override {
@@ -73,8 +69,7 @@ class GlobalPooling2D : public Layer {
   Result<std::vector<Shape>> OutputShapes(const std::vector<Shape>& in) override;
 
  private:
-  GlobalPooling2D(tensor::PoolKind kind, std::string name)
-      : Layer(std::move(name)), kind_(kind) {}
+  GlobalPooling2D(tensor::PoolKind kind, std::string name) : Layer(std::move(name)), kind_(kind) {}
   tensor::PoolKind kind_;
   int rank_ = 2;
   bool keepdims_ = false;

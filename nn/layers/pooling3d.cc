@@ -4,8 +4,7 @@
 
 namespace edl::nn::layers {
 
-Result<std::unique_ptr<Layer>> Pooling3D::FromConfig(tensor::PoolKind kind,
-                                                     const std::string& name,
+Result<std::unique_ptr<Layer>> Pooling3D::FromConfig(tensor::PoolKind kind, const std::string& name,
                                                      const nlohmann::json& config) {
   std::unique_ptr<Pooling3D> l(new Pooling3D(kind, name));
   ConfigReader r(config);
@@ -17,8 +16,8 @@ Result<std::unique_ptr<Layer>> Pooling3D::FromConfig(tensor::PoolKind kind,
     if (v[0] <= 0 || v[1] <= 0 || v[2] <= 0) r.Fail(field, "must be positive");
   }
   r.ExpectOneOf("padding", {"valid", "same"});
-  w.padding = r.String("padding", "valid") == "same" ? tensor::Padding::kSame
-                                                     : tensor::Padding::kValid;
+  w.padding =
+      r.String("padding", "valid") == "same" ? tensor::Padding::kSame : tensor::Padding::kValid;
   r.ExpectOneOf("data_format", {"channels_last"});
   EDL_RETURN_IF_ERROR(r.status());
   return std::unique_ptr<Layer>(std::move(l));

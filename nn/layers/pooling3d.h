@@ -16,8 +16,7 @@ class Pooling3D : public Layer {
   const char* class_name() const override {
     return kind_ == tensor::PoolKind::kMax ? "MaxPooling3D" : "AveragePooling3D";
   }
-  std::vector<Var> Call(const std::vector<Var>& inputs,
-                        const CallContext& ctx) override;
+  std::vector<Var> Call(const std::vector<Var>& inputs, const CallContext& ctx) override;
   nlohmann::json Config() const override;
 
  protected:

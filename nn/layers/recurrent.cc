@@ -8,20 +8,16 @@ namespace {
 
 const char* CellName(Recurrent::Cell cell) {
   switch (cell) {
-    case Recurrent::Cell::kSimpleRNN:
-      return "SimpleRNN";
-    case Recurrent::Cell::kLSTM:
-      return "LSTM";
-    case Recurrent::Cell::kGRU:
-      return "GRU";
+    case Recurrent::Cell::kSimpleRNN: return "SimpleRNN";
+    case Recurrent::Cell::kLSTM: return "LSTM";
+    case Recurrent::Cell::kGRU: return "GRU";
   }
   return "?";
 }
 
 // An inverted-dropout mask of `shape` on `device`: 0 with probability rate,
 // else 1 / (1 - rate).
-Tensor DropoutMask(const Shape& shape, float rate, std::mt19937_64& rng,
-                   tensor::Device device) {
+Tensor DropoutMask(const Shape& shape, float rate, std::mt19937_64& rng, tensor::Device device) {
   Tensor m = Tensor::Empty(shape);
   std::bernoulli_distribution keep(1.0 - rate);
   const float scale = 1.f / (1.f - rate);
@@ -38,12 +34,9 @@ tensor::RnnCell PrimitiveCell(Recurrent::Cell cell, bool reset_after) {
   using tensor::RnnCell;
   using Cell = Recurrent::Cell;
   switch (cell) {
-    case Cell::kLSTM:
-      return RnnCell::kLSTM;
-    case Cell::kGRU:
-      return reset_after ? RnnCell::kGRUResetAfter : RnnCell::kGRU;
-    case Cell::kSimpleRNN:
-      break;
+    case Cell::kLSTM: return RnnCell::kLSTM;
+    case Cell::kGRU: return reset_after ? RnnCell::kGRUResetAfter : RnnCell::kGRU;
+    case Cell::kSimpleRNN: break;
   }
   return RnnCell::kSimpleRNN;
 }
@@ -52,9 +45,7 @@ tensor::RnnCell PrimitiveCell(Recurrent::Cell cell, bool reset_after) {
 
 const char* Recurrent::class_name() const { return CellName(cell_); }
 
-int Recurrent::gates() const {
-  return cell_ == Cell::kLSTM ? 4 : cell_ == Cell::kGRU ? 3 : 1;
-}
+int Recurrent::gates() const { return cell_ == Cell::kLSTM ? 4 : cell_ == Cell::kGRU ? 3 : 1; }
 
 Result<std::unique_ptr<Layer>> Recurrent::FromConfig(Cell cell, const std::string& name,
                                                      const nlohmann::json& config) {
@@ -111,8 +102,7 @@ Result<std::unique_ptr<Layer>> Recurrent::FromConfig(Cell cell, const std::strin
 Result<std::vector<Shape>> Recurrent::OutputShapes(const std::vector<Shape>& in) {
   EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
   if (in[0].size() != 2) {
-    return Error("expects rank-2 input [timesteps, features], got " +
-                 tensor::ShapeString(in[0]));
+    return Error("expects rank-2 input [timesteps, features], got " + tensor::ShapeString(in[0]));
   }
   if (in_dim_ >= 0 && in[0][1] != in_dim_) {
     return Error("was built for " + std::to_string(in_dim_) + " input features, got " +
@@ -131,9 +121,9 @@ Status Recurrent::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& r
   const int64_t width = gates() * units_;
   kernel_ = AddWeight("kernel", MakeWeight(kernel_init_, {in_dim_, width}, rng), true,
                       kernel_reg_.Function());
-  recurrent_kernel_ = AddWeight("recurrent_kernel",
-                                MakeWeight(recurrent_init_, {units_, width}, rng), true,
-                                recurrent_reg_.Function());
+  recurrent_kernel_ =
+      AddWeight("recurrent_kernel", MakeWeight(recurrent_init_, {units_, width}, rng), true,
+                recurrent_reg_.Function());
   if (!use_bias_) return Status::Ok();
   Tensor bias;
   if (cell_ == Cell::kLSTM && unit_forget_bias_) {
@@ -153,8 +143,8 @@ std::vector<Var> Recurrent::Call(const std::vector<Var>& inputs, const CallConte
 }
 
 std::vector<Var> Recurrent::CallWithMasks(const std::vector<Var>& inputs,
-                                         const std::vector<Tensor>& masks,
-                                         const CallContext& ctx, Tensor* mask) {
+                                          const std::vector<Tensor>& masks, const CallContext& ctx,
+                                          Tensor* mask) {
   const Tensor in = masks.empty() ? Tensor() : masks[0];
   *mask = return_sequences_ ? in : Tensor();
   return CallMasked(inputs, in, ctx);
@@ -164,8 +154,8 @@ std::vector<Var> Recurrent::CallMasked(const std::vector<Var>& inputs, const Ten
                                        const CallContext& ctx) {
   std::vector<Var> out;
   if (UsePrimitive(inputs[0], mask, ctx)) {
-    out = fn::Rnn(PrimitiveCell(cell_, reset_after_), go_backwards_, inputs[0], Use(*kernel_), Use(*recurrent_kernel_),
-                  bias_ ? Use(*bias_) : Var());
+    out = fn::Rnn(PrimitiveCell(cell_, reset_after_), go_backwards_, inputs[0], Use(*kernel_),
+                  Use(*recurrent_kernel_), bias_ ? Use(*bias_) : Var());
   } else {
     out = Steps(inputs[0], mask, ctx);
   }
@@ -197,8 +187,7 @@ std::vector<Var> Recurrent::Step(const Var& xw, const std::vector<Var>& states,
       std::vector<Var> g = fn::Split(z, 1, {u, u, u, u});
       Var i = ApplyActivation(recurrent_activation_, g[0]);
       Var f = ApplyActivation(recurrent_activation_, g[1]);
-      Var c = fn::Add(fn::Mul(f, states[1]),
-                      fn::Mul(i, ApplyActivation(activation_, g[2])));
+      Var c = fn::Add(fn::Mul(f, states[1]), fn::Mul(i, ApplyActivation(activation_, g[2])));
       Var o = ApplyActivation(recurrent_activation_, g[3]);
       return {fn::Mul(o, ApplyActivation(activation_, c)), c};
     }
@@ -272,7 +261,8 @@ std::vector<Var> Recurrent::Steps(const Var& x, const Tensor& mask, const CallCo
     Var output = next[0];
     if (host_mask.defined()) {
       Tensor m = Tensor::Empty({n, 1});
-      for (int64_t i = 0; i < n; ++i) m.f32()[i] = host_mask.f32()[i * t_len + t] != 0.f ? 1.f : 0.f;
+      for (int64_t i = 0; i < n; ++i)
+        m.f32()[i] = host_mask.f32()[i * t_len + t] != 0.f ? 1.f : 0.f;
       Var mv(m.On(device));
       for (size_t s = 0; s < next.size(); ++s) next[s] = Blend(mv, next[s], states[s]);
       output = zero_output_for_mask_ ? fn::Mul(output, mv) : Blend(mv, output, previous_output);

@@ -6,8 +6,7 @@ namespace edl::nn::layers {
 
 nlohmann::json NormalizeKerasObject(const nlohmann::json& value) {
   if (value.is_string()) {
-    return {{"class_name", value.get<std::string>()},
-            {"config", nlohmann::json::object()}};
+    return {{"class_name", value.get<std::string>()}, {"config", nlohmann::json::object()}};
   }
   nlohmann::json out = {{"class_name", value.value("class_name", "")},
                         {"config", nlohmann::json::object()}};
@@ -17,8 +16,7 @@ nlohmann::json NormalizeKerasObject(const nlohmann::json& value) {
   return out;
 }
 
-WeightInit ReadInitializer(ConfigReader& reader, const char* field,
-                           const nlohmann::json& def) {
+WeightInit ReadInitializer(ConfigReader& reader, const char* field, const nlohmann::json& def) {
   const nlohmann::json* v = reader.Get(field);
   const nlohmann::json& chosen = v != nullptr ? *v : def;
   Result<InitializerOptions> options = InitializerFromJson(chosen.dump(), field);
@@ -29,8 +27,7 @@ WeightInit ReadInitializer(ConfigReader& reader, const char* field,
   return {NormalizeKerasObject(chosen), *options};
 }
 
-Tensor MakeWeight(const WeightInit& init, const Shape& shape,
-                  std::mt19937_64& rng) {
+Tensor MakeWeight(const WeightInit& init, const Shape& shape, std::mt19937_64& rng) {
   return Initialize(init.options, shape, rng);
 }
 
@@ -44,8 +41,7 @@ WeightPenalty ReadRegularizer(ConfigReader& reader, const char* field) {
     return out;
   }
   out.regularizer = *r;
-  out.json = {{"class_name", "L1L2"},
-              {"config", {{"l1", r->l1}, {"l2", r->l2}}}};
+  out.json = {{"class_name", "L1L2"}, {"config", {{"l1", r->l1}, {"l2", r->l2}}}};
   return out;
 }
 

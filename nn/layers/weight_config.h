@@ -5,10 +5,9 @@
 // ("he_normal"). Internal to nn/layers.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "nn/initializers.h"
 #include "nn/layers/config_reader.h"
@@ -26,10 +25,8 @@ struct WeightInit {
 
 // Reads `field` (default: {"class_name": default_class, "config": {}}).
 // Records an error in `reader` for malformed or unsupported initializers.
-WeightInit ReadInitializer(ConfigReader& reader, const char* field,
-                           const nlohmann::json& def);
-Tensor MakeWeight(const WeightInit& init, const Shape& shape,
-                  std::mt19937_64& rng);
+WeightInit ReadInitializer(ConfigReader& reader, const char* field, const nlohmann::json& def);
+Tensor MakeWeight(const WeightInit& init, const Shape& shape, std::mt19937_64& rng);
 
 // A validated regularizer (null json = none).
 struct WeightPenalty {

@@ -13,8 +13,8 @@ struct Inner {
 };
 
 // {"class_name": ..., "config": {...}} or an error naming `field`.
-Result<std::pair<std::string, const nlohmann::json*>> ReadClassAndConfig(
-    const nlohmann::json& v, const std::string& field) {
+Result<std::pair<std::string, const nlohmann::json*>> ReadClassAndConfig(const nlohmann::json& v,
+                                                                         const std::string& field) {
   if (!v.is_object() || !v.contains("class_name") || !v["class_name"].is_string() ||
       !v.contains("config") || !v["config"].is_object()) {
     return InvalidArgument(field + " must be {\"class_name\": ..., \"config\": {...}}, got " +
@@ -65,7 +65,9 @@ Result<std::unique_ptr<Layer>> Bidirectional::FromConfig(const std::string& name
   std::unique_ptr<Bidirectional> l(new Bidirectional(name));
   ConfigReader r(config);
   const nlohmann::json* mode = r.Get("merge_mode");
-  const std::string m = mode == nullptr ? "null" : mode->is_string() ? mode->get<std::string>() : "?";
+  const std::string m = mode == nullptr     ? "null"
+                        : mode->is_string() ? mode->get<std::string>()
+                                            : "?";
   if (mode == nullptr && !config.contains("merge_mode")) {
     l->merge_ = Merge::kConcat;  // Keras' default
   } else if (m == "concat") {
@@ -144,21 +146,11 @@ std::vector<Var> Bidirectional::CallWithMasks(const std::vector<Var>& inputs,
   if (backward_->return_sequences()) b[0] = fn::Reverse(b[0], 1);
   std::vector<Var> out;
   switch (merge_) {
-    case Merge::kConcat:
-      out.push_back(fn::Concat({f[0], b[0]}, -1));
-      break;
-    case Merge::kSum:
-      out.push_back(fn::Add(f[0], b[0]));
-      break;
-    case Merge::kMul:
-      out.push_back(fn::Mul(f[0], b[0]));
-      break;
-    case Merge::kAve:
-      out.push_back(fn::Affine(fn::Add(f[0], b[0]), 0.5f));
-      break;
-    case Merge::kNone:
-      out = {f[0], b[0]};
-      break;
+    case Merge::kConcat: out.push_back(fn::Concat({f[0], b[0]}, -1)); break;
+    case Merge::kSum: out.push_back(fn::Add(f[0], b[0])); break;
+    case Merge::kMul: out.push_back(fn::Mul(f[0], b[0])); break;
+    case Merge::kAve: out.push_back(fn::Affine(fn::Add(f[0], b[0]), 0.5f)); break;
+    case Merge::kNone: out = {f[0], b[0]}; break;
   }
   out.insert(out.end(), f.begin() + 1, f.end());
   out.insert(out.end(), b.begin() + 1, b.end());
@@ -214,7 +206,7 @@ std::string LayerForCell(const std::string& cell) {
 
 // Keys a recurrent layer's config has beyond its cell's.
 constexpr const char* kLayerOnlyKeys[] = {"return_sequences", "return_state", "go_backwards",
-                                          "stateful", "unroll", "trainable"};
+                                          "stateful",         "unroll",       "trainable"};
 
 }  // namespace
 
@@ -225,7 +217,8 @@ Result<std::unique_ptr<Layer>> RnnOfCells::FromConfig(const std::string& name,
   l->return_sequences_ = r.Bool("return_sequences", false);
   l->return_state_ = r.Bool("return_state", false);
   l->go_backwards_ = r.Bool("go_backwards", false);
-  if (r.Bool("stateful", false)) r.Fail("stateful", "true is not supported (state kept across batches)");
+  if (r.Bool("stateful", false))
+    r.Fail("stateful", "true is not supported (state kept across batches)");
   if (r.Bool("time_major", false)) r.Fail("time_major", "true is not supported");
   r.ExpectNull("constants");
   EDL_RETURN_IF_ERROR(r.status());
@@ -241,8 +234,8 @@ Result<std::unique_ptr<Layer>> RnnOfCells::FromConfig(const std::string& name,
       return InvalidArgument("cell.config.cells must be a non-empty list of cells");
     }
     for (size_t i = 0; i < list->size(); ++i) {
-      EDL_ASSIGN_OR_RETURN(auto c, ReadClassAndConfig((*list)[i],
-                                                      "cell.config.cells[" + std::to_string(i) + "]"));
+      EDL_ASSIGN_OR_RETURN(
+          auto c, ReadClassAndConfig((*list)[i], "cell.config.cells[" + std::to_string(i) + "]"));
       cells.push_back(c);
     }
   } else {
@@ -263,8 +256,7 @@ Result<std::unique_ptr<Layer>> RnnOfCells::FromConfig(const std::string& name,
     c["return_sequences"] = last ? l->return_sequences_ : true;
     c["return_state"] = l->return_state_;
     c["go_backwards"] = i == 0 && l->go_backwards_;
-    const std::string layer_name =
-        l->stacked_ ? name + "/RNNCell_" + std::to_string(i) : name;
+    const std::string layer_name = l->stacked_ ? name + "/RNNCell_" + std::to_string(i) : name;
     auto made = CreateLayer(layer_class, layer_name, c);
     if (!made.ok()) return InvalidArgument(where + ": " + made.status().message());
     CellLayer cl;
@@ -307,8 +299,8 @@ std::vector<Var> RnnOfCells::Call(const std::vector<Var>& inputs, const CallCont
 }
 
 std::vector<Var> RnnOfCells::CallWithMasks(const std::vector<Var>& inputs,
-                                           const std::vector<Tensor>& masks,
-                                           const CallContext& ctx, Tensor* mask) {
+                                           const std::vector<Tensor>& masks, const CallContext& ctx,
+                                           Tensor* mask) {
   const Tensor in = masks.empty() ? Tensor() : masks[0];
   *mask = return_sequences_ ? in : Tensor();
   std::vector<Var> x = inputs;

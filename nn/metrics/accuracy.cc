@@ -17,25 +17,23 @@ int64_t ArgMax(const float* row, int64_t width) {
 
 }  // namespace
 
-Status SparseCategoricalAccuracy::Validate(const Tensor& y_true,
-                                           const Tensor& y_pred) const {
+Status SparseCategoricalAccuracy::Validate(const Tensor& y_true, const Tensor& y_pred) const {
   const int64_t rows =
       y_pred.rank() >= 2 && y_pred.dim(-1) > 0 ? y_pred.numel() / y_pred.dim(-1) : -1;
   if (rows >= 0 && y_true.numel() == rows) return Status::Ok();
-  return InvalidArgument("metric " + name() + " needs one class id per row of class "
-                         "scores, but the labels are " + tensor::ShapeString(y_true.shape()) +
-                         " and the model's output " + tensor::ShapeString(y_pred.shape()));
+  return InvalidArgument("metric " + name() +
+                         " needs one class id per row of class "
+                         "scores, but the labels are " +
+                         tensor::ShapeString(y_true.shape()) + " and the model's output " +
+                         tensor::ShapeString(y_pred.shape()));
 }
 
-void SparseCategoricalAccuracy::Update(const Tensor& y_true,
-                                       const Tensor& y_pred) {
-  EDL_CHECK_GE(y_pred.rank(), 2)
-      << "y_pred " << tensor::ShapeString(y_pred.shape());
+void SparseCategoricalAccuracy::Update(const Tensor& y_true, const Tensor& y_pred) {
+  EDL_CHECK_GE(y_pred.rank(), 2) << "y_pred " << tensor::ShapeString(y_pred.shape());
   const int64_t width = y_pred.dim(-1);
   const int64_t rows = width == 0 ? 0 : y_pred.numel() / width;
-  EDL_CHECK_EQ(y_true.numel(), rows)
-      << "y_true " << tensor::ShapeString(y_true.shape()) << " vs y_pred "
-      << tensor::ShapeString(y_pred.shape());
+  EDL_CHECK_EQ(y_true.numel(), rows) << "y_true " << tensor::ShapeString(y_true.shape())
+                                     << " vs y_pred " << tensor::ShapeString(y_pred.shape());
   const std::vector<float> labels = y_true.ToVector();
   const float* p = y_pred.f32();
   double right = 0;
@@ -53,10 +51,7 @@ void CategoricalAccuracy::Update(const Tensor& y_true, const Tensor& y_pred) {
   double right = 0;
   for (int64_t r = 0; r < shape.rows; ++r) {
     const int64_t offset = r * shape.width;
-    right += ArgMax(t.data() + offset, shape.width) ==
-                     ArgMax(p + offset, shape.width)
-                 ? 1
-                 : 0;
+    right += ArgMax(t.data() + offset, shape.width) == ArgMax(p + offset, shape.width) ? 1 : 0;
   }
   AddSamples(right, static_cast<double>(shape.rows));
 }

@@ -21,8 +21,7 @@ namespace edl::nn::metrics {
 
 class SparseCategoricalAccuracy : public MeanMetric {
  public:
-  explicit SparseCategoricalAccuracy(
-      std::string name = "sparse_categorical_accuracy")
+  explicit SparseCategoricalAccuracy(std::string name = "sparse_categorical_accuracy")
       : MeanMetric(std::move(name)) {}
   Status Validate(const Tensor& y_true, const Tensor& y_pred) const override;
   void Update(const Tensor& y_true, const Tensor& y_pred) override;
@@ -43,13 +42,10 @@ class CategoricalAccuracy : public MeanMetric {
 
 class BinaryAccuracy : public MeanMetric {
  public:
-  explicit BinaryAccuracy(std::string name = "binary_accuracy",
-                          double threshold = 0.5)
+  explicit BinaryAccuracy(std::string name = "binary_accuracy", double threshold = 0.5)
       : MeanMetric(std::move(name)), threshold_(threshold) {}
   void Update(const Tensor& y_true, const Tensor& y_pred) override;
-  std::unique_ptr<Metric> Clone() const override {
-    return std::make_unique<BinaryAccuracy>(*this);
-  }
+  std::unique_ptr<Metric> Clone() const override { return std::make_unique<BinaryAccuracy>(*this); }
 
  private:
   double threshold_;

@@ -11,8 +11,7 @@ double DivNoNan(double a, double b) { return b == 0 ? 0.0 : a / b; }
 
 // Calls fn(positive_label, predicted_positive) for every element.
 template <typename Fn>
-void ForEachDecision(const Tensor& y_true, const Tensor& y_pred,
-                     double threshold, Fn fn) {
+void ForEachDecision(const Tensor& y_true, const Tensor& y_pred, double threshold, Fn fn) {
   EDL_CHECK_EQ(y_true.numel(), y_pred.numel())
       << "y_true " << tensor::ShapeString(y_true.shape()) << " vs y_pred "
       << tensor::ShapeString(y_pred.shape());
@@ -60,8 +59,7 @@ Auc::Auc(std::string name, int num_thresholds, bool from_logits)
   constexpr double kEpsilon = 1e-7;  // Keras' backend.epsilon()
   thresholds_.push_back(static_cast<float>(0.0 - kEpsilon));
   for (int i = 0; i < num_thresholds - 2; ++i) {
-    thresholds_.push_back(
-        static_cast<float>((i + 1) * 1.0 / (num_thresholds - 1)));
+    thresholds_.push_back(static_cast<float>((i + 1) * 1.0 / (num_thresholds - 1)));
   }
   thresholds_.push_back(static_cast<float>(1.0 + kEpsilon));
   Reset();
@@ -89,8 +87,7 @@ void Auc::Update(const Tensor& y_true, const Tensor& y_pred) {
     float pred = p[i];
     if (from_logits_) pred = 1.f / (1.f + std::exp(-pred));
     const size_t k = static_cast<size_t>(
-        std::lower_bound(thresholds_.begin(), thresholds_.end(), pred) -
-        thresholds_.begin());
+        std::lower_bound(thresholds_.begin(), thresholds_.end(), pred) - thresholds_.begin());
     (t[i] != 0.f ? pos_above : neg_above)[k] += 1;
   }
   double positives = 0, negatives = 0;

@@ -31,9 +31,7 @@ class Precision : public Metric {
   std::vector<double> State() const override { return {tp_, fp_}; }
   Status Merge(const std::vector<double>& other_state) override;
   void Reset() override { tp_ = fp_ = 0; }
-  std::unique_ptr<Metric> Clone() const override {
-    return std::make_unique<Precision>(*this);
-  }
+  std::unique_ptr<Metric> Clone() const override { return std::make_unique<Precision>(*this); }
 
  private:
   double threshold_;
@@ -49,9 +47,7 @@ class Recall : public Metric {
   std::vector<double> State() const override { return {tp_, fn_}; }
   Status Merge(const std::vector<double>& other_state) override;
   void Reset() override { tp_ = fn_ = 0; }
-  std::unique_ptr<Metric> Clone() const override {
-    return std::make_unique<Recall>(*this);
-  }
+  std::unique_ptr<Metric> Clone() const override { return std::make_unique<Recall>(*this); }
 
  private:
   double threshold_;
@@ -61,16 +57,13 @@ class Recall : public Metric {
 class Auc : public Metric {
  public:
   // REQUIRES: num_thresholds > 1.
-  explicit Auc(std::string name = "auc", int num_thresholds = 200,
-               bool from_logits = false);
+  explicit Auc(std::string name = "auc", int num_thresholds = 200, bool from_logits = false);
   void Update(const Tensor& y_true, const Tensor& y_pred) override;
   double Result() const override;
   std::vector<double> State() const override;
   Status Merge(const std::vector<double>& other_state) override;
   void Reset() override;
-  std::unique_ptr<Metric> Clone() const override {
-    return std::make_unique<Auc>(*this);
-  }
+  std::unique_ptr<Metric> Clone() const override { return std::make_unique<Auc>(*this); }
 
   const std::vector<float>& thresholds() const { return thresholds_; }
 

@@ -4,9 +4,7 @@
 
 namespace edl::nn::metrics {
 
-double MeanMetric::Result() const {
-  return count_ == 0 ? 0.0 : total_ / count_;
-}
+double MeanMetric::Result() const { return count_ == 0 ? 0.0 : total_ / count_; }
 
 Status MeanMetric::Merge(const std::vector<double>& other_state) {
   if (other_state.size() != 2) return StateSizeError(2, other_state.size());
@@ -33,8 +31,7 @@ void Mean::Update(const Tensor& /*y_true*/, const Tensor& values) {
 namespace {
 
 template <typename Fn>
-double SumOfRowMeans(const Tensor& y_true, const Tensor& y_pred,
-                     SampleRows shape, Fn per_element) {
+double SumOfRowMeans(const Tensor& y_true, const Tensor& y_pred, SampleRows shape, Fn per_element) {
   const std::vector<float> t = y_true.ToVector();
   const float* p = y_pred.f32();
   double total = 0;
@@ -54,16 +51,15 @@ double SumOfRowMeans(const Tensor& y_true, const Tensor& y_pred,
 void MeanSquaredError::Update(const Tensor& y_true, const Tensor& y_pred) {
   const SampleRows shape = RowsOf(y_true, y_pred);
   AddSamples(
-      SumOfRowMeans(y_true, y_pred, shape,
-                    [](double t, double p) { return (t - p) * (t - p); }),
+      SumOfRowMeans(y_true, y_pred, shape, [](double t, double p) { return (t - p) * (t - p); }),
       static_cast<double>(shape.rows));
 }
 
 void MeanAbsoluteError::Update(const Tensor& y_true, const Tensor& y_pred) {
   const SampleRows shape = RowsOf(y_true, y_pred);
-  AddSamples(SumOfRowMeans(y_true, y_pred, shape,
-                           [](double t, double p) { return std::fabs(t - p); }),
-             static_cast<double>(shape.rows));
+  AddSamples(
+      SumOfRowMeans(y_true, y_pred, shape, [](double t, double p) { return std::fabs(t - p); }),
+      static_cast<double>(shape.rows));
 }
 
 }  // namespace edl::nn::metrics

@@ -46,9 +46,7 @@ class Mean : public MeanMetric {
   // Ignores y_true; adds every element of `values`.
   void Update(const Tensor& y_true, const Tensor& values) override;
   void Add(double value) { AddSamples(value, 1); }
-  std::unique_ptr<Metric> Clone() const override {
-    return std::make_unique<Mean>(*this);
-  }
+  std::unique_ptr<Metric> Clone() const override { return std::make_unique<Mean>(*this); }
 };
 
 class MeanSquaredError : public MeanMetric {

@@ -21,8 +21,7 @@ constexpr char kKnown[] =
     "mean_absolute_error, mean";
 
 // Reads a field that must keep its inert value (null or `inert`).
-Status RequireInert(KerasObject& o, const std::string& key,
-                    const nlohmann::json& inert = nullptr) {
+Status RequireInert(KerasObject& o, const std::string& key, const nlohmann::json& inert = nullptr) {
   nlohmann::json value = nullptr;
   double number = 0;
   bool flag = false;
@@ -37,8 +36,7 @@ Status RequireInert(KerasObject& o, const std::string& key,
     if (CanonicalName(text) == CanonicalName(inert.get<std::string>())) {
       return Status::Ok();
     }
-    return o.FieldError(
-        key, "only " + inert.dump() + " is supported, got \"" + text + "\"");
+    return o.FieldError(key, "only " + inert.dump() + " is supported, got \"" + text + "\"");
   } else {
     number = std::nan("");
     EDL_RETURN_IF_ERROR(o.Get(key, &number));
@@ -49,8 +47,7 @@ Status RequireInert(KerasObject& o, const std::string& key,
   return o.FieldError(key, "only " + inert.dump() + " is supported");
 }
 
-Status ReadThreshold(KerasObject& o, const std::string& key,
-                     double& threshold) {
+Status ReadThreshold(KerasObject& o, const std::string& key, double& threshold) {
   EDL_RETURN_IF_ERROR(o.Get(key, &threshold));
   if (threshold < 0 || threshold > 1) {
     return o.FieldError(key, "must be in [0, 1]");
@@ -86,21 +83,17 @@ Result<std::unique_ptr<Metric>> Build(KerasObject& o, bool from_string,
       metric = std::make_unique<CategoricalAccuracy>(name_or(""));
     }
   } else if (c == "sparsecategoricalaccuracy") {
-    metric = std::make_unique<SparseCategoricalAccuracy>(
-        name_or("sparse_categorical_accuracy"));
+    metric = std::make_unique<SparseCategoricalAccuracy>(name_or("sparse_categorical_accuracy"));
   } else if (c == "categoricalaccuracy") {
-    metric =
-        std::make_unique<CategoricalAccuracy>(name_or("categorical_accuracy"));
+    metric = std::make_unique<CategoricalAccuracy>(name_or("categorical_accuracy"));
   } else if (c == "binaryaccuracy") {
     double threshold = 0.5;
     EDL_RETURN_IF_ERROR(ReadThreshold(o, "threshold", threshold));
-    metric =
-        std::make_unique<BinaryAccuracy>(name_or("binary_accuracy"), threshold);
+    metric = std::make_unique<BinaryAccuracy>(name_or("binary_accuracy"), threshold);
   } else if (c == "mse" || c == "meansquarederror") {
     metric = std::make_unique<MeanSquaredError>(name_or("mean_squared_error"));
   } else if (c == "mae" || c == "meanabsoluteerror") {
-    metric =
-        std::make_unique<MeanAbsoluteError>(name_or("mean_absolute_error"));
+    metric = std::make_unique<MeanAbsoluteError>(name_or("mean_absolute_error"));
   } else if (c == "mean") {
     metric = std::make_unique<Mean>(name_or("mean"));
   } else if (c == "precision" || c == "recall") {
@@ -121,8 +114,7 @@ Result<std::unique_ptr<Metric>> Build(KerasObject& o, bool from_string,
     if (num_thresholds != std::floor(num_thresholds) || num_thresholds < 2 ||
         num_thresholds > 1e6) {
       return o.FieldError("num_thresholds",
-                          "expected an integer > 1, got " +
-                              nlohmann::json(num_thresholds).dump());
+                          "expected an integer > 1, got " + nlohmann::json(num_thresholds).dump());
     }
     EDL_RETURN_IF_ERROR(o.Get("from_logits", &from_logits));
     EDL_RETURN_IF_ERROR(RequireInert(o, "curve", "ROC"));
@@ -144,18 +136,16 @@ Result<std::unique_ptr<Metric>> Build(KerasObject& o, bool from_string,
 
 }  // namespace
 
-Result<std::vector<std::unique_ptr<Metric>>> MetricsFromJson(
-    const std::string& json_text, const std::string& loss_name,
-    const std::string& where, bool outputs_are_probabilities) {
-  nlohmann::json list =
-      nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+Result<std::vector<std::unique_ptr<Metric>>> MetricsFromJson(const std::string& json_text,
+                                                             const std::string& loss_name,
+                                                             const std::string& where,
+                                                             bool outputs_are_probabilities) {
+  nlohmann::json list = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (list.is_discarded()) {
-    return InvalidArgument(
-        where + ": metrics: not valid JSON: " + json_text.substr(0, 80));
+    return InvalidArgument(where + ": metrics: not valid JSON: " + json_text.substr(0, 80));
   }
   if (list.is_null()) list = nlohmann::json::array();
-  if (list.is_string() || list.is_object())
-    list = nlohmann::json::array({list});
+  if (list.is_string() || list.is_object()) list = nlohmann::json::array({list});
   if (!list.is_array()) {
     return InvalidArgument(where +
                            ": metrics: expected a list such as "

@@ -26,7 +26,7 @@ namespace edl::nn::metrics {
 //   model.json: metrics[1]: unknown metric "f1" (known: ...)
 //   model.json: metrics[0]: config.num_thresholds: expected an integer > 1
 Result<std::vector<std::unique_ptr<Metric>>> MetricsFromJson(
-    const std::string& json_text, const std::string& loss_name,
-    const std::string& where, bool outputs_are_probabilities = false);
+    const std::string& json_text, const std::string& loss_name, const std::string& where,
+    bool outputs_are_probabilities = false);
 
 }  // namespace edl::nn::metrics

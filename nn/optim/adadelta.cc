@@ -18,8 +18,7 @@ Optimizer::Rule Adadelta::RuleFor(const Step& step) {
   return r;
 }
 
-std::vector<std::pair<std::string, Optimizer::ConfigValue>>
-Adadelta::Hyperparameters() const {
+std::vector<std::pair<std::string, Optimizer::ConfigValue>> Adadelta::Hyperparameters() const {
   return {{"rho", options_.rho}, {"epsilon", options_.epsilon}};
 }
 

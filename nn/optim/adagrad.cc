@@ -6,8 +6,7 @@ Adagrad::Adagrad(AdagradOptions options)
     : Optimizer("Adagrad", options.learning_rate), options_(options) {}
 
 std::vector<Optimizer::SlotSpec> Adagrad::SlotSpecs() const {
-  return {
-      {"accumulator", static_cast<float>(options_.initial_accumulator_value)}};
+  return {{"accumulator", static_cast<float>(options_.initial_accumulator_value)}};
 }
 
 Optimizer::Rule Adagrad::RuleFor(const Step& step) {
@@ -17,8 +16,7 @@ Optimizer::Rule Adagrad::RuleFor(const Step& step) {
   return r;
 }
 
-std::vector<std::pair<std::string, Optimizer::ConfigValue>>
-Adagrad::Hyperparameters() const {
+std::vector<std::pair<std::string, Optimizer::ConfigValue>> Adagrad::Hyperparameters() const {
   return {{"initial_accumulator_value", options_.initial_accumulator_value},
           {"epsilon", options_.epsilon}};
 }

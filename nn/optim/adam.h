@@ -29,8 +29,7 @@ class Adam : public Optimizer {
  protected:
   std::vector<SlotSpec> SlotSpecs() const override;
   Rule RuleFor(const Step& step) override;
-  std::vector<std::pair<std::string, ConfigValue>> Hyperparameters()
-      const override;
+  std::vector<std::pair<std::string, ConfigValue>> Hyperparameters() const override;
 
  private:
   AdamOptions options_;

@@ -25,8 +25,7 @@ class Adamax : public Optimizer {
  protected:
   std::vector<SlotSpec> SlotSpecs() const override;
   Rule RuleFor(const Step& step) override;
-  std::vector<std::pair<std::string, ConfigValue>> Hyperparameters()
-      const override;
+  std::vector<std::pair<std::string, ConfigValue>> Hyperparameters() const override;
 
  private:
   AdamaxOptions options_;

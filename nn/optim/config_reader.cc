@@ -4,16 +4,14 @@
 
 namespace edl::nn::optim {
 
-ConfigReader::ConfigReader(const nlohmann::json& object, std::string where,
-                           std::string path)
+ConfigReader::ConfigReader(const nlohmann::json& object, std::string where, std::string path)
     : object_(object), where_(std::move(where)), path_(std::move(path)) {}
 
 std::string ConfigReader::FieldPath(const std::string& key) const {
   return path_.empty() ? key : path_ + "." + key;
 }
 
-Status ConfigReader::Error(const std::string& key,
-                           const std::string& message) const {
+Status ConfigReader::Error(const std::string& key, const std::string& message) const {
   return ConfigError(where_, FieldPath(key), message);
 }
 
@@ -73,8 +71,7 @@ Status ConfigReader::ReadString(const std::string& key, std::string& value) {
   return Status::Ok();
 }
 
-Status ConfigReader::ReadNumberList(const std::string& key,
-                                    std::vector<double>& value) {
+Status ConfigReader::ReadNumberList(const std::string& key, std::vector<double>& value) {
   const nlohmann::json* field = Raw(key);
   if (field == nullptr || field->is_null()) return Status::Ok();
   if (!field->is_array()) {
@@ -84,8 +81,7 @@ Status ConfigReader::ReadNumberList(const std::string& key,
   for (size_t i = 0; i < field->size(); ++i) {
     const nlohmann::json& item = (*field)[i];
     if (!item.is_number()) {
-      return Error(key + "[" + std::to_string(i) + "]",
-                   "expected a number, got " + Describe(item));
+      return Error(key + "[" + std::to_string(i) + "]", "expected a number, got " + Describe(item));
     }
     out.push_back(item.get<double>());
   }
@@ -108,8 +104,7 @@ std::string Describe(const nlohmann::json& value) {
   return text;
 }
 
-Status ConfigError(const std::string& where, const std::string& path,
-                   const std::string& message) {
+Status ConfigError(const std::string& where, const std::string& path, const std::string& message) {
   std::string text = where.empty() ? "" : where + ": ";
   if (!path.empty()) text += path + ": ";
   return InvalidArgument(text + message);

@@ -20,8 +20,7 @@ class ConfigReader {
  public:
   // REQUIRES: object outlives the reader. `path` names the object
   // ("optimizer.config"); `where` names the file ("model.json").
-  ConfigReader(const nlohmann::json& object, std::string where,
-               std::string path);
+  ConfigReader(const nlohmann::json& object, std::string where, std::string path);
 
   // Each Read* leaves `value` unchanged when the field is absent (or null,
   // for the optional ones) and fails when it has the wrong type.
@@ -54,7 +53,6 @@ class ConfigReader {
 std::string Describe(const nlohmann::json& value);
 
 // "<where>: <path>: <message>".
-Status ConfigError(const std::string& where, const std::string& path,
-                   const std::string& message);
+Status ConfigError(const std::string& where, const std::string& path, const std::string& message);
 
 }  // namespace edl::nn::optim

@@ -31,8 +31,7 @@ class Ftrl : public Optimizer {
  protected:
   std::vector<SlotSpec> SlotSpecs() const override;
   Rule RuleFor(const Step& step) override;
-  std::vector<std::pair<std::string, ConfigValue>> Hyperparameters()
-      const override;
+  std::vector<std::pair<std::string, ConfigValue>> Hyperparameters() const override;
 
  private:
   FtrlOptions options_;

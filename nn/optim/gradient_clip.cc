@@ -32,23 +32,19 @@ Tensor ClipGradient(const Tensor& grad, double clipvalue, double clipnorm) {
   return out;
 }
 
-Tensor ClipGradientWithOps(const Tensor& grad, double clipvalue,
-                           double clipnorm) {
+Tensor ClipGradientWithOps(const Tensor& grad, double clipvalue, double clipnorm) {
   const float c = static_cast<float>(clipvalue);
-  Tensor out = clipvalue > 0
-                   ? tensor::EltwiseForward(tensor::Eltwise::kClip, grad, -c, c)
-                   : grad.Clone();
+  Tensor out =
+      clipvalue > 0 ? tensor::EltwiseForward(tensor::Eltwise::kClip, grad, -c, c) : grad.Clone();
   if (clipnorm > 0 && out.numel() > 0) {
     // scale = min(1, clipnorm / norm): 1 for a zero norm (clipnorm / 0 = inf).
     const Tensor norm = tensor::EltwiseForward(
         tensor::Eltwise::kSqrt,
         tensor::ReduceOp(tensor::Reduce::kSum,
-                         tensor::EltwiseForward(tensor::Eltwise::kSquare, out),
-                         {}));
-    const Tensor limit =
-        Tensor::Full({}, static_cast<float>(clipnorm)).To(out.device());
-    const Tensor scale = tensor::EltwiseForward(
-        tensor::Eltwise::kClip, tensor::Div(limit, norm), 0.f, 1.f);
+                         tensor::EltwiseForward(tensor::Eltwise::kSquare, out), {}));
+    const Tensor limit = Tensor::Full({}, static_cast<float>(clipnorm)).To(out.device());
+    const Tensor scale =
+        tensor::EltwiseForward(tensor::Eltwise::kClip, tensor::Div(limit, norm), 0.f, 1.f);
     out = tensor::Mul(out, scale);
   }
   return out;

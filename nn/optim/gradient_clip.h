@@ -14,9 +14,7 @@
 
 namespace edl::nn::optim {
 
-tensor::Tensor ClipGradient(const tensor::Tensor& grad, double clipvalue,
-                            double clipnorm);
-tensor::Tensor ClipGradientWithOps(const tensor::Tensor& grad, double clipvalue,
-                                   double clipnorm);
+tensor::Tensor ClipGradient(const tensor::Tensor& grad, double clipvalue, double clipnorm);
+tensor::Tensor ClipGradientWithOps(const tensor::Tensor& grad, double clipvalue, double clipnorm);
 
 }  // namespace edl::nn::optim

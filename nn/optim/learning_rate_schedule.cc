@@ -11,9 +11,8 @@
 
 namespace edl::nn::optim {
 
-ExponentialDecay::ExponentialDecay(double initial_learning_rate,
-                                   int64_t decay_steps, double decay_rate,
-                                   bool staircase)
+ExponentialDecay::ExponentialDecay(double initial_learning_rate, int64_t decay_steps,
+                                   double decay_rate, bool staircase)
     : initial_learning_rate_(initial_learning_rate),
       decay_steps_(decay_steps),
       decay_rate_(decay_rate),
@@ -55,24 +54,19 @@ double PiecewiseConstantDecay::operator()(int64_t step) const {
 std::string PiecewiseConstantDecay::ConfigJson() const {
   nlohmann::json j = {
       {"class_name", "PiecewiseConstantDecay"},
-      {"config",
-       {{"boundaries", boundaries_}, {"values", values_}, {"name", nullptr}}}};
+      {"config", {{"boundaries", boundaries_}, {"values", values_}, {"name", nullptr}}}};
   return j.dump();
 }
 
-CosineDecay::CosineDecay(double initial_learning_rate, int64_t decay_steps,
-                         double alpha)
-    : initial_learning_rate_(initial_learning_rate),
-      decay_steps_(decay_steps),
-      alpha_(alpha) {
+CosineDecay::CosineDecay(double initial_learning_rate, int64_t decay_steps, double alpha)
+    : initial_learning_rate_(initial_learning_rate), decay_steps_(decay_steps), alpha_(alpha) {
   EDL_CHECK_GT(decay_steps, 0);
 }
 
 double CosineDecay::operator()(int64_t step) const {
   const double s = static_cast<double>(std::min(step, decay_steps_));
   const double cosine =
-      0.5 * (1.0 + std::cos(std::numbers::pi * s /
-                            static_cast<double>(decay_steps_)));
+      0.5 * (1.0 + std::cos(std::numbers::pi * s / static_cast<double>(decay_steps_)));
   return initial_learning_rate_ * ((1.0 - alpha_) * cosine + alpha_);
 }
 
@@ -98,9 +92,9 @@ void IgnoreCommon(ConfigReader& r) { r.Ignore("name"); }
 
 }  // namespace
 
-Result<std::unique_ptr<LearningRateSchedule>> ParseLearningRateSchedule(
-    const nlohmann::json& value, const std::string& where,
-    const std::string& path) {
+Result<std::unique_ptr<LearningRateSchedule>> ParseLearningRateSchedule(const nlohmann::json& value,
+                                                                        const std::string& where,
+                                                                        const std::string& path) {
   if (!value.is_object()) {
     return ConfigError(where, path,
                        "expected a number or a schedule object "
@@ -140,22 +134,20 @@ Result<std::unique_ptr<LearningRateSchedule>> ParseLearningRateSchedule(
     }
     EDL_RETURN_IF_ERROR(r.ReadNumber("decay_rate", rate));
     EDL_RETURN_IF_ERROR(r.ReadBool("staircase", staircase));
-    schedule =
-        std::make_unique<ExponentialDecay>(initial, steps, rate, staircase);
+    schedule = std::make_unique<ExponentialDecay>(initial, steps, rate, staircase);
   } else if (class_name == "PiecewiseConstantDecay") {
     std::vector<double> boundaries, values;
     EDL_RETURN_IF_ERROR(r.ReadNumberList("boundaries", boundaries));
     EDL_RETURN_IF_ERROR(r.ReadNumberList("values", values));
     if (values.size() != boundaries.size() + 1) {
       return r.Error("values", "must have one more element than boundaries (" +
-                                   std::to_string(boundaries.size()) +
-                                   "), got " + std::to_string(values.size()));
+                                   std::to_string(boundaries.size()) + "), got " +
+                                   std::to_string(values.size()));
     }
     if (!std::is_sorted(boundaries.begin(), boundaries.end())) {
       return r.Error("boundaries", "must be in increasing order");
     }
-    schedule = std::make_unique<PiecewiseConstantDecay>(std::move(boundaries),
-                                                        std::move(values));
+    schedule = std::make_unique<PiecewiseConstantDecay>(std::move(boundaries), std::move(values));
   } else if (class_name == "CosineDecay") {
     double initial = 0, alpha = 0;
     int64_t steps = 0;
@@ -176,10 +168,9 @@ Result<std::unique_ptr<LearningRateSchedule>> ParseLearningRateSchedule(
     }
     schedule = std::make_unique<CosineDecay>(initial, steps, alpha);
   } else {
-    return top.Error("class_name",
-                     "unknown learning-rate schedule \"" + class_name +
-                         "\" (known: ExponentialDecay, PiecewiseConstantDecay, "
-                         "CosineDecay)");
+    return top.Error("class_name", "unknown learning-rate schedule \"" + class_name +
+                                       "\" (known: ExponentialDecay, PiecewiseConstantDecay, "
+                                       "CosineDecay)");
   }
   EDL_RETURN_IF_ERROR(r.CheckAllRead());
   return schedule;
@@ -191,8 +182,7 @@ Result<std::unique_ptr<LearningRateSchedule>> LearningRateScheduleFromJson(
   try {
     value = nlohmann::json::parse(json_text);
   } catch (const nlohmann::json::exception& e) {
-    return ConfigError(where, "learning_rate",
-                       std::string("invalid JSON: ") + e.what());
+    return ConfigError(where, "learning_rate", std::string("invalid JSON: ") + e.what());
   }
   return ParseLearningRateSchedule(value, where, "learning_rate");
 }

@@ -29,8 +29,8 @@ class LearningRateSchedule {
 class ExponentialDecay : public LearningRateSchedule {
  public:
   // REQUIRES: decay_steps > 0.
-  ExponentialDecay(double initial_learning_rate, int64_t decay_steps,
-                   double decay_rate, bool staircase = false);
+  ExponentialDecay(double initial_learning_rate, int64_t decay_steps, double decay_rate,
+                   bool staircase = false);
   double operator()(int64_t step) const override;
   std::string ConfigJson() const override;
 
@@ -47,8 +47,7 @@ class ExponentialDecay : public LearningRateSchedule {
 class PiecewiseConstantDecay : public LearningRateSchedule {
  public:
   // REQUIRES: values.size() == boundaries.size() + 1.
-  PiecewiseConstantDecay(std::vector<double> boundaries,
-                         std::vector<double> values);
+  PiecewiseConstantDecay(std::vector<double> boundaries, std::vector<double> values);
   double operator()(int64_t step) const override;
   std::string ConfigJson() const override;
 
@@ -63,8 +62,7 @@ class PiecewiseConstantDecay : public LearningRateSchedule {
 class CosineDecay : public LearningRateSchedule {
  public:
   // REQUIRES: decay_steps > 0.
-  CosineDecay(double initial_learning_rate, int64_t decay_steps,
-              double alpha = 0.0);
+  CosineDecay(double initial_learning_rate, int64_t decay_steps, double alpha = 0.0);
   double operator()(int64_t step) const override;
   std::string ConfigJson() const override;
 

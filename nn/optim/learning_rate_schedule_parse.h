@@ -12,8 +12,8 @@
 namespace edl::nn::optim {
 
 // `path` names the value ("optimizer.config.learning_rate").
-Result<std::unique_ptr<LearningRateSchedule>> ParseLearningRateSchedule(
-    const nlohmann::json& value, const std::string& where,
-    const std::string& path);
+Result<std::unique_ptr<LearningRateSchedule>> ParseLearningRateSchedule(const nlohmann::json& value,
+                                                                        const std::string& where,
+                                                                        const std::string& path);
 
 }  // namespace edl::nn::optim

@@ -4,17 +4,13 @@
 
 namespace edl::nn::optim {
 
-Nadam::Nadam(NadamOptions options)
-    : Optimizer("Nadam", options.learning_rate), options_(options) {}
+Nadam::Nadam(NadamOptions options) : Optimizer("Nadam", options.learning_rate), options_(options) {}
 
-std::vector<Optimizer::SlotSpec> Nadam::SlotSpecs() const {
-  return {{"m", 0.f}, {"v", 0.f}};
-}
+std::vector<Optimizer::SlotSpec> Nadam::SlotSpecs() const { return {{"m", 0.f}, {"v", 0.f}}; }
 
 double Nadam::Mu(int64_t i) const {
   return options_.beta_1 *
-         (1.0 - 0.5 * std::pow(0.96, options_.schedule_decay *
-                                         static_cast<double>(i)));
+         (1.0 - 0.5 * std::pow(0.96, options_.schedule_decay * static_cast<double>(i)));
 }
 
 double Nadam::MomentumScheduleProduct(int64_t t) {
@@ -40,15 +36,14 @@ Optimizer::Rule Nadam::RuleFor(const Step& step) {
   c.one_minus_beta_2 = static_cast<float>(1.0 - options_.beta_2);
   c.grad_scale = static_cast<float>((1.0 - mu_t) / (1.0 - s_t));
   c.m_scale = static_cast<float>(mu_next / (1.0 - s_next));
-  c.v_scale = static_cast<float>(
-      1.0 / (1.0 - std::pow(options_.beta_2, static_cast<double>(step.t))));
+  c.v_scale =
+      static_cast<float>(1.0 / (1.0 - std::pow(options_.beta_2, static_cast<double>(step.t))));
   c.lr = static_cast<float>(step.learning_rate);
   c.epsilon = static_cast<float>(options_.epsilon);
   return r;
 }
 
-std::vector<std::pair<std::string, Optimizer::ConfigValue>>
-Nadam::Hyperparameters() const {
+std::vector<std::pair<std::string, Optimizer::ConfigValue>> Nadam::Hyperparameters() const {
   return {{"decay", options_.schedule_decay},
           {"beta_1", options_.beta_1},
           {"beta_2", options_.beta_2},

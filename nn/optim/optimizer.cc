@@ -24,8 +24,7 @@ bool StrictlyIncreasing(const Tensor& ids) {
 Optimizer::Optimizer(std::string class_name, double learning_rate)
     : class_name_(std::move(class_name)), learning_rate_(learning_rate) {}
 
-void Optimizer::set_learning_rate_schedule(
-    std::unique_ptr<LearningRateSchedule> schedule) {
+void Optimizer::set_learning_rate_schedule(std::unique_ptr<LearningRateSchedule> schedule) {
   schedule_ = std::move(schedule);
 }
 
@@ -48,8 +47,7 @@ std::vector<std::string> Optimizer::SlotNames() const {
   return names;
 }
 
-std::vector<Tensor> Optimizer::SlotsFor(const std::string& key,
-                                        const Tensor& value) {
+std::vector<Tensor> Optimizer::SlotsFor(const std::string& key, const Tensor& value) {
   const std::vector<SlotSpec> specs = SlotSpecs();
   const tensor::Shape& shape = value.shape();
   std::lock_guard<std::mutex> lock(mu_);
@@ -59,36 +57,32 @@ std::vector<Tensor> Optimizer::SlotsFor(const std::string& key,
     state.slots.resize(specs.size());
   }
   EDL_CHECK(tensor::NumElements(state.shape) == tensor::NumElements(shape))
-      << "optimizer state of \"" << key << "\" has shape "
-      << tensor::ShapeString(state.shape) << ", variable has "
-      << tensor::ShapeString(shape);
+      << "optimizer state of \"" << key << "\" has shape " << tensor::ShapeString(state.shape)
+      << ", variable has " << tensor::ShapeString(shape);
   for (size_t i = 0; i < specs.size(); ++i) {
     Tensor& slot = state.slots[i];
     if (!slot.defined()) slot = Tensor::Full(shape, specs[i].initial_value);
     EDL_CHECK_EQ(slot.numel(), tensor::NumElements(shape))
         << "slot \"" << key << "/" << specs[i].name << "\" has shape "
-        << tensor::ShapeString(slot.shape()) << ", variable has "
-        << tensor::ShapeString(shape);
+        << tensor::ShapeString(slot.shape()) << ", variable has " << tensor::ShapeString(shape);
     // New slots, and slots restored from a (host) checkpoint, move once.
     if (slot.device() != value.device()) slot = slot.To(value.device());
   }
   return state.slots;
 }
 
-void Optimizer::Update(const std::string& key, Tensor& value,
-                       const Tensor& grad, const Tensor& ids) {
+void Optimizer::Update(const std::string& key, Tensor& value, const Tensor& grad,
+                       const Tensor& ids) {
   std::vector<Tensor> slots = SlotsFor(key, value);
   const Rule r = RuleFor(CurrentStep());
   tensor::ApplyUpdate(r.rule, r.coefficients, value, grad, slots, ids);
 }
 
-void Optimizer::ApplyDense(const std::string& key, Tensor& value,
-                           const Tensor& grad) {
+void Optimizer::ApplyDense(const std::string& key, Tensor& value, const Tensor& grad) {
   EDL_CHECK(value.dtype() == tensor::DType::kFloat32) << key;
   EDL_CHECK_EQ(value.numel(), grad.numel())
-      << "gradient of \"" << key << "\" has shape "
-      << tensor::ShapeString(grad.shape()) << ", variable has "
-      << tensor::ShapeString(value.shape());
+      << "gradient of \"" << key << "\" has shape " << tensor::ShapeString(grad.shape())
+      << ", variable has " << tensor::ShapeString(value.shape());
   if (clipping()) {
     Update(key, value, ClipGradient(grad, clipvalue_, clipnorm_), Tensor());
   } else {
@@ -96,8 +90,7 @@ void Optimizer::ApplyDense(const std::string& key, Tensor& value,
   }
 }
 
-void Optimizer::ApplySparse(const std::string& key, Tensor& table,
-                            const tensor::SparseRows& grad) {
+void Optimizer::ApplySparse(const std::string& key, Tensor& table, const tensor::SparseRows& grad) {
   EDL_CHECK(table.dtype() == tensor::DType::kFloat32) << key;
   EDL_CHECK_GE(table.rank(), 1) << key;
   const int64_t num_rows = table.dim(0);
@@ -114,8 +107,7 @@ void Optimizer::ApplySparse(const std::string& key, Tensor& table,
   rows.ids = grad.ids.Reshape({n});
   rows.values = grad.values.Reshape({n, row_size});
   rows.num_rows = num_rows;
-  if (rows.ids.device() != tensor::Device::kCPU ||
-      !StrictlyIncreasing(rows.ids)) {
+  if (rows.ids.device() != tensor::Device::kCPU || !StrictlyIncreasing(rows.ids)) {
     rows = tensor::Coalesce(rows);
   }
   if (clipping()) {
@@ -128,8 +120,7 @@ void Optimizer::Apply(const std::vector<Parameter*>& params) {
   for (Parameter* p : params) {
     if (p == nullptr || !p->trainable) continue;
     const bool dense = p->grad.defined();
-    const bool sparse = p->sparse_grad.has_value() &&
-                        p->sparse_grad->ids.defined() &&
+    const bool sparse = p->sparse_grad.has_value() && p->sparse_grad->ids.defined() &&
                         p->sparse_grad->ids.numel() > 0;
     if (dense && sparse) {
       // Sum both into one dense gradient so the variable steps once.
@@ -164,37 +155,30 @@ std::vector<std::pair<std::string, Tensor>> Optimizer::Slots() const {
       out.emplace_back(key + "/" + names[i], state.slots[i].Clone());
     }
   }
-  std::sort(out.begin(), out.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return out;
 }
 
-Status Optimizer::RestoreSlots(
-    const std::vector<std::pair<std::string, Tensor>>& slots) {
+Status Optimizer::RestoreSlots(const std::vector<std::pair<std::string, Tensor>>& slots) {
   const std::vector<std::string> names = SlotNames();
   std::vector<std::pair<std::string, size_t>> parsed;  // key, slot index
   for (const auto& [name, tensor] : slots) {
     const size_t slash = name.rfind('/');
     if (slash == std::string::npos) {
-      return InvalidArgument("optimizer slot \"" + name +
-                             "\": expected \"<variable>/<slot>\"");
+      return InvalidArgument("optimizer slot \"" + name + "\": expected \"<variable>/<slot>\"");
     }
     const std::string slot = name.substr(slash + 1);
     auto it = std::find(names.begin(), names.end(), slot);
     if (it == names.end()) {
       std::string known;
-      for (const std::string& n : names)
-        known += (known.empty() ? "" : ", ") + n;
-      return InvalidArgument("optimizer slot \"" + name + "\": " + class_name_ +
-                             " has no slot \"" + slot + "\" (it keeps: " +
-                             (known.empty() ? "none" : known) + ")");
+      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+      return InvalidArgument("optimizer slot \"" + name + "\": " + class_name_ + " has no slot \"" +
+                             slot + "\" (it keeps: " + (known.empty() ? "none" : known) + ")");
     }
     if (!tensor.defined() || tensor.dtype() != tensor::DType::kFloat32) {
-      return InvalidArgument("optimizer slot \"" + name +
-                             "\": expected a float32 tensor");
+      return InvalidArgument("optimizer slot \"" + name + "\": expected a float32 tensor");
     }
-    parsed.emplace_back(name.substr(0, slash),
-                        static_cast<size_t>(it - names.begin()));
+    parsed.emplace_back(name.substr(0, slash), static_cast<size_t>(it - names.begin()));
   }
   std::lock_guard<std::mutex> lock(mu_);
   for (size_t i = 0; i < slots.size(); ++i) {

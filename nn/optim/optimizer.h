@@ -69,8 +69,7 @@ class Optimizer {
   // Updates rows grad.ids of `table` (REQUIRES: float32, rank >= 1, ids in
   // [0, table.dim(0)), values [n, row size], on table's device). Repeated
   // ids are summed first.
-  void ApplySparse(const std::string& key, Tensor& table,
-                   const tensor::SparseRows& grad);
+  void ApplySparse(const std::string& key, Tensor& table, const tensor::SparseRows& grad);
   // Ends a step: iterations() += 1.
   void FinishStep() { iterations_.fetch_add(1); }
 
@@ -81,8 +80,7 @@ class Optimizer {
   double CurrentLearningRate() const;
 
   // Replaces the constant learning rate by a schedule.
-  void set_learning_rate_schedule(
-      std::unique_ptr<LearningRateSchedule> schedule);
+  void set_learning_rate_schedule(std::unique_ptr<LearningRateSchedule> schedule);
   // Keras' time-based decay: lr / (1 + decay * iterations). Default 0.
   void set_decay(double decay) { decay_ = decay; }
   // Gradient clipping; 0 turns it off (the default).
@@ -131,8 +129,7 @@ class Optimizer {
   };
   virtual Rule RuleFor(const Step& step) = 0;
   // The optimizer's own config fields, after "learning_rate" and "decay".
-  virtual std::vector<std::pair<std::string, ConfigValue>> Hyperparameters()
-      const = 0;
+  virtual std::vector<std::pair<std::string, ConfigValue>> Hyperparameters() const = 0;
   // False for Nadam, whose "decay" config field means something else.
   virtual bool UsesTimeDecay() const { return true; }
 
@@ -147,8 +144,7 @@ class Optimizer {
   std::vector<Tensor> SlotsFor(const std::string& key, const Tensor& value);
   Step CurrentStep() const;
   // Runs this step's rule on value (rows ids of it when ids is defined).
-  void Update(const std::string& key, Tensor& value, const Tensor& grad,
-              const Tensor& ids);
+  void Update(const std::string& key, Tensor& value, const Tensor& grad, const Tensor& ids);
   bool clipping() const { return clipnorm_ > 0 || clipvalue_ > 0; }
 
   std::string class_name_;

@@ -20,12 +20,10 @@ namespace edl::nn::optim {
 
 namespace {
 
-constexpr char kKnown[] =
-    "SGD, Adam, Adagrad, RMSprop, Adadelta, Adamax, Nadam, Ftrl";
+constexpr char kKnown[] = "SGD, Adam, Adagrad, RMSprop, Adadelta, Adamax, Nadam, Ftrl";
 
 std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
 }
 
@@ -36,24 +34,22 @@ std::string Number(double v) {
 }
 
 // Checks lo <= v <= hi (or lo <= v < hi when open_hi).
-Status CheckRange(const ConfigReader& r, const std::string& key, double v,
-                  double lo, double hi, bool open_hi = false) {
+Status CheckRange(const ConfigReader& r, const std::string& key, double v, double lo, double hi,
+                  bool open_hi = false) {
   const bool ok = v >= lo && (open_hi ? v < hi : v <= hi);
   if (ok) return Status::Ok();
-  return r.Error(key, "must be in [" + Number(lo) + ", " + Number(hi) +
-                          (open_hi ? ")" : "]") + ", got " + Number(v));
+  return r.Error(key, "must be in [" + Number(lo) + ", " + Number(hi) + (open_hi ? ")" : "]") +
+                          ", got " + Number(v));
 }
 
-Status CheckNonNegative(const ConfigReader& r, const std::string& key,
-                        double v) {
+Status CheckNonNegative(const ConfigReader& r, const std::string& key, double v) {
   if (v >= 0) return Status::Ok();
   return r.Error(key, "must be >= 0, got " + Number(v));
 }
 
 // Fields every Keras optimizer config may carry; unsupported ones only with
 // inert values.
-Status ReadCommon(ConfigReader& r, double& decay, double& clipnorm,
-                  double& clipvalue) {
+Status ReadCommon(ConfigReader& r, double& decay, double& clipnorm, double& clipvalue) {
   r.Ignore("name");
   r.Ignore("jit_compile");
   r.Ignore("is_legacy_optimizer");
@@ -92,8 +88,9 @@ Status ReadCommon(ConfigReader& r, double& decay, double& clipnorm,
   bool use_ema = false;
   EDL_RETURN_IF_ERROR(r.ReadBool("use_ema", use_ema));
   if (use_ema) {
-    return r.Error("use_ema", "is not supported (nor are ema_momentum and "
-                              "ema_overwrite_frequency, which only apply with it)");
+    return r.Error("use_ema",
+                   "is not supported (nor are ema_momentum and "
+                   "ema_overwrite_frequency, which only apply with it)");
   }
   EDL_RETURN_IF_ERROR(r.ReadNumber("decay", decay));
   return CheckNonNegative(r, "decay", decay);
@@ -114,13 +111,11 @@ Status ReadLearningRate(ConfigReader& r, double& learning_rate,
     learning_rate = lr->get<double>();
     return CheckNonNegative(r, key, learning_rate);
   }
-  EDL_ASSIGN_OR_RETURN(
-      schedule, ParseLearningRateSchedule(*lr, r.where(), r.FieldPath(key)));
+  EDL_ASSIGN_OR_RETURN(schedule, ParseLearningRateSchedule(*lr, r.where(), r.FieldPath(key)));
   return Status::Ok();
 }
 
-Result<std::unique_ptr<Optimizer>> Build(const std::string& class_name,
-                                         ConfigReader& r) {
+Result<std::unique_ptr<Optimizer>> Build(const std::string& class_name, ConfigReader& r) {
   const std::string name = Lower(class_name);
   double lr = -1;  // -1: the optimizer's default
   std::unique_ptr<LearningRateSchedule> schedule;
@@ -167,11 +162,10 @@ Result<std::unique_ptr<Optimizer>> Build(const std::string& class_name,
     } else if (name == "adagrad") {
       AdagradOptions o;
       if (lr >= 0) o.learning_rate = lr;
-      EDL_RETURN_IF_ERROR(r.ReadNumber("initial_accumulator_value",
-                                       o.initial_accumulator_value));
+      EDL_RETURN_IF_ERROR(r.ReadNumber("initial_accumulator_value", o.initial_accumulator_value));
       EDL_RETURN_IF_ERROR(r.ReadNumber("epsilon", o.epsilon));
-      EDL_RETURN_IF_ERROR(CheckNonNegative(r, "initial_accumulator_value",
-                                           o.initial_accumulator_value));
+      EDL_RETURN_IF_ERROR(
+          CheckNonNegative(r, "initial_accumulator_value", o.initial_accumulator_value));
       EDL_RETURN_IF_ERROR(CheckNonNegative(r, "epsilon", o.epsilon));
       opt = std::make_unique<Adagrad>(o);
     } else if (name == "rmsprop") {
@@ -206,38 +200,32 @@ Result<std::unique_ptr<Optimizer>> Build(const std::string& class_name,
     } else if (name == "ftrl") {
       FtrlOptions o;
       if (lr >= 0) o.learning_rate = lr;
-      EDL_RETURN_IF_ERROR(
-          r.ReadNumber("learning_rate_power", o.learning_rate_power));
-      EDL_RETURN_IF_ERROR(r.ReadNumber("initial_accumulator_value",
-                                       o.initial_accumulator_value));
-      EDL_RETURN_IF_ERROR(r.ReadNumber("l1_regularization_strength",
-                                       o.l1_regularization_strength));
-      EDL_RETURN_IF_ERROR(r.ReadNumber("l2_regularization_strength",
-                                       o.l2_regularization_strength));
+      EDL_RETURN_IF_ERROR(r.ReadNumber("learning_rate_power", o.learning_rate_power));
+      EDL_RETURN_IF_ERROR(r.ReadNumber("initial_accumulator_value", o.initial_accumulator_value));
+      EDL_RETURN_IF_ERROR(r.ReadNumber("l1_regularization_strength", o.l1_regularization_strength));
+      EDL_RETURN_IF_ERROR(r.ReadNumber("l2_regularization_strength", o.l2_regularization_strength));
       EDL_RETURN_IF_ERROR(r.ReadNumber("l2_shrinkage_regularization_strength",
                                        o.l2_shrinkage_regularization_strength));
       EDL_RETURN_IF_ERROR(r.ReadNumber("beta", o.beta));
       if (o.learning_rate_power > 0) {
-        return r.Error("learning_rate_power",
-                       "must be <= 0, got " + Number(o.learning_rate_power));
+        return r.Error("learning_rate_power", "must be <= 0, got " + Number(o.learning_rate_power));
       }
-      EDL_RETURN_IF_ERROR(CheckNonNegative(r, "initial_accumulator_value",
-                                           o.initial_accumulator_value));
-      EDL_RETURN_IF_ERROR(CheckNonNegative(r, "l1_regularization_strength",
-                                           o.l1_regularization_strength));
-      EDL_RETURN_IF_ERROR(CheckNonNegative(r, "l2_regularization_strength",
-                                           o.l2_regularization_strength));
       EDL_RETURN_IF_ERROR(
-          CheckNonNegative(r, "l2_shrinkage_regularization_strength",
-                           o.l2_shrinkage_regularization_strength));
+          CheckNonNegative(r, "initial_accumulator_value", o.initial_accumulator_value));
+      EDL_RETURN_IF_ERROR(
+          CheckNonNegative(r, "l1_regularization_strength", o.l1_regularization_strength));
+      EDL_RETURN_IF_ERROR(
+          CheckNonNegative(r, "l2_regularization_strength", o.l2_regularization_strength));
+      EDL_RETURN_IF_ERROR(CheckNonNegative(r, "l2_shrinkage_regularization_strength",
+                                           o.l2_shrinkage_regularization_strength));
       EDL_RETURN_IF_ERROR(CheckNonNegative(r, "beta", o.beta));
       if (lr == 0 && schedule == nullptr) {
         return r.Error("learning_rate", "must be > 0 for Ftrl");
       }
       opt = std::make_unique<Ftrl>(o);
     } else {
-      return Status(InvalidArgument("unknown optimizer \"" + class_name +
-                                    "\" (known: " + kKnown + ")"));
+      return Status(
+          InvalidArgument("unknown optimizer \"" + class_name + "\" (known: " + kKnown + ")"));
     }
   }
   EDL_RETURN_IF_ERROR(r.CheckAllRead());
@@ -250,14 +238,13 @@ Result<std::unique_ptr<Optimizer>> Build(const std::string& class_name,
 
 }  // namespace
 
-Result<std::unique_ptr<Optimizer>> OptimizerFromJson(
-    const std::string& json_text, const std::string& where) {
+Result<std::unique_ptr<Optimizer>> OptimizerFromJson(const std::string& json_text,
+                                                     const std::string& where) {
   nlohmann::json value;
   try {
     value = nlohmann::json::parse(json_text);
   } catch (const nlohmann::json::exception& e) {
-    return ConfigError(where, "optimizer",
-                       std::string("invalid JSON: ") + e.what());
+    return ConfigError(where, "optimizer", std::string("invalid JSON: ") + e.what());
   }
   static const nlohmann::json kEmpty = nlohmann::json::object();
   if (value.is_string()) {
@@ -286,8 +273,7 @@ Result<std::unique_ptr<Optimizer>> OptimizerFromJson(
   }
   ConfigReader r(*config, where, "optimizer.config");
   auto result = Build(class_name, r);
-  if (!result.ok() &&
-      result.status().message().rfind("unknown optimizer", 0) == 0) {
+  if (!result.ok() && result.status().message().rfind("unknown optimizer", 0) == 0) {
     return result.status().WithPrefix(where + ": optimizer.class_name");
   }
   return result;

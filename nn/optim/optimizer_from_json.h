@@ -21,7 +21,7 @@ namespace edl::nn::optim {
 
 // Fails with InvalidArgument naming `where` and the field:
 //   model.json: optimizer.config.beta_1: expected a number, got "x"
-Result<std::unique_ptr<Optimizer>> OptimizerFromJson(
-    const std::string& json_text, const std::string& where);
+Result<std::unique_ptr<Optimizer>> OptimizerFromJson(const std::string& json_text,
+                                                     const std::string& where);
 
 }  // namespace edl::nn::optim

@@ -16,8 +16,8 @@ Optimizer::Rule Rmsprop::RuleFor(const Step& step) {
   using tensor::UpdateRule;
   Rule r{UpdateRule::kRmsprop, {}};
   if (options_.momentum > 0) {
-    r.rule = options_.centered ? UpdateRule::kRmspropMomentumCentered
-                               : UpdateRule::kRmspropMomentum;
+    r.rule =
+        options_.centered ? UpdateRule::kRmspropMomentumCentered : UpdateRule::kRmspropMomentum;
   } else if (options_.centered) {
     r.rule = UpdateRule::kRmspropCentered;
   }
@@ -29,8 +29,7 @@ Optimizer::Rule Rmsprop::RuleFor(const Step& step) {
   return r;
 }
 
-std::vector<std::pair<std::string, Optimizer::ConfigValue>>
-Rmsprop::Hyperparameters() const {
+std::vector<std::pair<std::string, Optimizer::ConfigValue>> Rmsprop::Hyperparameters() const {
   return {{"rho", options_.rho},
           {"momentum", options_.momentum},
           {"epsilon", options_.epsilon},

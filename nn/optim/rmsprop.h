@@ -33,8 +33,7 @@ class Rmsprop : public Optimizer {
  protected:
   std::vector<SlotSpec> SlotSpecs() const override;
   Rule RuleFor(const Step& step) override;
-  std::vector<std::pair<std::string, ConfigValue>> Hyperparameters()
-      const override;
+  std::vector<std::pair<std::string, ConfigValue>> Hyperparameters() const override;
 
  private:
   RmspropOptions options_;

@@ -24,8 +24,7 @@ class Sgd : public Optimizer {
  protected:
   std::vector<SlotSpec> SlotSpecs() const override;
   Rule RuleFor(const Step& step) override;
-  std::vector<std::pair<std::string, ConfigValue>> Hyperparameters()
-      const override;
+  std::vector<std::pair<std::string, ConfigValue>> Hyperparameters() const override;
 
  private:
   SgdOptions options_;

@@ -25,9 +25,9 @@ struct ProcessSpec {
 // How a process ended.
 struct ProcessExit {
   std::string name;
-  int64_t incarnation = 0;       // 1 for the first launch of `name`, 2 after a relaunch, ...
-  bool signaled = false;         // killed by a signal (preemption, kill -9, OOM killer)
-  int code = 0;                  // exit code, or the signal number when signaled
+  int64_t incarnation = 0;  // 1 for the first launch of `name`, 2 after a relaunch, ...
+  bool signaled = false;    // killed by a signal (preemption, kill -9, OOM killer)
+  int code = 0;             // exit code, or the signal number when signaled
   // Clusters that know why (Kubernetes): taken away by the cluster
   // (preempted, evicted, node shut down, deleted by someone else) whatever
   // the exit code; or killed for exceeding its memory limit.

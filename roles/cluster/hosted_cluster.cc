@@ -86,7 +86,7 @@ bool WriteLine(int fd, const std::string& line) {
 }
 
 Result<std::unique_ptr<HostedCluster>> HostedCluster::Connect(const std::string& socket_name,
-                                                             const std::string& secret) {
+                                                              const std::string& secret) {
   EDL_ASSIGN_OR_RETURN(int fd, ConnectUnix(socket_name));
   auto cluster = std::make_unique<HostedCluster>(fd);
   if (!WriteLine(fd, json{{"secret", secret}}.dump())) {

@@ -44,7 +44,7 @@ class HostedCluster final : public Cluster {
   // reads the processes running now. Unavailable naming the socket if no
   // host answers.
   static Result<std::unique_ptr<HostedCluster>> Connect(const std::string& socket_name,
-                                                       const std::string& secret);
+                                                        const std::string& secret);
   ~HostedCluster() override;
 
   Status Launch(const ProcessSpec& spec) override;

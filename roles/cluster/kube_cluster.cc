@@ -27,7 +27,8 @@ std::pair<std::string, std::string> RoleAndIndex(const std::string& name) {
 Result<std::unique_ptr<KubeCluster>> KubeCluster::Create(kube::Client& client,
                                                          KubeClusterOptions options) {
   EDL_RETURN_IF_ERROR(CheckDnsLabel("--job_name", options.job_name, 40));
-  if (options.image.empty()) return InvalidArgument("--image_name is empty: the job's pods need an image");
+  if (options.image.empty())
+    return InvalidArgument("--image_name is empty: the job's pods need an image");
   std::unique_ptr<KubeCluster> cluster(new KubeCluster(client, std::move(options)));
   const std::string selector = "edl-job=" + cluster->options_.job_name + ",edl-role!=master";
   // Pods of this job left from before (a previous master) would compete
@@ -39,8 +40,8 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Create(kube::Client& client,
       const std::string name = kube::StringAt(pod, {"metadata", "name"});
       const std::string phase = kube::StringAt(pod, {"status", "phase"});
       const std::string process = kube::StringAt(pod, {"metadata", "labels", "edl-process"});
-      const int64_t incarnation = std::atoll(
-          kube::StringAt(pod, {"metadata", "annotations", "edl/incarnation"}).c_str());
+      const int64_t incarnation =
+          std::atoll(kube::StringAt(pod, {"metadata", "annotations", "edl/incarnation"}).c_str());
       KubeCluster& c = *cluster;
       c.incarnations_[process] = std::max(c.incarnations_[process], incarnation);
       if (c.options_.adopt && phase != "Succeeded" && phase != "Failed" && !process.empty() &&
@@ -81,7 +82,8 @@ Result<std::unique_ptr<KubeCluster>> KubeCluster::Create(kube::Client& client,
 
 KubeCluster::KubeCluster(kube::Client& client, KubeClusterOptions options)
     : client_(client), options_(std::move(options)) {
-  namespace_ = options_.namespace_name.empty() ? client_.default_namespace() : options_.namespace_name;
+  namespace_ =
+      options_.namespace_name.empty() ? client_.default_namespace() : options_.namespace_name;
 }
 
 KubeCluster::~KubeCluster() {
@@ -144,7 +146,8 @@ Status KubeCluster::Launch(const ProcessSpec& spec) {
     return Status(StatusCode::kAlreadyExists, spec.name + " is already running");
   }
   const int64_t incarnation = ++incarnations_[spec.name];
-  const std::string pod_name = options_.job_name + "-" + spec.name + "-" + std::to_string(incarnation);
+  const std::string pod_name =
+      options_.job_name + "-" + spec.name + "-" + std::to_string(incarnation);
   Json pod = Json::parse(PodJson(spec, incarnation, pod_name));
   auto created = client_.Create(kube::Pods(), namespace_, pod);
   if (!created.ok() && created.status().code() == StatusCode::kAlreadyExists) {
@@ -152,7 +155,8 @@ Status KubeCluster::Launch(const ProcessSpec& spec) {
     // the pod is ours if it carries this incarnation.
     auto existing = client_.Get(kube::Pods(), namespace_, pod_name);
     if (existing.ok() &&
-        kube::StringAt(*existing, {"metadata", "annotations", "edl/incarnation"}) == std::to_string(incarnation) &&
+        kube::StringAt(*existing, {"metadata", "annotations", "edl/incarnation"}) ==
+            std::to_string(incarnation) &&
         kube::StringAt(*existing, {"metadata", "labels", "edl-process"}) == spec.name) {
       created = existing;
     }
@@ -214,14 +218,16 @@ void KubeCluster::OnEvent(const kube::WatchEvent& event) {
       if (phase != p.last_phase) {
         if (phase == "Running") {
           EDL_LOG(INFO) << p.name << ": pod " << p.pod_name << " running on node "
-                        << kube::StringAt(pod, {"spec", "nodeName"}) << " at " << kube::StringAt(pod, {"status", "podIP"});
+                        << kube::StringAt(pod, {"spec", "nodeName"}) << " at "
+                        << kube::StringAt(pod, {"status", "podIP"});
         }
         p.last_phase = phase;
       }
       const std::string unschedulable = kube::UnschedulableMessage(pod);
       if (!unschedulable.empty()) p.unschedulable = unschedulable;
       if (!unschedulable.empty() && !p.logged_unschedulable) {
-        EDL_LOG(INFO) << p.name << ": pod " << p.pod_name << " waits for capacity: " << unschedulable;
+        EDL_LOG(INFO) << p.name << ": pod " << p.pod_name
+                      << " waits for capacity: " << unschedulable;
         p.logged_unschedulable = true;
       }
       return;
@@ -237,12 +243,11 @@ void KubeCluster::OnEvent(const kube::WatchEvent& event) {
       ProcessExit exit;
       exit.name = p.name;
       exit.incarnation = p.incarnation;
-      exit.detail = (fate.detail.empty() ? std::string(kube::PodFateName(fate.kind)) : fate.detail) +
-                    "; pod " + p.pod_name;
+      exit.detail =
+          (fate.detail.empty() ? std::string(kube::PodFateName(fate.kind)) : fate.detail) +
+          "; pod " + p.pod_name;
       switch (fate.kind) {
-        case kube::PodFate::Kind::kCompleted:
-          exit.code = 0;
-          break;
+        case kube::PodFate::Kind::kCompleted: exit.code = 0; break;
         case kube::PodFate::Kind::kKilled:
           exit.signaled = true;
           exit.code = fate.exit_code - 128;
@@ -276,7 +281,8 @@ void KubeCluster::OnEvent(const kube::WatchEvent& event) {
   d.precondition_uid = uid;
   auto r = client_.Delete(kube::Pods(), namespace_, delete_name, d);
   if (!r.ok() && r.status().code() != StatusCode::kNotFound) {
-    EDL_LOG(WARNING) << "cannot delete finished pod " << delete_name << ": " << r.status().message();
+    EDL_LOG(WARNING) << "cannot delete finished pod " << delete_name << ": "
+                     << r.status().message();
   }
 }
 
@@ -315,10 +321,11 @@ Result<std::string> KubeCluster::Expose(const std::string& name, int port) {
   const std::string service_name = options_.job_name + "-" + name;
   EDL_RETURN_IF_ERROR(CheckDnsLabel("service name", service_name));
   Json metadata = {{"name", service_name},
-                   {"labels", {{"app.kubernetes.io/name", "edl"},
-                               {"app.kubernetes.io/instance", options_.job_name},
-                               {"app.kubernetes.io/managed-by", "edl-master"},
-                               {"edl-job", options_.job_name}}}};
+                   {"labels",
+                    {{"app.kubernetes.io/name", "edl"},
+                     {"app.kubernetes.io/instance", options_.job_name},
+                     {"app.kubernetes.io/managed-by", "edl-master"},
+                     {"edl-job", options_.job_name}}}};
   if (!options_.owner_uid.empty()) {
     metadata["ownerReferences"] = Json::array({{{"apiVersion", options_.owner_api_version},
                                                 {"kind", options_.owner_kind},
@@ -326,15 +333,15 @@ Result<std::string> KubeCluster::Expose(const std::string& name, int port) {
                                                 {"uid", options_.owner_uid},
                                                 {"controller", options_.owner_kind != "Job"}}});
   }
-  Json service = {{"apiVersion", "v1"},
-                  {"kind", "Service"},
-                  {"metadata", metadata},
-                  {"spec",
-                   {{"selector", {{"edl-job", options_.job_name}, {"edl-process", name}}},
-                    {"ports", Json::array({{{"name", "rpc"},
-                                            {"port", port},
-                                            {"targetPort", port},
-                                            {"protocol", "TCP"}}})}}}};
+  Json service = {
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata", metadata},
+      {"spec",
+       {{"selector", {{"edl-job", options_.job_name}, {"edl-process", name}}},
+        {"ports",
+         Json::array(
+             {{{"name", "rpc"}, {"port", port}, {"targetPort", port}, {"protocol", "TCP"}}})}}}};
   auto created = client_.Create(kube::Services(), namespace_, service);
   if (!created.ok() && created.status().code() == StatusCode::kAlreadyExists) {
     created = client_.Get(kube::Services(), namespace_, service_name);
@@ -348,7 +355,8 @@ Result<std::string> KubeCluster::Expose(const std::string& name, int port) {
     std::lock_guard<std::mutex> lock(mu_);
     services_.push_back(service_name);
   }
-  EDL_LOG(INFO) << name << " is reachable at service " << service_name << " (" << ip << ":" << port << ")";
+  EDL_LOG(INFO) << name << " is reachable at service " << service_name << " (" << ip << ":" << port
+                << ")";
   return ip + ":" + std::to_string(port);
 }
 

@@ -67,8 +67,8 @@ struct KubeClusterOptions {
   // continuing the job: live ones become its processes, ended ones are
   // deleted), all deleted when false (a new job).
   bool adopt = false;
-  std::string config_map;       // mounted at kJobConfigDir ("" = none)
-  std::string secret_name;      // mounted at kJobSecretDir ("" = none)
+  std::string config_map;   // mounted at kJobConfigDir ("" = none)
+  std::string secret_name;  // mounted at kJobSecretDir ("" = none)
   std::vector<VolumeSpec> volumes;
   std::vector<std::pair<std::string, std::string>> env;  // for every pod
   int termination_grace_period_s = 30;
@@ -109,7 +109,7 @@ class KubeCluster final : public Cluster {
 
  private:
   struct Pod {
-    std::string name;         // process name
+    std::string name;  // process name
     int64_t incarnation = 0;
     std::string pod_name;
     std::string last_phase;
@@ -117,12 +117,13 @@ class KubeCluster final : public Cluster {
     bool delete_sent = false;  // leftover terminal pod being removed
     bool logged_unschedulable = false;
     std::string unschedulable;  // the scheduler's last reason, while pending
-    std::string last_json;    // the last state seen (serialized)
+    std::string last_json;      // the last state seen (serialized)
   };
 
   KubeCluster(kube::Client& client, KubeClusterOptions options);
   void OnEvent(const kube::WatchEvent& event);
-  std::string PodJson(const ProcessSpec& spec, int64_t incarnation, const std::string& pod_name) const;
+  std::string PodJson(const ProcessSpec& spec, int64_t incarnation,
+                      const std::string& pod_name) const;
 
   kube::Client& client_;
   const KubeClusterOptions options_;
@@ -132,8 +133,8 @@ class KubeCluster final : public Cluster {
   mutable std::mutex mu_;
   std::condition_variable exited_cv_;
   // Guarded by mu_.
-  std::map<std::string, Pod> pods_;            // uid -> pod
-  std::map<std::string, std::string> live_;    // process name -> uid of its live pod
+  std::map<std::string, Pod> pods_;          // uid -> pod
+  std::map<std::string, std::string> live_;  // process name -> uid of its live pod
   std::map<std::string, int64_t> incarnations_;
   std::deque<ProcessExit> exits_;
   std::set<std::string> reported_uids_;

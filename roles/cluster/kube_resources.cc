@@ -36,9 +36,12 @@ bool IsDecimal(const std::string& s) {
   if (s.empty()) return false;
   int dots = 0, digits = 0;
   for (char c : s) {
-    if (c == '.') ++dots;
-    else if (std::isdigit(static_cast<unsigned char>(c))) ++digits;
-    else return false;
+    if (c == '.')
+      ++dots;
+    else if (std::isdigit(static_cast<unsigned char>(c)))
+      ++digits;
+    else
+      return false;
   }
   return dots <= 1 && digits > 0;
 }
@@ -58,8 +61,8 @@ double CpuCores(const std::string& v) {
 namespace {
 
 bool IsMemory(const std::string& v) {
-  static const char* kSuffixes[] = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki", "E", "P",
-                                    "T",  "G",  "M",  "K",  "k"};
+  static const char* kSuffixes[] = {"Ei", "Pi", "Ti", "Gi", "Mi", "Ki", "E",
+                                    "P",  "T",  "G",  "M",  "K",  "k"};
   for (const char* suffix : kSuffixes) {
     const std::string s(suffix);
     if (v.size() > s.size() && v.compare(v.size() - s.size(), s.size(), s) == 0) {
@@ -78,23 +81,27 @@ Result<ResourceList> ParseResources(const std::string& flag, const std::string& 
     if (part.empty()) continue;
     const size_t eq = part.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == part.size()) {
-      return InvalidArgument(flag + ": \"" + part + "\" is not name=quantity (e.g. cpu=1,memory=4096Mi,gpu=1)");
+      return InvalidArgument(flag + ": \"" + part +
+                             "\" is not name=quantity (e.g. cpu=1,memory=4096Mi,gpu=1)");
     }
     std::string name = Trim(part.substr(0, eq));
     const std::string value = Trim(part.substr(eq + 1));
     if (name == "cpu") {
       if (!IsCpu(value)) {
-        return InvalidArgument(flag + ": cpu=" + value + " is not a number of cores or millicores (1, 0.5, 500m)");
+        return InvalidArgument(flag + ": cpu=" + value +
+                               " is not a number of cores or millicores (1, 0.5, 500m)");
       }
     } else if (name == "memory" || name == "disk" || name == "ephemeral-storage") {
       if (!IsMemory(value)) {
-        return InvalidArgument(flag + ": " + name + "=" + value +
-                               " is not an integer with an optional E/P/T/G/M/K[i] suffix (4096Mi, 2Gi)");
+        return InvalidArgument(
+            flag + ": " + name + "=" + value +
+            " is not an integer with an optional E/P/T/G/M/K[i] suffix (4096Mi, 2Gi)");
       }
       if (name == "disk") name = "ephemeral-storage";
     } else if (name == "gpu" || name.find('/') != std::string::npos) {
       if (!IsDigits(value)) {
-        return InvalidArgument(flag + ": " + name + "=" + value + " is not a whole number of devices");
+        return InvalidArgument(flag + ": " + name + "=" + value +
+                               " is not a whole number of devices");
       }
       if (name == "gpu") name = "nvidia.com/gpu";
     } else {
@@ -122,19 +129,25 @@ Result<std::vector<VolumeSpec>> ParseVolumes(const std::string& flag, const std:
         return InvalidArgument(flag + ": \"" + kv + "\" in \"" + volume + "\" is not key=value");
       }
       const std::string key = Trim(kv.substr(0, eq)), value = Trim(kv.substr(eq + 1));
-      if (key == "claim_name") v.claim_name = value;
-      else if (key == "host_path") v.host_path = value;
-      else if (key == "mount_path") v.mount_path = value;
-      else if (key == "sub_path") v.sub_path = value;
-      else if (key == "type") v.host_path_type = value;
+      if (key == "claim_name")
+        v.claim_name = value;
+      else if (key == "host_path")
+        v.host_path = value;
+      else if (key == "mount_path")
+        v.mount_path = value;
+      else if (key == "sub_path")
+        v.sub_path = value;
+      else if (key == "type")
+        v.host_path_type = value;
       else {
         return InvalidArgument(flag + ": unknown key \"" + key + "\" in \"" + volume +
                                "\" (claim_name, host_path, mount_path, sub_path, type)");
       }
     }
     if (v.claim_name.empty() == v.host_path.empty()) {
-      return InvalidArgument(flag + ": \"" + volume +
-                             "\" needs exactly one of claim_name= (a PersistentVolumeClaim) or host_path=");
+      return InvalidArgument(
+          flag + ": \"" + volume +
+          "\" needs exactly one of claim_name= (a PersistentVolumeClaim) or host_path=");
     }
     if (v.mount_path.empty() || v.mount_path[0] != '/') {
       return InvalidArgument(flag + ": \"" + volume + "\" needs an absolute mount_path=");
@@ -155,8 +168,8 @@ Result<std::vector<VolumeSpec>> ParseVolumes(const std::string& flag, const std:
   return out;
 }
 
-Result<std::vector<std::string>> WorkerPriorities(const std::string& flag,
-                                                  const std::string& text, int num_workers) {
+Result<std::vector<std::string>> WorkerPriorities(const std::string& flag, const std::string& text,
+                                                  int num_workers) {
   const std::string t = Trim(text);
   std::vector<std::string> out(static_cast<size_t>(std::max(num_workers, 0)), t);
   if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '.')) {
@@ -197,7 +210,8 @@ Result<std::vector<std::pair<std::string, std::string>>> ParseEnvs(const std::st
     const std::string name = Trim(piece.substr(0, eq));
     for (char c : name) {
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-')) {
-        return InvalidArgument(flag + ": \"" + name + "\" is not a valid environment variable name");
+        return InvalidArgument(flag + ": \"" + name +
+                               "\" is not a valid environment variable name");
       }
     }
     out.emplace_back(name, piece.substr(eq + 1));
@@ -212,10 +226,12 @@ Status CheckDnsLabel(const std::string& what, const std::string& name, size_t ma
                            "starting and ending with a letter or digit)");
   };
   if (name.empty()) return bad("is empty");
-  if (name.size() > max_length) return bad("is longer than " + std::to_string(max_length) + " characters");
+  if (name.size() > max_length)
+    return bad("is longer than " + std::to_string(max_length) + " characters");
   for (char c : name) {
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-          c == '-' || (max_length > 63 && c == '.'))) {
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '-' ||
+          (max_length > 63 && c == '.'))) {
       return bad("holds '" + std::string(1, c) + "'");
     }
   }

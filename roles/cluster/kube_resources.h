@@ -27,11 +27,11 @@ Result<ResourceList> ParseResources(const std::string& flag, const std::string& 
 double CpuCores(const std::string& quantity);
 
 struct VolumeSpec {
-  std::string name;        // "volume-0", "volume-1", ... (pod-local)
-  std::string claim_name;  // a PersistentVolumeClaim, or
-  std::string host_path;   // a path on the node
+  std::string name;            // "volume-0", "volume-1", ... (pod-local)
+  std::string claim_name;      // a PersistentVolumeClaim, or
+  std::string host_path;       // a path on the node
   std::string host_path_type;  // hostPath type ("" = unchecked, "Directory", ...)
-  std::string mount_path;  // absolute path in the container
+  std::string mount_path;      // absolute path in the container
   std::string sub_path;
 };
 Result<std::vector<VolumeSpec>> ParseVolumes(const std::string& flag, const std::string& text);
@@ -41,8 +41,8 @@ Result<std::vector<VolumeSpec>> ParseVolumes(const std::string& flag, const std:
 // workers get "high", given to indices 0, n-1, 1, n-2, ... (ElasticDL's
 // order, so the high ones survive scale-downs from either end), the rest
 // "low".
-Result<std::vector<std::string>> WorkerPriorities(const std::string& flag,
-                                                  const std::string& text, int num_workers);
+Result<std::vector<std::string>> WorkerPriorities(const std::string& flag, const std::string& text,
+                                                  int num_workers);
 
 // "K=V,K2=V2"; a piece without '=' continues the previous value (values
 // may hold commas, as in ElasticDL).

@@ -161,8 +161,9 @@ void Supervisor::HandleExit(const ProcessExit& exit, std::vector<Event>& events)
     // Relaunching with the same memory limit would only be killed again.
     report(false);
     return GiveUp(exit.name,
-                  exit.ToString() + "; not relaunched: raise its memory limit "
-                  "(--worker_resource_limit / --ps_resource_limit memory=...)",
+                  exit.ToString() +
+                      "; not relaunched: raise its memory limit "
+                      "(--worker_resource_limit / --ps_resource_limit memory=...)",
                   events);
   }
   if (exit.signaled || exit.disrupted) {

@@ -22,9 +22,9 @@
 
 #include "base/status.h"
 #include "roles/event_file.h"
-#include "roles/scalar_series.h"
 #include "roles/master/evaluation_aggregator.h"
 #include "roles/master/progress.h"
+#include "roles/scalar_series.h"
 
 namespace edl::nn::optim {
 class Optimizer;

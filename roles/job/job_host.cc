@@ -231,8 +231,8 @@ int RunJobHost(MasterProcessOptions m) {
       break;
     }
     EDL_LOG(WARNING) << "job host: the master (pid " << master_pid.load() << ") " << how
-                     << "; starting a new one (restart " << restarts << " of "
-                     << kMaxMasterRestarts << "), the workers and PS go on";
+                     << "; starting a new one (restart " << restarts << " of " << kMaxMasterRestarts
+                     << "), the workers and PS go on";
     started = StartMaster(m.binary, args);
     if (!started.ok()) return fail(started.status());
     master_pid = *started;

@@ -8,8 +8,8 @@
 
 namespace edl::roles::job {
 
-JobProgress::JobProgress(double total_records, int num_epochs, bool bar,
-                         double line_interval_s, Sink sink)
+JobProgress::JobProgress(double total_records, int num_epochs, bool bar, double line_interval_s,
+                         Sink sink)
     : total_records_(total_records),
       num_epochs_(num_epochs),
       bar_(bar),
@@ -28,8 +28,7 @@ JobProgress::JobProgress(double total_records, int num_epochs, bool bar,
 
 std::string JobProgress::Format(int epoch, int64_t records, int64_t model_version, double rate,
                                 size_t workers, bool bar) const {
-  const double fraction =
-      total_records_ > 0 ? std::clamp(records / total_records_, 0.0, 1.0) : 0.0;
+  const double fraction = total_records_ > 0 ? std::clamp(records / total_records_, 0.0, 1.0) : 0.0;
   const std::string eta =
       rate > 0 ? FormatDuration((total_records_ - static_cast<double>(records)) / rate) : "?";
   char line[320];

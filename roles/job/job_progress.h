@@ -31,8 +31,8 @@ class JobProgress {
   // "epoch 2/3 [=====>    ] 45% 81000/180000 records, model version 1266,
   // 2,850 samples/s, 2 workers, ETA 0:35" (bar) or "progress: epoch 2/3,
   // ..." (line). Exposed for tests.
-  std::string Format(int epoch, int64_t records, int64_t model_version, double rate,
-                     size_t workers, bool bar) const;
+  std::string Format(int epoch, int64_t records, int64_t model_version, double rate, size_t workers,
+                     bool bar) const;
 
  private:
   double total_records_;

@@ -7,8 +7,8 @@
 #include "kube/client.h"
 #include "kube/json_path.h"
 #include "kube/pod_status.h"
-#include "roles/job/kube_job.h"
 #include "net/rpc.h"
+#include "roles/job/kube_job.h"
 #include "roles/job/kube_job_parts.h"
 
 namespace edl::roles::job {
@@ -55,8 +55,9 @@ Status KubeJobLogs(const KubeJobOptions& access, const std::string& job, const s
     EDL_ASSIGN_OR_RETURN(Json master, FindMasterPod(*c.client, c.ns, job));
     pod_name = StringAt(master, {"metadata", "name"});
   } else {
-    auto pods = c.client->List(kube::Pods(), c.ns,
-                               kube::ListOptions{"edl-job=" + job + ",edl-process=" + process, "", "", 500});
+    auto pods = c.client->List(
+        kube::Pods(), c.ns,
+        kube::ListOptions{"edl-job=" + job + ",edl-process=" + process, "", "", 500});
     if (!pods.ok()) return pods.status();
     int64_t newest = -1;
     pod_name.clear();
@@ -68,10 +69,11 @@ Status KubeJobLogs(const KubeJobOptions& access, const std::string& job, const s
         pod_name = StringAt(p, {"metadata", "name"});
       }
     }
-    if (pod_name.empty()) return NotFound("job " + job + ": no pod of " + process + " in namespace " + c.ns);
+    if (pod_name.empty())
+      return NotFound("job " + job + ": no pod of " + process + " in namespace " + c.ns);
   }
-  const std::string path = "/api/v1/namespaces/" + c.ns + "/pods/" + pod_name + "/log?container=main" +
-                           (follow ? "&follow=true" : "");
+  const std::string path = "/api/v1/namespaces/" + c.ns + "/pods/" + pod_name +
+                           "/log?container=main" + (follow ? "&follow=true" : "");
   return c.client->Stream(path, [out](std::string_view bytes) {
     std::fwrite(bytes.data(), 1, bytes.size(), out);
     std::fflush(out);
@@ -88,8 +90,10 @@ Status KubeStopJob(const KubeJobOptions& access, const std::string& job, FILE* o
     }
     return r.status();
   }
-  std::fprintf(out, "job %s: stopping (deleted Job %s; its pods, services, config map and secret "
-                    "are removed with it)\n", job.c_str(), MasterName(job).c_str());
+  std::fprintf(out,
+               "job %s: stopping (deleted Job %s; its pods, services, config map and secret "
+               "are removed with it)\n",
+               job.c_str(), MasterName(job).c_str());
   return Status::Ok();
 }
 
@@ -109,8 +113,8 @@ Status KubeScaleJob(const KubeJobOptions& access, const std::string& job, int nu
     return FailedPrecondition("job " + job + ": secret " + SecretName(job) +
                               " has no data.secret to authenticate to the master with");
   }
-  const std::string path = "/api/v1/namespaces/" + c.ns + "/services/" + MasterName(job) +
-                           ":" + std::to_string(kKubeMasterPort) + "/proxy/edl.Control/Scale";
+  const std::string path = "/api/v1/namespaces/" + c.ns + "/services/" + MasterName(job) + ":" +
+                           std::to_string(kKubeMasterPort) + "/proxy/edl.Control/Scale";
   auto r = c.client->PostRaw(path, std::to_string(num_workers), "application/octet-stream",
                              {{net::kRelayedAuthorizationHeader, "Bearer " + *key}});
   if (!r.ok()) return r.status().WithPrefix("job " + job);

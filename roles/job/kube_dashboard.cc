@@ -38,18 +38,23 @@ Status KubeDashboard(const KubeJobOptions& access, const std::string& job, int p
     const std::string target = proxy + path;
     const std::string type =
         std::string(path) == "/" ? "text/html; charset=utf-8" : "application/json";
-    server.HandleGet(path, [client, target, type] {
-      auto body = client->GetRaw(target);
-      if (!body.ok()) {
-        return net::HttpResponse{502, "text/plain; charset=utf-8",
-                                 "the API server's service proxy: " + body.status().message()};
-      }
-      return net::HttpResponse{200, type, *body};
-    }, /*public_access=*/true);
+    server.HandleGet(
+        path,
+        [client, target, type] {
+          auto body = client->GetRaw(target);
+          if (!body.ok()) {
+            return net::HttpResponse{502, "text/plain; charset=utf-8",
+                                     "the API server's service proxy: " + body.status().message()};
+          }
+          return net::HttpResponse{200, type, *body};
+        },
+        /*public_access=*/true);
   }
   EDL_RETURN_IF_ERROR(server.Start());
-  std::fprintf(out, "job %s: http://127.0.0.1:%d/ (relayed through the Kubernetes API server; "
-               "Ctrl-C stops)\n", job.c_str(), server.port());
+  std::fprintf(out,
+               "job %s: http://127.0.0.1:%d/ (relayed through the Kubernetes API server; "
+               "Ctrl-C stops)\n",
+               job.c_str(), server.port());
   std::fflush(out);
   for (;;) ::pause();  // until a signal ends the process
 }

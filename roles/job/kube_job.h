@@ -20,16 +20,16 @@ inline constexpr int kKubeMasterPort = 50001;
 inline constexpr int kKubeMasterBackoffLimit = 10;
 
 struct KubeSubmitOptions {
-  bool detach = false;     // return once the job is submitted
-  std::string yaml_path;   // write the manifests here instead of submitting
-  FILE* out = stdout;      // the master's log and the client's messages
+  bool detach = false;    // return once the job is submitted
+  std::string yaml_path;  // write the manifests here instead of submitting
+  FILE* out = stdout;     // the master's log and the client's messages
 };
 
 // The objects of a job, as JSON text: Secret, ConfigMap, master Pod,
 // master Service (in that order). `m` is the job as the client parsed it;
 // the master pod's command line is derived from it. Errors name the flag.
 Result<std::vector<std::string>> BuildKubeJobManifests(const MasterProcessOptions& m,
-                                                        const std::string& secret);
+                                                       const std::string& secret);
 
 // Validates `m` (model spec, data, Kubernetes flags), then submits it (or
 // writes --yaml) and, unless detached, follows the master's log and
@@ -41,8 +41,8 @@ Status SubmitKubeJob(const MasterProcessOptions& m, const KubeSubmitOptions& s);
 Status KubeJobStatus(const KubeJobOptions& access, const std::string& job, FILE* out);
 // The log of the job's master (process "") or of a process ("worker-0",
 // "ps-1": its newest pod); `follow` streams until the pod ends.
-Status KubeJobLogs(const KubeJobOptions& access, const std::string& job,
-                   const std::string& process, bool follow, FILE* out);
+Status KubeJobLogs(const KubeJobOptions& access, const std::string& job, const std::string& process,
+                   bool follow, FILE* out);
 // Deletes the master pod (gracefully: the master stops its pods; the
 // garbage collector removes what the job owned).
 Status KubeStopJob(const KubeJobOptions& access, const std::string& job, FILE* out);

@@ -2,9 +2,8 @@
 // connection the client makes to the cluster.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "base/status.h"

@@ -1,5 +1,3 @@
-#include "roles/job/kube_job.h"
-
 #include <sys/stat.h>
 
 #include <chrono>
@@ -18,12 +16,13 @@
 #include "roles/cluster/kube_cluster.h"
 #include "roles/cluster/kube_pod_parts.h"
 #include "roles/cluster/kube_resources.h"
-#include "roles/local/compiled_model.h"
-#include "roles/local/evaluation.h"
+#include "roles/job/kube_job.h"
 #include "roles/job/kube_job_parts.h"
 #include "roles/job/master_process.h"
 #include "roles/job/ps_process.h"
 #include "roles/job_dir.h"
+#include "roles/local/compiled_model.h"
+#include "roles/local/evaluation.h"
 
 // edl train|evaluate|predict --cluster=kube: validate, build the job's
 // objects, submit them (or write --yaml), follow the master.
@@ -59,7 +58,8 @@ bool OnVolume(const std::string& path, const std::vector<cluster::VolumeSpec>& v
 Status Validate(const MasterProcessOptions& m, std::string* model_spec_text) {
   EDL_RETURN_IF_ERROR(cluster::CheckDnsLabel("--job_name", m.job.job_name, 40));
   const KubeJobOptions& k = m.kube;
-  if (!k.namespace_name.empty()) EDL_RETURN_IF_ERROR(cluster::CheckDnsLabel("--namespace", k.namespace_name));
+  if (!k.namespace_name.empty())
+    EDL_RETURN_IF_ERROR(cluster::CheckDnsLabel("--namespace", k.namespace_name));
   if (k.image.empty()) return InvalidArgument("--image_name is required with --cluster=kube");
   const std::pair<const char*, const std::string*> resources[] = {
       {"--master_resource_request", &k.master_resource_request},
@@ -74,9 +74,11 @@ Status Validate(const MasterProcessOptions& m, std::string* model_spec_text) {
   EDL_ASSIGN_OR_RETURN(auto volumes, cluster::ParseVolumes("--volume", k.volume));
   EDL_RETURN_IF_ERROR(cluster::ParseEnvs("--envs", k.envs).status());
   EDL_RETURN_IF_ERROR(
-      cluster::WorkerPriorities("--worker_pod_priority", k.worker_pod_priority, m.num_workers).status());
+      cluster::WorkerPriorities("--worker_pod_priority", k.worker_pod_priority, m.num_workers)
+          .status());
   if (!k.master_pod_priority.empty()) {
-    EDL_RETURN_IF_ERROR(cluster::CheckDnsLabel("--master_pod_priority", k.master_pod_priority, 253));
+    EDL_RETURN_IF_ERROR(
+        cluster::CheckDnsLabel("--master_pod_priority", k.master_pod_priority, 253));
   }
   if (!k.ps_pod_priority.empty()) {
     EDL_RETURN_IF_ERROR(cluster::CheckDnsLabel("--ps_pod_priority", k.ps_pod_priority, 253));
@@ -96,8 +98,9 @@ Status Validate(const MasterProcessOptions& m, std::string* model_spec_text) {
     // A TF.js model.json needs its weight files beside it.
     Json j = Json::parse(*model_spec_text, nullptr, false);
     if (j.is_object() && j.contains("weightsManifest") && !OnVolume(m.model.model_def, volumes)) {
-      return InvalidArgument("--model_def " + m.model.model_def +
-                             ": a TF.js model with weight files must be on a --volume the pods mount");
+      return InvalidArgument(
+          "--model_def " + m.model.model_def +
+          ": a TF.js model with weight files must be on a --volume the pods mount");
     }
   } else if (m.model.model_def.rfind("zoo:", 0) != 0 && !OnVolume(m.model.model_def, volumes)) {
     return InvalidArgument("--model_def " + m.model.model_def +
@@ -120,10 +123,10 @@ Status Validate(const MasterProcessOptions& m, std::string* model_spec_text) {
     // parts must lie on a volume, and the pods resolve it.
     if (data::ResolveDataPaths(*path).ok()) {
       if (cm) {
-        EDL_RETURN_IF_ERROR(
-            OpenSourceForModel(flag, *path, *cm, std::string(flag) != "--prediction_data",
-                               JobReading(mo, /*worker=*/false))
-                .status());
+        EDL_RETURN_IF_ERROR(OpenSourceForModel(flag, *path, *cm,
+                                               std::string(flag) != "--prediction_data",
+                                               JobReading(mo, /*worker=*/false))
+                                .status());
       }
       continue;
     }
@@ -187,8 +190,8 @@ Result<std::vector<Json>> Manifests(const MasterProcessOptions& m, const std::st
                  {"metadata", {{"name", ConfigMapName(job)}, {"labels", Labels(job, "config")}}},
                  {"data", config_data}});
 
-  EDL_ASSIGN_OR_RETURN(auto requests,
-                       cluster::ParseResources("--master_resource_request", k.master_resource_request));
+  EDL_ASSIGN_OR_RETURN(auto requests, cluster::ParseResources("--master_resource_request",
+                                                              k.master_resource_request));
   EDL_ASSIGN_OR_RETURN(auto limits,
                        cluster::ParseResources("--master_resource_limit", k.master_resource_limit));
   if (k.master_resource_limit.empty()) limits = requests;
@@ -201,15 +204,17 @@ Result<std::vector<Json>> Manifests(const MasterProcessOptions& m, const std::st
   Json mounts = Json::array(), pod_volumes = Json::array();
   cluster::AddJobVolumes(ConfigMapName(job), SecretName(job), volumes, &pod_volumes, &mounts);
   const Json resources = cluster::ResourcesJson(requests, limits);
-  Json container = {{"name", "main"},
-                    {"image", k.image},
-                    {"imagePullPolicy", k.image_pull_policy},
-                    {"command", Json::array({"edl"})},
-                    {"args", args},
-                    {"env", env},
-                    {"ports", Json::array({{{"name", "rpc"}, {"containerPort", kKubeMasterPort}, {"protocol", "TCP"}}})},
-                    {"resources", resources},
-                    {"volumeMounts", mounts}};
+  Json container = {
+      {"name", "main"},
+      {"image", k.image},
+      {"imagePullPolicy", k.image_pull_policy},
+      {"command", Json::array({"edl"})},
+      {"args", args},
+      {"env", env},
+      {"ports",
+       Json::array({{{"name", "rpc"}, {"containerPort", kKubeMasterPort}, {"protocol", "TCP"}}})},
+      {"resources", resources},
+      {"volumeMounts", mounts}};
   Json spec = {{"restartPolicy", "Never"},
                {"terminationGracePeriodSeconds", k.termination_grace_period_s + 30},
                {"containers", Json::array({container})},
@@ -341,7 +346,7 @@ Status Follow(kube::Client& client, const std::string& ns, const std::string& jo
       return Internal("job " + job + " failed: " + detail + " (see `edl logs " + job +
                       " --cluster=kube`)");
     }
-    if (!pod.ok()) {  // between master pods
+    if (!pod.ok()) {                      // between master pods
       std::this_thread::sleep_for(poll);  // polling the API server
       continue;
     }
@@ -370,8 +375,8 @@ Status Follow(kube::Client& client, const std::string& ns, const std::string& jo
     }
     followed_uid = uid;
     streamed_once = true;
-    const std::string log_path = "/api/v1/namespaces/" + ns + "/pods/" + pod_name +
-                                 "/log?container=main&follow=true";
+    const std::string log_path =
+        "/api/v1/namespaces/" + ns + "/pods/" + pod_name + "/log?container=main&follow=true";
     Status streamed = client.Stream(log_path, [out](std::string_view bytes) {
       std::fwrite(bytes.data(), 1, bytes.size(), out);
       std::fflush(out);
@@ -403,7 +408,7 @@ Status Follow(kube::Client& client, const std::string& ns, const std::string& jo
 }  // namespace
 
 Result<std::vector<std::string>> BuildKubeJobManifests(const MasterProcessOptions& m,
-                                                        const std::string& secret) {
+                                                       const std::string& secret) {
   std::string spec_text;
   if (IsLocalFile(m.model.model_def)) {
     EDL_ASSIGN_OR_RETURN(spec_text, ReadFile(m.model.model_def));
@@ -441,8 +446,8 @@ Status SubmitKubeJob(const MasterProcessOptions& m, const KubeSubmitOptions& s) 
     if (!r.ok()) {
       if (r.status().code() == StatusCode::kAlreadyExists) {
         return AlreadyExists("job " + job + " already exists in namespace " + c.ns +
-                             " (`edl stop " + job + " --cluster=kube`, or another --job_name): " +
-                             r.status().message());
+                             " (`edl stop " + job +
+                             " --cluster=kube`, or another --job_name): " + r.status().message());
       }
       return r.status();
     }
@@ -458,17 +463,23 @@ Status SubmitKubeJob(const MasterProcessOptions& m, const KubeSubmitOptions& s) 
   for (size_t i = 0; i < 2; ++i) {
     auto r = client.Patch(kinds[i], c.ns, StringAt(objects[i], {"metadata", "name"}),
                           Json{{"metadata", {{"ownerReferences", owner}}}});
-    if (!r.ok()) EDL_LOG(WARNING) << "cannot make the master own " << StringAt(objects[i], {"metadata", "name"}) << ": " << r.status().message();
+    if (!r.ok())
+      EDL_LOG(WARNING) << "cannot make the master own "
+                       << StringAt(objects[i], {"metadata", "name"}) << ": "
+                       << r.status().message();
   }
   objects[3]["metadata"]["ownerReferences"] = owner;
   auto service = client.Create(kube::Services(), c.ns, objects[3]);
-  if (!service.ok()) EDL_LOG(WARNING) << "cannot create the master's service: " << service.status().message();
+  if (!service.ok())
+    EDL_LOG(WARNING) << "cannot create the master's service: " << service.status().message();
   std::fprintf(s.out, "edl: job %s submitted to %s, namespace %s: master Job %s\n", job.c_str(),
                c.description.c_str(), c.ns.c_str(), MasterName(job).c_str());
   std::fflush(s.out);
   if (s.detach) {
-    std::fprintf(s.out, "edl: follow it with `edl logs %s --cluster=kube -f`, stop it with "
-                        "`edl stop %s --cluster=kube`\n", job.c_str(), job.c_str());
+    std::fprintf(s.out,
+                 "edl: follow it with `edl logs %s --cluster=kube -f`, stop it with "
+                 "`edl stop %s --cluster=kube`\n",
+                 job.c_str(), job.c_str());
     return Status::Ok();
   }
   return Follow(client, c.ns, job, s.out);

@@ -49,7 +49,7 @@ Result<nlohmann::json> MasterJobOwner(kube::Client& client, const std::string& n
 }
 
 Result<std::unique_ptr<cluster::KubeCluster>> MakeKubeCluster(const MasterProcessOptions& o,
-                                                             kube::Client& client, bool adopt) {
+                                                              kube::Client& client, bool adopt) {
   const KubeJobOptions& k = o.kube;
   cluster::KubeClusterOptions ko;
   ko.job_name = o.job.job_name;
@@ -85,18 +85,20 @@ Result<std::unique_ptr<cluster::KubeCluster>> MakeKubeCluster(const MasterProces
   EDL_ASSIGN_OR_RETURN(ko.env, cluster::ParseEnvs("--envs", k.envs));
   ko.termination_grace_period_s = k.termination_grace_period_s;
   cluster::PodOptions ps, worker;
-  EDL_ASSIGN_OR_RETURN(ps.requests, cluster::ParseResources("--ps_resource_request", k.ps_resource_request));
-  EDL_ASSIGN_OR_RETURN(ps.limits, cluster::ParseResources("--ps_resource_limit", k.ps_resource_limit));
+  EDL_ASSIGN_OR_RETURN(ps.requests,
+                       cluster::ParseResources("--ps_resource_request", k.ps_resource_request));
+  EDL_ASSIGN_OR_RETURN(ps.limits,
+                       cluster::ParseResources("--ps_resource_limit", k.ps_resource_limit));
   if (k.ps_resource_limit.empty()) ps.limits = ps.requests;
   ps.priority_class = k.ps_pod_priority;
-  EDL_ASSIGN_OR_RETURN(worker.requests,
-                       cluster::ParseResources("--worker_resource_request", k.worker_resource_request));
+  EDL_ASSIGN_OR_RETURN(worker.requests, cluster::ParseResources("--worker_resource_request",
+                                                                k.worker_resource_request));
   EDL_ASSIGN_OR_RETURN(worker.limits,
                        cluster::ParseResources("--worker_resource_limit", k.worker_resource_limit));
   if (k.worker_resource_limit.empty()) worker.limits = worker.requests;
-  EDL_ASSIGN_OR_RETURN(std::vector<std::string> priorities,
-                       cluster::WorkerPriorities("--worker_pod_priority", k.worker_pod_priority,
-                                                 o.num_workers));
+  EDL_ASSIGN_OR_RETURN(
+      std::vector<std::string> priorities,
+      cluster::WorkerPriorities("--worker_pod_priority", k.worker_pod_priority, o.num_workers));
   ko.pod_options = [ps, worker, priorities](const std::string& name) {
     if (name.rfind("ps-", 0) == 0) return ps;
     cluster::PodOptions w = worker;

@@ -28,6 +28,6 @@ Result<nlohmann::json> MasterJobOwner(kube::Client& client, const std::string& n
 // (o.kube.pod_name) is their owner, so deleting it removes the job. `adopt`:
 // a master continuing the job keeps the pods it finds.
 Result<std::unique_ptr<cluster::KubeCluster>> MakeKubeCluster(const MasterProcessOptions& o,
-                                                             kube::Client& client, bool adopt);
+                                                              kube::Client& client, bool adopt);
 
 }  // namespace edl::roles::job

@@ -101,8 +101,9 @@ Status MasterJob::Serve() {
   // retries, and the next master (this one exits) answers.
   so.reply_gate = [core = core_.get()](std::function<void(Status)> release) {
     core->WhenDurable([release = std::move(release)](Status s) {
-      release(s.ok() ? s : Unavailable("the master cannot keep its state (" + s.message() +
-                                       "); a new master takes over"));
+      release(s.ok() ? s
+                     : Unavailable("the master cannot keep its state (" + s.message() +
+                                   "); a new master takes over"));
     });
   };
   server_ = std::make_unique<net::RpcServer>(so);
@@ -112,34 +113,46 @@ Status MasterJob::Serve() {
   // services/proxy guards it there.
   // The PS are the master's own children: their thread counts are the ones
   // it launched them with (the workers report theirs when they register).
-  server_->HandleGet("/status", [this] {
-    nlohmann::json st = nlohmann::json::parse(core_->StatusJson(), nullptr, false);
-    if (!st.is_object()) return net::HttpResponse{200, "application/json", core_->StatusJson()};
-    {
-      std::lock_guard<std::mutex> lock(ps_info_mu_);
-      st["ps"] = ps_info_;
-    }
-    return net::HttpResponse{200, "application/json", st.dump()};
-  }, /*public_access=*/o.kube.enabled);
+  server_->HandleGet(
+      "/status",
+      [this] {
+        nlohmann::json st = nlohmann::json::parse(core_->StatusJson(), nullptr, false);
+        if (!st.is_object()) return net::HttpResponse{200, "application/json", core_->StatusJson()};
+        {
+          std::lock_guard<std::mutex> lock(ps_info_mu_);
+          st["ps"] = ps_info_;
+        }
+        return net::HttpResponse{200, "application/json", st.dump()};
+      },
+      /*public_access=*/o.kube.enabled);
   // The job's scalars over time, bounded (roles/job/job_events.h).
-  server_->HandleGet("/series", [this] {
-    return net::HttpResponse{200, "application/json", events_->series().ToJson().dump()};
-  }, /*public_access=*/o.kube.enabled);
+  server_->HandleGet(
+      "/series",
+      [this] {
+        return net::HttpResponse{200, "application/json", events_->series().ToJson().dump()};
+      },
+      /*public_access=*/o.kube.enabled);
   // The job page: static HTML whose scripts fetch status and series with
   // the secret from the URL fragment, so serving the page itself needs none.
-  server_->HandleGet("/", [] {
-    return net::HttpResponse{200, "text/html; charset=utf-8", kJobPageHtml};
-  }, /*public_access=*/true);
-  server_->HandleGet("/metrics", [this] {
-    return net::HttpResponse{200, "text/plain; version=0.0.4", core_->PrometheusText()};
-  }, /*public_access=*/true);
+  server_->HandleGet(
+      "/",
+      [] {
+        return net::HttpResponse{200, "text/html; charset=utf-8", kJobPageHtml};
+      },
+      /*public_access=*/true);
+  server_->HandleGet(
+      "/metrics",
+      [this] {
+        return net::HttpResponse{200, "text/plain; version=0.0.4", core_->PrometheusText()};
+      },
+      /*public_access=*/true);
   server_->HandleRpc("/edl.Control/Scale", [this](std::string_view body) -> Result<std::string> {
     int n = 0;
     try {
       n = std::stoi(std::string(body));
     } catch (...) {
-      return InvalidArgument("scale: expected a number of workers, got \"" +
-                             std::string(body) + "\"");
+      return InvalidArgument("scale: expected a number of workers, got \"" + std::string(body) +
+                             "\"");
     }
     if (n < 1 || n > 1000) return InvalidArgument("scale: --num_workers must be 1..1000");
     core_->SetTargetWorkers(n);
@@ -152,11 +165,11 @@ Status MasterJob::Serve() {
   EDL_RETURN_IF_ERROR(server_->Start());
   master_addr_ = o.host + ":" + std::to_string(server_->port());
   if (!o.job.job_dir.empty()) {
-    EDL_RETURN_IF_ERROR(WriteMasterAddress(JobDirectory{o.job.job_dir},
-                                           {o.host, server_->port(), ::getpid()}));
+    EDL_RETURN_IF_ERROR(
+        WriteMasterAddress(JobDirectory{o.job.job_dir}, {o.host, server_->port(), ::getpid()}));
   }
-  EDL_LOG(INFO) << "master of job " << o.job.job_name << " listening on " << master_addr_
-                << "; " << mopt_.records.training << " training, " << mopt_.records.validation
+  EDL_LOG(INFO) << "master of job " << o.job.job_name << " listening on " << master_addr_ << "; "
+                << mopt_.records.training << " training, " << mopt_.records.validation
                 << " validation records; "
                 << (o.allreduce ? std::string("AllreduceStrategy, no PS")
                                 : std::to_string(o.num_ps) + " PS")
@@ -269,7 +282,8 @@ Status MasterJob::StartPs() {
   // (by a new master too: the addresses are in the plan).
   const int num_ps = o.allreduce ? 0 : o.num_ps;
   std::vector<std::string> planned;
-  if (plan_.is_object() && plan_.contains("ps")) planned = plan_["ps"].get<std::vector<std::string>>();
+  if (plan_.is_object() && plan_.contains("ps"))
+    planned = plan_["ps"].get<std::vector<std::string>>();
   if (!planned.empty() && static_cast<int>(planned.size()) != num_ps) {
     return FailedPrecondition("the job had " + std::to_string(planned.size()) + " PS, not " +
                               std::to_string(num_ps));
@@ -316,15 +330,15 @@ Status MasterJob::StartPs() {
                           {"address", ps_addrs_.back()},
                           {"num_threads", p.model.num_threads}});
     }
-    EDL_RETURN_IF_ERROR(
-        Keep({PsName(i), ToArgs(p), ChildEnv(o, UserTunedOpenMp())}, policy));
+    EDL_RETURN_IF_ERROR(Keep({PsName(i), ToArgs(p), ChildEnv(o, UserTunedOpenMp())}, policy));
   }
   EDL_RETURN_IF_ERROR(SavePlan());
   for (const std::string& a : ps_addrs_) {
     std::string host;
     int port = 0;
     EDL_RETURN_IF_ERROR(net::ParseAddress(a, "PS address", &host, &port));
-    remotes_.push_back(std::make_unique<protocol::RemotePs>(host, port, secret_, milliseconds(60000)));
+    remotes_.push_back(
+        std::make_unique<protocol::RemotePs>(host, port, secret_, milliseconds(60000)));
     services_.push_back(remotes_.back().get());
   }
   return Status::Ok();
@@ -343,8 +357,8 @@ Status MasterJob::WaitForPs() {
       if (r.ok()) break;
       if (SystemClock().NowSeconds() > deadline) {
         return Unavailable(PsName(static_cast<int>(i)) + " did not come up within " +
-                           std::to_string(static_cast<int>(wait_s)) + " s: " +
-                           r.status().message());
+                           std::to_string(static_cast<int>(wait_s)) +
+                           " s: " + r.status().message());
       }
     }
   }
@@ -379,8 +393,7 @@ cluster::ProcessSpec MasterJob::WorkerSpec(int i) const {
     w.keep_checkpoint_max = o.keep_checkpoint_max;
     w.output = o.output;
   }
-  return cluster::ProcessSpec{WorkerName(i), ToArgs(w),
-                              ChildEnv(o, UserTunedOpenMp())};
+  return cluster::ProcessSpec{WorkerName(i), ToArgs(w), ChildEnv(o, UserTunedOpenMp())};
 }
 
 Status MasterJob::StartWorkers() {
@@ -405,10 +418,9 @@ Status MasterJob::RunLoop() {
   const MasterProcessOptions& o = o_;
   // Progress: records trained, rate, ETA, workers; a bar redrawn in place
   // on a terminal (--progress_bar), else a line every --log_interval s.
-  JobProgress progress(static_cast<double>(mopt_.records.training) *
-                           static_cast<double>(o.num_epochs),
-                       o.num_epochs, o.progress_bar && IsTerminal(STDERR_FILENO),
-                       o.log_interval_s);
+  JobProgress progress(
+      static_cast<double>(mopt_.records.training) * static_cast<double>(o.num_epochs), o.num_epochs,
+      o.progress_bar && IsTerminal(STDERR_FILENO), o.log_interval_s);
   while (core_->state() == master::JobState::kRunning && !stop_requested_) {
     progress.Report([&] { return core_->progress(); }, SystemClock().NowSeconds());
     if (kube_cluster_) {
@@ -417,8 +429,7 @@ Status MasterJob::RunLoop() {
       }
     }
     if (events_ && events_->Due(SystemClock().NowSeconds())) {
-      events_->Update(core_->progress(), core_->evaluation_history(),
-                      SystemClock().NowSeconds());
+      events_->Update(core_->progress(), core_->evaluation_history(), SystemClock().NowSeconds());
     }
     const int want = core_->target_workers();
     bool changed = false;

@@ -37,12 +37,12 @@
 #include "net/rpc.h"
 #include "roles/cluster/kube_cluster.h"
 #include "roles/cluster/supervisor.h"
-#include "roles/local/compiled_model.h"
 #include "roles/job/job_events.h"
 #include "roles/job/job_progress.h"
 #include "roles/job/prediction_parts.h"
 #include "roles/job/process_options.h"
 #include "roles/job/state_configmap.h"
+#include "roles/local/compiled_model.h"
 #include "roles/master/master_core.h"
 #include "roles/protocol/remote_services.h"
 
@@ -94,9 +94,9 @@ class MasterJob {
   std::unique_ptr<PredictionParts> prediction_parts_;
   std::unique_ptr<master::MasterCore> core_;
   std::unique_ptr<JobEvents> events_;  // --tensorboard_log_dir
-  std::string state_dir_;  // "" = not durable
+  std::string state_dir_;              // "" = not durable
   bool recovered_ = false;
-  nlohmann::json plan_;    // processes.json as read at start (null if none)
+  nlohmann::json plan_;  // processes.json as read at start (null if none)
 
   std::unique_ptr<net::RpcServer> server_;
   std::string master_addr_;

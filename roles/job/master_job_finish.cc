@@ -47,7 +47,8 @@ Status MasterJob::Finish() {
   if (core_->state() != master::JobState::kSucceeded) return Internal(core_->failure_reason());
   for (const std::string& name : gone_) {
     if (ps_names_.count(name)) {
-      return Internal("training succeeded, but " + name + " ended with the master that saw it "
+      return Internal("training succeeded, but " + name +
+                      " ended with the master that saw it "
                       "succeed, before the model was pulled: the final model is in the PS "
                       "checkpoints (--checkpoint_dir), if any, not exported");
     }
@@ -93,13 +94,14 @@ Status MasterJob::StopAll(Status result) {
     (void)s;  // NotFound: it has exited already
   }
   supervisor_->RemoveAll(SIGTERM);
-  const double stop_deadline = SystemClock().NowSeconds() +
-                               std::max(o.grace_period, ps_grace).count() / 1000.0 + 5;
+  const double stop_deadline =
+      SystemClock().NowSeconds() + std::max(o.grace_period, ps_grace).count() / 1000.0 + 5;
   while (!processes_->Running().empty() && SystemClock().NowSeconds() < stop_deadline) {
     supervisor_->Step(milliseconds(100));
   }
   if (result.ok() && !ps_stop_failures_.empty()) {
-    result = Internal(ps_stop_failures_.front() + " while stopping (see its log: its final "
+    result = Internal(ps_stop_failures_.front() +
+                      " while stopping (see its log: its final "
                       "checkpoint may have failed)");
   }
   if (kube_cluster_) kube_cluster_->DeleteServices();

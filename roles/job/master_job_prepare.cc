@@ -1,8 +1,6 @@
 // MasterJob::Prepare (roles/job/master_job.h): the job's inputs checked and
 // counted, its state found (a new master continues it) and its core built,
 // before any process starts.
-#include "roles/job/master_job.h"
-
 #include <signal.h>
 #include <unistd.h>
 
@@ -21,6 +19,7 @@
 #include "roles/cluster/hosted_cluster.h"
 #include "roles/cluster/local_cluster.h"
 #include "roles/job/master_cluster.h"
+#include "roles/job/master_job.h"
 #include "roles/job/master_process.h"
 #include "roles/job/ps_process.h"
 #include "roles/job/state_configmap.h"
@@ -40,8 +39,8 @@ Status CountRecords(const std::string& flag, const std::string& path, const Comp
                     bool labels, const ModelOptions& model, int64_t* records,
                     std::vector<int64_t>* files) {
   if (path.empty()) return Status::Ok();
-  EDL_ASSIGN_OR_RETURN(auto source,
-                       OpenSourceForModel(flag, path, cm, labels, JobReading(model, /*worker=*/false)));
+  EDL_ASSIGN_OR_RETURN(
+      auto source, OpenSourceForModel(flag, path, cm, labels, JobReading(model, /*worker=*/false)));
   *records = source->num_records();
   *files = source->file_records();
   EDL_LOG(INFO) << flag << " " << path << ": " << *records << " records in " << files->size()
@@ -70,8 +69,8 @@ Status CheckFlags(const std::string& state_dir, const std::vector<std::string>& 
     // Where the master listens (a new pod's IP), where the processes run
     // and how the master logs may change.
     if (a.rfind("--host=", 0) == 0 || a.rfind("--host_socket=", 0) == 0 ||
-        a.rfind("--progress_bar=", 0) == 0 ||
-        a.rfind("--log_interval=", 0) == 0 || a.rfind("--log_level=", 0) == 0) {
+        a.rfind("--progress_bar=", 0) == 0 || a.rfind("--log_interval=", 0) == 0 ||
+        a.rfind("--log_level=", 0) == 0) {
       continue;
     }
     mine.push_back(a);
@@ -179,8 +178,8 @@ Status MasterJob::Prepare() {
     if (::mkdtemp(dir) == nullptr) return IoError("cannot create a directory in /tmp");
     state_dir_ = dir;
     EDL_ASSIGN_OR_RETURN(bool restored, state_configmap_->Restore(state_dir_));
-    EDL_LOG(INFO) << "the master's state is kept in ConfigMap " << o.job.job_name
-                  << "-master-state" << (restored ? " (restored)" : "");
+    EDL_LOG(INFO) << "the master's state is kept in ConfigMap " << o.job.job_name << "-master-state"
+                  << (restored ? " (restored)" : "");
     m.after_state_write = [this] { return state_configmap_->Save(state_dir_); };
     // Compaction keeps it far under the 1 MiB limit, and each write small.
     m.snapshot_min_bytes = 16 << 10;

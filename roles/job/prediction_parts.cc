@@ -24,8 +24,7 @@ constexpr char kSuccess[] = "_SUCCESS";
 // [begin, end) from a part's name; false for any other name.
 bool ParsePartName(const std::string& name, int64_t* begin, int64_t* end) {
   if (name.size() != 4 + 1 + 12 + 1 + 12 + 4) return false;
-  if (name.compare(0, 5, "part-") != 0 || name[17] != '-' ||
-      name.compare(30, 4, ".csv") != 0)
+  if (name.compare(0, 5, "part-") != 0 || name[17] != '-' || name.compare(30, 4, ".csv") != 0)
     return false;
   int64_t v[2] = {0, 0};
   for (size_t k = 0; k < 2; ++k) {
@@ -94,8 +93,8 @@ Status PredictionParts::Finish(int64_t records) {
   if (next != records) {
     auto after = parts->upper_bound(next);
     const int64_t gap_end = after == parts->end() ? records : after->first;
-    return FailedPrecondition(dir_ + ": no predictions for records [" + std::to_string(next) + ", " +
-                    std::to_string(gap_end) + ") of " + std::to_string(records));
+    return FailedPrecondition(dir_ + ": no predictions for records [" + std::to_string(next) +
+                              ", " + std::to_string(gap_end) + ") of " + std::to_string(records));
   }
   if (file_.empty()) return WriteFileAtomically(dir_ + "/" + kSuccess, "");
 

@@ -31,8 +31,8 @@ class PredictionParts {
 
   // Creates the parts directory. IoError naming it. `resume`: keep the
   // parts there (a master continuing the job).
-  static Result<std::unique_ptr<PredictionParts>> Open(const std::string& output,
-                                                       Formatter format, bool resume = false);
+  static Result<std::unique_ptr<PredictionParts>> Open(const std::string& output, Formatter format,
+                                                       bool resume = false);
 
   // Writes the outputs of records [begin, end) as a part. IoError naming
   // the part's file.

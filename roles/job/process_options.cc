@@ -61,15 +61,13 @@ int ChildThreads(const MasterProcessOptions& o, bool ps, int local_cpus) {
   return std::max(1, local_cpus / (workers + o.num_ps));
 }
 
-std::map<std::string, std::string> ChildEnv(const MasterProcessOptions& o,
-                                            bool user_tuned_openmp) {
+std::map<std::string, std::string> ChildEnv(const MasterProcessOptions& o, bool user_tuned_openmp) {
   if (o.kube.enabled || user_tuned_openmp) return {};
   return {{"GOMP_SPINCOUNT", "1000"}};
 }
 
 bool UserTunedOpenMp() {
-  return std::getenv("GOMP_SPINCOUNT") != nullptr ||
-         std::getenv("OMP_WAIT_POLICY") != nullptr;
+  return std::getenv("GOMP_SPINCOUNT") != nullptr || std::getenv("OMP_WAIT_POLICY") != nullptr;
 }
 
 std::vector<std::string> ModelArgs(const ModelOptions& o) {

@@ -17,8 +17,8 @@ namespace edl::roles::job {
 // every process of the job logs.
 struct JobAccess {
   std::string job_name = "edl";
-  std::string job_dir;      // <jobs_root>/<job_name>
-  std::string secret_file;  // "" = <job_dir>/secret
+  std::string job_dir;             // <jobs_root>/<job_name>
+  std::string secret_file;         // "" = <job_dir>/secret
   std::string log_level = "INFO";  // --log_level of every process
 };
 
@@ -83,8 +83,8 @@ struct KubeJobOptions {
   std::string volume;  // "claim_name=c,mount_path=/p;host_path=/h,mount_path=/q"
   std::string envs;    // "K=V,K2=V2", for every pod of the job
   std::string service_account = "edl-master";  // the master pod's (workers: the default)
-  std::string config_map;   // the job's ConfigMap (set by the client)
-  std::string secret_name;  // the job's Secret (set by the client)
+  std::string config_map;                      // the job's ConfigMap (set by the client)
+  std::string secret_name;                     // the job's Secret (set by the client)
   int termination_grace_period_s = 30;
   int ps_port = 2222;
   // The master's own pod (from the downward API's POD_NAME, read by cmd/;
@@ -108,7 +108,7 @@ struct MasterProcessOptions {
   int64_t evaluation_steps = 0;
   int get_model_steps = 1;
   std::string gradient_compression = "none";  // passed to the workers
-  bool shuffle = true;  // task order and record order inside tasks
+  bool shuffle = true;                        // task order and record order inside tasks
   bool use_async = true;
   int grads_to_wait = 1;
   int64_t sync_version_tolerance = 0;
@@ -116,7 +116,7 @@ struct MasterProcessOptions {
   std::string checkpoint_dir;
   int64_t checkpoint_steps = 0;
   int keep_checkpoint_max = 0;
-  std::string output;  // export of the final model
+  std::string output;               // export of the final model
   std::string tensorboard_log_dir;  // the master's TensorBoard event files
   int relaunch_on_worker_failure = 1;
   bool allreduce = false;  // AllreduceStrategy (no PS)
@@ -151,8 +151,7 @@ int ChildThreads(const MasterProcessOptions& o, bool ps, int local_cpus);
 // threads on the core its PS needed. Nothing when `user_tuned_openmp` (the
 // user set GOMP_SPINCOUNT or OMP_WAIT_POLICY, which the children inherit)
 // or on Kubernetes (every pod has its own CPUs).
-std::map<std::string, std::string> ChildEnv(const MasterProcessOptions& o,
-                                            bool user_tuned_openmp);
+std::map<std::string, std::string> ChildEnv(const MasterProcessOptions& o, bool user_tuned_openmp);
 
 // Whether GOMP_SPINCOUNT or OMP_WAIT_POLICY is set in this process.
 bool UserTunedOpenMp();

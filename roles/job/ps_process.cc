@@ -8,9 +8,9 @@
 #include "base/logging.h"
 #include "base/signal_watcher.h"
 #include "net/rpc.h"
+#include "roles/job_dir.h"
 #include "roles/local/checkpoint.h"
 #include "roles/local/compiled_model.h"
-#include "roles/job_dir.h"
 #include "roles/protocol/remote_services.h"
 #include "roles/ps/parameter_server.h"
 #include "roles/ps/ps_checkpoint.h"
@@ -91,8 +91,8 @@ Status RunPsProcess(const PsProcessOptions& o) {
     return ps::PartitionPath(o.checkpoint_dir, version, o.ps_index, o.num_ps);
   });
   EDL_RETURN_IF_ERROR(server.Start());
-  EDL_LOG(INFO) << "ps-" << o.ps_index << " of " << o.num_ps << ": serving on " << o.host
-                << ":" << server.port() << " at version " << server_ps->version() << ", "
+  EDL_LOG(INFO) << "ps-" << o.ps_index << " of " << o.num_ps << ": serving on " << o.host << ":"
+                << server.port() << " at version " << server_ps->version() << ", "
                 << tensor::NumThreads() << (tensor::NumThreads() == 1 ? " thread" : " threads");
   {
     std::unique_lock<std::mutex> lock(mu);
@@ -105,8 +105,8 @@ Status RunPsProcess(const PsProcessOptions& o) {
   if (!o.checkpoint_dir.empty() && saved_version.load() != server_ps->version()) {
     Status s = server_ps->SaveCheckpoint();
     if (!s.ok()) return s.WithPrefix("final checkpoint");
-    EDL_LOG(INFO) << "ps-" << o.ps_index << ": final checkpoint of version "
-                  << server_ps->version() << " written";
+    EDL_LOG(INFO) << "ps-" << o.ps_index << ": final checkpoint of version " << server_ps->version()
+                  << " written";
   }
   return Status::Ok();
 }

@@ -15,8 +15,7 @@ using Json = nlohmann::json;
 
 }  // namespace
 
-StateConfigMap::StateConfigMap(kube::Client& client, std::string ns, std::string name,
-                               Json owner)
+StateConfigMap::StateConfigMap(kube::Client& client, std::string ns, std::string name, Json owner)
     : client_(client), ns_(std::move(ns)), name_(std::move(name)), owner_(std::move(owner)) {}
 
 Result<bool> StateConfigMap::Restore(const std::string& dir) {
@@ -66,8 +65,8 @@ Status StateConfigMap::Save(const std::string& dir) {
   if (bytes > kMaxStateBytes) {
     return Status(StatusCode::kResourceExhausted,
                   "the master's state (" + std::to_string(bytes) +
-                      " bytes in base64) no longer fits ConfigMap " + name_ +
-                      " (at most " + std::to_string(kMaxStateBytes) +
+                      " bytes in base64) no longer fits ConfigMap " + name_ + " (at most " +
+                      std::to_string(kMaxStateBytes) +
                       "): give the job --checkpoint_dir on a --volume");
   }
   // Only what changed travels: the journal that grew, a new snapshot.

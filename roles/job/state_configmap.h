@@ -46,7 +46,7 @@ class StateConfigMap {
   kube::Client& client_;
   const std::string ns_, name_;
   const nlohmann::json owner_;
-  std::mutex mu_;                // one Save at a time
+  std::mutex mu_;                 // one Save at a time
   std::string resource_version_;  // of the last write (guarded by mu_)
   nlohmann::json keys_;           // binaryData key -> the base64 it holds (guarded by mu_)
 };

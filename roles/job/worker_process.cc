@@ -1,5 +1,6 @@
 #include "roles/job/worker_process.h"
 
+#include <atomic>
 #include <cstdio>
 #include <memory>
 
@@ -8,16 +9,14 @@
 #include "base/signal_watcher.h"
 #include "data/source.h"
 #include "net/rpc.h"
+#include "roles/job/ps_process.h"
 #include "roles/local/compiled_model.h"
 #include "roles/local/evaluation.h"
-#include "roles/job/ps_process.h"
 #include "roles/protocol/remote_services.h"
 #include "roles/ps/compression.h"
 #include "roles/ps/ps_client.h"
 #include "roles/worker/allreduce_worker.h"
 #include "roles/worker/worker.h"
-
-#include <atomic>
 #include "tensor/ops.h"
 
 namespace edl::roles::job {
@@ -48,13 +47,18 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
   std::unique_ptr<data::Source> training, validation, prediction;
   if (!o.training_data.empty()) {
-    EDL_ASSIGN_OR_RETURN(training, OpenSourceForModel("--training_data", o.training_data, cm, true, JobReading(o.model, /*worker=*/true)));
+    EDL_ASSIGN_OR_RETURN(training, OpenSourceForModel("--training_data", o.training_data, cm, true,
+                                                      JobReading(o.model, /*worker=*/true)));
   }
   if (!o.validation_data.empty()) {
-    EDL_ASSIGN_OR_RETURN(validation, OpenSourceForModel("--validation_data", o.validation_data, cm, true, JobReading(o.model, /*worker=*/true)));
+    EDL_ASSIGN_OR_RETURN(validation,
+                         OpenSourceForModel("--validation_data", o.validation_data, cm, true,
+                                            JobReading(o.model, /*worker=*/true)));
   }
   if (!o.prediction_data.empty()) {
-    EDL_ASSIGN_OR_RETURN(prediction, OpenSourceForModel("--prediction_data", o.prediction_data, cm, false, JobReading(o.model, /*worker=*/true)));
+    EDL_ASSIGN_OR_RETURN(prediction,
+                         OpenSourceForModel("--prediction_data", o.prediction_data, cm, false,
+                                            JobReading(o.model, /*worker=*/true)));
   }
 
   std::string host;
@@ -75,8 +79,8 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
     ao.checkpoint_steps = o.checkpoint_steps;
     ao.keep_checkpoint_max = o.keep_checkpoint_max;
     ao.output = o.output;
-    ao.master_outage_tolerance = std::chrono::milliseconds(
-        static_cast<int64_t>(o.master_outage_tolerance_s * 1000));
+    ao.master_outage_tolerance =
+        std::chrono::milliseconds(static_cast<int64_t>(o.master_outage_tolerance_s * 1000));
     worker::AllreduceWorker w(ao, cm, data, master, SystemClock());
     running_ring = &w;
     if (stop_early) w.RequestStop();
@@ -88,13 +92,13 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   std::vector<std::unique_ptr<protocol::RemotePs>> remotes;
   std::vector<protocol::PsService*> services;
   for (size_t i = 0; i < o.ps_addrs.size(); ++i) {
-    EDL_RETURN_IF_ERROR(net::ParseAddress(o.ps_addrs[i],
-                                          "--ps_addrs[" + std::to_string(i) + "]", &host, &port));
+    EDL_RETURN_IF_ERROR(
+        net::ParseAddress(o.ps_addrs[i], "--ps_addrs[" + std::to_string(i) + "]", &host, &port));
     remotes.push_back(std::make_unique<protocol::RemotePs>(host, port, secret, o.rpc_deadline));
     services.push_back(remotes.back().get());
   }
   EDL_ASSIGN_OR_RETURN(protocol::Compression compression,
-                      ps::ParseCompression(o.gradient_compression, "--gradient_compression"));
+                       ps::ParseCompression(o.gradient_compression, "--gradient_compression"));
   ps::PsClient ps(services, compression);
 
   worker::WorkerOptions wo;

@@ -43,8 +43,8 @@ Result<DType> ParseDType(const std::string& s) {
   return InvalidArgument("unknown dtype \"" + s + "\"");
 }
 
-void AppendGroup(const std::string& group, const std::vector<NamedTensor>& ts,
-                 json* entries, std::string* blob) {
+void AppendGroup(const std::string& group, const std::vector<NamedTensor>& ts, json* entries,
+                 std::string* blob) {
   for (const NamedTensor& t : ts) {
     const Tensor& v = t.value;
     size_t offset = blob->size();
@@ -65,8 +65,9 @@ Status Prune(const std::string& root, int keep_max) {
   std::error_code ec;
   for (size_t i = 0; i + keep_max < versions.size(); ++i) {
     fs::remove_all(fs::path(root) / VersionDirName(versions[i]), ec);
-    if (ec) return IoError(root + ": cannot delete old checkpoint " +
-                           VersionDirName(versions[i]) + ": " + ec.message());
+    if (ec)
+      return IoError(root + ": cannot delete old checkpoint " + VersionDirName(versions[i]) + ": " +
+                     ec.message());
   }
   return Status::Ok();
 }
@@ -90,8 +91,7 @@ std::vector<int64_t> ListCheckpointVersions(const std::string& root) {
   return versions;
 }
 
-Status WriteCheckpoint(const std::string& root, const Checkpoint& c,
-                       int keep_max) {
+Status WriteCheckpoint(const std::string& root, const Checkpoint& c, int keep_max) {
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) return IoError(root + ": cannot create checkpoint directory: " + ec.message());
@@ -100,24 +100,21 @@ Status WriteCheckpoint(const std::string& root, const Checkpoint& c,
   std::string blob;
   AppendGroup("model", c.model, &entries, &blob);
   AppendGroup("optimizer", c.optimizer, &entries, &blob);
-  json spec = json::parse(c.model_spec_json.empty() ? "null" : c.model_spec_json,
-                          nullptr, /*allow_exceptions=*/false);
-  json opt = json::parse(c.optimizer_json.empty() ? "null" : c.optimizer_json,
-                         nullptr, false);
-  json manifest = {{"format", kFormat},       {"version", c.version},
-                   {"epoch", c.epoch},        {"model_spec", spec},
-                   {"optimizer", opt},        {"tensors", entries},
+  json spec = json::parse(c.model_spec_json.empty() ? "null" : c.model_spec_json, nullptr,
+                          /*allow_exceptions=*/false);
+  json opt = json::parse(c.optimizer_json.empty() ? "null" : c.optimizer_json, nullptr, false);
+  json manifest = {{"format", kFormat},         {"version", c.version}, {"epoch", c.epoch},
+                   {"model_spec", spec},        {"optimizer", opt},     {"tensors", entries},
                    {"data_file", "tensors.bin"}};
 
   const fs::path final_dir = fs::path(root) / VersionDirName(c.version);
-  const fs::path tmp_dir = fs::path(root) / ("." + VersionDirName(c.version) +
-                                             ".tmp." + std::to_string(::getpid()));
+  const fs::path tmp_dir =
+      fs::path(root) / ("." + VersionDirName(c.version) + ".tmp." + std::to_string(::getpid()));
   fs::remove_all(tmp_dir, ec);
   fs::create_directories(tmp_dir, ec);
   if (ec) return IoError(tmp_dir.string() + ": cannot create: " + ec.message());
   Status s = WriteFileAtomically((tmp_dir / "tensors.bin").string(), blob);
-  if (s.ok()) s = WriteFileAtomically((tmp_dir / "manifest.json").string(),
-                                      manifest.dump(1));
+  if (s.ok()) s = WriteFileAtomically((tmp_dir / "manifest.json").string(), manifest.dump(1));
   if (!s.ok()) {
     fs::remove_all(tmp_dir, ec);
     return s;
@@ -146,8 +143,9 @@ Result<Checkpoint> ReadCheckpoint(const std::string& path) {
   if (!fs::exists(dir / "manifest.json", ec)) {
     std::vector<int64_t> versions = ListCheckpointVersions(dir.string());
     if (versions.empty()) {
-      return NotFound(path + ": no checkpoint here (expected manifest.json or "
-                             "version-N directories)");
+      return NotFound(path +
+                      ": no checkpoint here (expected manifest.json or "
+                      "version-N directories)");
     }
     dir = dir / VersionDirName(versions.back());
   }
@@ -158,8 +156,7 @@ Result<Checkpoint> ReadCheckpoint(const std::string& path) {
     return InvalidArgument(manifest_path + ": not valid JSON");
   }
   if (m.value("format", "") != kFormat) {
-    return InvalidArgument(manifest_path + ": format must be \"" +
-                           std::string(kFormat) + "\"");
+    return InvalidArgument(manifest_path + ": format must be \"" + std::string(kFormat) + "\"");
   }
   const std::string data_path = (dir / m.value("data_file", "tensors.bin")).string();
   EDL_ASSIGN_OR_RETURN(std::string blob, ReadFile(data_path));
@@ -189,33 +186,29 @@ Result<Checkpoint> ReadCheckpoint(const std::string& path) {
         numel *= static_cast<uint64_t>(d);
       }
       if (too_big || numel * tensor::DTypeSize(*dtype) != bytes) {
-        return InvalidArgument(where + " (" + name + "): shape " +
-                               tensor::ShapeString(shape) + " does not match its " +
-                               std::to_string(bytes) + " bytes");
+        return InvalidArgument(where + " (" + name + "): shape " + tensor::ShapeString(shape) +
+                               " does not match its " + std::to_string(bytes) + " bytes");
       }
       if (offset > blob.size() || bytes > blob.size() - offset) {
-        return InvalidArgument(data_path + ": truncated: tensor \"" + name +
-                               "\" needs bytes [" + std::to_string(offset) + ", " +
-                               std::to_string(offset + bytes) + ") of " +
-                               std::to_string(blob.size()));
+        return InvalidArgument(data_path + ": truncated: tensor \"" + name + "\" needs bytes [" +
+                               std::to_string(offset) + ", " + std::to_string(offset + bytes) +
+                               ") of " + std::to_string(blob.size()));
       }
       Tensor t = Tensor::Empty(shape, *dtype);
       if (t.bytes() != bytes) {
-        return InvalidArgument(where + " (" + name + "): shape " +
-                               tensor::ShapeString(shape) + " needs " +
-                               std::to_string(t.bytes()) + " bytes, manifest says " +
+        return InvalidArgument(where + " (" + name + "): shape " + tensor::ShapeString(shape) +
+                               " needs " + std::to_string(t.bytes()) + " bytes, manifest says " +
                                std::to_string(bytes));
       }
       if (offset > blob.size() || bytes > blob.size() - offset) {
-        return InvalidArgument(data_path + ": truncated: tensor \"" + name +
-                               "\" needs bytes [" + std::to_string(offset) + ", " +
-                               std::to_string(offset + bytes) + ") of " +
-                               std::to_string(blob.size()));
+        return InvalidArgument(data_path + ": truncated: tensor \"" + name + "\" needs bytes [" +
+                               std::to_string(offset) + ", " + std::to_string(offset + bytes) +
+                               ") of " + std::to_string(blob.size()));
       }
       if (bytes) std::memcpy(t.raw_data(), blob.data() + offset, bytes);
       if (Crc(t.raw_data(), bytes) != e.at("crc32").get<uint32_t>()) {
-        return InvalidArgument(data_path + ": checksum mismatch in tensor \"" +
-                               name + "\" (file corrupt)");
+        return InvalidArgument(data_path + ": checksum mismatch in tensor \"" + name +
+                               "\" (file corrupt)");
       }
       std::string group = e.at("group").get<std::string>();
       if (group == "model") {

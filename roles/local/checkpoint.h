@@ -22,19 +22,18 @@
 namespace edl::roles {
 
 struct Checkpoint {
-  int64_t version = 0;  // model version: optimizer steps taken
-  int64_t epoch = 0;    // epochs completed when it was written
-  std::string model_spec_json;     // the full spec, so nothing else is needed
-  std::string optimizer_json;      // the optimizer's config
-  std::vector<NamedTensor> model;  // weights in the model's order
+  int64_t version = 0;                 // model version: optimizer steps taken
+  int64_t epoch = 0;                   // epochs completed when it was written
+  std::string model_spec_json;         // the full spec, so nothing else is needed
+  std::string optimizer_json;          // the optimizer's config
+  std::vector<NamedTensor> model;      // weights in the model's order
   std::vector<NamedTensor> optimizer;  // slot variables
 };
 
 // Writes `<root>/version-<version>` atomically, creating root if needed, then
 // deletes the oldest versions so that at most keep_max remain (keep_max <= 0
 // keeps all). Replaces an existing directory of the same version.
-Status WriteCheckpoint(const std::string& root, const Checkpoint& checkpoint,
-                       int keep_max);
+Status WriteCheckpoint(const std::string& root, const Checkpoint& checkpoint, int keep_max);
 
 // Reads a version directory, or, given a root holding version-* directories,
 // the newest complete one.

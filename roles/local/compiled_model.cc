@@ -35,8 +35,7 @@ std::string MetricsFlagToJson(const std::string& v) {
   return list.dump();
 }
 
-Result<std::string> WithLearningRate(const std::string& optimizer_json,
-                                     double lr) {
+Result<std::string> WithLearningRate(const std::string& optimizer_json, double lr) {
   json j = json::parse(optimizer_json, nullptr, false);
   if (j.is_discarded()) return InvalidArgument("--optimizer: not valid JSON");
   if (j.is_string()) {
@@ -77,28 +76,24 @@ CompiledModel::OutputTransform TransformFor(const std::string& loss_json) {
 
 }  // namespace
 
-Result<std::vector<std::unique_ptr<nn::metrics::Metric>>> CompiledModel::MakeMetrics()
-    const {
+Result<std::vector<std::unique_ptr<nn::metrics::Metric>>> CompiledModel::MakeMetrics() const {
   json loss = json::parse(spec.loss_json, nullptr, false);
-  std::string loss_name = loss.is_string() ? loss.get<std::string>()
+  std::string loss_name = loss.is_string()   ? loss.get<std::string>()
                           : loss.is_object() ? loss.value("class_name", "")
                                              : "";
-  return nn::metrics::MetricsFromJson(
-      spec.metrics_json.empty() ? "[]" : spec.metrics_json, loss_name,
-      spec.origin + ": metrics", transform != OutputTransform::kNone);
+  return nn::metrics::MetricsFromJson(spec.metrics_json.empty() ? "[]" : spec.metrics_json,
+                                      loss_name, spec.origin + ": metrics",
+                                      transform != OutputTransform::kNone);
 }
 
 tensor::Tensor CompiledModel::ForMetrics(const tensor::Tensor& output) const {
   tensor::Tensor y = output;
   switch (transform) {
-    case OutputTransform::kSoftmax:
-      y = tensor::Softmax(output, -1);
-      break;
+    case OutputTransform::kSoftmax: y = tensor::Softmax(output, -1); break;
     case OutputTransform::kSigmoid:
       y = tensor::EltwiseForward(tensor::Eltwise::kSigmoid, output);
       break;
-    case OutputTransform::kNone:
-      break;
+    case OutputTransform::kNone: break;
   }
   return y.On(tensor::Device::kCPU);
 }
@@ -142,13 +137,11 @@ Status RestoreCheckpoint(const Checkpoint& checkpoint, CompiledModel& cm,
   for (nn::Parameter* p : cm.model->parameters()) {
     auto it = by_name.find(p->name);
     if (it == by_name.end()) {
-      return InvalidArgument("checkpoint has no weight \"" + p->name +
-                             "\" that the model needs");
+      return InvalidArgument("checkpoint has no weight \"" + p->name + "\" that the model needs");
     }
     if (it->second->shape() != p->value.shape()) {
       return InvalidArgument("checkpoint weight \"" + p->name + "\" has shape " +
-                             tensor::ShapeString(it->second->shape()) +
-                             ", the model needs " +
+                             tensor::ShapeString(it->second->shape()) + ", the model needs " +
                              tensor::ShapeString(p->value.shape()));
     }
     p->value.CopyFrom(*it->second);
@@ -182,13 +175,14 @@ Result<CompiledModel> CompileModel(const ModelOptions& o) {
     if (!spec.ok()) return spec.status().WithPrefix("--model_def");
     cm.spec = std::move(spec).value();
   } else if (checkpoint) {
-    auto spec = nn::keras::ParseModelSpec(checkpoint->model_spec_json,
-                                          o.checkpoint_dir_for_init, "");
+    auto spec =
+        nn::keras::ParseModelSpec(checkpoint->model_spec_json, o.checkpoint_dir_for_init, "");
     if (!spec.ok()) return spec.status();
     cm.spec = std::move(spec).value();
   } else {
-    return InvalidArgument("--model_def is required (a model JSON file, a TF.js "
-                           "model.json, or zoo:NAME; see `edl zoo list`)");
+    return InvalidArgument(
+        "--model_def is required (a model JSON file, a TF.js "
+        "model.json, or zoo:NAME; see `edl zoo list`)");
   }
 
   if (!o.loss.empty()) cm.spec.loss_json = FlagToJson(o.loss);
@@ -215,14 +209,13 @@ Result<CompiledModel> CompileModel(const ModelOptions& o) {
     cm.input = std::move(input).value();
   }
   if (!cm.spec.loss_json.empty()) {
-    auto loss = nn::LossFromJson(cm.spec.loss_json,
-                                 o.loss.empty() ? cm.spec.origin + ": loss" : "--loss");
+    auto loss =
+        nn::LossFromJson(cm.spec.loss_json, o.loss.empty() ? cm.spec.origin + ": loss" : "--loss");
     if (!loss.ok()) return loss.status();
     cm.loss = std::move(loss).value();
   }
   auto opt = nn::optim::OptimizerFromJson(
-      cm.spec.optimizer_json,
-      o.optimizer.empty() ? cm.spec.origin + ": optimizer" : "--optimizer");
+      cm.spec.optimizer_json, o.optimizer.empty() ? cm.spec.origin + ": optimizer" : "--optimizer");
   if (!opt.ok()) return opt.status();
   cm.optimizer = std::move(opt).value();
   cm.transform = TransformFor(cm.spec.loss_json);
@@ -238,9 +231,8 @@ Result<CompiledModel> CompileModel(const ModelOptions& o) {
     // prediction need none, and training with another optimizer starts fresh.
     bool with_slots = !o.for_inference;
     if (with_slots) {
-      json saved = json::parse(checkpoint->optimizer_json.empty() ? "null"
-                                                                  : checkpoint->optimizer_json,
-                               nullptr, false);
+      json saved = json::parse(
+          checkpoint->optimizer_json.empty() ? "null" : checkpoint->optimizer_json, nullptr, false);
       const std::string saved_class =
           saved.is_object() ? saved.value("class_name", "") : std::string();
       if (!saved_class.empty() && saved_class != cm.optimizer->class_name()) {

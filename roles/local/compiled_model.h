@@ -15,8 +15,8 @@
 #include "nn/losses.h"
 #include "nn/metrics/metric.h"
 #include "nn/optim/optimizer.h"
-#include "roles/local/checkpoint.h"
 #include "roles/job_options.h"
+#include "roles/local/checkpoint.h"
 
 namespace edl::roles {
 
@@ -28,8 +28,7 @@ struct CompiledModel {
   data::InputSpec input;
   // How predictions become what metrics expect (probabilities): the loss is
   // from_logits, so metrics see softmax/sigmoid of the model's output.
-  enum class OutputTransform { kNone, kSoftmax, kSigmoid } transform =
-      OutputTransform::kNone;
+  enum class OutputTransform { kNone, kSoftmax, kSigmoid } transform = OutputTransform::kNone;
   int64_t epoch = 0;  // epochs completed (from a checkpoint)
   // Where the model's parameters live (ModelOptions::device, resolved).
   tensor::Device device = tensor::Device::kCPU;

@@ -30,16 +30,15 @@ Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
   }
   for (size_t i = 0; i < want.size(); ++i) {
     if (tensor::NumElements(want[i].shape) != tensor::NumElements(have[i].shape)) {
-      return InvalidArgument(where + ": input " + std::to_string(i) + " (\"" +
-                             have[i].name + "\") has per-record shape " +
-                             tensor::ShapeString(have[i].shape) + " but model input \"" +
-                             want[i].name + "\" is " + tensor::ShapeString(want[i].shape));
+      return InvalidArgument(where + ": input " + std::to_string(i) + " (\"" + have[i].name +
+                             "\") has per-record shape " + tensor::ShapeString(have[i].shape) +
+                             " but model input \"" + want[i].name + "\" is " +
+                             tensor::ShapeString(want[i].shape));
     }
     if (want[i].dtype != have[i].dtype) {
-      return InvalidArgument(where + ": input " + std::to_string(i) + " (\"" +
-                             have[i].name + "\") is " + tensor::DTypeName(have[i].dtype) +
-                             " but model input \"" + want[i].name + "\" takes " +
-                             tensor::DTypeName(want[i].dtype));
+      return InvalidArgument(where + ": input " + std::to_string(i) + " (\"" + have[i].name +
+                             "\") is " + tensor::DTypeName(have[i].dtype) + " but model input \"" +
+                             want[i].name + "\" takes " + tensor::DTypeName(want[i].dtype));
     }
   }
   for (size_t i = 0; i < want.size(); ++i) {
@@ -59,8 +58,7 @@ Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
 
 Result<std::unique_ptr<data::Source>> OpenSourceForModel(const std::string& flag,
                                                          const std::string& path,
-                                                         const CompiledModel& cm,
-                                                         bool need_labels,
+                                                         const CompiledModel& cm, bool need_labels,
                                                          data::OpenOptions reading) {
   reading.labels = need_labels ? data::LabelPolicy::kRequired : data::LabelPolicy::kIfPresent;
   auto source = data::OpenSource(path, cm.input, reading);
@@ -77,8 +75,7 @@ data::OpenOptions JobReading(const ModelOptions& model, bool worker) {
   return o;
 }
 
-std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
-                                        const CompiledModel& cm,
+std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch, const CompiledModel& cm,
                                         tensor::Device device) {
   std::vector<tensor::Tensor> inputs;
   const auto& want = cm.model->inputs();
@@ -90,8 +87,7 @@ std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
   return inputs;
 }
 
-std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
-                                        const CompiledModel& cm) {
+std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch, const CompiledModel& cm) {
   return ModelInputs(batch, cm, cm.device);
 }
 

@@ -35,8 +35,7 @@ Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
 // `labels` is set from need_labels.
 Result<std::unique_ptr<data::Source>> OpenSourceForModel(const std::string& flag,
                                                          const std::string& path,
-                                                         const CompiledModel& cm,
-                                                         bool need_labels,
+                                                         const CompiledModel& cm, bool need_labels,
                                                          data::OpenOptions reading = {});
 // How a distributed job's processes read data: streamed (a worker's loaded
 // whole with --data_in_memory; the master's never), with the model flags'
@@ -48,11 +47,9 @@ data::OpenOptions JobReading(const ModelOptions& model, bool worker);
 // is not the CPU); by default on the model's device, ready for Forward.
 // Labels stay on the host: metrics and CheckBatch read them there, and a
 // loss on device predictions uploads what it needs (nn/losses.h).
-std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
-                                        const CompiledModel& cm,
+std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch, const CompiledModel& cm,
                                         tensor::Device device);
-std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch,
-                                        const CompiledModel& cm);
+std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch, const CompiledModel& cm);
 
 // Whether the loss and every metric accept these labels and the model's
 // output (shapes; sparse labels that are class ids). InvalidArgument naming

@@ -31,10 +31,9 @@ struct QueuedStep {
   int64_t version = 0;      // the model version after this step
 };
 
-Result<std::unique_ptr<data::Source>> OpenFor(const std::string& flag,
-                                              const std::string& path,
-                                              const CompiledModel& cm,
-                                              const ModelOptions& model, bool stream) {
+Result<std::unique_ptr<data::Source>> OpenFor(const std::string& flag, const std::string& path,
+                                              const CompiledModel& cm, const ModelOptions& model,
+                                              bool stream) {
   data::OpenOptions reading;
   reading.stream = stream;
   reading.index_dir = model.data_index_dir;
@@ -66,21 +65,20 @@ std::string FormatSummary(const TrainingSummary& s) {
   }
   if (s.has_validation) line += " " + s.validation.ToString("val_");
   std::snprintf(buf, sizeof buf, " (%lld steps, %lld samples in %.1f s, %.0f samples/s)",
-                static_cast<long long>(s.steps), static_cast<long long>(s.samples),
-                s.seconds, s.seconds > 0 ? static_cast<double>(s.samples) / s.seconds : 0.0);
+                static_cast<long long>(s.steps), static_cast<long long>(s.samples), s.seconds,
+                s.seconds > 0 ? static_cast<double>(s.samples) / s.seconds : 0.0);
   return line + buf;
 }
 
-Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
-                                         std::FILE* progress_out, bool terminal,
-                                         const Clock& clock) {
+Result<TrainingSummary> RunLocalTraining(const TrainOptions& o, std::FILE* progress_out,
+                                         bool terminal, const Clock& clock) {
   if (o.num_epochs <= 0) return InvalidArgument("--num_epochs must be positive");
   if (o.minibatch_size <= 0) return InvalidArgument("--minibatch_size must be positive");
   if (o.training_data.empty()) return InvalidArgument("--training_data is required");
   if (o.checkpoint_dir.empty() && (o.checkpoint_steps > 0 || o.keep_checkpoint_max > 0)) {
-    return InvalidArgument(std::string(o.checkpoint_steps > 0 ? "--checkpoint_steps"
-                                                              : "--keep_checkpoint_max") +
-                           " needs --checkpoint_dir");
+    return InvalidArgument(
+        std::string(o.checkpoint_steps > 0 ? "--checkpoint_steps" : "--keep_checkpoint_max") +
+        " needs --checkpoint_dir");
   }
   if (o.evaluation_steps > 0 && o.validation_data.empty()) {
     return InvalidArgument("--evaluation_steps needs --validation_data");
@@ -95,7 +93,7 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   std::unique_ptr<data::Source> validation;
   if (!o.validation_data.empty()) {
     EDL_ASSIGN_OR_RETURN(validation, OpenFor("--validation_data", o.validation_data, cm, o.model,
-                                                /*stream=*/true));
+                                             /*stream=*/true));
   }
 
   // TensorBoard scalars: the training loss, metrics, samples/s and learning
@@ -104,7 +102,7 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
   std::unique_ptr<EventFileWriter> events;
   if (!o.tensorboard_log_dir.empty()) {
     EDL_ASSIGN_OR_RETURN(events, EventFileWriter::Open("--tensorboard_log_dir",
-                                                        o.tensorboard_log_dir, WallSeconds()));
+                                                       o.tensorboard_log_dir, WallSeconds()));
     EDL_LOG(INFO) << "TensorBoard events: " << events->path();
   }
 
@@ -126,35 +124,33 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
       EDL_LOG(WARNING) << "checkpoint version " << start_version << " and epoch " << cm.epoch
                        << " do not match " << steps_per_epoch
                        << " steps per epoch (another --minibatch_size?); resuming at the "
-                          "start of epoch " << cm.epoch + 1;
+                          "start of epoch "
+                       << cm.epoch + 1;
     }
     skip = 0;
   }
-  int64_t total_steps =
-      steps_per_epoch * std::max<int64_t>(0, o.num_epochs - cm.epoch) - skip;
+  int64_t total_steps = steps_per_epoch * std::max<int64_t>(0, o.num_epochs - cm.epoch) - skip;
   if (o.max_steps > 0) {
     total_steps = std::min(total_steps, std::max<int64_t>(0, o.max_steps - start_version));
   }
   if (start_version > 0) {
-    EDL_LOG(INFO) << "resuming at model version " << start_version << " (epoch "
-                  << cm.epoch + 1 << ", batch " << skip + 1 << "); " << total_steps
-                  << " steps to go";
+    EDL_LOG(INFO) << "resuming at model version " << start_version << " (epoch " << cm.epoch + 1
+                  << ", batch " << skip + 1 << "); " << total_steps << " steps to go";
   }
 
   std::vector<nn::Parameter*> params = cm.model->parameters();
   int64_t num_weights = 0;
   for (auto* p : params) num_weights += p->value.numel();
-  EDL_LOG(INFO) << "model " << cm.spec.origin << ": " << params.size()
-                << " weight tensors, " << num_weights << " parameters";
+  EDL_LOG(INFO) << "model " << cm.spec.origin << ": " << params.size() << " weight tensors, "
+                << num_weights << " parameters";
   EDL_LOG(DEBUG) << "\n" << cm.model->Summary();
-  EDL_LOG(INFO) << "training on " << o.training_data << ": " << n << " records, "
-                << o.num_epochs << " epoch(s) of " << steps_per_epoch << " steps of "
-                << o.minibatch_size << (validation ? ", validating on " + o.validation_data : "")
-                << ", " << tensor::NumThreads() << " thread(s)";
+  EDL_LOG(INFO) << "training on " << o.training_data << ": " << n << " records, " << o.num_epochs
+                << " epoch(s) of " << steps_per_epoch << " steps of " << o.minibatch_size
+                << (validation ? ", validating on " + o.validation_data : "") << ", "
+                << tensor::NumThreads() << " thread(s)";
 
   std::mt19937_64 rng(o.model.seed ^ 0x9e3779b97f4a7c15ULL);
-  ProgressReporter progress(progress_out, terminal && o.progress_bar, clock,
-                            o.log_interval_s);
+  ProgressReporter progress(progress_out, terminal && o.progress_bar, clock, o.log_interval_s);
   TrainingSummary summary;
   const double start = clock.NowSeconds();
   int64_t global_step = 0;  // steps taken by this run
@@ -200,8 +196,8 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
     return Status::Ok();
   };
 
-  for (int epoch = static_cast<int>(cm.epoch);
-       epoch < o.num_epochs && global_step < total_steps; ++epoch) {
+  for (int epoch = static_cast<int>(cm.epoch); epoch < o.num_epochs && global_step < total_steps;
+       ++epoch) {
     batcher.StartEpoch(epoch);
     EDL_ASSIGN_OR_RETURN(auto metrics, cm.MakeMetrics());
     const int64_t first_batch = epoch == cm.epoch ? skip : 0;
@@ -210,8 +206,7 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
     p.num_epochs = o.num_epochs;
     p.step = first_batch;
     // With --max_step the last epoch is cut short; the bar counts to its end.
-    p.steps_per_epoch =
-        std::min(steps_per_epoch, first_batch + total_steps - global_step);
+    p.steps_per_epoch = std::min(steps_per_epoch, first_batch + total_steps - global_step);
     p.total_steps = total_steps;
     double loss_sum = 0;
     int64_t epoch_samples = 0;
@@ -224,9 +219,8 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o,
     auto finish = [&](QueuedStep& q) -> Status {
       const float loss_value = q.loss.Get().item();
       if (!std::isfinite(loss_value)) {
-        return Internal("training diverged: loss is " + std::to_string(loss_value) +
-                        " at step " + std::to_string(q.version - 1) +
-                        " (try a smaller --learning_rate)");
+        return Internal("training diverged: loss is " + std::to_string(loss_value) + " at step " +
+                        std::to_string(q.version - 1) + " (try a smaller --learning_rate)");
       }
       if (q.predictions.defined()) {
         for (auto& m : metrics) m->Update(q.labels, q.predictions.Get());

@@ -8,8 +8,8 @@
 
 #include "base/clock.h"
 #include "base/status.h"
-#include "roles/local/evaluation.h"
 #include "roles/job_options.h"
+#include "roles/local/evaluation.h"
 
 namespace edl::roles {
 
@@ -25,9 +25,8 @@ struct TrainingSummary {
 
 // Runs the whole job. Progress goes to `progress_out` (a bar when
 // `terminal`), logs to the log stream. Errors name the flag or file.
-Result<TrainingSummary> RunLocalTraining(const TrainOptions& options,
-                                         std::FILE* progress_out, bool terminal,
-                                         const Clock& clock);
+Result<TrainingSummary> RunLocalTraining(const TrainOptions& options, std::FILE* progress_out,
+                                         bool terminal, const Clock& clock);
 
 // The one-line summary printed at the end of `edl train`.
 std::string FormatSummary(const TrainingSummary& s);

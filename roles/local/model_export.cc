@@ -37,8 +37,8 @@ Status ExportModel(const CompiledModel& cm, const std::string& dir) {
     fs::rename(target, old, ec);
     if (ec) {
       fs::remove_all(tmp, ec);
-      return IoError("--output " + dir + ": cannot move the existing export aside: " +
-                     ec.message());
+      return IoError("--output " + dir +
+                     ": cannot move the existing export aside: " + ec.message());
     }
   }
   fs::rename(tmp, target, ec);

@@ -57,12 +57,12 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
       data::OpenSource(o.prediction_data, cm.input, reading);
   Status fits = opened.ok() ? CheckSourceFitsModel(**opened, cm, "--prediction_data", false)
                             : opened.status().WithPrefix("--prediction_data");
-  if (!fits.ok() && cm.input.format != data::DataFormat::kCsv &&
-      LooksLikeCsv(o.prediction_data)) {
+  if (!fits.ok() && cm.input.format != data::DataFormat::kCsv && LooksLikeCsv(o.prediction_data)) {
     if (cm.model->inputs().size() != 1) {
       return InvalidArgument("--prediction_data " + o.prediction_data +
                              ": a CSV of flattened inputs needs a single-input model; "
-                             "this one has " + std::to_string(cm.model->inputs().size()));
+                             "this one has " +
+                             std::to_string(cm.model->inputs().size()));
     }
     data::InputSpec flat;
     flat.format = data::DataFormat::kCsv;
@@ -136,8 +136,7 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
     }
     summary.records += n;
   }
-  summary.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Status s = (*file)->Append(csv);
   if (s.ok()) s = (*file)->Commit();
   if (!s.ok()) return s.WithPrefix("--output");

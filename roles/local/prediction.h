@@ -5,8 +5,8 @@
 #pragma once
 
 #include "base/status.h"
-#include "roles/local/compiled_model.h"
 #include "roles/job_options.h"
+#include "roles/local/compiled_model.h"
 
 namespace edl::roles {
 

@@ -20,8 +20,7 @@ DataLedger::DataLedger(TaskCuts cuts, int num_epochs)
 }
 
 void DataLedger::RecordTrained(int epoch, int64_t begin, int64_t end) {
-  EDL_CHECK(epoch >= 1 && epoch <= static_cast<int>(times_.size()))
-      << "epoch " << epoch;
+  EDL_CHECK(epoch >= 1 && epoch <= static_cast<int>(times_.size())) << "epoch " << epoch;
   const int64_t index = begin >= 0 && begin < cuts_.records() ? cuts_.TaskOf(begin) : -1;
   EDL_CHECK(index >= 0 && cuts_.Range(index) == std::make_pair(begin, end))
       << "range [" << begin << ", " << end << ") is not a task";
@@ -53,11 +52,9 @@ std::vector<EpochLedger> DataLedger::Summary() const { return sums_; }
 std::string DataLedger::ToString() const {
   std::string out;
   for (const EpochLedger& s : sums_) {
-    out += "epoch " + std::to_string(s.epoch) + ": " +
-           std::to_string(s.trained) + "/" + std::to_string(s.records) +
-           " records trained, " + std::to_string(s.missing) + " missing, " +
-           std::to_string(s.trained_more_than_once) +
-           " trained twice or more\n";
+    out += "epoch " + std::to_string(s.epoch) + ": " + std::to_string(s.trained) + "/" +
+           std::to_string(s.records) + " records trained, " + std::to_string(s.missing) +
+           " missing, " + std::to_string(s.trained_more_than_once) + " trained twice or more\n";
   }
   return out;
 }

@@ -7,12 +7,10 @@
 namespace edl::roles::master {
 
 std::string EvaluationRecord::ToString() const {
-  return "evaluation at version " + std::to_string(model_version) + ": " +
-         result.ToString();
+  return "evaluation at version " + std::to_string(model_version) + ": " + result.ToString();
 }
 
-EvaluationAggregator::EvaluationAggregator(int64_t evaluation_steps,
-                                           bool has_validation_data,
+EvaluationAggregator::EvaluationAggregator(int64_t evaluation_steps, bool has_validation_data,
                                            MetricsFactory make_metrics)
     : steps_(evaluation_steps),
       enabled_(has_validation_data),
@@ -20,8 +18,7 @@ EvaluationAggregator::EvaluationAggregator(int64_t evaluation_steps,
       next_due_(evaluation_steps > 0 ? evaluation_steps : 0) {}
 
 void EvaluationAggregator::OnModelVersion(int64_t version) {
-  if (!enabled_ || steps_ <= 0 || training_ended_ || version < next_due_)
-    return;
+  if (!enabled_ || steps_ <= 0 || training_ended_ || version < next_due_) return;
   next_due_ = (version / steps_ + 1) * steps_;
   // Skipped when a round is in flight or due: evaluation keeps up with
   // training rather than queueing stale versions.
@@ -56,8 +53,7 @@ std::optional<int64_t> EvaluationAggregator::TakeRoundToStart() {
   return v;
 }
 
-Status EvaluationAggregator::StartRound(int64_t version, int epoch,
-                                        int64_t num_tasks) {
+Status EvaluationAggregator::StartRound(int64_t version, int epoch, int64_t num_tasks) {
   EDL_CHECK_GT(num_tasks, 0);
   EDL_CHECK(!round_) << "a round is in flight";
   Round r;
@@ -68,8 +64,7 @@ Status EvaluationAggregator::StartRound(int64_t version, int epoch,
   if (make_metrics_) {
     auto metrics = make_metrics_();
     if (!metrics.ok()) {
-      return metrics.status().WithPrefix("evaluation at version " +
-                                         std::to_string(version));
+      return metrics.status().WithPrefix("evaluation at version " + std::to_string(version));
     }
     r.metrics = std::move(metrics).value();
   }
@@ -86,8 +81,7 @@ Result<std::optional<EvaluationRecord>> EvaluationAggregator::AddReport(
   // Check every state before merging any, so an error changes nothing.
   std::vector<nn::metrics::Metric*> targets;
   // Without a factory the master reports only the loss.
-  const auto& states =
-      make_metrics_ ? report.metrics : std::vector<protocol::MetricState>{};
+  const auto& states = make_metrics_ ? report.metrics : std::vector<protocol::MetricState>{};
   for (const protocol::MetricState& m : states) {
     nn::metrics::Metric* target = nullptr;
     for (auto& metric : r.metrics) {
@@ -98,19 +92,17 @@ Result<std::optional<EvaluationRecord>> EvaluationAggregator::AddReport(
       for (auto& metric : r.metrics) {
         known += (known.empty() ? "" : ", ") + metric->name();
       }
-      return InvalidArgument("evaluation report of task " +
-                             std::to_string(report.task_id) + " has metric \"" +
-                             m.name +
-                             "\" that the master does not know (known: " +
-                             (known.empty() ? "none" : known) + ")");
+      return InvalidArgument(
+          "evaluation report of task " + std::to_string(report.task_id) + " has metric \"" +
+          m.name + "\" that the master does not know (known: " + (known.empty() ? "none" : known) +
+          ")");
     }
     const size_t expected = target->State().size();
     if (m.state.size() != expected) {
-      return InvalidArgument("evaluation report of task " +
-                             std::to_string(report.task_id) + ": metric \"" +
-                             m.name + "\" has a state of " +
-                             std::to_string(m.state.size()) +
-                             " numbers, expected " + std::to_string(expected));
+      return InvalidArgument("evaluation report of task " + std::to_string(report.task_id) +
+                             ": metric \"" + m.name + "\" has a state of " +
+                             std::to_string(m.state.size()) + " numbers, expected " +
+                             std::to_string(expected));
     }
     targets.push_back(target);
   }
@@ -127,8 +119,7 @@ Result<std::optional<EvaluationRecord>> EvaluationAggregator::AddReport(
   rec.epoch = r.epoch;
   rec.final = r.final;
   rec.result.samples = r.samples;
-  rec.result.loss =
-      r.samples > 0 ? r.loss_sum / static_cast<double>(r.samples) : 0;
+  rec.result.loss = r.samples > 0 ? r.loss_sum / static_cast<double>(r.samples) : 0;
   for (auto& metric : r.metrics) {
     rec.result.metrics.emplace_back(metric->name(), metric->Result());
   }

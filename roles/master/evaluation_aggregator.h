@@ -68,8 +68,7 @@ class EvaluationAggregator {
   // An accepted, successful evaluation task report of the round in flight.
   // Returns the finished record when this was its last task. Errors (a
   // metric the model lacks, a state of the wrong size) change nothing.
-  Result<std::optional<EvaluationRecord>> AddReport(
-      const protocol::ReportTaskRequest& report);
+  Result<std::optional<EvaluationRecord>> AddReport(const protocol::ReportTaskRequest& report);
 
   bool in_flight() const { return round_.has_value(); }
   // A round in flight or due.

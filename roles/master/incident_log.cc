@@ -113,8 +113,8 @@ std::string IncidentLog::ToTable() const {
   if (incidents_.empty()) return "";
   std::string out = "incidents (seconds; put back = tasks/records trained again):\n";
   char line[1024];
-  std::snprintf(line, sizeof line, "  %-12s %10s %9s %10s %9s %9s %12s  %s\n", "worker",
-                "at (UTC)", "detection", "to_request", "pending", "to_step", "put_back", "cause");
+  std::snprintf(line, sizeof line, "  %-12s %10s %9s %10s %9s %9s %12s  %s\n", "worker", "at (UTC)",
+                "detection", "to_request", "pending", "to_step", "put_back", "cause");
   out += line;
   for (const nlohmann::json& j : ToJson()) {
     std::string cause = j["cause"].get<std::string>();
@@ -125,9 +125,9 @@ std::string IncidentLog::ToTable() const {
     std::snprintf(line, sizeof line, "  %-12s %10s %9s %10s %9s %9s %12s  %s\n",
                   j["worker"].get<std::string>().c_str(),
                   TimeOfDay(j["detected_unix_s"].get<double>()).c_str(),
-                  Cell(j["detection_s"]).c_str(),
-                  Cell(j["to_request_s"]).c_str(), Cell(j["pending_s"]).c_str(),
-                  Cell(j["to_step_s"]).c_str(), put_back.c_str(), cause.c_str());
+                  Cell(j["detection_s"]).c_str(), Cell(j["to_request_s"]).c_str(),
+                  Cell(j["pending_s"]).c_str(), Cell(j["to_step_s"]).c_str(), put_back.c_str(),
+                  cause.c_str());
     out += line;
   }
   if (dropped_ > 0) out += "  (" + std::to_string(dropped_) + " older incidents not kept)\n";

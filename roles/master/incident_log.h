@@ -20,20 +20,19 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
 namespace edl::roles::master {
 
 struct Incident {
-  std::string worker;   // "worker-1"
-  std::string cause;    // "exited: killed by signal 9", "missed heartbeats for 2.1 s"
+  std::string worker;  // "worker-1"
+  std::string cause;   // "exited: killed by signal 9", "missed heartbeats for 2.1 s"
   int64_t last_seen_nanos = 0;
   int64_t detected_nanos = 0;
-  int64_t detected_unix_nanos = 0;  // wall clock, to place it on a timeline
+  int64_t detected_unix_nanos = 0;          // wall clock, to place it on a timeline
   std::optional<int64_t> requested_nanos;   // replacement requested
   std::optional<int64_t> registered_nanos;  // replacement registered
   std::optional<int64_t> first_task_nanos;  // replacement's first training task

@@ -163,8 +163,8 @@ Status Journal::Recover(Recovered* recovered) {
     if (left < kRecordHeader) break;  // a torn header
     const uint32_t size = Get<uint32_t>(j, at);
     const bool fits = size <= kMaxRecord && left - kRecordHeader >= size;
-    if (!fits || Crc(std::string_view(j).substr(at + kRecordHeader, size)) !=
-                     Get<uint32_t>(j, at + 4)) {
+    if (!fits ||
+        Crc(std::string_view(j).substr(at + kRecordHeader, size)) != Get<uint32_t>(j, at + 4)) {
       const size_t end = fits ? at + kRecordHeader + size : j.size();
       if (end == j.size()) break;  // the last record, torn
       return IoError(path + ": record " + std::to_string(next_seq_) + " at offset " +
@@ -296,9 +296,8 @@ void Journal::SyncerLoop() {
     synced_.wait(lock, [&] { return !syncing_; });
     if (error_.ok() && durable_next_ < next_seq_) FlushLocked(lock);
     // Everyone whose records are on disk now (or who will never be).
-    auto it = std::partition(waiters_.begin(), waiters_.end(), [&](const Waiter& w) {
-      return error_.ok() && w.end > durable_next_;
-    });
+    auto it = std::partition(waiters_.begin(), waiters_.end(),
+                             [&](const Waiter& w) { return error_.ok() && w.end > durable_next_; });
     for (auto w = it; w != waiters_.end(); ++w) ready.push_back(std::move(w->done));
     waiters_.erase(it, waiters_.end());
     const Status s = error_;

@@ -127,10 +127,10 @@ class Journal {
     uint64_t end;
     std::function<void(Status)> done;
   };
-  std::vector<Waiter> waiters_;    // of WhenDurable
-  std::condition_variable wake_;   // the syncer: waiters or closing
+  std::vector<Waiter> waiters_;   // of WhenDurable
+  std::condition_variable wake_;  // the syncer: waiters or closing
   bool closing_ = false;
-  std::thread syncer_;             // started by the first WhenDurable
+  std::thread syncer_;  // started by the first WhenDurable
   std::function<Status()> on_write_;
 };
 

@@ -56,18 +56,15 @@ std::string WorkerName(const WorkerInfo& w) {
 
 const char* JobStateName(JobState state) {
   switch (state) {
-    case JobState::kRunning:
-      return "running";
-    case JobState::kSucceeded:
-      return "succeeded";
-    case JobState::kFailed:
-      return "failed";
+    case JobState::kRunning: return "running";
+    case JobState::kSucceeded: return "succeeded";
+    case JobState::kFailed: return "failed";
   }
   return "?";
 }
 
-Result<std::unique_ptr<MasterCore>> MasterCore::Create(
-    const MasterOptions& options, const Clock& clock) {
+Result<std::unique_ptr<MasterCore>> MasterCore::Create(const MasterOptions& options,
+                                                       const Clock& clock) {
   EDL_RETURN_IF_ERROR(ValidateMasterOptions(options));
   auto core = std::make_unique<MasterCore>(options, clock);
   if (!options.state_dir.empty()) EDL_RETURN_IF_ERROR(core->OpenState());
@@ -82,8 +79,7 @@ MasterCore::MasterCore(const MasterOptions& options, const Clock& clock)
       ledger_(TaskCuts(options.records.training, options.records.training_files,
                        options.minibatch_size * options.num_minibatches_per_task),
               options.records.training > 0 ? options.num_epochs : 0),
-      evaluation_(options.evaluation_steps, options.records.validation > 0,
-                  options.make_metrics),
+      evaluation_(options.evaluation_steps, options.records.validation > 0, options.make_metrics),
       predictions_(options.records.prediction, options.store_predictions) {
   std::lock_guard<std::mutex> lock(mu_);
   started_ns_ = clock_.NowNanos();
@@ -140,8 +136,8 @@ void MasterCore::ReclaimLocked(const WorkerInfo& w, const std::string& why,
     incidents_.OnLost(w.name, how.empty() ? why : why + ": " + how, w.last_seen_nanos,
                       clock_.NowNanos(), WallNanos(), tasks, records);
   }
-  const int n = dispatcher_.Reclaim(
-      w.id, w.stopping ? ReclaimReason::kHandedBack : ReclaimReason::kLost);
+  const int n =
+      dispatcher_.Reclaim(w.id, w.stopping ? ReclaimReason::kHandedBack : ReclaimReason::kLost);
   if (replaying_) {
     // Logged when it happened.
   } else if (state_ == JobState::kRunning && (n > 0 || !w.stopping)) {
@@ -152,20 +148,18 @@ void MasterCore::ReclaimLocked(const WorkerInfo& w, const std::string& why,
   }
 }
 
-Result<RegisterWorkerResponse> MasterCore::RegisterWorker(
-    const RegisterWorkerRequest& r) {
+Result<RegisterWorkerResponse> MasterCore::RegisterWorker(const RegisterWorkerRequest& r) {
   if (r.name.empty()) return InvalidArgument("RegisterWorker: name is empty");
   ChangeLock lock(*this);
   LogLocked(EncodeRegister(r.name, r.pid, r.num_threads));
-  Membership::Registration reg =
-      RegisterLocked(r.name, r.pid, r.num_threads, clock_.NowNanos());
+  Membership::Registration reg = RegisterLocked(r.name, r.pid, r.num_threads, clock_.NowNanos());
   RegisterWorkerResponse response;
   response.worker_id = reg.worker.id;
   return response;
 }
 
 Membership::Registration MasterCore::RegisterLocked(const std::string& name, int64_t pid,
-                                                   int num_threads, int64_t now) {
+                                                    int num_threads, int64_t now) {
   Membership::Registration reg = membership_.Register(name, pid, now, num_threads);
   if (reg.replaced) ReclaimLocked(*reg.replaced, "was replaced by a new process");
   if (!replaying_) incidents_.OnRegistered(name, now);
@@ -275,12 +269,10 @@ Result<ReportTaskResponse> MasterCore::ReportTask(const ReportTaskRequest& r) {
 
 void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
   membership_.SetLastReport(r.worker_id, r.task_id);
-  const TaskResult result = r.ok ? TaskResult::kSucceeded
-                            : standing == Standing::kStopping
-                                ? TaskResult::kHandedBack
-                                : TaskResult::kFailed;
-  const ReportOutcome outcome =
-      dispatcher_.ReportTask(r.worker_id, r.task_id, result, r.error);
+  const TaskResult result = r.ok                              ? TaskResult::kSucceeded
+                            : standing == Standing::kStopping ? TaskResult::kHandedBack
+                                                              : TaskResult::kFailed;
+  const ReportOutcome outcome = dispatcher_.ReportTask(r.worker_id, r.task_id, result, r.error);
   if (!outcome.task) {
     if (!replaying_) {
       EDL_LOG(WARNING) << "worker id " << r.worker_id << " reported task id " << r.task_id
@@ -303,9 +295,8 @@ void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
     evaluation_.OnModelVersion(model_version_);
   }
   if (outcome.accepted && result == TaskResult::kFailed && !replaying_) {
-    EDL_LOG(WARNING) << TaskDispatcher::Describe(task)
-                     << " failed on worker id " << r.worker_id << ": "
-                     << r.error;
+    EDL_LOG(WARNING) << TaskDispatcher::Describe(task) << " failed on worker id " << r.worker_id
+                     << ": " << r.error;
   }
   if (r.ok && (outcome.accepted || task.type == TaskType::kTraining)) {
     records_skipped_ += r.records_skipped;
@@ -321,8 +312,8 @@ void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
     }
   }
   if (outcome.epoch_completed && !replaying_) {
-    EDL_LOG(INFO) << "epoch " << *outcome.epoch_completed
-                  << " trained (model version " << model_version_ << ")";
+    EDL_LOG(INFO) << "epoch " << *outcome.epoch_completed << " trained (model version "
+                  << model_version_ << ")";
   }
   if (outcome.training_completed) {
     training_ended_nanos_ = clock_.NowNanos();
@@ -343,8 +334,7 @@ void MasterCore::Tick() {
   std::vector<int64_t> dead;
   for (const WorkerInfo& w : membership_.Tick(now)) {
     char why[96];
-    std::snprintf(why, sizeof why,
-                  "missed heartbeats for %.1f s: declared dead",
+    std::snprintf(why, sizeof why, "missed heartbeats for %.1f s: declared dead",
                   static_cast<double>(now - w.last_seen_nanos) * 1e-9);
     ReclaimLocked(w, why);
     dead.push_back(w.id);
@@ -426,8 +416,7 @@ void MasterCore::FailEnding(const std::string& reason) {
 
 bool MasterCore::WaitUntilFinished(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
-  return finished_.wait_for(lock, timeout,
-                            [&] { return state_ != JobState::kRunning; });
+  return finished_.wait_for(lock, timeout, [&] { return state_ != JobState::kRunning; });
 }
 
 }  // namespace edl::roles::master

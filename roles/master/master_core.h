@@ -81,8 +81,8 @@ class MasterCore final : public protocol::MasterService {
   // outlive the core. With options.state_dir: the journal's errors
   // (IoError naming file and offset), or FailedPrecondition when the state
   // there belongs to another job (naming what differs).
-  static Result<std::unique_ptr<MasterCore>> Create(
-      const MasterOptions& options, const Clock& clock);
+  static Result<std::unique_ptr<MasterCore>> Create(const MasterOptions& options,
+                                                    const Clock& clock);
 
   // Calls `done` once every change made so far is durable (at once without
   // a state_dir), with the journal's error if it cannot be written: an RPC
@@ -97,22 +97,17 @@ class MasterCore final : public protocol::MasterService {
 
   Result<protocol::RegisterWorkerResponse> RegisterWorker(
       const protocol::RegisterWorkerRequest& r) override;
-  Result<protocol::HeartbeatResponse> Heartbeat(
-      const protocol::HeartbeatRequest& r) override;
+  Result<protocol::HeartbeatResponse> Heartbeat(const protocol::HeartbeatRequest& r) override;
   Result<protocol::Task> GetTask(const protocol::GetTaskRequest& r) override;
-  Result<protocol::ReportTaskResponse> ReportTask(
-      const protocol::ReportTaskRequest& r) override;
+  Result<protocol::ReportTaskResponse> ReportTask(const protocol::ReportTaskRequest& r) override;
   // FailedPrecondition for a worker id never issued, declared dead, or
   // asked to leave.
-  Result<protocol::RingView> JoinRing(
-      const protocol::JoinRingRequest& r) override;
+  Result<protocol::RingView> JoinRing(const protocol::JoinRingRequest& r) override;
   // The full current view (whatever known_version says); FailedPrecondition
   // for a worker id never issued.
-  Result<protocol::RingView> GetRingView(
-      const protocol::RingViewRequest& r) override;
+  Result<protocol::RingView> GetRingView(const protocol::RingViewRequest& r) override;
   // Rendezvous::MarkSynced; FailedPrecondition for a worker id never issued.
-  Result<protocol::RingSyncedResponse> RingSynced(
-      const protocol::RingSyncedRequest& r) override;
+  Result<protocol::RingSyncedResponse> RingSynced(const protocol::RingSyncedRequest& r) override;
 
   // Declares silent workers dead and reclaims their tasks; expires leases.
   void Tick();
@@ -210,8 +205,8 @@ class MasterCore final : public protocol::MasterService {
   std::string JobShape() const;
 
   // The changes, shared by the live calls and the replay.
-  Membership::Registration RegisterLocked(const std::string& name, int64_t pid,
-                                          int num_threads, int64_t now);
+  Membership::Registration RegisterLocked(const std::string& name, int64_t pid, int num_threads,
+                                          int64_t now);
   protocol::Task LeaseLocked(int64_t worker_id, int64_t request, int64_t now);
   void ReportLocked(const protocol::ReportTaskRequest& r, Standing standing);
   void ExitLocked(const std::string& name, const std::string& how = "");
@@ -222,13 +217,11 @@ class MasterCore final : public protocol::MasterService {
   void FailLocked(const std::string& reason);
   // `why` goes to the log line; `how` (the cluster's words) is added to
   // the incident's cause.
-  void ReclaimLocked(const WorkerInfo& worker, const std::string& why,
-                     const std::string& how = "");
+  void ReclaimLocked(const WorkerInfo& worker, const std::string& why, const std::string& how = "");
   void AfterChangeLocked();
   void HandleEvaluationLocked(const protocol::ReportTaskRequest& r);
   // Removes the incarnation `id` of `name` from the ring if it is a member.
-  void LeaveRingLocked(const std::string& name, int64_t id,
-                       const std::string& why);
+  void LeaveRingLocked(const std::string& name, int64_t id, const std::string& why);
   protocol::RingView RingViewLocked() const;
 
   const MasterOptions options_;

@@ -26,10 +26,9 @@ std::string MasterCore::JobShape() const {
   const MasterOptions& o = options_;
   const DatasetSizes& r = o.records;
   return "job " + o.job_name + "; training records " + std::to_string(r.training) + " [" +
-         Join(r.training_files) + "]; validation records " + std::to_string(r.validation) +
-         " [" + Join(r.validation_files) + "]; prediction records " +
-         std::to_string(r.prediction) + " [" + Join(r.prediction_files) +
-         "]; records per task " +
+         Join(r.training_files) + "]; validation records " + std::to_string(r.validation) + " [" +
+         Join(r.validation_files) + "]; prediction records " + std::to_string(r.prediction) + " [" +
+         Join(r.prediction_files) + "]; records per task " +
          std::to_string(o.minibatch_size * o.num_minibatches_per_task) + "; epochs " +
          std::to_string(o.num_epochs) + "; seed " + std::to_string(o.seed) + "; shuffle " +
          (o.shuffle ? "true" : "false") + "; evaluation steps " +
@@ -48,8 +47,8 @@ Status OtherJob(const std::string& dir, const std::string& there, const std::str
     const size_t end = s.find("; ", start);
     return s.substr(start, end == std::string::npos ? std::string::npos : end - start);
   };
-  return FailedPrecondition(dir + " holds the state of another job (" + part(there) +
-                            " there, " + part(here) +
+  return FailedPrecondition(dir + " holds the state of another job (" + part(there) + " there, " +
+                            part(here) +
                             " here): a restarted master must be given the job's own "
                             "flags and data; use a new job name or remove the directory");
 }
@@ -94,15 +93,14 @@ Status MasterCore::OpenState() {
   training_started_nanos_ = training_started_wall_ > 0 ? now - (wall - training_started_wall_) : -1;
   training_ended_nanos_ = training_ended_wall_ > 0 ? now - (wall - training_ended_wall_) : -1;
   EDL_LOG(INFO) << "master of job " << options_.job_name << " recovered its state from " << dir
-                << " (restart " << restarts_ << "): "
-                << (recovered.has_snapshot ? "a snapshot and " : "") << recovered.records.size()
-                << " journal records"
-                << (recovered.torn_bytes > 0
-                        ? ", " + std::to_string(recovered.torn_bytes) +
-                              " bytes of a record cut short dropped"
-                        : std::string())
-                << "; epoch " << dispatcher_.current_epoch() << ", model version "
-                << model_version_ << ", " << membership_.alive().size() << " worker(s) known, "
+                << " (restart " << restarts_
+                << "): " << (recovered.has_snapshot ? "a snapshot and " : "")
+                << recovered.records.size() << " journal records"
+                << (recovered.torn_bytes > 0 ? ", " + std::to_string(recovered.torn_bytes) +
+                                                   " bytes of a record cut short dropped"
+                                             : std::string())
+                << "; epoch " << dispatcher_.current_epoch() << ", model version " << model_version_
+                << ", " << membership_.alive().size() << " worker(s) known, "
                 << dispatcher_.Counts(TaskType::kTraining).doing << " training task(s) leased";
   // A snapshot now, so the next recovery starts from here.
   const std::string state = SaveLocked();
@@ -138,8 +136,7 @@ void MasterCore::CompactLocked() {
 }
 
 Status MasterCore::ReplayLocked(std::string_view record, uint64_t seq) {
-  const std::string where =
-      options_.state_dir + ": journal record " + std::to_string(seq) + ": ";
+  const std::string where = options_.state_dir + ": journal record " + std::to_string(seq) + ": ";
   Result<MasterEvent> decoded = DecodeEvent(record);
   if (!decoded.ok()) return decoded.status().WithPrefix(where);
   const MasterEvent& e = *decoded;
@@ -148,12 +145,8 @@ Status MasterCore::ReplayLocked(std::string_view record, uint64_t seq) {
     case Event::kJob:
       if (e.text != JobShape()) return OtherJob(options_.state_dir, e.text, JobShape());
       break;
-    case Event::kRecovered:
-      ++restarts_;
-      break;
-    case Event::kRegister:
-      RegisterLocked(e.text, e.pid, e.num_threads, now);
-      break;
+    case Event::kRecovered: ++restarts_; break;
+    case Event::kRegister: RegisterLocked(e.text, e.pid, e.num_threads, now); break;
     case Event::kLease: {
       if (membership_.StandingOf(e.worker_id) == Standing::kUnknown) {
         return InvalidArgument(where + "a lease to worker id " + std::to_string(e.worker_id) +
@@ -185,35 +178,23 @@ Status MasterCore::ReplayLocked(std::string_view record, uint64_t seq) {
       for (int64_t id : e.expired) dispatcher_.Expire(id);
       AfterChangeLocked();
       break;
-    case Event::kExit:
-      ExitLocked(e.text);
-      break;
-    case Event::kTarget:
-      SetTargetLocked(static_cast<int>(e.number));
-      break;
-    case Event::kStop:
-      RequestStopLocked(e.text);
-      break;
+    case Event::kExit: ExitLocked(e.text); break;
+    case Event::kTarget: SetTargetLocked(static_cast<int>(e.number)); break;
+    case Event::kStop: RequestStopLocked(e.text); break;
     case Event::kFail:
       if (state_ == JobState::kSucceeded) state_ = JobState::kRunning;
       FailLocked(e.text);
       break;
     case Event::kJoinRing:
       if (membership_.StandingOf(e.worker_id) != Standing::kAlive) {
-        return InvalidArgument(where + "a ring join of worker id " +
-                               std::to_string(e.worker_id) + ", not alive");
+        return InvalidArgument(where + "a ring join of worker id " + std::to_string(e.worker_id) +
+                               ", not alive");
       }
       JoinRingLocked(e.worker_id, e.text);
       break;
-    case Event::kRingSynced:
-      ring_.MarkSynced(static_cast<uint64_t>(e.number));
-      break;
-    case Event::kTrainingStarted:
-      training_started_wall_ = e.number;
-      break;
-    case Event::kTrainingEnded:
-      training_ended_wall_ = e.number;
-      break;
+    case Event::kRingSynced: ring_.MarkSynced(static_cast<uint64_t>(e.number)); break;
+    case Event::kTrainingStarted: training_started_wall_ = e.number; break;
+    case Event::kTrainingEnded: training_ended_wall_ = e.number; break;
   }
   return Status::Ok();
 }

@@ -7,15 +7,14 @@
 
 namespace edl::roles::master {
 
-void MasterCore::LeaveRingLocked(const std::string& name, int64_t id,
-                                 const std::string& why) {
+void MasterCore::LeaveRingLocked(const std::string& name, int64_t id, const std::string& why) {
   auto it = ring_ids_.find(name);
   if (it == ring_ids_.end() || it->second != id) return;
   ring_ids_.erase(it);
   const uint64_t version = ring_.Leave(name);
-  if (!replaying_) EDL_LOG(INFO) << "ring: " << name << " (id " << id << ") left (" << why
-                << "); version " << version << ", "
-                << ring_ids_.size() << " member(s)";
+  if (!replaying_)
+    EDL_LOG(INFO) << "ring: " << name << " (id " << id << ") left (" << why << "); version "
+                  << version << ", " << ring_ids_.size() << " member(s)";
 }
 
 protocol::RingView MasterCore::RingViewLocked() const {
@@ -26,16 +25,13 @@ protocol::RingView MasterCore::RingViewLocked() const {
   out.members.reserve(view.members.size());
   for (const RingMember& m : view.members) {
     auto it = ring_ids_.find(m.worker);
-    EDL_CHECK(it != ring_ids_.end()) << "ring member " << m.worker
-                                     << " without an incarnation";
-    out.members.push_back(
-        {.worker_id = it->second, .name = m.worker, .address = m.address});
+    EDL_CHECK(it != ring_ids_.end()) << "ring member " << m.worker << " without an incarnation";
+    out.members.push_back({.worker_id = it->second, .name = m.worker, .address = m.address});
   }
   return out;
 }
 
-Result<protocol::RingView> MasterCore::JoinRing(
-    const protocol::JoinRingRequest& r) {
+Result<protocol::RingView> MasterCore::JoinRing(const protocol::JoinRingRequest& r) {
   if (r.address.empty()) {
     return InvalidArgument("JoinRing: worker id " + std::to_string(r.worker_id) +
                            ": address is empty (want \"host:port\")");
@@ -46,8 +42,7 @@ Result<protocol::RingView> MasterCore::JoinRing(
   if (standing != Standing::kAlive) {
     return FailedPrecondition(
         "JoinRing: worker id " + std::to_string(r.worker_id) +
-        (standing == Standing::kGone ? " was declared dead or exited"
-                                     : " was asked to leave") +
+        (standing == Standing::kGone ? " was declared dead or exited" : " was asked to leave") +
         "; it may not join the ring");
   }
   LogLocked(EncodeJoin(r.worker_id, r.address));
@@ -65,16 +60,14 @@ void MasterCore::JoinRingLocked(int64_t worker_id, const std::string& address) {
   }
 }
 
-Result<protocol::RingView> MasterCore::GetRingView(
-    const protocol::RingViewRequest& r) {
+Result<protocol::RingView> MasterCore::GetRingView(const protocol::RingViewRequest& r) {
   std::lock_guard<std::mutex> lock(mu_);
   const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
   if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);
   return RingViewLocked();
 }
 
-Result<protocol::RingSyncedResponse> MasterCore::RingSynced(
-    const protocol::RingSyncedRequest& r) {
+Result<protocol::RingSyncedResponse> MasterCore::RingSynced(const protocol::RingSyncedRequest& r) {
   ChangeLock lock(*this);
   const Standing standing = membership_.Touch(r.worker_id, clock_.NowNanos());
   if (standing == Standing::kUnknown) return NeverRegistered(r.worker_id);

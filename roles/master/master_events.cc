@@ -127,11 +127,8 @@ Result<MasterEvent> DecodeEvent(std::string_view record) {
     case Event::kJob:
     case Event::kExit:
     case Event::kStop:
-    case Event::kFail:
-      e.text = r.String("text");
-      break;
-    case Event::kRecovered:
-      break;
+    case Event::kFail: e.text = r.String("text"); break;
+    case Event::kRecovered: break;
     case Event::kRegister:
       e.text = r.String("name");
       e.pid = r.I64("pid");
@@ -158,9 +155,7 @@ Result<MasterEvent> DecodeEvent(std::string_view record) {
     case Event::kTarget:
     case Event::kRingSynced:
     case Event::kTrainingStarted:
-    case Event::kTrainingEnded:
-      e.number = r.I64("number");
-      break;
+    case Event::kTrainingEnded: e.number = r.I64("number"); break;
     case Event::kJoinRing:
       e.worker_id = r.I64("worker_id");
       e.text = r.String("address");

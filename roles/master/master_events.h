@@ -18,18 +18,18 @@
 namespace edl::roles::master {
 
 enum class Event : uint8_t {
-  kJob = 1,       // the first record of a job: its shape (to refuse others')
-  kRecovered,     // a new master took over
-  kRegister,      // name, pid, num_threads
-  kLease,         // worker id, request number, task id
-  kReport,        // ReportTaskRequest (no predictions)
-  kTick,          // workers declared dead, task leases expired
-  kExit,          // name
-  kTarget,        // workers wanted
-  kStop,          // name asked to leave
-  kFail,          // reason (ends a running or succeeded job)
-  kJoinRing,      // worker id, address
-  kRingSynced,    // version
+  kJob = 1,          // the first record of a job: its shape (to refuse others')
+  kRecovered,        // a new master took over
+  kRegister,         // name, pid, num_threads
+  kLease,            // worker id, request number, task id
+  kReport,           // ReportTaskRequest (no predictions)
+  kTick,             // workers declared dead, task leases expired
+  kExit,             // name
+  kTarget,           // workers wanted
+  kStop,             // name asked to leave
+  kFail,             // reason (ends a running or succeeded job)
+  kJoinRing,         // worker id, address
+  kRingSynced,       // version
   kTrainingStarted,  // wall-clock nanoseconds (for the report's rate)
   kTrainingEnded,    // wall-clock nanoseconds
 };
@@ -52,13 +52,13 @@ std::string EncodeTrainingEnded(int64_t nanos);
 // A decoded record: the fields its kind uses.
 struct MasterEvent {
   Event kind = Event::kJob;
-  std::string text;         // shape, name, reason, address
-  int64_t worker_id = 0;    // lease, join
-  int64_t pid = 0;          // register
-  int32_t num_threads = 0;  // register
-  int64_t request = 0;      // lease
-  int64_t task_id = 0;      // lease
-  int64_t number = 0;       // target, ring version
+  std::string text;                    // shape, name, reason, address
+  int64_t worker_id = 0;               // lease, join
+  int64_t pid = 0;                     // register
+  int32_t num_threads = 0;             // register
+  int64_t request = 0;                 // lease
+  int64_t task_id = 0;                 // lease
+  int64_t number = 0;                  // target, ring version
   std::vector<int64_t> dead, expired;  // tick
   protocol::ReportTaskRequest report;  // report
 };

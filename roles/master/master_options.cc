@@ -5,10 +5,8 @@
 namespace edl::roles::master {
 namespace {
 
-Status Bad(const std::string& field, const std::string& want,
-           const std::string& got) {
-  return InvalidArgument("master: " + field + " must be " + want + ", got " +
-                         got);
+Status Bad(const std::string& field, const std::string& want, const std::string& got) {
+  return InvalidArgument("master: " + field + " must be " + want + ", got " + got);
 }
 
 }  // namespace
@@ -18,13 +16,12 @@ Status ValidateMasterOptions(const MasterOptions& o) {
     return Bad("minibatch_size", "> 0", std::to_string(o.minibatch_size));
   }
   if (o.num_minibatches_per_task <= 0) {
-    return Bad("num_minibatches_per_task", "> 0",
-               std::to_string(o.num_minibatches_per_task));
+    return Bad("num_minibatches_per_task", "> 0", std::to_string(o.num_minibatches_per_task));
   }
   if (o.minibatch_size > (int64_t{1} << 40) / o.num_minibatches_per_task) {
-    return Bad("minibatch_size * num_minibatches_per_task", "<= 2^40",
-               std::to_string(o.minibatch_size) + " * " +
-                   std::to_string(o.num_minibatches_per_task));
+    return Bad(
+        "minibatch_size * num_minibatches_per_task", "<= 2^40",
+        std::to_string(o.minibatch_size) + " * " + std::to_string(o.num_minibatches_per_task));
   }
   if (o.num_epochs < 1) {
     return Bad("num_epochs", ">= 1", std::to_string(o.num_epochs));
@@ -40,8 +37,7 @@ Status ValidateMasterOptions(const MasterOptions& o) {
                       {"prediction", o.records.prediction, o.records.prediction_files}};
   for (const auto& [name, records, files] : sets) {
     if (records < 0) {
-      return Bad(std::string(name) + " records", ">= 0",
-                 std::to_string(records));
+      return Bad(std::string(name) + " records", ">= 0", std::to_string(records));
     }
     int64_t sum = 0, tasks = 0;
     for (int64_t n : files) {
@@ -61,8 +57,7 @@ Status ValidateMasterOptions(const MasterOptions& o) {
                              "minibatch_size or num_minibatches_per_task");
     }
   }
-  if (o.records.training == 0 && o.records.validation == 0 &&
-      o.records.prediction == 0) {
+  if (o.records.training == 0 && o.records.validation == 0 && o.records.prediction == 0) {
     return InvalidArgument(
         "master: the job has no data (training, validation and prediction "
         "data are all empty)");
@@ -71,20 +66,16 @@ Status ValidateMasterOptions(const MasterOptions& o) {
     return Bad("lease_timeout_s", "> 0", std::to_string(o.lease_timeout_s));
   }
   if (!(o.heartbeat_timeout_s > 0)) {
-    return Bad("heartbeat_timeout_s", "> 0",
-               std::to_string(o.heartbeat_timeout_s));
+    return Bad("heartbeat_timeout_s", "> 0", std::to_string(o.heartbeat_timeout_s));
   }
   if (o.max_task_failures < 1) {
-    return Bad("max_task_failures", ">= 1",
-               std::to_string(o.max_task_failures));
+    return Bad("max_task_failures", ">= 1", std::to_string(o.max_task_failures));
   }
   if (o.max_task_losses < 0) {
-    return Bad("max_task_losses", ">= 0 (0 = unlimited)",
-               std::to_string(o.max_task_losses));
+    return Bad("max_task_losses", ">= 0 (0 = unlimited)", std::to_string(o.max_task_losses));
   }
   if (o.target_workers < 0) {
-    return Bad("target_workers", ">= 0 (0 = any)",
-               std::to_string(o.target_workers));
+    return Bad("target_workers", ">= 0 (0 = any)", std::to_string(o.target_workers));
   }
   return Status::Ok();
 }

@@ -29,8 +29,7 @@ struct DatasetSizes {
 
 // Fresh metric objects for one evaluation round (same configuration as the
 // workers'); CompiledModel::MakeMetrics fits.
-using MetricsFactory =
-    std::function<Result<std::vector<std::unique_ptr<nn::metrics::Metric>>>()>;
+using MetricsFactory = std::function<Result<std::vector<std::unique_ptr<nn::metrics::Metric>>>()>;
 
 struct MasterOptions {
   std::string job_name = "edl";

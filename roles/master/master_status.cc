@@ -26,22 +26,16 @@ std::vector<size_t> EvenlySpaced(size_t n, size_t max) {
 
 const char* TypeName(TaskType type) {
   switch (type) {
-    case TaskType::kTraining:
-      return "training";
-    case TaskType::kEvaluation:
-      return "evaluation";
-    case TaskType::kPrediction:
-      return "prediction";
-    case TaskType::kWait:
-      return "wait";
-    case TaskType::kDone:
-      return "done";
+    case TaskType::kTraining: return "training";
+    case TaskType::kEvaluation: return "evaluation";
+    case TaskType::kPrediction: return "prediction";
+    case TaskType::kWait: return "wait";
+    case TaskType::kDone: return "done";
   }
   return "?";
 }
 
-constexpr TaskType kTypes[] = {TaskType::kTraining, TaskType::kEvaluation,
-                               TaskType::kPrediction};
+constexpr TaskType kTypes[] = {TaskType::kTraining, TaskType::kEvaluation, TaskType::kPrediction};
 
 // A label value as the exposition format wants it.
 std::string Escape(const std::string& s) {
@@ -65,10 +59,8 @@ std::string Number(double v) {
   return buf;
 }
 
-void Family(std::string& out, const char* name, const char* type,
-            const char* help) {
-  out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " +
-         type + "\n";
+void Family(std::string& out, const char* name, const char* type, const char* help) {
+  out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
 }
 
 }  // namespace
@@ -94,18 +86,17 @@ std::string MasterCore::StatusJson() const {
                        {"end", t.end},
                        {"epoch", t.epoch}});
     }
-    workers.push_back({{"id", w.id},
-                       {"name", w.name},
-                       {"pid", w.pid},
-                       {"num_threads", w.num_threads},
-                       {"last_heartbeat_age_s",
-                        static_cast<double>(now - w.last_seen_nanos) * 1e-9},
-                       {"stopping", w.stopping},
-                       {"state", w.stopping ? "stopping" : "running"},
-                       {"registered_age_s",
-                        static_cast<double>(now - w.registered_nanos) * 1e-9},
-                       {"tasks_done", w.tasks_done},
-                       {"tasks", tasks}});
+    workers.push_back(
+        {{"id", w.id},
+         {"name", w.name},
+         {"pid", w.pid},
+         {"num_threads", w.num_threads},
+         {"last_heartbeat_age_s", static_cast<double>(now - w.last_seen_nanos) * 1e-9},
+         {"stopping", w.stopping},
+         {"state", w.stopping ? "stopping" : "running"},
+         {"registered_age_s", static_cast<double>(now - w.registered_nanos) * 1e-9},
+         {"tasks_done", w.tasks_done},
+         {"tasks", tasks}});
   }
   j["workers"] = workers;
   j["records_skipped"] = records_skipped_;
@@ -115,8 +106,7 @@ std::string MasterCore::StatusJson() const {
   nlohmann::json tasks;
   for (TaskType type : kTypes) {
     const TaskCounts c = dispatcher_.Counts(type);
-    tasks[TypeName(type)] = {
-        {"todo", c.todo}, {"doing", c.doing}, {"done", c.done}};
+    tasks[TypeName(type)] = {{"todo", c.todo}, {"doing", c.doing}, {"done", c.done}};
   }
   j["tasks"] = tasks;
   j["incidents"] = incidents_.ToJson();
@@ -143,8 +133,7 @@ std::string MasterCore::StatusJson() const {
     const protocol::RingView view = RingViewLocked();
     nlohmann::json members = nlohmann::json::array();
     for (const protocol::RingMember& m : view.members) {
-      members.push_back(
-          {{"id", m.worker_id}, {"name", m.name}, {"address", m.address}});
+      members.push_back({{"id", m.worker_id}, {"name", m.name}, {"address", m.address}});
     }
     j["ring"] = {{"version", view.version},
                  {"size", view.members.size()},
@@ -163,12 +152,11 @@ std::string MasterCore::PrometheusText() const {
     const std::pair<const char*, int64_t> states[] = {
         {"todo", c.todo}, {"doing", c.doing}, {"done", c.done}};
     for (const auto& [state, n] : states) {
-      out += std::string("edl_tasks{state=\"") + state + "\",type=\"" +
-             TypeName(type) + "\"} " + std::to_string(n) + "\n";
+      out += std::string("edl_tasks{state=\"") + state + "\",type=\"" + TypeName(type) + "\"} " +
+             std::to_string(n) + "\n";
     }
   }
-  Family(out, "edl_model_version", "gauge",
-         "The newest model version workers reported.");
+  Family(out, "edl_model_version", "gauge", "The newest model version workers reported.");
   out += "edl_model_version " + std::to_string(model_version_) + "\n";
   Family(out, "edl_master_restarts_total", "counter",
          "Times a new master took the job over from the state of a dead one.");
@@ -176,34 +164,26 @@ std::string MasterCore::PrometheusText() const {
   Family(out, "edl_epoch", "gauge", "The training epoch being handed out.");
   out += "edl_epoch " + std::to_string(dispatcher_.current_epoch()) + "\n";
   Family(out, "edl_workers_alive", "gauge", "Workers registered and alive.");
-  out +=
-      "edl_workers_alive " + std::to_string(membership_.alive().size()) + "\n";
+  out += "edl_workers_alive " + std::to_string(membership_.alive().size()) + "\n";
   Family(out, "edl_workers_lost_total", "counter",
          "Worker processes that died, exited or were replaced.");
-  out +=
-      "edl_workers_lost_total " + std::to_string(membership_.deaths()) + "\n";
+  out += "edl_workers_lost_total " + std::to_string(membership_.deaths()) + "\n";
   Family(out, "edl_records_trained_total", "counter",
          "Training records trained, a record trained twice counting twice.");
-  out += "edl_records_trained_total " +
-         std::to_string(ledger_.records_trained_total()) + "\n";
+  out += "edl_records_trained_total " + std::to_string(ledger_.records_trained_total()) + "\n";
   if (!evaluation_.history().empty()) {
     const EvaluationRecord& last = evaluation_.history().back();
-    Family(out, "edl_evaluation_metric", "gauge",
-           "The latest evaluation's loss and metrics.");
-    out += "edl_evaluation_metric{name=\"loss\"} " + Number(last.result.loss) +
-           "\n";
+    Family(out, "edl_evaluation_metric", "gauge", "The latest evaluation's loss and metrics.");
+    out += "edl_evaluation_metric{name=\"loss\"} " + Number(last.result.loss) + "\n";
     for (const auto& [name, value] : last.result.metrics) {
-      out += "edl_evaluation_metric{name=\"" + Escape(name) + "\"} " +
-             Number(value) + "\n";
+      out += "edl_evaluation_metric{name=\"" + Escape(name) + "\"} " + Number(value) + "\n";
     }
     Family(out, "edl_evaluation_model_version", "gauge",
            "The model version of the latest evaluation.");
-    out += "edl_evaluation_model_version " +
-           std::to_string(last.model_version) + "\n";
+    out += "edl_evaluation_model_version " + std::to_string(last.model_version) + "\n";
   }
   Family(out, "edl_job_state", "gauge", "1 for the job's state.");
-  for (JobState s :
-       {JobState::kRunning, JobState::kSucceeded, JobState::kFailed}) {
+  for (JobState s : {JobState::kRunning, JobState::kSucceeded, JobState::kFailed}) {
     out += std::string("edl_job_state{state=\"") + JobStateName(s) + "\"} " +
            (s == state_ ? "1" : "0") + "\n";
   }
@@ -220,7 +200,8 @@ std::string MasterCore::FinalReport() const {
     out += evaluation_.history().back().ToString() + "\n";
   }
   if (training_started_nanos_ >= 0 && training_ended_nanos_ > training_started_nanos_) {
-    const double seconds = static_cast<double>(training_ended_nanos_ - training_started_nanos_) * 1e-9;
+    const double seconds =
+        static_cast<double>(training_ended_nanos_ - training_started_nanos_) * 1e-9;
     const double records = static_cast<double>(options_.records.training) * options_.num_epochs;
     char line[160];
     std::snprintf(line, sizeof line, "training: %.0f records in %.1f s, %.0f records/s\n", records,
@@ -229,16 +210,16 @@ std::string MasterCore::FinalReport() const {
   }
   out += incidents_.ToTable();
   if (restarts_ > 0) {
-    out += "master replaced " + std::to_string(restarts_) +
-           (restarts_ == 1 ? " time" : " times") + " (it recovered the job's state each time)\n";
+    out += "master replaced " + std::to_string(restarts_) + (restarts_ == 1 ? " time" : " times") +
+           " (it recovered the job's state each time)\n";
   }
   if (records_skipped_ > 0) {
     out += "corrupt records skipped: " + std::to_string(records_skipped_) +
            " (--skip_corrupt_records; the workers' logs name the first ones)\n";
   }
   if (options_.records.prediction > 0) {
-    out += "predictions: " + std::to_string(predictions_.records_received()) +
-           "/" + std::to_string(options_.records.prediction) + " records\n";
+    out += "predictions: " + std::to_string(predictions_.records_received()) + "/" +
+           std::to_string(options_.records.prediction) + " records\n";
   }
   return out;
 }

@@ -11,10 +11,8 @@ bool NaturalLess(const std::string& a, const std::string& b) {
     if (std::isdigit(static_cast<unsigned char>(a[i])) &&
         std::isdigit(static_cast<unsigned char>(b[j]))) {
       size_t ie = i, je = j;
-      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie])))
-        ++ie;
-      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je])))
-        ++je;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
       // Compare the numbers without leading zeros: longer is larger.
       size_t is = i, js = j;
       while (is + 1 < ie && a[is] == '0') ++is;
@@ -36,15 +34,13 @@ bool NaturalLess(const std::string& a, const std::string& b) {
 Membership::Membership(int64_t heartbeat_timeout_nanos, int target_workers)
     : heartbeat_timeout_(heartbeat_timeout_nanos), target_(target_workers) {}
 
-std::map<int64_t, WorkerInfo>::iterator Membership::FindByName(
-    const std::string& name) {
+std::map<int64_t, WorkerInfo>::iterator Membership::FindByName(const std::string& name) {
   return std::find_if(alive_.begin(), alive_.end(),
                       [&](const auto& kv) { return kv.second.name == name; });
 }
 
-Membership::Registration Membership::Register(const std::string& name,
-                                              int64_t pid, int64_t now_nanos,
-                                              int num_threads) {
+Membership::Registration Membership::Register(const std::string& name, int64_t pid,
+                                              int64_t now_nanos, int num_threads) {
   Registration r;
   if (auto old = FindByName(name); old != alive_.end()) {
     r.replaced = old->second;
@@ -77,8 +73,7 @@ Standing Membership::StandingOf(int64_t worker_id) const {
 Standing Membership::Touch(int64_t worker_id, int64_t now_nanos) {
   auto it = alive_.find(worker_id);
   if (it != alive_.end()) {
-    it->second.last_seen_nanos =
-        std::max(it->second.last_seen_nanos, now_nanos);
+    it->second.last_seen_nanos = std::max(it->second.last_seen_nanos, now_nanos);
   }
   return StandingOf(worker_id);
 }
@@ -136,9 +131,8 @@ WorkerInfo* Membership::Find(int64_t id) {
 }
 
 int Membership::active_count() const {
-  return static_cast<int>(
-      std::count_if(alive_.begin(), alive_.end(),
-                    [](const auto& kv) { return !kv.second.stopping; }));
+  return static_cast<int>(std::count_if(alive_.begin(), alive_.end(),
+                                        [](const auto& kv) { return !kv.second.stopping; }));
 }
 
 std::vector<std::string> Membership::SetTarget(int n) {
@@ -150,9 +144,7 @@ std::vector<std::string> Membership::SetTarget(int n) {
     if (!w.stopping) active.push_back(&w);
   }
   std::sort(active.begin(), active.end(),
-            [](const WorkerInfo* a, const WorkerInfo* b) {
-              return NaturalLess(a->name, b->name);
-            });
+            [](const WorkerInfo* a, const WorkerInfo* b) { return NaturalLess(a->name, b->name); });
   for (size_t i = static_cast<size_t>(n); i < active.size(); ++i) {
     active[i]->stopping = true;
     asked.push_back(active[i]->name);

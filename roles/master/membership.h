@@ -60,8 +60,8 @@ class Membership {
     std::optional<WorkerInfo> replaced;  // the old incarnation of the name
   };
   // A worker registering beyond the target is admitted as stopping.
-  Registration Register(const std::string& name, int64_t pid,
-                        int64_t now_nanos, int num_threads = 0);
+  Registration Register(const std::string& name, int64_t pid, int64_t now_nanos,
+                        int num_threads = 0);
 
   // Records a sign of life; returns the worker's standing.
   Standing Touch(int64_t worker_id, int64_t now_nanos);
@@ -112,7 +112,7 @@ class Membership {
   int target_;
   int64_t next_id_ = 1;
   int64_t deaths_ = 0;
-  std::map<int64_t, WorkerInfo> alive_;  // by id, includes stopping ones
+  std::map<int64_t, WorkerInfo> alive_;          // by id, includes stopping ones
   std::map<int64_t, int64_t> gone_last_report_;  // id -> task, of workers gone
 };
 

@@ -56,8 +56,8 @@ class PredictionCollector {
   int64_t records_;
   PredictionSink sink_;
   int64_t received_ = 0;
-  std::set<int64_t> begins_;     // ranges received
-  tensor::Shape row_shape_;      // of the first part, without its rows
+  std::set<int64_t> begins_;  // ranges received
+  tensor::Shape row_shape_;   // of the first part, without its rows
   tensor::DType dtype_{};
   bool have_first_ = false;
 };

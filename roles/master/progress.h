@@ -11,7 +11,7 @@ struct Progress {
   int epoch = 0;                // the newest training epoch handed out
   int64_t records_trained = 0;  // record trainings over all epochs
   int64_t model_version = 0;
-  size_t workers = 0;           // registered and alive
+  size_t workers = 0;  // registered and alive
   // Sums of the training reports this master received (not kept across a
   // restart): their losses (each a task's loss summed over its samples)
   // and samples. A window's mean loss is the ratio of two differences.

@@ -29,13 +29,13 @@ class Writer;
 namespace edl::roles::master {
 
 struct RingMember {
-  std::string worker;   // the worker's name ("worker-3")
-  std::string address;  // its ring listener, "host:port"
+  std::string worker;           // the worker's name ("worker-3")
+  std::string address;          // its ring listener, "host:port"
   uint64_t joined_version = 0;  // the version its join created
 };
 
 struct RingView {
-  uint64_t version = 0;  // 0: nobody has joined yet
+  uint64_t version = 0;             // 0: nobody has joined yet
   std::vector<RingMember> members;  // ring order; rank = index
   // Rank of the member whose state everyone takes before the next step
   // (-1 when every member already holds the ring's state).

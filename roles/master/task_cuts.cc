@@ -32,9 +32,9 @@ std::pair<int64_t, int64_t> TaskCuts::Range(int64_t task) const {
 
 int64_t TaskCuts::TaskOf(int64_t record) const {
   EDL_CHECK(record >= 0 && record < records()) << "record " << record;
-  const size_t f = static_cast<size_t>(
-      std::upper_bound(record_starts_.begin(), record_starts_.end(), record) -
-      record_starts_.begin() - 1);
+  const size_t f =
+      static_cast<size_t>(std::upper_bound(record_starts_.begin(), record_starts_.end(), record) -
+                          record_starts_.begin() - 1);
   return task_starts_[f] + (record - record_starts_[f]) / per_task_;
 }
 

@@ -18,8 +18,7 @@ constexpr int64_t kGroupMask = (int64_t{1} << 28) - 1;
 constexpr int64_t kIndexMask = (int64_t{1} << 32) - 1;
 
 int64_t EncodeId(TaskType type, int64_t group, int64_t index) {
-  return (static_cast<int64_t>(type) << kTypeShift) | (group << kGroupShift) |
-         index;
+  return (static_cast<int64_t>(type) << kTypeShift) | (group << kGroupShift) | index;
 }
 
 uint64_t SplitMix64(uint64_t x) {
@@ -31,12 +30,9 @@ uint64_t SplitMix64(uint64_t x) {
 
 Dataset DatasetOf(TaskType type) {
   switch (type) {
-    case TaskType::kEvaluation:
-      return Dataset::kValidation;
-    case TaskType::kPrediction:
-      return Dataset::kPrediction;
-    default:
-      return Dataset::kTraining;
+    case TaskType::kEvaluation: return Dataset::kValidation;
+    case TaskType::kPrediction: return Dataset::kPrediction;
+    default: return Dataset::kTraining;
   }
 }
 
@@ -44,8 +40,7 @@ int Index(TaskType type) { return static_cast<int>(type) & 3; }
 
 }  // namespace
 
-TaskDispatcher::TaskDispatcher(const DispatcherOptions& options)
-    : options_(options) {
+TaskDispatcher::TaskDispatcher(const DispatcherOptions& options) : options_(options) {
   EDL_CHECK_GT(options_.records_per_task, 0);
   const DatasetSizes& r = options_.records;
   const int64_t k = options_.records_per_task;
@@ -54,8 +49,7 @@ TaskDispatcher::TaskDispatcher(const DispatcherOptions& options)
   cuts_[static_cast<int>(Dataset::kPrediction)] = TaskCuts(r.prediction, r.prediction_files, k);
   EDL_CHECK_GE(options_.num_epochs, 1);
   EDL_CHECK_GE(options_.max_task_failures, 1);
-  for (Dataset d :
-       {Dataset::kTraining, Dataset::kValidation, Dataset::kPrediction}) {
+  for (Dataset d : {Dataset::kTraining, Dataset::kValidation, Dataset::kPrediction}) {
     EDL_CHECK_LE(tasks_in(d), kIndexMask) << "too many tasks";
   }
   const int64_t n = tasks_in(Dataset::kPrediction);
@@ -91,14 +85,12 @@ std::optional<Task> TaskDispatcher::Decode(int64_t task_id) const {
     case TaskType::kPrediction:
       if (group != 0) return std::nullopt;
       break;
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
   t.dataset = DatasetOf(type);
   if (index >= tasks_in(t.dataset)) return std::nullopt;
   std::tie(t.begin, t.end) = cuts_[static_cast<int>(t.dataset)].Range(index);
-  t.seed =
-      SplitMix64(options_.seed ^ SplitMix64(static_cast<uint64_t>(task_id)));
+  t.seed = SplitMix64(options_.seed ^ SplitMix64(static_cast<uint64_t>(task_id)));
   return t;
 }
 
@@ -140,12 +132,9 @@ int64_t TaskDispatcher::CreateEvaluationRound(int64_t model_version) {
 
 std::deque<int64_t>& TaskDispatcher::QueueOf(TaskType type) {
   switch (type) {
-    case TaskType::kEvaluation:
-      return evaluation_queue_;
-    case TaskType::kPrediction:
-      return prediction_queue_;
-    default:
-      return training_queue_;
+    case TaskType::kEvaluation: return evaluation_queue_;
+    case TaskType::kPrediction: return prediction_queue_;
+    default: return training_queue_;
   }
 }
 
@@ -155,8 +144,8 @@ Task TaskDispatcher::GetTask(int64_t worker_id, int64_t now_nanos) {
     none.type = TaskType::kDone;
     return none;
   }
-  if (evaluation_queue_.empty() && training_queue_.empty() &&
-      epoch_ < options_.num_epochs && tasks_in(Dataset::kTraining) > 0) {
+  if (evaluation_queue_.empty() && training_queue_.empty() && epoch_ < options_.num_epochs &&
+      tasks_in(Dataset::kTraining) > 0) {
     CreateEpoch(epoch_ + 1);
   }
   std::deque<int64_t>* queue = nullptr;
@@ -208,16 +197,13 @@ void TaskDispatcher::Requeue(Entry& e, bool front) {
 
 void TaskDispatcher::Lose(Entry& e, const char* how) {
   ++e.losses;
-  if (options_.max_task_losses > 0 && e.losses >= options_.max_task_losses &&
-      !failed()) {
-    failure_ = Describe(e.task) + " were lost " + std::to_string(e.losses) +
-               " times (" + how +
+  if (options_.max_task_losses > 0 && e.losses >= options_.max_task_losses && !failed()) {
+    failure_ = Describe(e.task) + " were lost " + std::to_string(e.losses) + " times (" + how +
                "); do these records crash or hang the worker?";
   }
 }
 
-ReportOutcome TaskDispatcher::ReportTask(int64_t worker_id, int64_t task_id,
-                                         TaskResult result,
+ReportOutcome TaskDispatcher::ReportTask(int64_t worker_id, int64_t task_id, TaskResult result,
                                          const std::string& error) {
   ReportOutcome out;
   out.task = Decode(task_id);
@@ -250,14 +236,11 @@ ReportOutcome TaskDispatcher::ReportTask(int64_t worker_id, int64_t task_id,
     case TaskResult::kFailed:
       ++e.failures;
       if (e.failures >= options_.max_task_failures && !failed()) {
-        failure_ = Describe(e.task) + " failed " + std::to_string(e.failures) +
-                   " times: " + error;
+        failure_ = Describe(e.task) + " failed " + std::to_string(e.failures) + " times: " + error;
       }
       Requeue(e, /*front=*/false);
       break;
-    case TaskResult::kHandedBack:
-      Requeue(e, /*front=*/true);
-      break;
+    case TaskResult::kHandedBack: Requeue(e, /*front=*/true); break;
   }
   return out;
 }
@@ -337,8 +320,8 @@ std::string TaskDispatcher::Describe(const Task& task) {
   const char* data = task.dataset == Dataset::kTraining     ? "training"
                      : task.dataset == Dataset::kValidation ? "validation"
                                                             : "prediction";
-  return std::string(data) + " data records [" + std::to_string(task.begin) +
-         ", " + std::to_string(task.end) + ")";
+  return std::string(data) + " data records [" + std::to_string(task.begin) + ", " +
+         std::to_string(task.end) + ")";
 }
 
 }  // namespace edl::roles::master

@@ -105,8 +105,8 @@ class TaskDispatcher {
   Task GetTask(int64_t worker_id, int64_t now_nanos);
 
   // See ReportOutcome. `error` is kept as the task's last error on kFailed.
-  ReportOutcome ReportTask(int64_t worker_id, int64_t task_id,
-                           TaskResult result, const std::string& error = "");
+  ReportOutcome ReportTask(int64_t worker_id, int64_t task_id, TaskResult result,
+                           const std::string& error = "");
 
   // Puts all of the worker's leased tasks back at the front of their queues;
   // returns how many.
@@ -175,7 +175,7 @@ class TaskDispatcher {
   // Every task not yet done, queued or leased.
   std::unordered_map<int64_t, Entry> live_;
   std::deque<int64_t> training_queue_, evaluation_queue_, prediction_queue_;
-  std::set<std::pair<int64_t, int64_t>> deadlines_;  // (deadline, task id)
+  std::set<std::pair<int64_t, int64_t>> deadlines_;           // (deadline, task id)
   std::unordered_map<int64_t, std::vector<int64_t>> leases_;  // worker -> ids
   // Indexed by TaskType (kTraining, kEvaluation, kPrediction).
   int64_t doing_[4] = {}, done_[4] = {}, queued_[4] = {};

@@ -46,9 +46,9 @@ EDL_PROTOCOL_MESSAGE(RingSyncedResponse)
 template <typename T>
 using Bare = std::remove_const_t<T>;
 
-#define EDL_FIELDS(Type) \
-  template <typename V, typename M> \
-    requires std::is_same_v<Bare<M>, Type> \
+#define EDL_FIELDS(Type)                 \
+  template <typename V, typename M>      \
+  requires std::is_same_v<Bare<M>, Type> \
   void Fields(V& v, M& m)
 
 EDL_FIELDS(NamedTensor) {
@@ -177,10 +177,8 @@ struct PutField {
   void operator()(const char*, const std::vector<double>& x) { w.Doubles(x); }
   void operator()(const char*, const tensor::Tensor& x) { w.Tensor(x); }
   template <typename E>
-    requires std::is_enum_v<E>
-  void operator()(const char*, const E& x) {
-    w.U8(static_cast<uint8_t>(x));
-  }
+  requires std::is_enum_v<E>
+  void operator()(const char*, const E& x) { w.U8(static_cast<uint8_t>(x)); }
   template <typename T>
   void operator()(const char*, const std::vector<T>& items) {
     EDL_CHECK_LE(items.size(), kMaxVectorItems) << "vector too long for the wire";
@@ -201,7 +199,7 @@ struct GetField {
   void operator()(const char* f, std::vector<double>& x) { x = r.Doubles(f); }
   void operator()(const char* f, tensor::Tensor& x) { x = r.Tensor(f); }
   template <typename E>
-    requires std::is_enum_v<E>
+  requires std::is_enum_v<E>
   void operator()(const char* f, E& x) {
     const uint8_t v = r.U8(f);
     constexpr E kMax = EnumMax(E{});
@@ -313,10 +311,10 @@ Result<T> Decode(const net::Bytes& bytes) {
   return DecodeMessage<T>(bytes);
 }
 
-#define EDL_PROTOCOL_CODEC(Type)                                              \
-  std::string Encode(const Type& m) { return EncodeMessage(m).Flatten(); }    \
-  net::Payload EncodePayload(const Type& m) { return EncodeMessage(m); }      \
-  template Result<Type> Decode<Type>(std::string_view bytes);                 \
+#define EDL_PROTOCOL_CODEC(Type)                                           \
+  std::string Encode(const Type& m) { return EncodeMessage(m).Flatten(); } \
+  net::Payload EncodePayload(const Type& m) { return EncodeMessage(m); }   \
+  template Result<Type> Decode<Type>(std::string_view bytes);              \
   template Result<Type> Decode<Type>(const net::Bytes& bytes);
 EDL_PROTOCOL_CODEC(Task)
 EDL_PROTOCOL_CODEC(RegisterWorkerRequest)

@@ -17,11 +17,11 @@ namespace edl::roles::protocol {
 // ---- Master -------------------------------------------------------------
 
 enum class TaskType : uint8_t {
-  kWait = 0,        // nothing to do right now: ask again after a short pause
+  kWait = 0,  // nothing to do right now: ask again after a short pause
   kTraining = 1,
   kEvaluation = 2,
   kPrediction = 3,
-  kDone = 4,        // the job is over (or this worker is no longer wanted): exit
+  kDone = 4,  // the job is over (or this worker is no longer wanted): exit
 };
 
 enum class Dataset : uint8_t { kTraining = 0, kValidation = 1, kPrediction = 2 };
@@ -73,9 +73,9 @@ struct ReportTaskRequest {
   int64_t worker_id = 0;
   int64_t task_id = 0;
   bool ok = true;
-  std::string error;           // when !ok: why, naming the record range
-  int64_t model_version = 0;   // the newest model version the worker saw
-  double loss_sum = 0;         // sum over the task's records
+  std::string error;          // when !ok: why, naming the record range
+  int64_t model_version = 0;  // the newest model version the worker saw
+  double loss_sum = 0;        // sum over the task's records
   int64_t samples = 0;
   // Records of the task left out as corrupt (--skip_corrupt_records).
   int64_t records_skipped = 0;
@@ -106,7 +106,7 @@ struct RingMember {
 
 // The answer to JoinRing and GetRingView.
 struct RingView {
-  uint64_t version = 0;  // 0: nobody has joined yet
+  uint64_t version = 0;             // 0: nobody has joined yet
   std::vector<RingMember> members;  // ring order; rank = index
   // The rank whose state everyone takes before the next step; -1: none.
   int32_t source_rank = -1;

@@ -126,32 +126,34 @@ Result<PushGradientsResponse> RemotePs::PushGradients(const PushGradientsRequest
 void ServeMaster(MasterService& service, net::RpcServer& server) {
   MasterService* s = &service;
   server.HandleRpcBody(kRegisterWorker,
-                   Handler<RegisterWorkerRequest, RegisterWorkerResponse>(
-                       [s](const RegisterWorkerRequest& r) { return s->RegisterWorker(r); }));
+                       Handler<RegisterWorkerRequest, RegisterWorkerResponse>(
+                           [s](const RegisterWorkerRequest& r) { return s->RegisterWorker(r); }));
   server.HandleRpcBody(kHeartbeat, Handler<HeartbeatRequest, HeartbeatResponse>(
-                                   [s](const HeartbeatRequest& r) { return s->Heartbeat(r); }));
+                                       [s](const HeartbeatRequest& r) { return s->Heartbeat(r); }));
   server.HandleRpcBody(kGetTask, Handler<GetTaskRequest, Task>(
-                                 [s](const GetTaskRequest& r) { return s->GetTask(r); }));
-  server.HandleRpcBody(kReportTask, Handler<ReportTaskRequest, ReportTaskResponse>(
-                                    [s](const ReportTaskRequest& r) { return s->ReportTask(r); }));
+                                     [s](const GetTaskRequest& r) { return s->GetTask(r); }));
+  server.HandleRpcBody(kReportTask,
+                       Handler<ReportTaskRequest, ReportTaskResponse>(
+                           [s](const ReportTaskRequest& r) { return s->ReportTask(r); }));
   server.HandleRpcBody(kJoinRing, Handler<JoinRingRequest, RingView>(
-                                  [s](const JoinRingRequest& r) { return s->JoinRing(r); }));
-  server.HandleRpcBody(kGetRingView, Handler<RingViewRequest, RingView>([s](const RingViewRequest& r) {
-                     return s->GetRingView(r);
-                   }));
-  server.HandleRpcBody(kRingSynced, Handler<RingSyncedRequest, RingSyncedResponse>(
-                                    [s](const RingSyncedRequest& r) { return s->RingSynced(r); }));
+                                      [s](const JoinRingRequest& r) { return s->JoinRing(r); }));
+  server.HandleRpcBody(kGetRingView,
+                       Handler<RingViewRequest, RingView>(
+                           [s](const RingViewRequest& r) { return s->GetRingView(r); }));
+  server.HandleRpcBody(kRingSynced,
+                       Handler<RingSyncedRequest, RingSyncedResponse>(
+                           [s](const RingSyncedRequest& r) { return s->RingSynced(r); }));
 }
 
 void ServePs(PsService& service, net::RpcServer& server) {
   PsService* s = &service;
   server.HandleRpcBody(kPullDense, Handler<PullDenseRequest, PullDenseResponse>(
-                                   [s](const PullDenseRequest& r) { return s->PullDense(r); }));
+                                       [s](const PullDenseRequest& r) { return s->PullDense(r); }));
   server.HandleRpcBody(kPullRows, Handler<PullRowsRequest, PullRowsResponse>(
-                                  [s](const PullRowsRequest& r) { return s->PullRows(r); }));
+                                      [s](const PullRowsRequest& r) { return s->PullRows(r); }));
   server.HandleRpcBody(kPushGradients,
-                   Handler<PushGradientsRequest, PushGradientsResponse>(
-                       [s](const PushGradientsRequest& r) { return s->PushGradients(r); }));
+                       Handler<PushGradientsRequest, PushGradientsResponse>(
+                           [s](const PushGradientsRequest& r) { return s->PushGradients(r); }));
 }
 
 }  // namespace edl::roles::protocol

@@ -17,8 +17,8 @@ void CollectEmbeddingLayers(const json& j, std::vector<const json*>* out) {
   if (j.is_object()) {
     auto cls = j.find("class_name");
     auto config = j.find("config");
-    if (cls != j.end() && cls->is_string() && *cls == "Embedding" &&
-        config != j.end() && config->is_object()) {
+    if (cls != j.end() && cls->is_string() && *cls == "Embedding" && config != j.end() &&
+        config->is_object()) {
       out->push_back(&*config);
       return;
     }
@@ -37,8 +37,7 @@ uint64_t SplitMix64(uint64_t x) {
 
 }  // namespace
 
-Result<std::vector<EmbeddingSpec>> FindEmbeddingTables(
-    const nn::keras::Model& model) {
+Result<std::vector<EmbeddingSpec>> FindEmbeddingTables(const nn::keras::Model& model) {
   json keras = json::parse(model.ToKerasJson(), nullptr, false);
   if (keras.is_discarded()) return Internal("model JSON does not parse");
   std::vector<const json*> layers;
@@ -51,8 +50,8 @@ Result<std::vector<EmbeddingSpec>> FindEmbeddingTables(
     spec.input_dim = c->value("input_dim", int64_t{0});
     spec.dim = c->value("output_dim", int64_t{0});
     const json init = c->value("embeddings_initializer", json("uniform"));
-    auto options = nn::InitializerFromJson(
-        init.dump(), "layer \"" + layer + "\" embeddings_initializer");
+    auto options =
+        nn::InitializerFromJson(init.dump(), "layer \"" + layer + "\" embeddings_initializer");
     if (!options.ok()) return options.status();
     spec.initializer = *options;
     by_name[spec.name] = spec;
@@ -73,16 +72,13 @@ Result<std::vector<EmbeddingSpec>> FindEmbeddingTables(
   return out;
 }
 
-void InitialRow(const EmbeddingSpec& spec, uint64_t seed, int64_t id,
-                float* out) {
-  std::mt19937_64 rng(SplitMix64(Fnv1a64(spec.name) ^
-                                 SplitMix64(seed ^ SplitMix64(
-                                     static_cast<uint64_t>(id)))));
+void InitialRow(const EmbeddingSpec& spec, uint64_t seed, int64_t id, float* out) {
+  std::mt19937_64 rng(
+      SplitMix64(Fnv1a64(spec.name) ^ SplitMix64(seed ^ SplitMix64(static_cast<uint64_t>(id)))));
   nn::InitializerOptions o = spec.initializer;
   const std::string& name = o.name;
-  const bool variance_scaling =
-      name == "variance_scaling" || name.rfind("glorot_", 0) == 0 ||
-      name.rfind("he_", 0) == 0 || name.rfind("lecun_", 0) == 0;
+  const bool variance_scaling = name == "variance_scaling" || name.rfind("glorot_", 0) == 0 ||
+                                name.rfind("he_", 0) == 0 || name.rfind("lecun_", 0) == 0;
   if (variance_scaling) {
     // The parsed options carry the preset's scale, mode and distribution;
     // fold the table's fan into the scale and draw with fan_in = 1.

@@ -33,11 +33,9 @@ struct EmbeddingSpec {
 // The model's embedding tables, in parameter order. Fails if a weight that
 // is not an Embedding table has a name ending in "/embeddings" (the
 // partitioning relies on the suffix).
-Result<std::vector<EmbeddingSpec>> FindEmbeddingTables(
-    const nn::keras::Model& model);
+Result<std::vector<EmbeddingSpec>> FindEmbeddingTables(const nn::keras::Model& model);
 
 // Row `id` of `spec`'s table as a float32 [dim] written to out[0..dim).
-void InitialRow(const EmbeddingSpec& spec, uint64_t seed, int64_t id,
-                float* out);
+void InitialRow(const EmbeddingSpec& spec, uint64_t seed, int64_t id, float* out);
 
 }  // namespace edl::roles::ps

@@ -31,9 +31,8 @@ EmbeddingTable::EmbeddingTable(EmbeddingSpec spec, uint64_t seed,
   slot_names_ = probe->SlotNames();
   const auto slots = probe->Slots();
   for (const std::string& slot : slot_names_) {
-    auto it = std::find_if(slots.begin(), slots.end(), [&](const auto& s) {
-      return s.first == "probe/" + slot;
-    });
+    auto it = std::find_if(slots.begin(), slots.end(),
+                           [&](const auto& s) { return s.first == "probe/" + slot; });
     EDL_CHECK(it != slots.end()) << "optimizer slot " << slot;
     slot_initial_.push_back(it->second.f32()[0]);
   }
@@ -66,8 +65,7 @@ int EmbeddingTable::ShardOf(int64_t id) {
   return static_cast<int>(Mix(static_cast<uint64_t>(id)) % kShards);
 }
 
-std::vector<std::vector<int64_t>> EmbeddingTable::ByShard(const int64_t* ids,
-                                                          int64_t n) {
+std::vector<std::vector<int64_t>> EmbeddingTable::ByShard(const int64_t* ids, int64_t n) {
   std::vector<std::vector<int64_t>> out(kShards);
   for (int64_t i = 0; i < n; ++i) out[ShardOf(ids[i])].push_back(i);
   return out;
@@ -79,8 +77,8 @@ std::vector<Tensor> EmbeddingTable::SlotsOf(const Shard& shard) const {
   const auto slots = shard.optimizer->Slots();
   for (const std::string& slot : slot_names_) {
     const std::string key = spec_.name + "/" + slot;
-    auto it = std::find_if(slots.begin(), slots.end(),
-                           [&](const auto& s) { return s.first == key; });
+    auto it =
+        std::find_if(slots.begin(), slots.end(), [&](const auto& s) { return s.first == key; });
     if (it == slots.end()) return {};
     out.push_back(it->second);
   }
@@ -133,15 +131,14 @@ void EmbeddingTable::Gather(const int64_t* ids, int64_t n, float* out) {
       std::lock_guard<std::mutex> lock(shard.mu);
       for (int64_t i : groups[s]) {
         const int64_t row = RowOf(shard, ids[i]);
-        std::memcpy(out + i * dim, shard.values.f32() + row * dim,
-                    dim * sizeof(float));
+        std::memcpy(out + i * dim, shard.values.f32() + row * dim, dim * sizeof(float));
       }
     }
   });
 }
 
-void EmbeddingTable::Apply(const int64_t* ids, int64_t n, const float* grad,
-                           float scale, int64_t iterations) {
+void EmbeddingTable::Apply(const int64_t* ids, int64_t n, const float* grad, float scale,
+                           int64_t iterations) {
   const auto groups = ByShard(ids, n);
   ForShards(n * spec_.dim, [&](int64_t begin, int64_t end) {
     for (int64_t s = begin; s < end; ++s) ApplyToShard(s, groups[s], ids, grad, scale, iterations);
@@ -191,9 +188,7 @@ EmbeddingTable::Rows EmbeddingTable::Export() const {
     for (size_t row = 0; row < shard.ids.size(); ++row) {
       Entry e{shard.ids[row], values[s].f32() + row * dim, {}};
       for (size_t k = 0; k < slot_names_.size(); ++k) {
-        e.slots.push_back(slots[s].empty()
-                              ? nullptr
-                              : slots[s][k].f32() + row * dim);
+        e.slots.push_back(slots[s].empty() ? nullptr : slots[s][k].f32() + row * dim);
       }
       entries.push_back(std::move(e));
     }
@@ -238,8 +233,7 @@ void EmbeddingTable::Import(const Rows& rows) {
     std::vector<int64_t> local;
     for (int64_t i : groups[s]) {
       const int64_t row = RowOf(shard, ids[i]);
-      std::memcpy(shard.values.f32() + row * dim, rows.values.f32() + i * dim,
-                  dim * sizeof(float));
+      std::memcpy(shard.values.f32() + row * dim, rows.values.f32() + i * dim, dim * sizeof(float));
       local.push_back(row);
     }
     if (!with_slots || slot_names_.empty()) continue;
@@ -247,11 +241,9 @@ void EmbeddingTable::Import(const Rows& rows) {
     std::vector<Tensor> slots = SlotsOf(shard);
     std::vector<std::pair<std::string, Tensor>> updated;
     for (size_t k = 0; k < slot_names_.size(); ++k) {
-      Tensor t = slots.empty() ? Tensor::Full({cap, dim}, slot_initial_[k])
-                               : slots[k];
+      Tensor t = slots.empty() ? Tensor::Full({cap, dim}, slot_initial_[k]) : slots[k];
       for (size_t j = 0; j < local.size(); ++j) {
-        std::memcpy(t.f32() + local[j] * dim,
-                    rows.slots[k].f32() + groups[s][j] * dim,
+        std::memcpy(t.f32() + local[j] * dim, rows.slots[k].f32() + groups[s][j] * dim,
                     dim * sizeof(float));
       }
       updated.emplace_back(spec_.name + "/" + slot_names_[k], std::move(t));

@@ -41,8 +41,7 @@ class EmbeddingTable {
 
   // `seed` is the job seed (row initialization); `make_optimizer` builds an
   // optimizer equal to the job's (one per shard).
-  EmbeddingTable(EmbeddingSpec spec, uint64_t seed,
-                 const OptimizerFactory& make_optimizer);
+  EmbeddingTable(EmbeddingSpec spec, uint64_t seed, const OptimizerFactory& make_optimizer);
   EmbeddingTable(const EmbeddingTable&) = delete;
   EmbeddingTable& operator=(const EmbeddingTable&) = delete;
 
@@ -57,8 +56,7 @@ class EmbeddingTable {
   // Applies scale * grad (grad: [n, dim]; ids may repeat, repeats are
   // summed) with the optimizer at step `iterations` (its iterations() for
   // this update: learning-rate schedule and bias corrections).
-  void Apply(const int64_t* ids, int64_t n, const float* grad, float scale,
-             int64_t iterations);
+  void Apply(const int64_t* ids, int64_t n, const float* grad, float scale, int64_t iterations);
 
   // All rows, ascending by id: ids int64 [n], values [n, dim], and one
   // [n, dim] tensor per slot (slot_names() order).
@@ -76,10 +74,10 @@ class EmbeddingTable {
 
  private:
   struct Shard {
-    mutable std::mutex mu;  // guards everything below
-    IdRowMap row_of;                              // id -> row in values
-    std::vector<int64_t> ids;                     // row -> id
-    tensor::Tensor values;                        // [capacity, dim]
+    mutable std::mutex mu;     // guards everything below
+    IdRowMap row_of;           // id -> row in values
+    std::vector<int64_t> ids;  // row -> id
+    tensor::Tensor values;     // [capacity, dim]
     std::unique_ptr<nn::optim::Optimizer> optimizer;
   };
 
@@ -94,8 +92,7 @@ class EmbeddingTable {
   // The shard's slot tensors (slot_names() order), or empty if none yet.
   std::vector<tensor::Tensor> SlotsOf(const Shard& shard) const;
   // Groups positions [0, n) by shard.
-  static std::vector<std::vector<int64_t>> ByShard(const int64_t* ids,
-                                                   int64_t n);
+  static std::vector<std::vector<int64_t>> ByShard(const int64_t* ids, int64_t n);
 
   EmbeddingSpec spec_;
   uint64_t seed_;

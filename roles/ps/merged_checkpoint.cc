@@ -12,8 +12,7 @@ using tensor::DType;
 using tensor::Tensor;
 
 Result<Checkpoint> MergePartitions(const std::vector<Checkpoint>& partitions,
-                                   const nn::keras::Model& model,
-                                   uint64_t seed) {
+                                   const nn::keras::Model& model, uint64_t seed) {
   if (partitions.empty()) return InvalidArgument("no checkpoint partitions");
   EDL_ASSIGN_OR_RETURN(std::vector<EmbeddingSpec> specs, FindEmbeddingTables(model));
   std::map<std::string, const EmbeddingSpec*> table_of;
@@ -32,14 +31,11 @@ Result<Checkpoint> MergePartitions(const std::vector<Checkpoint>& partitions,
     if (table == table_of.end()) {
       auto it = by_name.find(p->name);
       if (it == by_name.end()) {
-        return InvalidArgument("parameter-server checkpoint has no weight \"" +
-                               p->name + "\"");
+        return InvalidArgument("parameter-server checkpoint has no weight \"" + p->name + "\"");
       }
       if (it->second->shape() != p->value.shape()) {
-        return InvalidArgument("parameter-server checkpoint weight \"" + p->name +
-                               "\" has shape " +
-                               tensor::ShapeString(it->second->shape()) +
-                               ", the model needs " +
+        return InvalidArgument("parameter-server checkpoint weight \"" + p->name + "\" has shape " +
+                               tensor::ShapeString(it->second->shape()) + ", the model needs " +
                                tensor::ShapeString(p->value.shape()));
       }
       out.model.push_back({p->name, *it->second});
@@ -66,13 +62,11 @@ Result<Checkpoint> MergePartitions(const std::vector<Checkpoint>& partitions,
       for (int64_t i = 0; i < ids->numel(); ++i) {
         const int64_t id = ids->i64()[i];
         if (id < 0 || id >= spec.input_dim) {
-          return InvalidArgument("parameter-server checkpoint table \"" +
-                                 spec.name + "\": row " + std::to_string(id) +
-                                 " outside [0, " + std::to_string(spec.input_dim) +
-                                 ")");
+          return InvalidArgument("parameter-server checkpoint table \"" + spec.name + "\": row " +
+                                 std::to_string(id) + " outside [0, " +
+                                 std::to_string(spec.input_dim) + ")");
         }
-        std::memcpy(full.f32() + id * dim, values->f32() + i * dim,
-                    dim * sizeof(float));
+        std::memcpy(full.f32() + id * dim, values->f32() + i * dim, dim * sizeof(float));
         stored[id] = true;
       }
     }
@@ -89,15 +83,13 @@ Result<Checkpoint> MergePartitions(const std::vector<Checkpoint>& partitions,
   return out;
 }
 
-Result<Checkpoint> ReadMergedCheckpoint(const std::string& root,
-                                        const nn::keras::Model& model,
+Result<Checkpoint> ReadMergedCheckpoint(const std::string& root, const nn::keras::Model& model,
                                         uint64_t seed) {
   const std::vector<int64_t> versions = ListCompleteVersions(root);
   if (versions.empty()) {
     return NotFound(root + ": no complete parameter-server checkpoint");
   }
-  EDL_ASSIGN_OR_RETURN(std::vector<Checkpoint> parts,
-                       ReadPartitions(root, versions.back()));
+  EDL_ASSIGN_OR_RETURN(std::vector<Checkpoint> parts, ReadPartitions(root, versions.back()));
   return MergePartitions(parts, model, seed);
 }
 

@@ -23,12 +23,10 @@ namespace edl::roles::ps {
 // layers are read); `seed` the job seed. Errors name the weight that is
 // missing or mis-shaped.
 Result<Checkpoint> MergePartitions(const std::vector<Checkpoint>& partitions,
-                                   const nn::keras::Model& model,
-                                   uint64_t seed);
+                                   const nn::keras::Model& model, uint64_t seed);
 
 // ReadPartitions of the newest complete version under root, merged.
-Result<Checkpoint> ReadMergedCheckpoint(const std::string& root,
-                                        const nn::keras::Model& model,
+Result<Checkpoint> ReadMergedCheckpoint(const std::string& root, const nn::keras::Model& model,
                                         uint64_t seed);
 
 }  // namespace edl::roles::ps

@@ -16,24 +16,19 @@ namespace edl::roles::ps {
 using tensor::DType;
 using tensor::Tensor;
 
-ParameterServer::ParameterServer(const ParameterServerOptions& options)
-    : options_(options) {}
+ParameterServer::ParameterServer(const ParameterServerOptions& options) : options_(options) {}
 
 ParameterServer::~ParameterServer() = default;
 
 std::string ParameterServer::Who() const {
-  return "PS " + std::to_string(options_.ps_index) + " of " +
-         std::to_string(options_.num_ps);
+  return "PS " + std::to_string(options_.ps_index) + " of " + std::to_string(options_.num_ps);
 }
 
 Result<std::unique_ptr<ParameterServer>> ParameterServer::Create(
     const ParameterServerOptions& options, CompiledModel model) {
-  if (options.num_ps < 1 || options.ps_index < 0 ||
-      options.ps_index >= options.num_ps) {
-    return InvalidArgument("parameter server index " +
-                           std::to_string(options.ps_index) + " of " +
-                           std::to_string(options.num_ps) +
-                           ": need 0 <= index < num_ps");
+  if (options.num_ps < 1 || options.ps_index < 0 || options.ps_index >= options.num_ps) {
+    return InvalidArgument("parameter server index " + std::to_string(options.ps_index) + " of " +
+                           std::to_string(options.num_ps) + ": need 0 <= index < num_ps");
   }
   if (!options.use_async && options.grads_to_wait < 1) {
     return InvalidArgument("--grads_to_wait must be >= 1, got " +
@@ -50,14 +45,12 @@ Result<std::unique_ptr<ParameterServer>> ParameterServer::Create(
   }
   std::unique_ptr<ParameterServer> ps(new ParameterServer(options));
   EDL_RETURN_IF_ERROR(ps->Init(model));
-  for (const std::string& root :
-       {options.checkpoint_dir, options.checkpoint_dir_for_init}) {
+  for (const std::string& root : {options.checkpoint_dir, options.checkpoint_dir_for_init}) {
     if (root.empty()) continue;
     const std::vector<int64_t> versions = ListCompleteVersions(root);
     if (versions.empty()) continue;
     EDL_RETURN_IF_ERROR(ps->Restore(root, versions.back()));
-    EDL_LOG(INFO) << ps->Who() << ": restored version " << versions.back()
-                  << " from " << root;
+    EDL_LOG(INFO) << ps->Who() << ": restored version " << versions.back() << " from " << root;
     break;
   }
   return ps;
@@ -88,22 +81,19 @@ Status ParameterServer::Init(CompiledModel& model) {
   for (nn::Parameter* p : model.model->parameters()) {
     auto it = spec_of.find(p->name);
     if (it != spec_of.end()) {
-      auto table = std::make_unique<EmbeddingTable>(*it->second, options_.seed,
-                                                    factory);
+      auto table = std::make_unique<EmbeddingTable>(*it->second, options_.seed, factory);
       if (options_.tables_from_model) {
         // This PS's rows of the model's table, with their slots.
         const int64_t dim = table->dim();
         std::vector<int64_t> ids;
-        for (int64_t id = options_.ps_index; id < p->value.dim(0);
-             id += options_.num_ps) {
+        for (int64_t id = options_.ps_index; id < p->value.dim(0); id += options_.num_ps) {
           ids.push_back(id);
         }
         const int64_t n = static_cast<int64_t>(ids.size());
         auto rows_of = [&](const Tensor& full) {
           Tensor out = Tensor::Empty({n, dim});
           for (int64_t i = 0; i < n; ++i) {
-            std::memcpy(out.f32() + i * dim, full.f32() + ids[i] * dim,
-                        dim * sizeof(float));
+            std::memcpy(out.f32() + i * dim, full.f32() + ids[i] * dim, dim * sizeof(float));
           }
           return out;
         };
@@ -112,9 +102,7 @@ Status ParameterServer::Init(CompiledModel& model) {
         rows.values = rows_of(p->value);
         for (const std::string& slot : table->slot_names()) {
           auto s = std::find_if(model_slots.begin(), model_slots.end(),
-                                [&](const auto& e) {
-                                  return e.first == p->name + "/" + slot;
-                                });
+                                [&](const auto& e) { return e.first == p->name + "/" + slot; });
           if (s == model_slots.end()) break;
           rows.slots.push_back(rows_of(s->second));
         }
@@ -163,27 +151,23 @@ Result<protocol::PullDenseResponse> ParameterServer::PullDense(
   return out;
 }
 
-Result<protocol::PullRowsResponse> ParameterServer::PullRows(
-    const protocol::PullRowsRequest& r) {
+Result<protocol::PullRowsResponse> ParameterServer::PullRows(const protocol::PullRowsRequest& r) {
   auto it = tables_.find(r.table);
   if (it == tables_.end()) {
     return InvalidArgument(Who() + ": no embedding table \"" + r.table + "\"");
   }
   EmbeddingTable& table = *it->second;
   if (!r.ids.defined() || r.ids.dtype() != DType::kInt64 || r.ids.rank() != 1) {
-    return InvalidArgument(Who() + ": table \"" + r.table +
-                           "\": ids must be an int64 vector");
+    return InvalidArgument(Who() + ": table \"" + r.table + "\": ids must be an int64 vector");
   }
   const int64_t n = r.ids.numel();
   const int64_t* ids = r.ids.i64();
   for (int64_t i = 0; i < n; ++i) {
     if (ids[i] < 0 || ids[i] >= table.spec().input_dim ||
         PsOfId(ids[i], options_.num_ps) != options_.ps_index) {
-      return InvalidArgument(Who() + ": table \"" + r.table + "\": id " +
-                             std::to_string(ids[i]) +
+      return InvalidArgument(Who() + ": table \"" + r.table + "\": id " + std::to_string(ids[i]) +
                              " is not held here (outside [0, " +
-                             std::to_string(table.spec().input_dim) +
-                             ") or owned by another PS)");
+                             std::to_string(table.spec().input_dim) + ") or owned by another PS)");
     }
   }
   protocol::PullRowsResponse out;
@@ -196,8 +180,7 @@ Status ParameterServer::Validate(const protocol::PushGradientsRequest& r) const 
   for (const NamedTensor& t : r.state) {
     auto it = dense_by_name_.find(t.name);
     if (it == dense_by_name_.end()) {
-      return InvalidArgument(Who() + ": state \"" + t.name +
-                             "\" is not a variable this PS holds");
+      return InvalidArgument(Who() + ": state \"" + t.name + "\" is not a variable this PS holds");
     }
     if (!t.value.defined() || t.value.dtype() != DType::kFloat32 ||
         t.value.numel() != it->second->value.numel()) {
@@ -217,17 +200,15 @@ Status ParameterServer::Validate(const protocol::PushGradientsRequest& r) const 
     }
     if (!g.value.defined() || g.value.dtype() != DType::kFloat32 ||
         g.value.numel() != it->second->value.numel()) {
-      return InvalidArgument(
-          Who() + ": gradient for \"" + g.name + "\" must be float32 " +
-          tensor::ShapeString(it->second->value.shape()) + ", got " +
-          (g.value.defined() ? tensor::ShapeString(g.value.shape()) : "none"));
+      return InvalidArgument(Who() + ": gradient for \"" + g.name + "\" must be float32 " +
+                             tensor::ShapeString(it->second->value.shape()) + ", got " +
+                             (g.value.defined() ? tensor::ShapeString(g.value.shape()) : "none"));
     }
   }
   for (const protocol::SparseGradient& g : r.sparse) {
     auto it = tables_.find(g.table);
     if (it == tables_.end()) {
-      return InvalidArgument(Who() + ": gradient for unknown embedding table \"" +
-                             g.table + "\"");
+      return InvalidArgument(Who() + ": gradient for unknown embedding table \"" + g.table + "\"");
     }
     const EmbeddingTable& table = *it->second;
     if (!g.ids.defined() || g.ids.dtype() != DType::kInt64 || g.ids.rank() != 1 ||
@@ -241,18 +222,17 @@ Status ParameterServer::Validate(const protocol::PushGradientsRequest& r) const 
     for (int64_t i = 0; i < g.ids.numel(); ++i) {
       if (ids[i] < 0 || ids[i] >= table.spec().input_dim ||
           PsOfId(ids[i], options_.num_ps) != options_.ps_index) {
-        return InvalidArgument(Who() + ": gradient for table \"" + g.table +
-                               "\" row " + std::to_string(ids[i]) +
-                               ", which this PS does not hold");
+        return InvalidArgument(Who() + ": gradient for table \"" + g.table + "\" row " +
+                               std::to_string(ids[i]) + ", which this PS does not hold");
       }
     }
   }
   return Status::Ok();
 }
 
-void ParameterServer::ApplyUpdate(
-    const std::vector<NamedTensor>& dense,
-    const std::vector<protocol::SparseGradient>& sparse, float scale) {
+void ParameterServer::ApplyUpdate(const std::vector<NamedTensor>& dense,
+                                  const std::vector<protocol::SparseGradient>& sparse,
+                                  float scale) {
   const int64_t step = optimizer_->iterations();
   for (const NamedTensor& g : dense) {
     DenseParameter& p = *dense_by_name_.at(g.name);
@@ -266,8 +246,7 @@ void ParameterServer::ApplyUpdate(
     optimizer_->ApplyDense(p.name, p.value, grad);
   }
   for (const protocol::SparseGradient& g : sparse) {
-    tables_.at(g.table)->Apply(g.ids.i64(), g.ids.numel(), g.values.f32(),
-                               scale, step);
+    tables_.at(g.table)->Apply(g.ids.i64(), g.ids.numel(), g.values.f32(), scale, step);
   }
   optimizer_->FinishStep();
 }
@@ -342,21 +321,18 @@ Result<protocol::PushGradientsResponse> ParameterServer::ApplyPush(
           const int64_t dim = tables_.at(name)->dim();
           int64_t n = 0;
           for (const auto& part : parts) n += part.ids.numel();
-          protocol::SparseGradient merged{name,
-                                          Tensor::Empty({n}, DType::kInt64),
+          protocol::SparseGradient merged{name, Tensor::Empty({n}, DType::kInt64),
                                           Tensor::Empty({n, dim})};
           int64_t at = 0;
           for (const auto& part : parts) {
             const int64_t m = part.ids.numel();
             std::memcpy(merged.ids.i64() + at, part.ids.i64(), m * sizeof(int64_t));
-            std::memcpy(merged.values.f32() + at * dim, part.values.f32(),
-                        m * dim * sizeof(float));
+            std::memcpy(merged.values.f32() + at * dim, part.values.f32(), m * dim * sizeof(float));
             at += m;
           }
           sparse.push_back(std::move(merged));
         }
-        ApplyUpdate(dense, sparse,
-                    1.f / static_cast<float>(options_.grads_to_wait));
+        ApplyUpdate(dense, sparse, 1.f / static_cast<float>(options_.grads_to_wait));
         round_ = SyncRound{};
         applied = version_.fetch_add(1) + 1;
       }
@@ -373,8 +349,7 @@ Result<protocol::PushGradientsResponse> ParameterServer::PushGradients(
   if (r.pull_dense) {
     // What a PullDense right after this push would answer (also when a
     // sync round refused the push as too stale).
-    EDL_ASSIGN_OR_RETURN(protocol::PullDenseResponse pulled,
-                         PullDense({-1, r.pull_compression}));
+    EDL_ASSIGN_OR_RETURN(protocol::PullDenseResponse pulled, PullDense({-1, r.pull_compression}));
     out.params_version = pulled.version;
     out.params = std::move(pulled.params);
   }

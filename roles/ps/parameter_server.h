@@ -53,12 +53,12 @@ struct ParameterServerOptions {
   int ps_index = 0;
   int num_ps = 1;
   bool use_async = true;
-  int grads_to_wait = 1;               // sync: pushes averaged per update
-  int64_t sync_version_tolerance = 0;  // sync: how stale a push may be
+  int grads_to_wait = 1;                 // sync: pushes averaged per update
+  int64_t sync_version_tolerance = 0;    // sync: how stale a push may be
   bool lr_staleness_modulation = false;  // async only
-  std::string checkpoint_dir;          // "" = no checkpoints
-  int64_t checkpoint_steps = 0;        // 0 = never
-  int keep_checkpoint_max = 0;         // 0 = keep all
+  std::string checkpoint_dir;            // "" = no checkpoints
+  int64_t checkpoint_steps = 0;          // 0 = never
+  int keep_checkpoint_max = 0;           // 0 = keep all
   // Restored from when checkpoint_dir holds no complete version.
   std::string checkpoint_dir_for_init;
   // The job seed; with the table name and id it fixes each embedding row's
@@ -76,14 +76,12 @@ class ParameterServer : public protocol::PsService {
   // optimizer; then restores the newest checkpoint if any. Errors: bad
   // options, a model whose tables cannot be identified, an unreadable or
   // mismatching checkpoint (naming the file and tensor).
-  static Result<std::unique_ptr<ParameterServer>> Create(
-      const ParameterServerOptions& options, CompiledModel model);
+  static Result<std::unique_ptr<ParameterServer>> Create(const ParameterServerOptions& options,
+                                                         CompiledModel model);
   ~ParameterServer() override;
 
-  Result<protocol::PullDenseResponse> PullDense(
-      const protocol::PullDenseRequest& r) override;
-  Result<protocol::PullRowsResponse> PullRows(
-      const protocol::PullRowsRequest& r) override;
+  Result<protocol::PullDenseResponse> PullDense(const protocol::PullDenseRequest& r) override;
+  Result<protocol::PullRowsResponse> PullRows(const protocol::PullRowsRequest& r) override;
   Result<protocol::PushGradientsResponse> PushGradients(
       const protocol::PushGradientsRequest& r) override;
 
@@ -120,8 +118,7 @@ class ParameterServer : public protocol::PsService {
   Result<protocol::PushGradientsResponse> ApplyPush(const protocol::PushGradientsRequest& r);
   // Applies scale * gradients (dense and sparse) as one update.
   void ApplyUpdate(const std::vector<NamedTensor>& dense,
-                   const std::vector<protocol::SparseGradient>& sparse,
-                   float scale);
+                   const std::vector<protocol::SparseGradient>& sparse, float scale);
   // Writes a checkpoint when `version` is due one; failures are logged.
   void MaybeCheckpoint(int64_t version);
   Status WriteCheckpointAt(int64_t version);
@@ -129,7 +126,7 @@ class ParameterServer : public protocol::PsService {
 
   const ParameterServerOptions options_;
   std::string spec_json_;
-  std::unique_ptr<nn::optim::Optimizer> optimizer_;  // dense updates
+  std::unique_ptr<nn::optim::Optimizer> optimizer_;     // dense updates
   std::vector<std::unique_ptr<DenseParameter>> dense_;  // owned, model order
   std::map<std::string, DenseParameter*> dense_by_name_;
   std::map<std::string, std::unique_ptr<EmbeddingTable>> tables_;

@@ -57,8 +57,7 @@ Status ParameterServer::WriteCheckpointAt(int64_t version) {
     std::unique_lock<std::shared_mutex> gate(gate_);
     c = Snapshot(version);
   }
-  EDL_RETURN_IF_ERROR(WritePartition(options_.checkpoint_dir, options_.ps_index,
-                                     options_.num_ps, c)
+  EDL_RETURN_IF_ERROR(WritePartition(options_.checkpoint_dir, options_.ps_index, options_.num_ps, c)
                           .WithPrefix(Who()));
   Status pruned = PrunePartitions(options_.checkpoint_dir, options_.keep_checkpoint_max, version);
   if (!pruned.ok()) {
@@ -81,8 +80,7 @@ Checkpoint ParameterServer::Snapshot(int64_t version) const {
     c.model.push_back({name + kIds, rows.ids});
     c.model.push_back({name + kValues, rows.values});
     for (size_t k = 0; k < rows.slots.size(); ++k) {
-      c.optimizer.push_back(
-          {name + "/" + table->slot_names()[k] + kValues, rows.slots[k]});
+      c.optimizer.push_back({name + "/" + table->slot_names()[k] + kValues, rows.slots[k]});
     }
   }
   return c;
@@ -91,8 +89,7 @@ Checkpoint ParameterServer::Snapshot(int64_t version) const {
 Status ParameterServer::Restore(const std::string& root, int64_t version) {
   auto partitions = ReadPartitions(root, version, options_.num_ps);
   if (!partitions.ok()) return partitions.status().WithPrefix(Who());
-  const std::string where = Who() + ": checkpoint " + root + "/version-" +
-                            std::to_string(version);
+  const std::string where = Who() + ": checkpoint " + root + "/version-" + std::to_string(version);
   std::set<std::string> restored;
   std::vector<std::pair<std::string, Tensor>> dense_slots;
   // Per table: the owned rows gathered from every partition.
@@ -113,8 +110,7 @@ Status ParameterServer::Restore(const std::string& root, int64_t version) {
         const std::string name = t.name.substr(0, t.name.size() - 4);
         auto table = tables_.find(name);
         if (table == tables_.end()) {
-          return InvalidArgument(where + ": embedding table \"" + name +
-                                 "\" is not in the model");
+          return InvalidArgument(where + ": embedding table \"" + name + "\" is not in the model");
         }
         const int64_t dim = table->second->dim();
         auto values = by_name.find(name + kValues);
@@ -123,7 +119,8 @@ Status ParameterServer::Restore(const std::string& root, int64_t version) {
             values->second->numel() != n * dim) {
           return InvalidArgument(where + ": table \"" + name +
                                  "\" needs int64 \"#ids\" [n] and \"#values\" "
-                                 "[n, " + std::to_string(dim) + "]");
+                                 "[n, " +
+                                 std::to_string(dim) + "]");
         }
         const auto& slot_names = table->second->slot_names();
         std::vector<const float*> slots;
@@ -148,26 +145,22 @@ Status ParameterServer::Restore(const std::string& root, int64_t version) {
           g.ids.push_back(ids[i]);
           g.values.insert(g.values.end(), v + i * dim, v + (i + 1) * dim);
           for (size_t k = 0; k < slots.size(); ++k) {
-            g.slots[k].insert(g.slots[k].end(), slots[k] + i * dim,
-                              slots[k] + (i + 1) * dim);
+            g.slots[k].insert(g.slots[k].end(), slots[k] + i * dim, slots[k] + (i + 1) * dim);
           }
         }
         continue;
       }
       auto d = dense_by_name_.find(t.name);
       if (d == dense_by_name_.end()) {
-        if (PsOfParameter(t.name, options_.num_ps) == options_.ps_index ||
-            tables_.count(t.name)) {
-          return InvalidArgument(where + ": weight \"" + t.name +
-                                 "\" is not in the model");
+        if (PsOfParameter(t.name, options_.num_ps) == options_.ps_index || tables_.count(t.name)) {
+          return InvalidArgument(where + ": weight \"" + t.name + "\" is not in the model");
         }
         continue;
       }
       Tensor& value = d->second->value;
       if (t.value.dtype() != DType::kFloat32 || t.value.shape() != value.shape()) {
         return InvalidArgument(where + ": weight \"" + t.name + "\" has shape " +
-                               tensor::ShapeString(t.value.shape()) +
-                               ", the model needs " +
+                               tensor::ShapeString(t.value.shape()) + ", the model needs " +
                                tensor::ShapeString(value.shape()));
       }
       std::lock_guard<std::mutex> lock(d->second->mu);
@@ -183,8 +176,7 @@ Status ParameterServer::Restore(const std::string& root, int64_t version) {
   }
   for (const auto& d : dense_) {
     if (!restored.count(d->name)) {
-      return InvalidArgument(where + " has no weight \"" + d->name +
-                             "\" that the model needs");
+      return InvalidArgument(where + " has no weight \"" + d->name + "\" that the model needs");
     }
   }
   Status s = optimizer_->RestoreSlots(dense_slots);
@@ -195,9 +187,8 @@ Status ParameterServer::Restore(const std::string& root, int64_t version) {
     EmbeddingTable::Rows rows;
     rows.ids = Tensor::FromInts({n}, g.ids);
     rows.values = Tensor::FromVector({n, table.dim()}, g.values);
-    const bool complete_slots = std::all_of(
-        g.slots.begin(), g.slots.end(),
-        [&](const std::vector<float>& v) {
+    const bool complete_slots =
+        std::all_of(g.slots.begin(), g.slots.end(), [&](const std::vector<float>& v) {
           return static_cast<int64_t>(v.size()) == n * table.dim();
         });
     if (complete_slots) {

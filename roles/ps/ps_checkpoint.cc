@@ -36,8 +36,7 @@ std::vector<int> CompleteSets(const fs::path& version_dir) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(version_dir, ec)) {
     int index, num_ps;
-    if (!e.is_directory() ||
-        !ParsePartitionName(e.path().filename().string(), &index, &num_ps)) {
+    if (!e.is_directory() || !ParsePartitionName(e.path().filename().string(), &index, &num_ps)) {
       continue;
     }
     if (fs::exists(e.path() / "manifest.json")) present[num_ps].insert(index);
@@ -69,22 +68,17 @@ std::string PartitionDirName(int index, int num_ps) {
   return "ps-" + std::to_string(index) + "-of-" + std::to_string(num_ps);
 }
 
-std::string PartitionPath(const std::string& root, int64_t version, int index,
-                          int num_ps) {
-  return (fs::path(root) / VersionDirName(version) /
-          PartitionDirName(index, num_ps))
-      .string();
+std::string PartitionPath(const std::string& root, int64_t version, int index, int num_ps) {
+  return (fs::path(root) / VersionDirName(version) / PartitionDirName(index, num_ps)).string();
 }
 
-Status WritePartition(const std::string& root, int index, int num_ps,
-                      const Checkpoint& partition) {
+Status WritePartition(const std::string& root, int index, int num_ps, const Checkpoint& partition) {
   const fs::path version_dir = fs::path(root) / VersionDirName(partition.version);
   const fs::path final_dir = version_dir / PartitionDirName(index, num_ps);
   // WriteCheckpoint writes <tmp_root>/version-<V> atomically; that directory
   // is then renamed to the partition's place.
   const fs::path tmp_root =
-      version_dir / ("." + PartitionDirName(index, num_ps) + ".tmp." +
-                     std::to_string(::getpid()));
+      version_dir / ("." + PartitionDirName(index, num_ps) + ".tmp." + std::to_string(::getpid()));
   std::error_code ec;
   fs::remove_all(tmp_root, ec);
   EDL_RETURN_IF_ERROR(WriteCheckpoint(tmp_root.string(), partition, 0));
@@ -99,8 +93,7 @@ Status WritePartition(const std::string& root, int index, int num_ps,
   const std::string error = ec ? ec.message() : "";
   fs::remove_all(tmp_root, ec);
   if (!error.empty()) {
-    return IoError(final_dir.string() + ": cannot rename checkpoint into place: " +
-                   error);
+    return IoError(final_dir.string() + ": cannot rename checkpoint into place: " + error);
   }
   return Status::Ok();
 }
@@ -113,8 +106,7 @@ std::vector<int64_t> ListCompleteVersions(const std::string& root) {
   return out;
 }
 
-Result<std::vector<Checkpoint>> ReadPartitions(const std::string& root,
-                                               int64_t version,
+Result<std::vector<Checkpoint>> ReadPartitions(const std::string& root, int64_t version,
                                                int preferred_num_ps) {
   const fs::path version_dir = fs::path(root) / VersionDirName(version);
   const std::vector<int> sets = CompleteSets(version_dir);
@@ -133,9 +125,8 @@ Result<std::vector<Checkpoint>> ReadPartitions(const std::string& root,
     if (!c.ok()) return c.status();
     if (c->version != version) {
       return InvalidArgument((version_dir / PartitionDirName(i, num_ps)).string() +
-                             ": manifest says version " +
-                             std::to_string(c->version) + ", directory " +
-                             std::to_string(version));
+                             ": manifest says version " + std::to_string(c->version) +
+                             ", directory " + std::to_string(version));
     }
     out.push_back(std::move(c).value());
   }

@@ -34,12 +34,10 @@ namespace edl::roles::ps {
 // "ps-<index>-of-<num_ps>".
 std::string PartitionDirName(int index, int num_ps);
 // "<root>/version-<version>/ps-<index>-of-<num_ps>".
-std::string PartitionPath(const std::string& root, int64_t version, int index,
-                          int num_ps);
+std::string PartitionPath(const std::string& root, int64_t version, int index, int num_ps);
 
 // Writes one partition atomically (replacing an older copy of it).
-Status WritePartition(const std::string& root, int index, int num_ps,
-                      const Checkpoint& partition);
+Status WritePartition(const std::string& root, int index, int num_ps, const Checkpoint& partition);
 
 // Complete versions under root, ascending (missing root: empty).
 std::vector<int64_t> ListCompleteVersions(const std::string& root);
@@ -47,8 +45,7 @@ std::vector<int64_t> ListCompleteVersions(const std::string& root);
 // Every partition of a complete version (preferring a set of
 // `preferred_num_ps` partitions when there are several). NotFound when the
 // version is not complete; corrupt files name the file and tensor.
-Result<std::vector<Checkpoint>> ReadPartitions(const std::string& root,
-                                               int64_t version,
+Result<std::vector<Checkpoint>> ReadPartitions(const std::string& root, int64_t version,
                                                int preferred_num_ps = 0);
 
 // After a PS wrote `written`, when keep_max > 0: keeps the keep_max newest

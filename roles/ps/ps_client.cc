@@ -27,9 +27,9 @@ Tensor AsInt64(const Tensor& ids) {
 struct PsClient::InFlightPush {
   std::vector<protocol::PushGradientsRequest> requests;
   std::vector<protocol::PushGradientsResponse> responses;  // of answered PS
-  std::vector<char> answered;  // per PS; written by its lane, read after Wait
+  std::vector<char> answered;      // per PS; written by its lane, read after Wait
   std::unique_ptr<PsCalls> calls;  // while queued
-  bool pull_pending = false;  // asked for the dense pull PullDense has not taken
+  bool pull_pending = false;       // asked for the dense pull PullDense has not taken
   // A failure other than Unavailable: the push may have been applied, so it
   // is never resent; every later wait returns this.
   Status final_failure;
@@ -49,8 +49,7 @@ std::vector<protocol::PsService*> CheckedServices(std::vector<protocol::PsServic
 
 }  // namespace
 
-PsClient::PsClient(std::vector<protocol::PsService*> services,
-                   protocol::Compression compression)
+PsClient::PsClient(std::vector<protocol::PsService*> services, protocol::Compression compression)
     : services_(CheckedServices(std::move(services))),
       compression_(compression),
       versions_(services_.size(), -1),
@@ -66,9 +65,7 @@ Status PsClient::ForEachPs(const std::function<Status(int)>& fn) {
   return calls.Wait();
 }
 
-void PsClient::ForgetVersions() {
-  std::fill(versions_.begin(), versions_.end(), -1);
-}
+void PsClient::ForgetVersions() { std::fill(versions_.begin(), versions_.end(), -1); }
 
 namespace {
 
@@ -85,9 +82,9 @@ Status WritePulled(int i, const std::vector<NamedTensor>& values,
     // workers share it through the PS (PushGradients sends theirs).
     nn::Parameter& p = *it->second;
     if (t.value.shape() != p.value.shape()) {
-      return InvalidArgument("PS " + std::to_string(i) + " sent \"" + t.name +
-                             "\" with shape " + tensor::ShapeString(t.value.shape()) +
-                             ", the worker's model has " + tensor::ShapeString(p.value.shape()));
+      return InvalidArgument("PS " + std::to_string(i) + " sent \"" + t.name + "\" with shape " +
+                             tensor::ShapeString(t.value.shape()) + ", the worker's model has " +
+                             tensor::ShapeString(p.value.shape()));
     }
     p.value.CopyFrom(Decompress(t.value));
   }
@@ -124,8 +121,7 @@ Status PsClient::PullDense(const std::vector<nn::Parameter*>& params) {
   return Status::Ok();
 }
 
-Result<PsClient::Rows> PsClient::GatherRows(const std::string& table,
-                                            const Tensor& ids_in) {
+Result<PsClient::Rows> PsClient::GatherRows(const std::string& table, const Tensor& ids_in) {
   const Tensor ids = AsInt64(ids_in.On(tensor::Device::kCPU));
   const int64_t total = ids.numel();
   const int64_t* p = ids.i64();
@@ -146,8 +142,7 @@ Result<PsClient::Rows> PsClient::GatherRows(const std::string& table,
     if (positions[i].empty()) return Status::Ok();
     protocol::PullRowsRequest request;
     request.table = table;
-    request.ids = Tensor::Empty({static_cast<int64_t>(positions[i].size())},
-                                DType::kInt64);
+    request.ids = Tensor::Empty({static_cast<int64_t>(positions[i].size())}, DType::kInt64);
     for (size_t k = 0; k < positions[i].size(); ++k) {
       request.ids.i64()[k] = unique[positions[i][k]];
     }
@@ -156,9 +151,8 @@ Result<PsClient::Rows> PsClient::GatherRows(const std::string& table,
     const Tensor& v = r->values;
     if (v.dtype() != DType::kFloat32 || v.rank() != 2 ||
         v.dim(0) != static_cast<int64_t>(positions[i].size())) {
-      return Internal("table \"" + table + "\": reply has shape " +
-                      tensor::ShapeString(v.shape()) + " for " +
-                      std::to_string(positions[i].size()) + " ids");
+      return Internal("table \"" + table + "\": reply has shape " + tensor::ShapeString(v.shape()) +
+                      " for " + std::to_string(positions[i].size()) + " ids");
     }
     values[i] = v;
     return Status::Ok();
@@ -176,14 +170,13 @@ Result<PsClient::Rows> PsClient::GatherRows(const std::string& table,
   out.values = Tensor::Empty({u, std::max<int64_t>(dim, 0)});
   for (int i = 0; i < n; ++i) {
     for (size_t k = 0; k < positions[i].size(); ++k) {
-      std::memcpy(out.values.f32() + positions[i][k] * dim,
-                  values[i].f32() + k * dim, dim * sizeof(float));
+      std::memcpy(out.values.f32() + positions[i][k] * dim, values[i].f32() + k * dim,
+                  dim * sizeof(float));
     }
   }
   out.inverse = Tensor::Empty(ids.shape(), DType::kInt64);
   for (int64_t j = 0; j < total; ++j) {
-    out.inverse.i64()[j] =
-        std::lower_bound(unique.begin(), unique.end(), p[j]) - unique.begin();
+    out.inverse.i64()[j] = std::lower_bound(unique.begin(), unique.end(), p[j]) - unique.begin();
   }
   return out;
 }
@@ -195,13 +188,13 @@ Status PsClient::PullRows(nn::Parameter& table, const Tensor& ids) {
   const int64_t u = r.unique_ids.numel();
   if (u > 0 && r.unique_ids.i64()[u - 1] >= rows) {
     return InvalidArgument("table \"" + table.name + "\": id " +
-                           std::to_string(r.unique_ids.i64()[u - 1]) +
-                           " is outside [0, " + std::to_string(rows) + ")");
+                           std::to_string(r.unique_ids.i64()[u - 1]) + " is outside [0, " +
+                           std::to_string(rows) + ")");
   }
   if (u > 0 && r.values.dim(1) != dim) {
     return InvalidArgument("table \"" + table.name + "\": the PS rows have " +
-                           std::to_string(r.values.dim(1)) +
-                           " columns, the worker's table " + std::to_string(dim));
+                           std::to_string(r.values.dim(1)) + " columns, the worker's table " +
+                           std::to_string(dim));
   }
   if (table.value.device() != tensor::Device::kCPU) {
     // Each pulled row is uploaded into its place in the device table.
@@ -212,8 +205,8 @@ Status PsClient::PullRows(nn::Parameter& table, const Tensor& ids) {
     return Status::Ok();
   }
   for (int64_t k = 0; k < u; ++k) {
-    std::memcpy(table.value.f32() + r.unique_ids.i64()[k] * dim,
-                r.values.f32() + k * dim, dim * sizeof(float));
+    std::memcpy(table.value.f32() + r.unique_ids.i64()[k] * dim, r.values.f32() + k * dim,
+                dim * sizeof(float));
   }
   return Status::Ok();
 }
@@ -281,8 +274,8 @@ std::vector<protocol::PushGradientsRequest> PsClient::PushRequests(
     }
     const int64_t m = static_cast<int64_t>(ids.size());
     if (m == 0) continue;
-    tensor::SparseRows rows{Tensor::FromInts({m}, ids),
-                            Tensor::FromVector({m, dim}, values), p->value.dim(0)};
+    tensor::SparseRows rows{Tensor::FromInts({m}, ids), Tensor::FromVector({m, dim}, values),
+                            p->value.dim(0)};
     tensor::SparseRows merged = tensor::Coalesce(rows);
     const int64_t u = merged.ids.numel();
     std::vector<std::vector<int64_t>> positions(n);
@@ -296,8 +289,7 @@ std::vector<protocol::PushGradientsRequest> PsClient::PushRequests(
                                  Tensor::Empty({c, dim})};
       for (int64_t k = 0; k < c; ++k) {
         g.ids.i64()[k] = merged.ids.i64()[positions[i][k]];
-        std::memcpy(g.values.f32() + k * dim,
-                    merged.values.f32() + positions[i][k] * dim,
+        std::memcpy(g.values.f32() + k * dim, merged.values.f32() + positions[i][k] * dim,
                     dim * sizeof(float));
       }
       g.values = Compress(g.values, compression_);
@@ -372,8 +364,8 @@ void PsClient::AbandonPush() {
   push_.reset();
 }
 
-Result<PsClient::PushResult> PsClient::PushGradients(
-    const std::vector<nn::Parameter*>& params, int64_t worker_id) {
+Result<PsClient::PushResult> PsClient::PushGradients(const std::vector<nn::Parameter*>& params,
+                                                     int64_t worker_id) {
   StartPush(params, worker_id);
   Result<PushResult> result = FinishPush();
   // The synchronous call leaves nothing behind: a caller retries it whole.

@@ -66,9 +66,9 @@ class PsClient {
   // rows) to the rows' PS. Every PS gets one request, possibly empty, with
   // the version last pulled from it.
   struct PushResult {
-    bool accepted = true;            // every PS accepted
-    std::vector<bool> accepted_by;   // per PS
-    std::vector<int64_t> versions;   // per PS, after the push
+    bool accepted = true;           // every PS accepted
+    std::vector<bool> accepted_by;  // per PS
+    std::vector<int64_t> versions;  // per PS, after the push
   };
   // REQUIRES: no push in flight.
   Result<PushResult> PushGradients(const std::vector<nn::Parameter*>& params,

@@ -21,7 +21,6 @@ using protocol::Dataset;
 using protocol::Task;
 using protocol::TaskType;
 
-
 int RankOf(const protocol::RingView& v, int64_t worker_id) {
   for (size_t i = 0; i < v.members.size(); ++i) {
     if (v.members[i].worker_id == worker_id) return static_cast<int>(i);
@@ -30,7 +29,6 @@ int RankOf(const protocol::RingView& v, int64_t worker_id) {
 }
 
 std::string Ms(double seconds) { return std::to_string(std::lround(seconds * 1000)) + " ms"; }
-
 
 }  // namespace
 
@@ -64,8 +62,7 @@ template <typename F>
 auto AllreduceWorker::Retry(const char* what, F f) -> decltype(f()) {
   return RetryWhileUnavailable(
       clock_, options_.master_outage_tolerance, options_.name, what,
-      [this] { return stop_.load(); },
-      [this](std::chrono::milliseconds d) { Pause(d); }, f);
+      [this] { return stop_.load(); }, [this](std::chrono::milliseconds d) { Pause(d); }, f);
 }
 
 // Heartbeats, and the watchdog of the collective in flight: when the master
@@ -119,9 +116,8 @@ Status AllreduceWorker::Run() {
     return master_.JoinRing({worker_id_, listener_->address()});
   });
   if (!joined.ok()) return joined.status().WithPrefix("joining the ring");
-  EDL_LOG(INFO) << options_.name << ": registered as worker " << worker_id_
-                << "; ring listener " << listener_->address() << ", membership v"
-                << joined->version;
+  EDL_LOG(INFO) << options_.name << ": registered as worker " << worker_id_ << "; ring listener "
+                << listener_->address() << ", membership v" << joined->version;
   heartbeat_ = std::thread(&AllreduceWorker::HeartbeatLoop, this);
   Status result = Loop();
   {
@@ -132,8 +128,8 @@ Status AllreduceWorker::Run() {
   if (heartbeat_.joinable()) heartbeat_.join();
   ring_.reset();
   EDL_LOG(INFO) << options_.name << ": " << steps() << " steps, " << tasks_done_
-                << " tasks reported, " << redone_steps_ << " step(s) redone, "
-                << reformations_ << " ring formation(s)";
+                << " tasks reported, " << redone_steps_ << " step(s) redone, " << reformations_
+                << " ring formation(s)";
   return result;
 }
 
@@ -194,11 +190,8 @@ Status AllreduceWorker::FetchWork() {
   auto task = Retry("get a task", [&] { return master_.GetTask({worker_id_, request}); });
   if (!task.ok()) return task.status().WithPrefix("getting a task");
   switch (task->type) {
-    case TaskType::kDone:
-      done_ = true;
-      return Status::Ok();
-    case TaskType::kWait:
-      return Status::Ok();
+    case TaskType::kDone: done_ = true; return Status::Ok();
+    case TaskType::kWait: return Status::Ok();
     case TaskType::kTraining: {
       idle_ = false;
       const data::Source* source = data_.training;
@@ -252,8 +245,7 @@ Status AllreduceWorker::FetchWork() {
         report = {};
         report.ok = false;
         report.error = s.message();
-        EDL_LOG(WARNING) << options_.name << ": task " << task->id << " failed: "
-                         << s.message();
+        EDL_LOG(WARNING) << options_.name << ": task " << task->id << " failed: " << s.message();
       }
       return Report(*task, std::move(report));
     }
@@ -395,15 +387,16 @@ Status AllreduceWorker::Synchronize() {
     state = EncodeTrainingState(cm_);
     size = state.size();
   }
-  EDL_RETURN_IF_ERROR(ring_->Broadcast(
-      std::as_writable_bytes(std::span<uint64_t>(&size, 1)), source));
+  EDL_RETURN_IF_ERROR(
+      ring_->Broadcast(std::as_writable_bytes(std::span<uint64_t>(&size, 1)), source));
   state.resize(size);
   EDL_RETURN_IF_ERROR(ring_->Broadcast(
       std::as_writable_bytes(std::span<char>(state.data(), state.size())), source));
   if (rank != source) {
     Status s = DecodeTrainingState(state, cm_);
-    if (!s.ok()) return Internal("taking the ring's state from rank " + std::to_string(source) +
-                                 ": " + s.message());
+    if (!s.ok())
+      return Internal("taking the ring's state from rank " + std::to_string(source) + ": " +
+                      s.message());
   }
   fresh_ = false;
   auto synced = master_.RingSynced({worker_id_, view_.version});

@@ -52,7 +52,7 @@ namespace edl::roles::worker {
 struct AllreduceWorkerOptions {
   std::string name = "worker-0";
   int64_t minibatch_size = 64;
-  bool shuffle = true;  // records inside a task, seeded by the task
+  bool shuffle = true;                  // records inside a task, seeded by the task
   std::string ring_host = "127.0.0.1";  // where this worker's ring listens
   std::string secret;                   // the job secret (ring handshake)
   // A transfer that makes no progress this long fails the step.
@@ -96,7 +96,7 @@ class AllreduceWorker {
   struct LocalBatch {
     protocol::Task task;
     data::Examples examples;
-    bool reported = false;  // given back by a roll-back after its report
+    bool reported = false;        // given back by a roll-back after its report
     int64_t records_skipped = 0;  // left out as corrupt
   };
 
@@ -138,15 +138,15 @@ class AllreduceWorker {
   int64_t tasks_done_ = 0;
   int64_t redone_steps_ = 0;
   int64_t reformations_ = 0;
-  int64_t epochs_seen_ = 0;  // 1 + the newest training task's epoch
+  int64_t epochs_seen_ = 0;            // 1 + the newest training task's epoch
   std::vector<tensor::Tensor> grads_;  // per parameter, reused every step
-  double failed_at_ = -1;       // when the last collective failed, -1: none
+  double failed_at_ = -1;              // when the last collective failed, -1: none
   uint64_t failed_version_ = 0;
 
   std::atomic<bool> stop_{false};
   // The heartbeat thread's view of the collective in flight.
   std::mutex ring_mu_;
-  net::Ring* live_ring_ = nullptr;  // guarded by ring_mu_
+  net::Ring* live_ring_ = nullptr;     // guarded by ring_mu_
   std::vector<int64_t> live_members_;  // worker ids of live_ring_, guarded
 
   bool heartbeat_done_ = false;  // guarded by mu_

@@ -1,7 +1,7 @@
 #include "roles/worker/infer_task.h"
 
-#include "data/batcher.h"
 #include "data/batch_prefetcher.h"
+#include "data/batcher.h"
 #include "nn/autograd.h"
 #include "roles/local/evaluation.h"
 #include "tensor/ops.h"
@@ -15,8 +15,8 @@ std::string TaskRangeName(const protocol::Task& t) {
   const char* set = t.dataset == Dataset::kTraining     ? "training data"
                     : t.dataset == Dataset::kValidation ? "validation data"
                                                         : "prediction data";
-  return std::string(set) + " records [" + std::to_string(t.begin) + ", " +
-         std::to_string(t.end) + ")";
+  return std::string(set) + " records [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+         ")";
 }
 
 Status CheckTaskRange(const protocol::Task& task, const data::Source* source) {
@@ -25,8 +25,7 @@ Status CheckTaskRange(const protocol::Task& task, const data::Source* source) {
   }
   if (task.begin < 0 || task.end > source->num_records() || task.begin > task.end) {
     return InvalidArgument(TaskRangeName(task) + ": outside the " +
-                           std::to_string(source->num_records()) + " records of " +
-                           source->name());
+                           std::to_string(source->num_records()) + " records of " + source->name());
   }
   return Status::Ok();
 }
@@ -52,14 +51,14 @@ Status InferTask(CompiledModel& cm, const data::Source& source, const protocol::
     const tensor::Tensor& y = out[0].value();
     if (task.type == TaskType::kPrediction) {
       // Predictions go on the wire: host copies.
-      predictions.push_back(y.Reshape({y.dim(0), y.dim(0) ? y.numel() / y.dim(0) : 0})
-                                .On(tensor::Device::kCPU));
+      predictions.push_back(
+          y.Reshape({y.dim(0), y.dim(0) ? y.numel() / y.dim(0) : 0}).On(tensor::Device::kCPU));
       continue;
     }
     EDL_RETURN_IF_ERROR(CheckBatch(batch->labels, y, cm, metrics, TaskRangeName(task)));
     nn::Var loss = cm.loss->Compute(out[0], batch->labels);
-    report->loss_sum += static_cast<double>(loss.value().item()) *
-                        static_cast<double>(batch->size());
+    report->loss_sum +=
+        static_cast<double>(loss.value().item()) * static_cast<double>(batch->size());
     if (!metrics.empty()) {
       tensor::Tensor pred = cm.ForMetrics(y);
       for (auto& m : metrics) m->Update(batch->labels, pred);

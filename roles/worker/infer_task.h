@@ -20,8 +20,7 @@ std::string TaskRangeName(const protocol::Task& task);
 // Checks the task's range against `source` (InvalidArgument naming it).
 Status CheckTaskRange(const protocol::Task& task, const data::Source* source);
 
-Status InferTask(CompiledModel& cm, const data::Source& source,
-                 const protocol::Task& task, int64_t batch_size,
-                 protocol::ReportTaskRequest* report);
+Status InferTask(CompiledModel& cm, const data::Source& source, const protocol::Task& task,
+                 int64_t batch_size, protocol::ReportTaskRequest* report);
 
 }  // namespace edl::roles::worker

@@ -28,8 +28,8 @@ const Status& StatusOf(const Result<T>& r) {
 // call in the warning logged before each retry.
 template <typename F, typename Stopping, typename Pause>
 auto RetryWhileUnavailable(const Clock& clock, std::chrono::milliseconds timeout,
-                           const std::string& who, const char* what, Stopping stopping,
-                           Pause pause, F f) -> decltype(f()) {
+                           const std::string& who, const char* what, Stopping stopping, Pause pause,
+                           F f) -> decltype(f()) {
   const double deadline = clock.NowSeconds() + timeout.count() / 1000.0;
   auto backoff = std::chrono::milliseconds(50);
   while (true) {

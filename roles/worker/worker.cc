@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "base/logging.h"
-#include "data/batcher.h"
 #include "data/batch_prefetcher.h"
+#include "data/batcher.h"
 #include "nn/autograd.h"
 #include "nn/functional.h"
 #include "roles/local/evaluation.h"
@@ -25,7 +25,11 @@ using protocol::TaskType;
 
 Worker::Worker(WorkerOptions options, CompiledModel& model, WorkerData data,
                protocol::MasterService& master, ps::PsClient& ps, const Clock& clock)
-    : options_(std::move(options)), cm_(model), data_(data), master_(master), ps_(ps),
+    : options_(std::move(options)),
+      cm_(model),
+      data_(data),
+      master_(master),
+      ps_(ps),
       clock_(clock) {}
 
 Worker::~Worker() {
@@ -97,8 +101,7 @@ Status Worker::Run() {
     } else {
       const int64_t request = unanswered_request_ > 0 ? unanswered_request_ : ++get_requests_;
       unanswered_request_ = 0;
-      auto task =
-          RetryMaster("get a task", [&] { return master_.GetTask({worker_id_, request}); });
+      auto task = RetryMaster("get a task", [&] { return master_.GetTask({worker_id_, request}); });
       if (!task.ok()) {
         result = task.status().WithPrefix("getting a task");
         break;
@@ -235,8 +238,8 @@ Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
     if (task.type == TaskType::kPrediction) {
       const tensor::Tensor& y = out[0].value();
       // Predictions go on the wire: host copies.
-      predictions.push_back(y.Reshape({y.dim(0), y.dim(0) ? y.numel() / y.dim(0) : 0})
-                                .On(tensor::Device::kCPU));
+      predictions.push_back(
+          y.Reshape({y.dim(0), y.dim(0) ? y.numel() / y.dim(0) : 0}).On(tensor::Device::kCPU));
       report->samples += batch->size();
       continue;
     }
@@ -259,8 +262,8 @@ Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
       for (auto* p : params) p->ZeroGrad();
       ++steps_;
     }
-    report->loss_sum += static_cast<double>(loss.value().item()) *
-                        static_cast<double>(batch->size());
+    report->loss_sum +=
+        static_cast<double>(loss.value().item()) * static_cast<double>(batch->size());
     report->samples += batch->size();
     if (!metrics->empty()) {
       tensor::Tensor pred = cm_.ForMetrics(out[0].value());

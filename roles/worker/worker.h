@@ -113,7 +113,7 @@ class Worker {
   ps::PsClient& ps_;
   const Clock& clock_;
   int64_t worker_id_ = -1;
-  int64_t get_requests_ = 0;  // GetTask request numbers (a retry repeats one)
+  int64_t get_requests_ = 0;        // GetTask request numbers (a retry repeats one)
   int64_t unanswered_request_ = 0;  // LeaseAhead's, when its reply was lost
   int64_t tasks_done_ = 0;
   int64_t model_version_ = 0;

@@ -69,12 +69,10 @@ dnnl::algorithm ToDnnl(Binary kind) {
 }
 
 // y = kind(src0, src1) (negated if `negate`); src0 has y's shape.
-void RunBinary(Binary kind, const Tensor& src0, const Tensor& src1,
-               bool negate, Tensor& y) {
+void RunBinary(Binary kind, const Tensor& src0, const Tensor& src1, bool negate, Tensor& y) {
   Dims d0 = PadDims(y.shape(), y.rank()), d1 = PadDims(src1.shape(), y.rank());
   Key key("binary");
-  key << static_cast<int64_t>(kind) << static_cast<int64_t>(negate) << d0
-      << d1;
+  key << static_cast<int64_t>(kind) << static_cast<int64_t>(negate) << d0 << d1;
   RunDnnl("BinaryOp", [&] {
     auto e = Cached<BinaryEntry>(key.str(), [&] {
       auto entry = std::make_shared<BinaryEntry>();
@@ -90,23 +88,20 @@ void RunBinary(Binary kind, const Tensor& src0, const Tensor& src1,
           {ToDnnl(kind), entry->md0, entry->md1, entry->md0}, attr, Engine()));
       return entry;
     });
-    auto m0 = UserMemory(e->md0, src0), m1 = UserMemory(e->md1, src1),
-         md = UserMemory(e->md0, y);
-    e->prim.execute(ThreadStream(), {{DNNL_ARG_SRC_0, m0},
-                                     {DNNL_ARG_SRC_1, m1},
-                                     {DNNL_ARG_DST, md}});
+    auto m0 = UserMemory(e->md0, src0), m1 = UserMemory(e->md1, src1), md = UserMemory(e->md0, y);
+    e->prim.execute(ThreadStream(),
+                    {{DNNL_ARG_SRC_0, m0}, {DNNL_ARG_SRC_1, m1}, {DNNL_ARG_DST, md}});
   });
 }
 
 bool Commutes(Binary kind) {
-  return kind == Binary::kAdd || kind == Binary::kMul ||
-         kind == Binary::kMax || kind == Binary::kMin;
+  return kind == Binary::kAdd || kind == Binary::kMul || kind == Binary::kMax ||
+         kind == Binary::kMin;
 }
 
 }  // namespace
 
-void DnnlBackend::BinaryOp(Binary kind, const Tensor& a, const Tensor& b,
-                           Tensor& y) {
+void DnnlBackend::BinaryOp(Binary kind, const Tensor& a, const Tensor& b, Tensor& y) {
   if (a.numel() == y.numel()) {
     RunBinary(kind, a, b, false, y);
   } else if (b.numel() == y.numel() && Commutes(kind)) {
@@ -150,12 +145,10 @@ inline float Combine(float a, float b) {
 
 // y[o, i] = reduce_r x[o, r, i].
 template <Reduce kind>
-void ReduceLoop(const float* x, float* y, int64_t outer, int64_t rsize,
-                int64_t inner) {
+void ReduceLoop(const float* x, float* y, int64_t outer, int64_t rsize, int64_t inner) {
   const float scale = kind == Reduce::kMean ? 1.f / rsize : 1.f;
   if (inner == 1) {
-    ParallelFor(outer, std::max<int64_t>(1, 16384 / rsize), [&](int64_t b,
-                                                                int64_t e) {
+    ParallelFor(outer, std::max<int64_t>(1, 16384 / rsize), [&](int64_t b, int64_t e) {
       for (int64_t o = b; o < e; ++o) {
         const float* row = x + o * rsize;
         float acc = row[0];
@@ -197,8 +190,7 @@ void ReduceLoop(const float* x, float* y, int64_t outer, int64_t rsize,
   }
 }
 
-void ReduceDnnl(Reduce kind, const Tensor& x, const Dims& xd, const Dims& yd,
-                Tensor& y) {
+void ReduceDnnl(Reduce kind, const Tensor& x, const Dims& xd, const Dims& yd, Tensor& y) {
   using A = dnnl::algorithm;
   A alg = kind == Reduce::kSum    ? A::reduction_sum
           : kind == Reduce::kMean ? A::reduction_mean
@@ -215,8 +207,8 @@ void ReduceDnnl(Reduce kind, const Tensor& x, const Dims& xd, const Dims& yd,
       auto entry = std::make_shared<Entry>();
       entry->src = PlainMd(xd);
       entry->dst = PlainMd(yd);
-      entry->prim = dnnl::reduction(dnnl::reduction::primitive_desc(
-          {alg, entry->src, entry->dst, 0.f, 0.f}, Engine()));
+      entry->prim = dnnl::reduction(
+          dnnl::reduction::primitive_desc({alg, entry->src, entry->dst, 0.f, 0.f}, Engine()));
       return entry;
     });
     auto src = UserMemory(e->src, x), dst = UserMemory(e->dst, y);
@@ -250,12 +242,8 @@ void ReduceTo(Reduce kind, const Tensor& x, Tensor& y) {
 
 }  // namespace
 
-void DnnlBackend::ReduceOp(Reduce kind, const Tensor& x, Tensor& y) {
-  ReduceTo(kind, x, y);
-}
+void DnnlBackend::ReduceOp(Reduce kind, const Tensor& x, Tensor& y) { ReduceTo(kind, x, y); }
 
-void DnnlBackend::SumToShape(const Tensor& x, Tensor& y) {
-  ReduceTo(Reduce::kSum, x, y);
-}
+void DnnlBackend::SumToShape(const Tensor& x, Tensor& y) { ReduceTo(Reduce::kSum, x, y); }
 
 }  // namespace edl::tensor::cpu

@@ -76,8 +76,7 @@ std::shared_ptr<void> PrimitiveCache::GetOrCreate(
   // Guards `entries`; entries are never evicted (a training run uses a
   // bounded set of shapes).
   static std::mutex* mu = new std::mutex;
-  static auto* entries =
-      new std::unordered_map<std::string, std::shared_ptr<void>>;
+  static auto* entries = new std::unordered_map<std::string, std::shared_ptr<void>>;
   {
     std::lock_guard<std::mutex> lock(*mu);
     auto it = entries->find(key);
@@ -103,8 +102,8 @@ void RunDnnl(const char* op, const std::function<void()>& f) {
   try {
     f();
   } catch (const dnnl::error& e) {
-    EDL_CHECK(false) << "oneDNN failed in " << op << ": " << e.what()
-                     << " (status " << static_cast<int>(e.status) << ")";
+    EDL_CHECK(false) << "oneDNN failed in " << op << ": " << e.what() << " (status "
+                     << static_cast<int>(e.status) << ")";
   }
 }
 

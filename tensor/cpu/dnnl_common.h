@@ -6,10 +6,9 @@
 // gets its own stream.
 #pragma once
 
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <functional>
 #include <memory>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 
 #include "tensor/tensor.h"
@@ -37,8 +36,7 @@ struct Operand {
   bool reorder = false;
   dnnl::reorder convert;
 
-  void Init(const dnnl::memory::desc& user_md, const dnnl::memory::desc& prim_md,
-            bool input);
+  void Init(const dnnl::memory::desc& user_md, const dnnl::memory::desc& prim_md, bool input);
   // Memory in the primitive's layout over t, or over `scratch`.
   dnnl::memory Bind(const Tensor& t, Tensor& scratch) const;
   // Before the primitive runs: fills an input's scratch from t.
@@ -51,14 +49,14 @@ struct Operand {
 // parameters. make() runs once per key and returns the entry to keep.
 class PrimitiveCache {
  public:
-  static std::shared_ptr<void> GetOrCreate(
-      const std::string& key, const std::function<std::shared_ptr<void>()>& make);
+  static std::shared_ptr<void> GetOrCreate(const std::string& key,
+                                           const std::function<std::shared_ptr<void>()>& make);
 };
 
 template <typename Entry, typename Make>
 std::shared_ptr<Entry> Cached(const std::string& key, Make make) {
-  return std::static_pointer_cast<Entry>(PrimitiveCache::GetOrCreate(
-      key, [&]() -> std::shared_ptr<void> { return make(); }));
+  return std::static_pointer_cast<Entry>(
+      PrimitiveCache::GetOrCreate(key, [&]() -> std::shared_ptr<void> { return make(); }));
 }
 
 // Builds cache keys: Key("conv") << dims << 3 ...

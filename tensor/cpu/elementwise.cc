@@ -48,19 +48,17 @@ struct EltwiseEntry {
   dnnl::eltwise_backward bwd;
 };
 
-std::shared_ptr<EltwiseEntry> GetEltwise(const EltwiseAlg& a, int64_t n,
-                                         bool backward) {
+std::shared_ptr<EltwiseEntry> GetEltwise(const EltwiseAlg& a, int64_t n, bool backward) {
   Key key(backward ? "eltwise_bwd" : "eltwise_fwd");
   key << static_cast<int64_t>(a.alg) << a.alpha << a.beta << n;
   return Cached<EltwiseEntry>(key.str(), [&] {
     auto e = std::make_shared<EltwiseEntry>();
     e->md = PlainMd({n});
     dnnl::eltwise_forward::primitive_desc fwd_pd(
-        {dnnl::prop_kind::forward_training, a.alg, e->md, a.alpha, a.beta},
-        Engine());
+        {dnnl::prop_kind::forward_training, a.alg, e->md, a.alpha, a.beta}, Engine());
     if (backward) {
-      dnnl::eltwise_backward::primitive_desc bwd_pd(
-          {a.alg, e->md, e->md, a.alpha, a.beta}, Engine(), fwd_pd);
+      dnnl::eltwise_backward::primitive_desc bwd_pd({a.alg, e->md, e->md, a.alpha, a.beta},
+                                                    Engine(), fwd_pd);
       e->bwd = dnnl::eltwise_backward(bwd_pd);
     } else {
       e->fwd = dnnl::eltwise_forward(fwd_pd);
@@ -77,8 +75,8 @@ void Scale(float* p, int64_t n, float s) {
 
 }  // namespace
 
-void DnnlBackend::EltwiseForward(Eltwise kind, const Tensor& x, float alpha,
-                                 float beta, Tensor& y) {
+void DnnlBackend::EltwiseForward(Eltwise kind, const Tensor& x, float alpha, float beta,
+                                 Tensor& y) {
   EltwiseAlg a = ToDnnl(kind, alpha, beta);
   RunDnnl("EltwiseForward", [&] {
     auto e = GetEltwise(a, x.numel(), false);
@@ -88,9 +86,8 @@ void DnnlBackend::EltwiseForward(Eltwise kind, const Tensor& x, float alpha,
   if (a.scale != 1.f) Scale(y.f32(), y.numel(), a.scale);
 }
 
-void DnnlBackend::EltwiseBackward(Eltwise kind, const Tensor& dy,
-                                  const Tensor& x, float alpha, float beta,
-                                  Tensor& dx) {
+void DnnlBackend::EltwiseBackward(Eltwise kind, const Tensor& dy, const Tensor& x, float alpha,
+                                  float beta, Tensor& dx) {
   const int64_t n = x.numel();
   if (kind == Eltwise::kClip) {  // TensorFlow passes the bounds' gradient
     const float* px = x.f32();
@@ -108,11 +105,9 @@ void DnnlBackend::EltwiseBackward(Eltwise kind, const Tensor& dy,
   EltwiseAlg a = ToDnnl(kind, alpha, beta);
   RunDnnl("EltwiseBackward", [&] {
     auto e = GetEltwise(a, n, true);
-    auto src = UserMemory(e->md, x), ddst = UserMemory(e->md, dy),
-         dsrc = UserMemory(e->md, dx);
-    e->bwd.execute(ThreadStream(), {{DNNL_ARG_SRC, src},
-                                    {DNNL_ARG_DIFF_DST, ddst},
-                                    {DNNL_ARG_DIFF_SRC, dsrc}});
+    auto src = UserMemory(e->md, x), ddst = UserMemory(e->md, dy), dsrc = UserMemory(e->md, dx);
+    e->bwd.execute(ThreadStream(),
+                   {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_SRC, dsrc}});
   });
   if (a.scale != 1.f) Scale(dx.f32(), n, a.scale);
 }

@@ -24,8 +24,8 @@ const char* IsaName(dnnl::cpu_isa isa) {
 EngineInfo GetEngineInfo() {
   EngineInfo info;
   const dnnl_version_t* v = dnnl_version();
-  info.onednn_version = std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
-                        std::to_string(v->patch);
+  info.onednn_version =
+      std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
   info.cpu_isa = IsaName(dnnl::get_effective_cpu_isa());
 #ifdef EDL_CUDA
   info.cuda_compiled = true;

@@ -26,12 +26,12 @@ struct MatMulEntry {
   dnnl::matmul prim;
 };
 
-void RunMatMul(const char* op, const Tensor& a, const Tensor& b,
-               const Tensor& bias, bool ta, bool tb, Tensor& c) {
+void RunMatMul(const char* op, const Tensor& a, const Tensor& b, const Tensor& bias, bool ta,
+               bool tb, Tensor& c) {
   const int rank = c.rank();
   Key key("matmul");
-  key << a.shape() << b.shape() << static_cast<int64_t>(ta)
-      << static_cast<int64_t>(tb) << static_cast<int64_t>(bias.defined());
+  key << a.shape() << b.shape() << static_cast<int64_t>(ta) << static_cast<int64_t>(tb)
+      << static_cast<int64_t>(bias.defined());
   RunDnnl(op, [&] {
     auto e = Cached<MatMulEntry>(key.str(), [&] {
       auto entry = std::make_shared<MatMulEntry>();
@@ -39,20 +39,17 @@ void RunMatMul(const char* op, const Tensor& a, const Tensor& b,
       entry->b = MatrixMd(b, tb, rank);
       entry->c = PlainMd(ToDims(c.shape()));
       if (bias.defined()) {
-        entry->bias = PlainMd(rank == 3 ? Dims{1, 1, c.dim(-1)}
-                                        : Dims{1, c.dim(-1)});
+        entry->bias = PlainMd(rank == 3 ? Dims{1, 1, c.dim(-1)} : Dims{1, c.dim(-1)});
       }
       entry->prim = dnnl::matmul(dnnl::matmul::primitive_desc(
-          bias.defined()
-              ? dnnl::matmul::desc(entry->a, entry->b, entry->bias, entry->c)
-              : dnnl::matmul::desc(entry->a, entry->b, entry->c),
+          bias.defined() ? dnnl::matmul::desc(entry->a, entry->b, entry->bias, entry->c)
+                         : dnnl::matmul::desc(entry->a, entry->b, entry->c),
           Engine()));
       return entry;
     });
-    std::unordered_map<int, dnnl::memory> args{
-        {DNNL_ARG_SRC, UserMemory(e->a, a)},
-        {DNNL_ARG_WEIGHTS, UserMemory(e->b, b)},
-        {DNNL_ARG_DST, UserMemory(e->c, c)}};
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, UserMemory(e->a, a)},
+                                               {DNNL_ARG_WEIGHTS, UserMemory(e->b, b)},
+                                               {DNNL_ARG_DST, UserMemory(e->c, c)}};
     if (bias.defined()) args[DNNL_ARG_BIAS] = UserMemory(e->bias, bias);
     e->prim.execute(ThreadStream(), args);
   });
@@ -60,13 +57,12 @@ void RunMatMul(const char* op, const Tensor& a, const Tensor& b,
 
 }  // namespace
 
-void DnnlBackend::MatMul(const Tensor& a, const Tensor& b, bool transpose_a,
-                         bool transpose_b, Tensor& c) {
+void DnnlBackend::MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                         Tensor& c) {
   RunMatMul("MatMul", a, b, Tensor(), transpose_a, transpose_b, c);
 }
 
-void DnnlBackend::DenseForward(const Tensor& x, const Tensor& w,
-                               const Tensor& bias, Tensor& y) {
+void DnnlBackend::DenseForward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) {
   RunMatMul("DenseForward", x, w, bias, false, false, y);
 }
 

@@ -17,13 +17,10 @@ struct NormEntry {
   dnnl::primitive prim;
 };
 
-dnnl::memory Mem(const dnnl::memory::desc& md, const Tensor& t) {
-  return UserMemory(md, t);
-}
+dnnl::memory Mem(const dnnl::memory::desc& md, const Tensor& t) { return UserMemory(md, t); }
 
 // mode: 0 training forward, 1 inference forward, 2 backward.
-std::shared_ptr<NormEntry> GetBatchNorm(int64_t rows, int64_t c, float eps,
-                                        int mode) {
+std::shared_ptr<NormEntry> GetBatchNorm(int64_t rows, int64_t c, float eps, int mode) {
   Key key("bnorm");
   key << rows << c << eps << static_cast<int64_t>(mode);
   return Cached<NormEntry>(key.str(), [&] {
@@ -33,11 +30,10 @@ std::shared_ptr<NormEntry> GetBatchNorm(int64_t rows, int64_t c, float eps,
     e->data = dnnl::memory::desc({1, c, rows, 1}, dt::f32, tag::nhwc);
     e->channel = dnnl::memory::desc({c}, dt::f32, tag::a);
     if (mode == 1) {
-      e->prim = dnnl::batch_normalization_forward(
-          dnnl::batch_normalization_forward::primitive_desc(
-              {prop_kind::forward_inference, e->data, eps,
-               kScaleShift | normalization_flags::use_global_stats},
-              Engine()));
+      e->prim = dnnl::batch_normalization_forward(dnnl::batch_normalization_forward::primitive_desc(
+          {prop_kind::forward_inference, e->data, eps,
+           kScaleShift | normalization_flags::use_global_stats},
+          Engine()));
       return e;
     }
     dnnl::batch_normalization_forward::primitive_desc fwd(
@@ -45,17 +41,15 @@ std::shared_ptr<NormEntry> GetBatchNorm(int64_t rows, int64_t c, float eps,
     if (mode == 0) {
       e->prim = dnnl::batch_normalization_forward(fwd);
     } else {
-      e->prim = dnnl::batch_normalization_backward(
-          dnnl::batch_normalization_backward::primitive_desc(
-              {prop_kind::backward, e->data, e->data, eps, kScaleShift},
-              Engine(), fwd));
+      e->prim =
+          dnnl::batch_normalization_backward(dnnl::batch_normalization_backward::primitive_desc(
+              {prop_kind::backward, e->data, e->data, eps, kScaleShift}, Engine(), fwd));
     }
     return e;
   });
 }
 
-std::shared_ptr<NormEntry> GetLayerNorm(int64_t rows, int64_t c, float eps,
-                                        bool backward) {
+std::shared_ptr<NormEntry> GetLayerNorm(int64_t rows, int64_t c, float eps, bool backward) {
   Key key("lnorm");
   key << rows << c << eps << static_cast<int64_t>(backward);
   return Cached<NormEntry>(key.str(), [&] {
@@ -64,16 +58,13 @@ std::shared_ptr<NormEntry> GetLayerNorm(int64_t rows, int64_t c, float eps,
     e->stat = dnnl::memory::desc({rows}, dt::f32, tag::a);
     e->channel = dnnl::memory::desc({c}, dt::f32, tag::a);
     dnnl::layer_normalization_forward::primitive_desc fwd(
-        {prop_kind::forward_training, e->data, e->stat, eps, kScaleShift},
-        Engine());
+        {prop_kind::forward_training, e->data, e->stat, eps, kScaleShift}, Engine());
     if (!backward) {
       e->prim = dnnl::layer_normalization_forward(fwd);
     } else {
-      e->prim = dnnl::layer_normalization_backward(
-          dnnl::layer_normalization_backward::primitive_desc(
-              {prop_kind::backward, e->data, e->data, e->stat, eps,
-               kScaleShift},
-              Engine(), fwd));
+      e->prim =
+          dnnl::layer_normalization_backward(dnnl::layer_normalization_backward::primitive_desc(
+              {prop_kind::backward, e->data, e->data, e->stat, eps, kScaleShift}, Engine(), fwd));
     }
     return e;
   });
@@ -81,10 +72,8 @@ std::shared_ptr<NormEntry> GetLayerNorm(int64_t rows, int64_t c, float eps,
 
 }  // namespace
 
-void DnnlBackend::BatchNormTraining(const Tensor& x, const Tensor& gamma,
-                                    const Tensor& beta, float epsilon,
-                                    Tensor& y, Tensor& mean,
-                                    Tensor& variance) {
+void DnnlBackend::BatchNormTraining(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                    float epsilon, Tensor& y, Tensor& mean, Tensor& variance) {
   RunDnnl("BatchNormTraining", [&] {
     auto e = GetBatchNorm(x.dim(0), x.dim(1), epsilon, 0);
     e->prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Mem(e->data, x)},
@@ -96,9 +85,8 @@ void DnnlBackend::BatchNormTraining(const Tensor& x, const Tensor& gamma,
   });
 }
 
-void DnnlBackend::BatchNormInference(const Tensor& x, const Tensor& gamma,
-                                     const Tensor& beta, const Tensor& mean,
-                                     const Tensor& variance, float epsilon,
+void DnnlBackend::BatchNormInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                     const Tensor& mean, const Tensor& variance, float epsilon,
                                      Tensor& y) {
   RunDnnl("BatchNormInference", [&] {
     auto e = GetBatchNorm(x.dim(0), x.dim(1), epsilon, 1);
@@ -111,30 +99,26 @@ void DnnlBackend::BatchNormInference(const Tensor& x, const Tensor& gamma,
   });
 }
 
-void DnnlBackend::BatchNormBackward(const Tensor& dy, const Tensor& x,
-                                    const Tensor& gamma, const Tensor& mean,
-                                    const Tensor& variance, float epsilon,
-                                    Tensor& dx, Tensor& dgamma,
-                                    Tensor& dbeta) {
+void DnnlBackend::BatchNormBackward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                    const Tensor& mean, const Tensor& variance, float epsilon,
+                                    Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
   RunDnnl("BatchNormBackward", [&] {
     auto e = GetBatchNorm(x.dim(0), x.dim(1), epsilon, 2);
-    e->prim.execute(ThreadStream(),
-                    {{DNNL_ARG_SRC, Mem(e->data, x)},
-                     {DNNL_ARG_DIFF_DST, Mem(e->data, dy)},
-                     {DNNL_ARG_SCALE, Mem(e->channel, gamma)},
-                     {DNNL_ARG_MEAN, Mem(e->channel, mean)},
-                     {DNNL_ARG_VARIANCE, Mem(e->channel, variance)},
-                     {DNNL_ARG_DIFF_SRC, Mem(e->data, dx)},
-                     {DNNL_ARG_DIFF_SCALE, Mem(e->channel, dgamma)},
-                     {DNNL_ARG_DIFF_SHIFT, Mem(e->channel, dbeta)},
-                     // oneDNN 2.6 insists on a shift it never reads.
-                     {DNNL_ARG_SHIFT, Mem(e->channel, gamma)}});
+    e->prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Mem(e->data, x)},
+                                     {DNNL_ARG_DIFF_DST, Mem(e->data, dy)},
+                                     {DNNL_ARG_SCALE, Mem(e->channel, gamma)},
+                                     {DNNL_ARG_MEAN, Mem(e->channel, mean)},
+                                     {DNNL_ARG_VARIANCE, Mem(e->channel, variance)},
+                                     {DNNL_ARG_DIFF_SRC, Mem(e->data, dx)},
+                                     {DNNL_ARG_DIFF_SCALE, Mem(e->channel, dgamma)},
+                                     {DNNL_ARG_DIFF_SHIFT, Mem(e->channel, dbeta)},
+                                     // oneDNN 2.6 insists on a shift it never reads.
+                                     {DNNL_ARG_SHIFT, Mem(e->channel, gamma)}});
   });
 }
 
-void DnnlBackend::LayerNormForward(const Tensor& x, const Tensor& gamma,
-                                   const Tensor& beta, float epsilon,
-                                   Tensor& y, Tensor& mean, Tensor& variance) {
+void DnnlBackend::LayerNormForward(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                   float epsilon, Tensor& y, Tensor& mean, Tensor& variance) {
   RunDnnl("LayerNormForward", [&] {
     auto e = GetLayerNorm(x.dim(0), x.dim(1), epsilon, false);
     e->prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Mem(e->data, x)},
@@ -146,23 +130,20 @@ void DnnlBackend::LayerNormForward(const Tensor& x, const Tensor& gamma,
   });
 }
 
-void DnnlBackend::LayerNormBackward(const Tensor& dy, const Tensor& x,
-                                    const Tensor& gamma, const Tensor& mean,
-                                    const Tensor& variance, float epsilon,
-                                    Tensor& dx, Tensor& dgamma,
-                                    Tensor& dbeta) {
+void DnnlBackend::LayerNormBackward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                    const Tensor& mean, const Tensor& variance, float epsilon,
+                                    Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
   RunDnnl("LayerNormBackward", [&] {
     auto e = GetLayerNorm(x.dim(0), x.dim(1), epsilon, true);
-    e->prim.execute(ThreadStream(),
-                    {{DNNL_ARG_SRC, Mem(e->data, x)},
-                     {DNNL_ARG_DIFF_DST, Mem(e->data, dy)},
-                     {DNNL_ARG_SCALE, Mem(e->channel, gamma)},
-                     {DNNL_ARG_MEAN, Mem(e->stat, mean)},
-                     {DNNL_ARG_VARIANCE, Mem(e->stat, variance)},
-                     {DNNL_ARG_DIFF_SRC, Mem(e->data, dx)},
-                     {DNNL_ARG_DIFF_SCALE, Mem(e->channel, dgamma)},
-                     {DNNL_ARG_DIFF_SHIFT, Mem(e->channel, dbeta)},
-                     {DNNL_ARG_SHIFT, Mem(e->channel, gamma)}});
+    e->prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Mem(e->data, x)},
+                                     {DNNL_ARG_DIFF_DST, Mem(e->data, dy)},
+                                     {DNNL_ARG_SCALE, Mem(e->channel, gamma)},
+                                     {DNNL_ARG_MEAN, Mem(e->stat, mean)},
+                                     {DNNL_ARG_VARIANCE, Mem(e->stat, variance)},
+                                     {DNNL_ARG_DIFF_SRC, Mem(e->data, dx)},
+                                     {DNNL_ARG_DIFF_SCALE, Mem(e->channel, dgamma)},
+                                     {DNNL_ARG_DIFF_SHIFT, Mem(e->channel, dbeta)},
+                                     {DNNL_ARG_SHIFT, Mem(e->channel, gamma)}});
   });
 }
 

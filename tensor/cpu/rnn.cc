@@ -7,10 +7,10 @@
 // primitives prefer (format any); weight gradients come back the same way.
 // The forward and backward primitives of one shape live in one cache entry,
 // since the backward needs the forward's descriptor as a hint.
+#include <cstring>
+
 #include "tensor/cpu/cpu_backend.h"
 #include "tensor/cpu/dnnl_common.h"
-
-#include <cstring>
 
 namespace edl::tensor::cpu {
 namespace {
@@ -79,19 +79,18 @@ std::shared_ptr<RnnEntry> Entry(RnnCell cell, const Shape& x, int64_t u) {
       case RnnCell::kSimpleRNN:
         return MakeEntry<dnnl::vanilla_rnn_forward, dnnl::vanilla_rnn_backward>(
             g, {train, algorithm::eltwise_tanh, dir, src, none, wl, wi, bias, dst, s},
-            {back, algorithm::eltwise_tanh, dir, src, none, wl, wi, bias, dst, s, src, none, wl,
-             wi, bias, dst, s});
+            {back, algorithm::eltwise_tanh, dir, src, none, wl, wi, bias, dst, s, src, none, wl, wi,
+             bias, dst, s});
       case RnnCell::kLSTM:
         return MakeEntry<dnnl::lstm_forward, dnnl::lstm_backward>(
             g, {train, dir, src, none, none, wl, wi, bias, dst, s, s},
-            {back, dir, src, none, none, wl, wi, bias, dst, s, s, src, none, none, wl, wi, bias,
-             dst, s, s});
+            {back, dir, src,  none, none, wl, wi,   bias, dst, s,
+             s,    src, none, none, wl,   wi, bias, dst,  s,   s});
       case RnnCell::kGRU:
         return MakeEntry<dnnl::gru_forward, dnnl::gru_backward>(
             g, {train, dir, src, none, wl, wi, bias, dst, s},
             {back, dir, src, none, wl, wi, bias, dst, s, src, none, wl, wi, bias, dst, s});
-      case RnnCell::kGRUResetAfter:
-        break;
+      case RnnCell::kGRUResetAfter: break;
     }
     return MakeEntry<dnnl::lbr_gru_forward, dnnl::lbr_gru_backward>(
         g, {train, dir, src, none, wl, wi, bias, dst, s},
@@ -99,17 +98,14 @@ std::shared_ptr<RnnEntry> Entry(RnnCell cell, const Shape& x, int64_t u) {
   });
 }
 
-void Zero(const dnnl::memory& m) {
-  std::memset(m.get_data_handle(), 0, m.get_desc().get_size());
-}
+void Zero(const dnnl::memory& m) { std::memset(m.get_data_handle(), 0, m.get_desc().get_size()); }
 
 }  // namespace
 
 bool DnnlBackend::Rnn(RnnCell) const { return true; }
 
-Tensor DnnlBackend::RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
-                               const Tensor& w_h, const Tensor& bias, Tensor& y, Tensor& h,
-                               Tensor& c) {
+Tensor DnnlBackend::RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
+                               const Tensor& bias, Tensor& y, Tensor& h, Tensor& c) {
   Tensor workspace;
   RunDnnl("RnnForward", [&] {
     auto e = Entry(cell, x.shape(), w_h.dim(0));
@@ -132,9 +128,8 @@ Tensor DnnlBackend::RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
   return workspace;
 }
 
-void DnnlBackend::RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x,
-                              const Tensor& w_h, const Tensor& bias,
-                              const RnnForwardResult& forward, const Tensor& dy,
+void DnnlBackend::RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
+                              const Tensor& bias, const RnnForwardResult& forward, const Tensor& dy,
                               const Tensor& dh, const Tensor& dc, RnnGrads& grads) {
   RunDnnl("RnnBackward", [&] {
     auto e = Entry(cell, x.shape(), w_h.dim(0));
@@ -146,8 +141,7 @@ void DnnlBackend::RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x,
     e->bwd_wl.In(w_x, wl);
     e->bwd_wi.In(w_h, wi);
     // The primitive adds to the weight gradients.
-    dnnl::memory dwl = e->diff_wl.Bind(grads.dw_x, sdwl),
-                 dwi = e->diff_wi.Bind(grads.dw_h, sdwi),
+    dnnl::memory dwl = e->diff_wl.Bind(grads.dw_x, sdwl), dwi = e->diff_wi.Bind(grads.dw_h, sdwi),
                  db = UserMemory(e->g.bias, grads.dbias);
     Zero(dwl);
     Zero(dwi);

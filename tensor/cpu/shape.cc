@@ -27,8 +27,8 @@ int64_t Slab(const Tensor& t, int axis) {
 }
 
 // Copies rows of `bytes` from src (row pitch src_pitch) to dst.
-void CopyRows(char* dst, size_t dst_pitch, const char* src, size_t src_pitch,
-              size_t bytes, int64_t rows) {
+void CopyRows(char* dst, size_t dst_pitch, const char* src, size_t src_pitch, size_t bytes,
+              int64_t rows) {
   ParallelFor(rows, std::max<int64_t>(1, 65536 / std::max<size_t>(bytes, 1)),
               [&](int64_t b, int64_t e) {
                 for (int64_t r = b; r < e; ++r) {
@@ -61,15 +61,13 @@ void DnnlBackend::Concat(const std::vector<Tensor>& xs, int axis, Tensor& y) {
           entry->srcs.push_back(PlainMd({outer, Slab(*x, axis)}));
         }
         entry->dst = PlainMd({outer, Slab(y, axis)});
-        entry->prim = dnnl::concat(
-            dnnl::concat::primitive_desc(entry->dst, 1, entry->srcs, Engine()));
+        entry->prim =
+            dnnl::concat(dnnl::concat::primitive_desc(entry->dst, 1, entry->srcs, Engine()));
         return entry;
       });
-      std::unordered_map<int, dnnl::memory> args{
-          {DNNL_ARG_DST, UserMemory(e->dst, y)}};
+      std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_DST, UserMemory(e->dst, y)}};
       for (size_t i = 0; i < parts.size(); ++i) {
-        args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] =
-            UserMemory(e->srcs[i], *parts[i]);
+        args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = UserMemory(e->srcs[i], *parts[i]);
       }
       e->prim.execute(ThreadStream(), args);
     });
@@ -95,8 +93,7 @@ void DnnlBackend::Split(const Tensor& x, int axis, std::vector<Tensor>& ys) {
     const size_t bytes = Slab(y, axis) * esize;
     if (bytes == 0) continue;
     CopyRows(static_cast<char*>(y.raw_data()), bytes,
-             static_cast<const char*>(x.raw_data()) + offset, x_pitch, bytes,
-             outer);
+             static_cast<const char*>(x.raw_data()) + offset, x_pitch, bytes, outer);
     offset += bytes;
   }
 }
@@ -130,8 +127,7 @@ void DnnlBackend::Cast(const Tensor& x, Tensor& y) {
   }
 }
 
-void DnnlBackend::DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale,
-                              Tensor& mask) {
+void DnnlBackend::DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale, Tensor& mask) {
   float* m = mask.f32();
   ParallelFor(mask.numel(), 1 << 16, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) m[i] = DropoutMaskAt(seed, i, drop_below, keep_scale);
@@ -190,8 +186,7 @@ SparseRows DnnlBackend::Coalesce(const SparseRows& rows) {
   return out;
 }
 
-void DnnlBackend::ScatterAdd(Tensor& table, const SparseRows& rows,
-                             float alpha) {
+void DnnlBackend::ScatterAdd(Tensor& table, const SparseRows& rows, float alpha) {
   const int64_t v = table.dim(0), d = table.dim(1), n = rows.ids.numel();
   const int64_t* pid = rows.ids.i64();
   for (int64_t i = 0; i < n; ++i) {
@@ -230,8 +225,8 @@ void DnnlBackend::Transpose(const Tensor& x, const std::vector<int>& perm, Tenso
       for (int k = 0; k < rank; ++k) strides[k] = x_strides[perm[k]];
       entry->src = dnnl::memory::desc(ToDims(y.shape()), dt::f32, strides);
       entry->dst = PlainMd(ToDims(y.shape()));
-      entry->prim = dnnl::reorder(
-          dnnl::reorder::primitive_desc(Engine(), entry->src, Engine(), entry->dst));
+      entry->prim =
+          dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), entry->src, Engine(), entry->dst));
       return entry;
     });
     dnnl::memory src = UserMemory(e->src, x), dst = UserMemory(e->dst, y);

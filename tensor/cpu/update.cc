@@ -15,9 +15,8 @@ namespace {
 constexpr int64_t kGrain = int64_t{1} << 15;
 
 template <UpdateRule R>
-void UpdateSpan(const UpdateCoefficients& c, float* __restrict w,
-                const float* __restrict g, float* __restrict s0,
-                float* __restrict s1, float* __restrict s2, int64_t n) {
+void UpdateSpan(const UpdateCoefficients& c, float* __restrict w, const float* __restrict g,
+                float* __restrict s0, float* __restrict s1, float* __restrict s2, int64_t n) {
   // A local copy: no store through w or the slots can change it, so the
   // coefficients stay in registers across the loop.
   const UpdateCoefficients k = c;
@@ -32,9 +31,8 @@ float* At(float* p, int64_t offset) { return p ? p + offset : nullptr; }
 
 }  // namespace
 
-void DnnlBackend::ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c,
-                              Tensor& value, const Tensor& grad,
-                              std::vector<Tensor>& slots, const Tensor& ids) {
+void DnnlBackend::ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c, Tensor& value,
+                              const Tensor& grad, std::vector<Tensor>& slots, const Tensor& ids) {
   float* s[kMaxUpdateSlots] = {nullptr, nullptr, nullptr};
   for (size_t k = 0; k < slots.size(); ++k) s[k] = slots[k].f32();
   float* const w = value.f32();
@@ -42,8 +40,7 @@ void DnnlBackend::ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c,
   DispatchUpdateRule(rule, [&]<UpdateRule R>() {
     if (!ids.defined()) {
       ParallelFor(value.numel(), kGrain, [&](int64_t b, int64_t e) {
-        UpdateSpan<R>(c, w + b, g + b, At(s[0], b), At(s[1], b), At(s[2], b),
-                      e - b);
+        UpdateSpan<R>(c, w + b, g + b, At(s[0], b), At(s[1], b), At(s[2], b), e - b);
       });
       return;
     }
@@ -55,8 +52,8 @@ void DnnlBackend::ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c,
                 [&](int64_t b, int64_t e) {
                   for (int64_t r = b; r < e; ++r) {
                     const int64_t off = pid[r] * row_size;
-                    UpdateSpan<R>(c, w + off, g + r * row_size, At(s[0], off),
-                                  At(s[1], off), At(s[2], off), row_size);
+                    UpdateSpan<R>(c, w + off, g + r * row_size, At(s[0], off), At(s[1], off),
+                                  At(s[2], off), row_size);
                   }
                 });
   });

@@ -15,25 +15,18 @@ enum ReduceKind { kSum, kMean, kMaxReduce, kMinReduce };
 
 __device__ float Apply(int kind, float u, float v) {
   switch (kind) {
-    case kAdd:
-      return u + v;
-    case kSub:
-      return u - v;
-    case kMul:
-      return u * v;
-    case kDiv:
-      return u / v;
-    case kMax:
-      return u < v ? v : u;  // std::max
-    case kMin:
-      return v < u ? v : u;  // std::min
+    case kAdd: return u + v;
+    case kSub: return u - v;
+    case kMul: return u * v;
+    case kDiv: return u / v;
+    case kMax: return u < v ? v : u;  // std::max
+    case kMin: return v < u ? v : u;  // std::min
   }
   return 0.f;
 }
 
-__global__ void BinaryKernel(int kind, const float* a, Dims sa, const float* b,
-                             Dims sb, float* y, Dims dims, int rank,
-                             int64_t n) {
+__global__ void BinaryKernel(int kind, const float* a, Dims sa, const float* b, Dims sb, float* y,
+                             Dims dims, int rank, int64_t n) {
   EDL_GRID_STRIDE(i, n) {
     int64_t rest = i, oa = 0, ob = 0;
     for (int d = rank - 1; d >= 0; --d) {
@@ -46,8 +39,7 @@ __global__ void BinaryKernel(int kind, const float* a, Dims sa, const float* b,
   }
 }
 
-__global__ void SameShapeKernel(int kind, const float* a, const float* b,
-                                float* y, int64_t n) {
+__global__ void SameShapeKernel(int kind, const float* a, const float* b, float* y, int64_t n) {
   EDL_GRID_STRIDE(i, n) { y[i] = Apply(kind, a[i], b[i]); }
 }
 
@@ -62,8 +54,7 @@ struct ReducePlan {
   int64_t count;
 };
 
-__device__ int64_t Offset(int64_t i, const Dims& dims, const Dims& strides,
-                          int rank) {
+__device__ int64_t Offset(int64_t i, const Dims& dims, const Dims& strides, int rank) {
   int64_t offset = 0;
   for (int d = rank - 1; d >= 0; --d) {
     offset += (i % dims.v[d]) * strides.v[d];
@@ -80,51 +71,44 @@ __device__ double Init(int kind) {
 
 __device__ double Fold(int kind, double acc, double v) {
   switch (kind) {
-    case kMaxReduce:
-      return acc < v ? v : acc;
-    case kMinReduce:
-      return v < acc ? v : acc;
-    default:
-      return acc + v;
+    case kMaxReduce: return acc < v ? v : acc;
+    case kMinReduce: return v < acc ? v : acc;
+    default: return acc + v;
   }
 }
 
 __device__ float Finish(int kind, double acc, int64_t count) {
-  return static_cast<float>(kind == kMean ? acc / static_cast<double>(count)
-                                          : acc);
+  return static_cast<float>(kind == kMean ? acc / static_cast<double>(count) : acc);
 }
 
 // One thread per output (few inputs each).
-__global__ void ReduceThreadKernel(int kind, const float* x, float* y,
-                                   ReducePlan p, int64_t outputs) {
+__global__ void ReduceThreadKernel(int kind, const float* x, float* y, ReducePlan p,
+                                   int64_t outputs) {
   EDL_GRID_STRIDE(o, outputs) {
     const int64_t base = Offset(o, p.kept_dims, p.kept_strides, p.kept_rank);
     double acc = Init(kind);
     for (int64_t r = 0; r < p.count; ++r) {
-      acc = Fold(kind, acc,
-                 x[base + Offset(r, p.red_dims, p.red_strides, p.red_rank)]);
+      acc = Fold(kind, acc, x[base + Offset(r, p.red_dims, p.red_strides, p.red_rank)]);
     }
     y[o] = Finish(kind, acc, p.count);
   }
 }
 
 // One block per output (many inputs each).
-__global__ void ReduceBlockKernel(int kind, const float* x, float* y,
-                                  ReducePlan p, int64_t outputs) {
+__global__ void ReduceBlockKernel(int kind, const float* x, float* y, ReducePlan p,
+                                  int64_t outputs) {
   __shared__ double partial[kThreads];
   for (int64_t o = blockIdx.x; o < outputs; o += gridDim.x) {
     const int64_t base = Offset(o, p.kept_dims, p.kept_strides, p.kept_rank);
     double acc = Init(kind);
     for (int64_t r = threadIdx.x; r < p.count; r += blockDim.x) {
-      acc = Fold(kind, acc,
-                 x[base + Offset(r, p.red_dims, p.red_strides, p.red_rank)]);
+      acc = Fold(kind, acc, x[base + Offset(r, p.red_dims, p.red_strides, p.red_rank)]);
     }
     partial[threadIdx.x] = acc;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {
       if (threadIdx.x < s) {
-        partial[threadIdx.x] =
-            Fold(kind, partial[threadIdx.x], partial[threadIdx.x + s]);
+        partial[threadIdx.x] = Fold(kind, partial[threadIdx.x], partial[threadIdx.x + s]);
       }
       __syncthreads();
     }
@@ -135,16 +119,14 @@ __global__ void ReduceBlockKernel(int kind, const float* x, float* y,
 
 }  // namespace
 
-void BinaryBroadcast(int kind, const float* a, const Dims& a_strides,
-                     const float* b, const Dims& b_strides, float* y,
-                     const Dims& y_dims, int rank, int64_t n,
+void BinaryBroadcast(int kind, const float* a, const Dims& a_strides, const float* b,
+                     const Dims& b_strides, float* y, const Dims& y_dims, int rank, int64_t n,
                      cudaStream_t stream) {
   // Both operands dense in y's shape: no index arithmetic.
   bool same = true;
   int64_t stride = 1;
   for (int d = rank - 1; d >= 0; --d) {
-    if (y_dims.v[d] != 1 &&
-        (a_strides.v[d] != stride || b_strides.v[d] != stride)) {
+    if (y_dims.v[d] != 1 && (a_strides.v[d] != stride || b_strides.v[d] != stride)) {
       same = false;
     }
     stride *= y_dims.v[d];
@@ -152,14 +134,14 @@ void BinaryBroadcast(int kind, const float* a, const Dims& a_strides,
   if (same) {
     SameShapeKernel<<<BlocksFor(n), kThreads, 0, stream>>>(kind, a, b, y, n);
   } else {
-    BinaryKernel<<<BlocksFor(n), kThreads, 0, stream>>>(
-        kind, a, a_strides, b, b_strides, y, y_dims, rank, n);
+    BinaryKernel<<<BlocksFor(n), kThreads, 0, stream>>>(kind, a, a_strides, b, b_strides, y, y_dims,
+                                                        rank, n);
   }
   EDL_CUDA_LAUNCHED();
 }
 
-void ReduceToShape(int kind, const float* x, const Dims& x_dims, float* y,
-                   const Dims& y_dims, int rank, cudaStream_t stream) {
+void ReduceToShape(int kind, const float* x, const Dims& x_dims, float* y, const Dims& y_dims,
+                   int rank, cudaStream_t stream) {
   ReducePlan p{};
   int64_t stride = 1, outputs = 1;
   p.count = 1;
@@ -190,11 +172,9 @@ void ReduceToShape(int kind, const float* x, const Dims& x_dims, float* y,
   p.red_rank = nr;
   if (outputs == 0) return;
   if (p.count < 64) {
-    ReduceThreadKernel<<<BlocksFor(outputs), kThreads, 0, stream>>>(kind, x, y,
-                                                                    p, outputs);
+    ReduceThreadKernel<<<BlocksFor(outputs), kThreads, 0, stream>>>(kind, x, y, p, outputs);
   } else {
-    unsigned blocks =
-        static_cast<unsigned>(std::min<int64_t>(outputs, int64_t{1} << 20));
+    unsigned blocks = static_cast<unsigned>(std::min<int64_t>(outputs, int64_t{1} << 20));
     ReduceBlockKernel<<<blocks, kThreads, 0, stream>>>(kind, x, y, p, outputs);
   }
   EDL_CUDA_LAUNCHED();

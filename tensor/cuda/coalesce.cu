@@ -17,14 +17,12 @@ __global__ void IotaKernel(int64_t* v, int64_t n) {
 }
 
 __global__ void HeadsKernel(const int64_t* keys, int64_t* heads, int64_t n) {
-  EDL_GRID_STRIDE(i, n) {
-    heads[i] = (i == 0 || keys[i] != keys[i - 1]) ? 1 : 0;
-  }
+  EDL_GRID_STRIDE(i, n) { heads[i] = (i == 0 || keys[i] != keys[i - 1]) ? 1 : 0; }
 }
 
 // run[i] is the inclusive count of heads up to i (runs numbered from 1).
-__global__ void StartsKernel(const int64_t* keys, const int64_t* run,
-                             int64_t* starts, int64_t* out_ids, int64_t n) {
+__global__ void StartsKernel(const int64_t* keys, const int64_t* run, int64_t* starts,
+                             int64_t* out_ids, int64_t n) {
   EDL_GRID_STRIDE(i, n) {
     if (i == 0 || keys[i] != keys[i - 1]) {
       starts[run[i] - 1] = i;
@@ -33,9 +31,8 @@ __global__ void StartsKernel(const int64_t* keys, const int64_t* run,
   }
 }
 
-__global__ void SumRunsKernel(const float* values, const int64_t* order,
-                              const int64_t* starts, int64_t runs, int64_t n,
-                              int64_t d, float* out) {
+__global__ void SumRunsKernel(const float* values, const int64_t* order, const int64_t* starts,
+                              int64_t runs, int64_t n, int64_t d, float* out) {
   EDL_GRID_STRIDE(i, runs * d) {
     const int64_t s = i / d, col = i % d;
     const int64_t end = s + 1 < runs ? starts[s + 1] : n;
@@ -65,22 +62,19 @@ void CoalesceRows(const int64_t* ids, const float* values, int64_t n, int64_t d,
   EDL_CUDA_LAUNCHED();
 
   size_t sort_bytes = 0, scan_bytes = 0;
-  EDL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
-      nullptr, sort_bytes, ids, keys.as<int64_t>(), positions.as<int64_t>(),
-      order.as<int64_t>(), items, 0, 64, stream));
-  EDL_CUDA_CHECK(
-      cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, heads.as<int64_t>(),
-                                    run.as<int64_t>(), items, stream));
+  EDL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, ids, keys.as<int64_t>(),
+                                                 positions.as<int64_t>(), order.as<int64_t>(),
+                                                 items, 0, 64, stream));
+  EDL_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, heads.as<int64_t>(),
+                                               run.as<int64_t>(), items, stream));
   DeviceBuffer temp(allocator, std::max<size_t>({sort_bytes, scan_bytes, 1}));
-  EDL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
-      temp.data(), sort_bytes, ids, keys.as<int64_t>(), positions.as<int64_t>(),
-      order.as<int64_t>(), items, 0, 64, stream));
-  HeadsKernel<<<BlocksFor(n), kThreads, 0, stream>>>(keys.as<int64_t>(),
-                                                     heads.as<int64_t>(), n);
+  EDL_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), sort_bytes, ids, keys.as<int64_t>(),
+                                                 positions.as<int64_t>(), order.as<int64_t>(),
+                                                 items, 0, 64, stream));
+  HeadsKernel<<<BlocksFor(n), kThreads, 0, stream>>>(keys.as<int64_t>(), heads.as<int64_t>(), n);
   EDL_CUDA_LAUNCHED();
-  EDL_CUDA_CHECK(cub::DeviceScan::InclusiveSum(
-      temp.data(), scan_bytes, heads.as<int64_t>(), run.as<int64_t>(), items,
-      stream));
+  EDL_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.data(), scan_bytes, heads.as<int64_t>(),
+                                               run.as<int64_t>(), items, stream));
   int64_t runs = 0;
   EDL_CUDA_CHECK(cudaMemcpyAsync(&runs, run.as<int64_t>() + n - 1, sizeof(runs),
                                  cudaMemcpyDeviceToHost, stream));
@@ -88,13 +82,12 @@ void CoalesceRows(const int64_t* ids, const float* values, int64_t n, int64_t d,
 
   CoalesceOutputs out = make_outputs(runs);
   DeviceBuffer starts(allocator, sizeof(int64_t) * runs);
-  StartsKernel<<<BlocksFor(n), kThreads, 0, stream>>>(
-      keys.as<int64_t>(), run.as<int64_t>(), starts.as<int64_t>(), out.ids, n);
+  StartsKernel<<<BlocksFor(n), kThreads, 0, stream>>>(keys.as<int64_t>(), run.as<int64_t>(),
+                                                      starts.as<int64_t>(), out.ids, n);
   EDL_CUDA_LAUNCHED();
   if (runs * d > 0) {
     SumRunsKernel<<<BlocksFor(runs * d), kThreads, 0, stream>>>(
-        values, order.as<int64_t>(), starts.as<int64_t>(), runs, n, d,
-        out.values);
+        values, order.as<int64_t>(), starts.as<int64_t>(), runs, n, d, out.values);
     EDL_CUDA_LAUNCHED();
   }
 }

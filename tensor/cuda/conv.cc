@@ -28,21 +28,18 @@ struct PaddingPlan {
 };
 
 PaddingPlan PlanPadding(const Conv2DParams& p) {
-  PaddingPlan plan{false, p.padding[0], p.padding[1], p.padding[2],
-                   p.padding[3]};
+  PaddingPlan plan{false, p.padding[0], p.padding[1], p.padding[2], p.padding[3]};
   plan.explicit_pad = plan.top != plan.bottom || plan.left != plan.right;
   return plan;
 }
 
 // image [n, h, w, c] (unpadded), kernel [kh, kw, c / groups, o],
 // out [n, oh, ow, o].
-ConvGeometry MakeGeometry(const Shape& image, const Shape& kernel,
-                          const Shape& out, const Conv2DParams& p,
-                          const PaddingPlan& plan) {
-  EDL_CHECK(p.groups >= 1 && image[3] == kernel[2] * p.groups &&
-            kernel[3] % p.groups == 0)
-      << "grouped convolution: " << image[3] << " input channels, kernel "
-      << kernel[2] << " per group, " << p.groups << " groups";
+ConvGeometry MakeGeometry(const Shape& image, const Shape& kernel, const Shape& out,
+                          const Conv2DParams& p, const PaddingPlan& plan) {
+  EDL_CHECK(p.groups >= 1 && image[3] == kernel[2] * p.groups && kernel[3] % p.groups == 0)
+      << "grouped convolution: " << image[3] << " input channels, kernel " << kernel[2]
+      << " per group, " << p.groups << " groups";
   ConvGeometry g{};
   g.groups = p.groups;
   g.n = image[0];
@@ -136,8 +133,8 @@ const float* Padded(const Tensor& x, const ConvGeometry& g, const PaddingPlan& p
 // An NHWC image [n, hw, c] as NCHW [n, c, hw] in `buffer` (allocated here),
 // or the image itself when the two layouts coincide (c or hw of 1).
 const float* ToNchw(const float* x, int64_t n, int64_t hw, int64_t c,
-                    std::unique_ptr<DeviceBuffer>& buffer,
-                    DeviceAllocator& allocator, cudaStream_t stream) {
+                    std::unique_ptr<DeviceBuffer>& buffer, DeviceAllocator& allocator,
+                    cudaStream_t stream) {
   if (c == 1 || hw == 1) return x;
   buffer = std::make_unique<DeviceBuffer>(allocator, sizeof(float) * n * hw * c);
   BatchedTranspose(x, buffer->as<float>(), n, hw, c, stream);
@@ -146,8 +143,8 @@ const float* ToNchw(const float* x, int64_t n, int64_t hw, int64_t c,
 
 // The filter for a pass: Keras HWIO [kh, kw, i, o] as cuDNN's OHWI
 // [o, kh, kw, i] or, with nchw, OIHW [o, i, kh, kw].
-void FilterFromHwio(const float* hwio, float* out, const ConvGeometry& g,
-                    bool nchw, cudaStream_t stream) {
+void FilterFromHwio(const float* hwio, float* out, const ConvGeometry& g, bool nchw,
+                    cudaStream_t stream) {
   const int64_t i = g.c / g.groups;
   if (!nchw) {
     Transpose2D(hwio, out, g.kh * g.kw * i, g.o, stream);
@@ -163,8 +160,8 @@ void FilterFromHwio(const float* hwio, float* out, const ConvGeometry& g,
 }
 
 // The inverse for the filter gradient: OHWI or OIHW back to HWIO.
-void FilterToHwio(const float* in, float* hwio, const ConvGeometry& g,
-                  bool nchw, cudaStream_t stream) {
+void FilterToHwio(const float* in, float* hwio, const ConvGeometry& g, bool nchw,
+                  cudaStream_t stream) {
   const int64_t i = g.c / g.groups;
   if (!nchw) {
     Transpose2D(in, hwio, g.o, g.kh * g.kw * i, stream);
@@ -181,13 +178,12 @@ void FilterToHwio(const float* in, float* hwio, const ConvGeometry& g,
 
 }  // namespace
 
-void CudaBackend::RunConvolution(ConvPass pass, bool nchw,
-                                 const ConvGeometry& g, const float* x,
+void CudaBackend::RunConvolution(ConvPass pass, bool nchw, const ConvGeometry& g, const float* x,
                                  const float* w, const float* dy, float* out) {
-  const TensorDesc xd = nchw ? TensorDesc::Nchw(g.n, g.c, g.h, g.w)
-                             : TensorDesc::Nhwc(g.n, g.h, g.w, g.c);
-  const TensorDesc yd = nchw ? TensorDesc::Nchw(g.n, g.o, g.oh, g.ow)
-                             : TensorDesc::Nhwc(g.n, g.oh, g.ow, g.o);
+  const TensorDesc xd =
+      nchw ? TensorDesc::Nchw(g.n, g.c, g.h, g.w) : TensorDesc::Nhwc(g.n, g.h, g.w, g.c);
+  const TensorDesc yd =
+      nchw ? TensorDesc::Nchw(g.n, g.o, g.oh, g.ow) : TensorDesc::Nhwc(g.n, g.oh, g.ow, g.o);
   const FilterDesc wd(g.o, g.kh, g.kw, g.c / g.groups, nchw);
   const ConvDesc cd(g.pad_h, g.pad_w, g.sh, g.sw, g.dh, g.dw, g.groups);
   const float one = 1.f, zero = 0.f;
@@ -196,9 +192,9 @@ void CudaBackend::RunConvolution(ConvPass pass, bool nchw,
   auto workspace_size = [&](int algo, size_t* bytes) {
     switch (pass) {
       case ConvPass::kForward:
-        return cudnnGetConvolutionForwardWorkspaceSize(
-            h, xd.get(), wd.get(), cd.get(), yd.get(),
-            static_cast<cudnnConvolutionFwdAlgo_t>(algo), bytes);
+        return cudnnGetConvolutionForwardWorkspaceSize(h, xd.get(), wd.get(), cd.get(), yd.get(),
+                                                       static_cast<cudnnConvolutionFwdAlgo_t>(algo),
+                                                       bytes);
       case ConvPass::kBackwardData:
         return cudnnGetConvolutionBackwardDataWorkspaceSize(
             h, wd.get(), yd.get(), cd.get(), xd.get(),
@@ -213,20 +209,17 @@ void CudaBackend::RunConvolution(ConvPass pass, bool nchw,
   auto launch = [&](int algo, void* ws, size_t ws_bytes) {
     switch (pass) {
       case ConvPass::kForward:
-        return cudnnConvolutionForward(
-            h, &one, xd.get(), x, wd.get(), w, cd.get(),
-            static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, ws_bytes, &zero,
-            yd.get(), out);
+        return cudnnConvolutionForward(h, &one, xd.get(), x, wd.get(), w, cd.get(),
+                                       static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, ws_bytes,
+                                       &zero, yd.get(), out);
       case ConvPass::kBackwardData:
-        return cudnnConvolutionBackwardData(
-            h, &one, wd.get(), w, yd.get(), dy, cd.get(),
-            static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, ws_bytes,
-            &zero, xd.get(), out);
+        return cudnnConvolutionBackwardData(h, &one, wd.get(), w, yd.get(), dy, cd.get(),
+                                            static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws,
+                                            ws_bytes, &zero, xd.get(), out);
       case ConvPass::kBackwardFilter:
-        return cudnnConvolutionBackwardFilter(
-            h, &one, xd.get(), x, yd.get(), dy, cd.get(),
-            static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws, ws_bytes,
-            &zero, wd.get(), out);
+        return cudnnConvolutionBackwardFilter(h, &one, xd.get(), x, yd.get(), dy, cd.get(),
+                                              static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
+                                              ws, ws_bytes, &zero, wd.get(), out);
     }
     return CUDNN_STATUS_BAD_PARAM;
   };
@@ -236,33 +229,25 @@ void CudaBackend::RunConvolution(ConvPass pass, bool nchw,
       case ConvPass::kForward: {
         EDL_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max));
         std::vector<cudnnConvolutionFwdAlgoPerf_t> perfs(max);
-        EDL_CUDNN_CHECK(
-            (SearchAlgorithms() ? cudnnFindConvolutionForwardAlgorithm
-                                : cudnnGetConvolutionForwardAlgorithm_v7)(
-                h, xd.get(), wd.get(), cd.get(), yd.get(), max, &returned,
-                perfs.data()));
+        EDL_CUDNN_CHECK((SearchAlgorithms() ? cudnnFindConvolutionForwardAlgorithm
+                                            : cudnnGetConvolutionForwardAlgorithm_v7)(
+            h, xd.get(), wd.get(), cd.get(), yd.get(), max, &returned, perfs.data()));
         return Usable(perfs, returned);
       }
       case ConvPass::kBackwardData: {
-        EDL_CUDNN_CHECK(
-            cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max));
+        EDL_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max));
         std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perfs(max);
-        EDL_CUDNN_CHECK(
-            (SearchAlgorithms() ? cudnnFindConvolutionBackwardDataAlgorithm
-                                : cudnnGetConvolutionBackwardDataAlgorithm_v7)(
-                h, wd.get(), yd.get(), cd.get(), xd.get(), max, &returned,
-                perfs.data()));
+        EDL_CUDNN_CHECK((SearchAlgorithms() ? cudnnFindConvolutionBackwardDataAlgorithm
+                                            : cudnnGetConvolutionBackwardDataAlgorithm_v7)(
+            h, wd.get(), yd.get(), cd.get(), xd.get(), max, &returned, perfs.data()));
         return Usable(perfs, returned);
       }
       case ConvPass::kBackwardFilter: {
-        EDL_CUDNN_CHECK(
-            cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max));
+        EDL_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max));
         std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perfs(max);
-        EDL_CUDNN_CHECK(
-            (SearchAlgorithms() ? cudnnFindConvolutionBackwardFilterAlgorithm
-                                : cudnnGetConvolutionBackwardFilterAlgorithm_v7)(
-                h, xd.get(), yd.get(), cd.get(), wd.get(), max, &returned,
-                perfs.data()));
+        EDL_CUDNN_CHECK((SearchAlgorithms() ? cudnnFindConvolutionBackwardFilterAlgorithm
+                                            : cudnnGetConvolutionBackwardFilterAlgorithm_v7)(
+            h, xd.get(), yd.get(), cd.get(), wd.get(), max, &returned, perfs.data()));
         return Usable(perfs, returned);
       }
     }
@@ -300,14 +285,12 @@ void CudaBackend::RunConvolution(ConvPass pass, bool nchw,
       return;
     }
   }
-  EDL_CHECK(false) << "cuDNN has no fp32 algorithm for convolution pass "
-                   << static_cast<int>(pass)
+  EDL_CHECK(false) << "cuDNN has no fp32 algorithm for convolution pass " << static_cast<int>(pass)
                    << " (last status: " << cudnnGetErrorString(last) << ")";
 }
 
-void CudaBackend::Conv2DForward(const Tensor& x, const Tensor& w,
-                                const Tensor& bias, const Conv2DParams& p,
-                                Tensor& y) {
+void CudaBackend::Conv2DForward(const Tensor& x, const Tensor& w, const Tensor& bias,
+                                const Conv2DParams& p, Tensor& y) {
   const PaddingPlan plan = PlanPadding(p);
   const ConvGeometry g = MakeGeometry(x.shape(), w.shape(), y.shape(), p, plan);
   const bool nchw = Nchw(0);
@@ -319,27 +302,23 @@ void CudaBackend::Conv2DForward(const Tensor& x, const Tensor& w,
   float* out = y.f32();
   const bool out_transposed = nchw && g.o > 1 && g.oh * g.ow > 1;
   if (nchw) {
-    image = ToNchw(image, g.n, g.h * g.w, g.c, image_nchw, ctx_.allocator,
-                   stream);
+    image = ToNchw(image, g.n, g.h * g.w, g.c, image_nchw, ctx_.allocator, stream);
     if (out_transposed) {
       out_nchw = std::make_unique<DeviceBuffer>(ctx_.allocator, y.bytes());
       out = out_nchw->as<float>();
     }
   }
-  RunConvolution(ConvPass::kForward, nchw, g, image, filter.as<float>(),
-                 nullptr, out);
+  RunConvolution(ConvPass::kForward, nchw, g, image, filter.as<float>(), nullptr, out);
   if (out_transposed) {
     BatchedTranspose(out, y.f32(), g.n, g.o, g.oh * g.ow, stream);
   }
-  if (bias.defined())
-    AddBias(y.f32(), bias.f32(), g.n * g.oh * g.ow, g.o, stream);
+  if (bias.defined()) AddBias(y.f32(), bias.f32(), g.n * g.oh * g.ow, g.o, stream);
 }
 
-void CudaBackend::Conv2DBackwardData(const Tensor& dy, const Tensor& w,
-                                     const Conv2DParams& p, Tensor& dx) {
+void CudaBackend::Conv2DBackwardData(const Tensor& dy, const Tensor& w, const Conv2DParams& p,
+                                     Tensor& dx) {
   const PaddingPlan plan = PlanPadding(p);
-  const ConvGeometry g =
-      MakeGeometry(dx.shape(), w.shape(), dy.shape(), p, plan);
+  const ConvGeometry g = MakeGeometry(dx.shape(), w.shape(), dy.shape(), p, plan);
   const bool nchw = Nchw(1);
   cudaStream_t stream = ctx_.stream;
   DeviceBuffer filter(ctx_.allocator, w.bytes());
@@ -357,48 +336,40 @@ void CudaBackend::Conv2DBackwardData(const Tensor& dy, const Tensor& w,
   float* out = image_grad;
   const bool out_transposed = nchw && g.c > 1 && g.h * g.w > 1;
   if (nchw) {
-    grad = ToNchw(grad, g.n, g.oh * g.ow, g.o, grad_nchw, ctx_.allocator,
-                  stream);
+    grad = ToNchw(grad, g.n, g.oh * g.ow, g.o, grad_nchw, ctx_.allocator, stream);
     if (out_transposed) {
       out_nchw = std::make_unique<DeviceBuffer>(ctx_.allocator, padded_bytes);
       out = out_nchw->as<float>();
     }
   }
-  RunConvolution(ConvPass::kBackwardData, nchw, g, nullptr,
-                 filter.as<float>(), grad, out);
+  RunConvolution(ConvPass::kBackwardData, nchw, g, nullptr, filter.as<float>(), grad, out);
   if (out_transposed) {
     BatchedTranspose(out, image_grad, g.n, g.c, g.h * g.w, stream);
   }
   if (plan.explicit_pad) {
-    CropImage(image_grad, dx.f32(), dx.dim(0), dx.dim(1), dx.dim(2),
-              dx.dim(3), plan.top, plan.bottom, plan.left, plan.right, stream);
+    CropImage(image_grad, dx.f32(), dx.dim(0), dx.dim(1), dx.dim(2), dx.dim(3), plan.top,
+              plan.bottom, plan.left, plan.right, stream);
   }
 }
 
-void CudaBackend::Conv2DBackwardWeights(const Tensor& dy, const Tensor& x,
-                                        const Conv2DParams& p, Tensor& dw,
-                                        Tensor& dbias) {
+void CudaBackend::Conv2DBackwardWeights(const Tensor& dy, const Tensor& x, const Conv2DParams& p,
+                                        Tensor& dw, Tensor& dbias) {
   const PaddingPlan plan = PlanPadding(p);
-  const ConvGeometry g =
-      MakeGeometry(x.shape(), dw.shape(), dy.shape(), p, plan);
+  const ConvGeometry g = MakeGeometry(x.shape(), dw.shape(), dy.shape(), p, plan);
   const bool nchw = Nchw(2);
   cudaStream_t stream = ctx_.stream;
   std::unique_ptr<DeviceBuffer> padded, image_nchw, grad_nchw;
   const float* image = Padded(x, g, plan, padded, ctx_.allocator, stream);
   const float* grad = dy.f32();
   if (nchw) {
-    image = ToNchw(image, g.n, g.h * g.w, g.c, image_nchw, ctx_.allocator,
-                   stream);
-    grad = ToNchw(grad, g.n, g.oh * g.ow, g.o, grad_nchw, ctx_.allocator,
-                  stream);
+    image = ToNchw(image, g.n, g.h * g.w, g.c, image_nchw, ctx_.allocator, stream);
+    grad = ToNchw(grad, g.n, g.oh * g.ow, g.o, grad_nchw, ctx_.allocator, stream);
   }
   DeviceBuffer filter_grad(ctx_.allocator, dw.bytes());
-  RunConvolution(ConvPass::kBackwardFilter, nchw, g, image, nullptr, grad,
-                 filter_grad.as<float>());
+  RunConvolution(ConvPass::kBackwardFilter, nchw, g, image, nullptr, grad, filter_grad.as<float>());
   FilterToHwio(filter_grad.as<float>(), dw.f32(), g, nchw, stream);
   if (dbias.defined()) {
-    ColumnSums(dy.f32(), g.n * g.oh * g.ow, g.o, dbias.f32(), ctx_.allocator,
-               stream);
+    ColumnSums(dy.f32(), g.n * g.oh * g.ow, g.o, dbias.f32(), ctx_.allocator, stream);
   }
 }
 

@@ -36,89 +36,71 @@ class CudaBackend final : public Backend {
   const char* name() const override { return "cuda"; }
   bool GroupedConv() const override { return true; }
 
-  void EltwiseForward(Eltwise kind, const Tensor& x, float alpha, float beta,
-                      Tensor& y) override;
-  void EltwiseBackward(Eltwise kind, const Tensor& dy, const Tensor& x,
-                       float alpha, float beta, Tensor& dx) override;
-  void BinaryOp(Binary kind, const Tensor& a, const Tensor& b,
-                Tensor& y) override;
+  void EltwiseForward(Eltwise kind, const Tensor& x, float alpha, float beta, Tensor& y) override;
+  void EltwiseBackward(Eltwise kind, const Tensor& dy, const Tensor& x, float alpha, float beta,
+                       Tensor& dx) override;
+  void BinaryOp(Binary kind, const Tensor& a, const Tensor& b, Tensor& y) override;
   void Affine(const Tensor& x, float alpha, float beta, Tensor& y) override;
   void SumToShape(const Tensor& x, Tensor& y) override;
   void AddInPlace(Tensor& y, const Tensor& x, float alpha) override;
   void ReduceOp(Reduce kind, const Tensor& x, Tensor& y) override;
 
-  void MatMul(const Tensor& a, const Tensor& b, bool transpose_a,
-              bool transpose_b, Tensor& c) override;
-  void DenseForward(const Tensor& x, const Tensor& w, const Tensor& bias,
-                    Tensor& y) override;
-  void Conv2DForward(const Tensor& x, const Tensor& w, const Tensor& bias,
-                     const Conv2DParams& p, Tensor& y) override;
-  void Conv2DBackwardData(const Tensor& dy, const Tensor& w,
-                          const Conv2DParams& p, Tensor& dx) override;
-  void Conv2DBackwardWeights(const Tensor& dy, const Tensor& x,
-                             const Conv2DParams& p, Tensor& dw,
+  void MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+              Tensor& c) override;
+  void DenseForward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) override;
+  void Conv2DForward(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2DParams& p,
+                     Tensor& y) override;
+  void Conv2DBackwardData(const Tensor& dy, const Tensor& w, const Conv2DParams& p,
+                          Tensor& dx) override;
+  void Conv2DBackwardWeights(const Tensor& dy, const Tensor& x, const Conv2DParams& p, Tensor& dw,
                              Tensor& dbias) override;
-  Tensor Pool2DForward(PoolKind kind, const Tensor& x, const Pool2DParams& p,
-                       Tensor& y) override;
-  void Pool2DBackward(PoolKind kind, const Tensor& dy, const Tensor& x,
-                      const Tensor& workspace, const Pool2DParams& p,
-                      Tensor& dx) override;
+  Tensor Pool2DForward(PoolKind kind, const Tensor& x, const Pool2DParams& p, Tensor& y) override;
+  void Pool2DBackward(PoolKind kind, const Tensor& dy, const Tensor& x, const Tensor& workspace,
+                      const Pool2DParams& p, Tensor& dx) override;
 
-  void BatchNormTraining(const Tensor& x, const Tensor& gamma,
-                         const Tensor& beta, float epsilon, Tensor& y,
-                         Tensor& mean, Tensor& variance) override;
-  void BatchNormInference(const Tensor& x, const Tensor& gamma,
-                          const Tensor& beta, const Tensor& mean,
-                          const Tensor& variance, float epsilon,
+  void BatchNormTraining(const Tensor& x, const Tensor& gamma, const Tensor& beta, float epsilon,
+                         Tensor& y, Tensor& mean, Tensor& variance) override;
+  void BatchNormInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                          const Tensor& mean, const Tensor& variance, float epsilon,
                           Tensor& y) override;
-  void BatchNormBackward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
-                         const Tensor& mean, const Tensor& variance,
-                         float epsilon, Tensor& dx, Tensor& dgamma,
+  void BatchNormBackward(const Tensor& dy, const Tensor& x, const Tensor& gamma, const Tensor& mean,
+                         const Tensor& variance, float epsilon, Tensor& dx, Tensor& dgamma,
                          Tensor& dbeta) override;
-  void LayerNormForward(const Tensor& x, const Tensor& gamma,
-                        const Tensor& beta, float epsilon, Tensor& y,
-                        Tensor& mean, Tensor& variance) override;
-  void LayerNormBackward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
-                         const Tensor& mean, const Tensor& variance,
-                         float epsilon, Tensor& dx, Tensor& dgamma,
+  void LayerNormForward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float epsilon,
+                        Tensor& y, Tensor& mean, Tensor& variance) override;
+  void LayerNormBackward(const Tensor& dy, const Tensor& x, const Tensor& gamma, const Tensor& mean,
+                         const Tensor& variance, float epsilon, Tensor& dx, Tensor& dgamma,
                          Tensor& dbeta) override;
   void Softmax(const Tensor& x, int axis, bool log, Tensor& y) override;
-  void SoftmaxBackward(const Tensor& dy, const Tensor& y, int axis, bool log,
-                       Tensor& dx) override;
+  void SoftmaxBackward(const Tensor& dy, const Tensor& y, int axis, bool log, Tensor& dx) override;
 
   void Concat(const std::vector<Tensor>& xs, int axis, Tensor& y) override;
   void Split(const Tensor& x, int axis, std::vector<Tensor>& ys) override;
   bool HasTranspose() const override { return true; }
-  void Transpose(const Tensor& x, const std::vector<int>& perm,
-                 Tensor& y) override;
+  void Transpose(const Tensor& x, const std::vector<int>& perm, Tensor& y) override;
   void Cast(const Tensor& x, Tensor& y) override;
-  void DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale,
-                   Tensor& mask) override;
+  void DropoutMask(uint64_t seed, uint64_t drop_below, float keep_scale, Tensor& mask) override;
   void Gather(const Tensor& table, const Tensor& ids, Tensor& y) override;
   SparseRows Coalesce(const SparseRows& rows) override;
   void ScatterAdd(Tensor& table, const SparseRows& rows, float alpha) override;
   // Whole sequences on cuDNN (rnn.cc): every cell but kGRU (cuDNN's GRU
   // applies the reset gate after the recurrent product).
   bool Rnn(RnnCell cell) const override { return cell != RnnCell::kGRU; }
-  Tensor RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
-                    const Tensor& w_h, const Tensor& bias, Tensor& y, Tensor& h,
-                    Tensor& c) override;
-  void RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x,
-                   const Tensor& w_h, const Tensor& bias,
-                   const RnnForwardResult& forward, const Tensor& dy,
+  Tensor RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
+                    const Tensor& bias, Tensor& y, Tensor& h, Tensor& c) override;
+  void RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
+                   const Tensor& bias, const RnnForwardResult& forward, const Tensor& dy,
                    const Tensor& dh, const Tensor& dc, RnnGrads& grads) override;
 
-  void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c, Tensor& value,
-                   const Tensor& grad, std::vector<Tensor>& slots,
-                   const Tensor& ids) override;
+  void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c, Tensor& value, const Tensor& grad,
+                   std::vector<Tensor>& slots, const Tensor& ids) override;
 
  private:
   // Runs one convolution on cuDNN (conv.cc): images NHWC and the filter
   // OHWI, or with nchw images NCHW and the filter OIHW.
   enum class ConvPass { kForward = 0, kBackwardData = 1, kBackwardFilter = 2 };
-  void RunConvolution(ConvPass pass, bool nchw, const ConvGeometry& g,
-                      const float* x, const float* w, const float* dy,
-                      float* out);
+  void RunConvolution(ConvPass pass, bool nchw, const ConvGeometry& g, const float* x,
+                      const float* w, const float* dy, float* out);
 
   CudaContext& ctx_;
 };

@@ -35,12 +35,10 @@
 namespace edl::tensor::cuda {
 
 // A convolution problem after explicit padding: kind (0 forward, 1 backward
-// data, 2 backward filter; 3 more when it runs in NCHW), N, H, W, C, O, kh, kw, strides, dilations, pads,
-// groups.
-using ConvKey =
-    std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-               int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-               int64_t>;
+// data, 2 backward filter; 3 more when it runs in NCHW), N, H, W, C, O, kh, kw, strides, dilations,
+// pads, groups.
+using ConvKey = std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                           int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
 struct ConvChoice {
   int algorithm = 0;  // the cudnnConvolution*Algo_t value
   size_t workspace_bytes = 0;

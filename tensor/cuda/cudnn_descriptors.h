@@ -14,8 +14,7 @@
 namespace edl::tensor::cuda {
 
 inline int CheckedInt(int64_t v) {
-  EDL_CHECK(v >= 0 && v <= INT_MAX)
-      << "dimension " << v << " too large for cuDNN";
+  EDL_CHECK(v >= 0 && v <= INT_MAX) << "dimension " << v << " too large for cuDNN";
   return static_cast<int>(v);
 }
 
@@ -24,26 +23,25 @@ class TensorDesc {
   // NHWC image [n, h, w, c].
   static TensorDesc Nhwc(int64_t n, int64_t h, int64_t w, int64_t c) {
     TensorDesc d;
-    EDL_CUDNN_CHECK(cudnnSetTensor4dDescriptor(
-        d.desc_, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, CheckedInt(n),
-        CheckedInt(c), CheckedInt(h), CheckedInt(w)));
+    EDL_CUDNN_CHECK(cudnnSetTensor4dDescriptor(d.desc_, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT,
+                                               CheckedInt(n), CheckedInt(c), CheckedInt(h),
+                                               CheckedInt(w)));
     return d;
   }
   // NCHW image [n, c, h, w] (the layout of the convolutions that run on
   // transposed copies, conv.cc).
   static TensorDesc Nchw(int64_t n, int64_t c, int64_t h, int64_t w) {
     TensorDesc d;
-    EDL_CUDNN_CHECK(cudnnSetTensor4dDescriptor(
-        d.desc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, CheckedInt(n),
-        CheckedInt(c), CheckedInt(h), CheckedInt(w)));
+    EDL_CUDNN_CHECK(cudnnSetTensor4dDescriptor(d.desc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                               CheckedInt(n), CheckedInt(c), CheckedInt(h),
+                                               CheckedInt(w)));
     return d;
   }
   // Dense [n, c, h, 1] (NCHW): softmax over c.
   static TensorDesc Nch(int64_t n, int64_t c, int64_t h) {
     TensorDesc d;
-    EDL_CUDNN_CHECK(cudnnSetTensor4dDescriptor(
-        d.desc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, CheckedInt(n),
-        CheckedInt(c), CheckedInt(h), 1));
+    EDL_CUDNN_CHECK(cudnnSetTensor4dDescriptor(d.desc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                               CheckedInt(n), CheckedInt(c), CheckedInt(h), 1));
     return d;
   }
   TensorDesc(TensorDesc&& o) noexcept : desc_(o.desc_) { o.desc_ = nullptr; }
@@ -64,8 +62,7 @@ class FilterDesc {
   FilterDesc(int64_t o, int64_t kh, int64_t kw, int64_t c, bool nchw = false) {
     EDL_CUDNN_CHECK(cudnnCreateFilterDescriptor(&desc_));
     EDL_CUDNN_CHECK(cudnnSetFilter4dDescriptor(
-        desc_, CUDNN_DATA_FLOAT, nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC,
-        CheckedInt(o),
+        desc_, CUDNN_DATA_FLOAT, nchw ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC, CheckedInt(o),
         CheckedInt(c), CheckedInt(kh), CheckedInt(kw)));
   }
   ~FilterDesc() { cudnnDestroyFilterDescriptor(desc_); }
@@ -79,13 +76,12 @@ class FilterDesc {
 
 class ConvDesc {
  public:
-  ConvDesc(int64_t pad_h, int64_t pad_w, int64_t sh, int64_t sw, int64_t dh,
-           int64_t dw, int64_t groups) {
+  ConvDesc(int64_t pad_h, int64_t pad_w, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+           int64_t groups) {
     EDL_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&desc_));
     EDL_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
-        desc_, CheckedInt(pad_h), CheckedInt(pad_w), CheckedInt(sh),
-        CheckedInt(sw), CheckedInt(dh), CheckedInt(dw), CUDNN_CROSS_CORRELATION,
-        CUDNN_DATA_FLOAT));
+        desc_, CheckedInt(pad_h), CheckedInt(pad_w), CheckedInt(sh), CheckedInt(sw), CheckedInt(dh),
+        CheckedInt(dw), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     EDL_CUDNN_CHECK(cudnnSetConvolutionMathType(desc_, CUDNN_FMA_MATH));
     EDL_CUDNN_CHECK(cudnnSetConvolutionGroupCount(desc_, CheckedInt(groups)));
   }

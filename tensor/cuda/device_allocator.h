@@ -42,9 +42,7 @@ class DeviceAllocator {
 class DeviceBuffer {
  public:
   DeviceBuffer(DeviceAllocator& allocator, size_t bytes)
-      : allocator_(allocator),
-        bytes_(bytes),
-        data_(allocator.Allocate(bytes)) {}
+      : allocator_(allocator), bytes_(bytes), data_(allocator.Allocate(bytes)) {}
   ~DeviceBuffer() { allocator_.Free(data_, bytes_); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;

@@ -7,8 +7,8 @@
 
 namespace edl::tensor::cuda {
 
-void CudaBackend::MatMul(const Tensor& a, const Tensor& b, bool transpose_a,
-                         bool transpose_b, Tensor& c) {
+void CudaBackend::MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                         Tensor& c) {
   // cuBLAS is column-major, and a row-major X is the column-major X^T, so
   // C = op(A) op(B) is computed as C^T = op(B)^T op(A)^T.
   const int ra = a.rank(), rb = b.rank();
@@ -24,19 +24,15 @@ void CudaBackend::MatMul(const Tensor& a, const Tensor& b, bool transpose_a,
   const float one = 1.f, zero = 0.f;
   std::lock_guard<std::mutex> lock(ctx_.blas_mu);
   EDL_CUBLAS_CHECK(cublasSgemmStridedBatched(
-      ctx_.blas, transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-      transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
-      static_cast<int>(m), static_cast<int>(k), &one, b.f32(),
-      static_cast<int>(b_cols), rb == 3 ? b_rows * b_cols : 0, a.f32(),
-      static_cast<int>(a_cols), a_rows * a_cols, &zero, c.f32(),
-      static_cast<int>(n), m * n, static_cast<int>(batch)));
+      ctx_.blas, transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N, transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+      static_cast<int>(n), static_cast<int>(m), static_cast<int>(k), &one, b.f32(),
+      static_cast<int>(b_cols), rb == 3 ? b_rows * b_cols : 0, a.f32(), static_cast<int>(a_cols),
+      a_rows * a_cols, &zero, c.f32(), static_cast<int>(n), m * n, static_cast<int>(batch)));
 }
 
-void CudaBackend::DenseForward(const Tensor& x, const Tensor& w,
-                               const Tensor& bias, Tensor& y) {
+void CudaBackend::DenseForward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) {
   MatMul(x, w, false, false, y);
-  if (bias.defined())
-    AddBias(y.f32(), bias.f32(), y.dim(0), y.dim(1), ctx_.stream);
+  if (bias.defined()) AddBias(y.f32(), bias.f32(), y.dim(0), y.dim(1), ctx_.stream);
 }
 
 namespace {
@@ -53,22 +49,20 @@ void CudaBackend::Softmax(const Tensor& x, int axis, bool log, Tensor& y) {
   const TensorDesc desc = SoftmaxDesc(x.shape(), axis);
   const float one = 1.f, zero = 0.f;
   std::lock_guard<std::mutex> lock(ctx_.dnn_mu);
-  EDL_CUDNN_CHECK(cudnnSoftmaxForward(
-      ctx_.dnn, log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
-      CUDNN_SOFTMAX_MODE_CHANNEL, &one, desc.get(), x.f32(), &zero, desc.get(),
-      y.f32()));
+  EDL_CUDNN_CHECK(cudnnSoftmaxForward(ctx_.dnn, log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
+                                      CUDNN_SOFTMAX_MODE_CHANNEL, &one, desc.get(), x.f32(), &zero,
+                                      desc.get(), y.f32()));
 }
 
-void CudaBackend::SoftmaxBackward(const Tensor& dy, const Tensor& y, int axis,
-                                  bool log, Tensor& dx) {
+void CudaBackend::SoftmaxBackward(const Tensor& dy, const Tensor& y, int axis, bool log,
+                                  Tensor& dx) {
   // softmax: dx = y * (dy - sum(dy * y)); log: dx = dy - exp(y) * sum(dy).
   const TensorDesc desc = SoftmaxDesc(y.shape(), axis);
   const float one = 1.f, zero = 0.f;
   std::lock_guard<std::mutex> lock(ctx_.dnn_mu);
-  EDL_CUDNN_CHECK(cudnnSoftmaxBackward(
-      ctx_.dnn, log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
-      CUDNN_SOFTMAX_MODE_CHANNEL, &one, desc.get(), y.f32(), desc.get(),
-      dy.f32(), &zero, desc.get(), dx.f32()));
+  EDL_CUDNN_CHECK(cudnnSoftmaxBackward(ctx_.dnn, log ? CUDNN_SOFTMAX_LOG : CUDNN_SOFTMAX_ACCURATE,
+                                       CUDNN_SOFTMAX_MODE_CHANNEL, &one, desc.get(), y.f32(),
+                                       desc.get(), dy.f32(), &zero, desc.get(), dx.f32()));
 }
 
 }  // namespace edl::tensor::cuda

@@ -22,8 +22,8 @@ __global__ void ColumnReduceKernel(int64_t rows, int64_t c, F f, double* out) {
   double acc[K];
   for (int k = 0; k < K; ++k) acc[k] = 0.0;
   if (ch < c) {
-    for (int64_t r = static_cast<int64_t>(blockIdx.y) * kTileR + threadIdx.y;
-         r < rows; r += static_cast<int64_t>(gridDim.y) * kTileR) {
+    for (int64_t r = static_cast<int64_t>(blockIdx.y) * kTileR + threadIdx.y; r < rows;
+         r += static_cast<int64_t>(gridDim.y) * kTileR) {
       for (int k = 0; k < K; ++k) acc[k] += f(k, r, ch);
     }
   }
@@ -39,25 +39,19 @@ __global__ void ColumnReduceKernel(int64_t rows, int64_t c, F f, double* out) {
 }
 
 template <int K, typename F>
-void ColumnReduce(int64_t rows, int64_t c, F f, double* out,
-                  cudaStream_t stream) {
+void ColumnReduce(int64_t rows, int64_t c, F f, double* out, cudaStream_t stream) {
   EDL_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(double) * K * c, stream));
   const int64_t col_blocks = (c + kTileC - 1) / kTileC;
-  const int64_t row_blocks =
-      std::clamp<int64_t>((rows + kTileR * 32 - 1) / (kTileR * 32), 1, 1024);
-  dim3 grid(static_cast<unsigned>(col_blocks),
-            static_cast<unsigned>(row_blocks));
-  ColumnReduceKernel<K>
-      <<<grid, dim3(kTileC, kTileR), 0, stream>>>(rows, c, f, out);
+  const int64_t row_blocks = std::clamp<int64_t>((rows + kTileR * 32 - 1) / (kTileR * 32), 1, 1024);
+  dim3 grid(static_cast<unsigned>(col_blocks), static_cast<unsigned>(row_blocks));
+  ColumnReduceKernel<K><<<grid, dim3(kTileC, kTileR), 0, stream>>>(rows, c, f, out);
   EDL_CUDA_LAUNCHED();
 }
 
 struct ValueOf {
   const float* x;
   int64_t c;
-  __device__ double operator()(int, int64_t r, int64_t ch) const {
-    return x[r * c + ch];
-  }
+  __device__ double operator()(int, int64_t r, int64_t ch) const { return x[r * c + ch]; }
 };
 
 struct SquaredDeviation {
@@ -70,22 +64,20 @@ struct SquaredDeviation {
   }
 };
 
-__global__ void MeanKernel(const double* sum, int64_t rows, int64_t c,
-                           double* mean_d, float* mean) {
+__global__ void MeanKernel(const double* sum, int64_t rows, int64_t c, double* mean_d,
+                           float* mean) {
   EDL_GRID_STRIDE(ch, c) {
     mean_d[ch] = sum[ch] / rows;
     mean[ch] = static_cast<float>(mean_d[ch]);
   }
 }
 
-__global__ void VarianceKernel(const double* sq, int64_t rows, int64_t c,
-                               float* variance) {
+__global__ void VarianceKernel(const double* sq, int64_t rows, int64_t c, float* variance) {
   EDL_GRID_STRIDE(ch, c) { variance[ch] = static_cast<float>(sq[ch] / rows); }
 }
 
-__global__ void BatchNormApplyKernel(const float* x, const float* gamma,
-                                     const float* beta, const float* mean,
-                                     const float* variance, float epsilon,
+__global__ void BatchNormApplyKernel(const float* x, const float* gamma, const float* beta,
+                                     const float* mean, const float* variance, float epsilon,
                                      float* y, int64_t n, int64_t c) {
   EDL_GRID_STRIDE(i, n) {
     const int64_t ch = i % c;
@@ -110,18 +102,15 @@ struct BatchNormGradSums {
   }
 };
 
-__global__ void BatchNormBackwardKernel(const float* dy, const float* x,
-                                        const float* gamma, const float* mean,
-                                        const float* variance, float epsilon,
-                                        const double* sums, float* dx,
-                                        int64_t rows, int64_t c) {
+__global__ void BatchNormBackwardKernel(const float* dy, const float* x, const float* gamma,
+                                        const float* mean, const float* variance, float epsilon,
+                                        const double* sums, float* dx, int64_t rows, int64_t c) {
   EDL_GRID_STRIDE(i, rows * c) {
     const int64_t ch = i % c;
     double inv = 1.0 / sqrt(static_cast<double>(variance[ch]) + epsilon);
     double xhat = (x[i] - static_cast<double>(mean[ch])) * inv;
-    dx[i] = static_cast<float>(
-        gamma[ch] * inv *
-        (dy[i] - sums[ch] / rows - xhat * sums[c + ch] / rows));
+    dx[i] = static_cast<float>(gamma[ch] * inv *
+                               (dy[i] - sums[ch] / rows - xhat * sums[c + ch] / rows));
   }
 }
 
@@ -143,9 +132,8 @@ __device__ double BlockSum(double v, double* scratch) {
 }
 
 // One block per row.
-__global__ void LayerNormForwardKernel(const float* x, const float* gamma,
-                                       const float* beta, float epsilon,
-                                       float* y, float* mean, float* variance,
+__global__ void LayerNormForwardKernel(const float* x, const float* gamma, const float* beta,
+                                       float epsilon, float* y, float* mean, float* variance,
                                        int64_t rows, int64_t c) {
   __shared__ double scratch[kThreads];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
@@ -164,15 +152,13 @@ __global__ void LayerNormForwardKernel(const float* x, const float* gamma,
       variance[r] = static_cast<float>(var);
     }
     for (int64_t i = threadIdx.x; i < c; i += blockDim.x) {
-      y[r * c + i] =
-          static_cast<float>(gamma[i] * (row[i] - m) * inv + beta[i]);
+      y[r * c + i] = static_cast<float>(gamma[i] * (row[i] - m) * inv + beta[i]);
     }
   }
 }
 
-__global__ void LayerNormBackwardKernel(const float* dy, const float* x,
-                                        const float* gamma, const float* mean,
-                                        const float* variance, float epsilon,
+__global__ void LayerNormBackwardKernel(const float* dy, const float* x, const float* gamma,
+                                        const float* mean, const float* variance, float epsilon,
                                         float* dx, int64_t rows, int64_t c) {
   __shared__ double scratch[kThreads];
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
@@ -191,8 +177,7 @@ __global__ void LayerNormBackwardKernel(const float* dy, const float* x,
     for (int64_t i = threadIdx.x; i < c; i += blockDim.x) {
       double xhat = (px[i] - m) * inv;
       double g = static_cast<double>(pdy[i]) * gamma[i];
-      dx[r * c + i] =
-          static_cast<float>(inv * (g - sum_g / c - xhat * sum_g_xhat / c));
+      dx[r * c + i] = static_cast<float>(inv * (g - sum_g / c - xhat * sum_g_xhat / c));
     }
   }
 }
@@ -219,83 +204,71 @@ unsigned RowBlocks(int64_t rows) {
 
 }  // namespace
 
-void BatchNormStatistics(const float* x, int64_t rows, int64_t c, float* mean,
-                         float* variance, DeviceAllocator& allocator,
-                         cudaStream_t stream) {
+void BatchNormStatistics(const float* x, int64_t rows, int64_t c, float* mean, float* variance,
+                         DeviceAllocator& allocator, cudaStream_t stream) {
   DeviceBuffer sum(allocator, sizeof(double) * c);
   DeviceBuffer mean_d(allocator, sizeof(double) * c);
   DeviceBuffer sq(allocator, sizeof(double) * c);
   ColumnReduce<1>(rows, c, ValueOf{x, c}, sum.as<double>(), stream);
-  MeanKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sum.as<double>(), rows, c,
-                                                    mean_d.as<double>(), mean);
+  MeanKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sum.as<double>(), rows, c, mean_d.as<double>(),
+                                                    mean);
   EDL_CUDA_LAUNCHED();
-  ColumnReduce<1>(rows, c, SquaredDeviation{x, mean_d.as<double>(), c},
-                  sq.as<double>(), stream);
-  VarianceKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sq.as<double>(), rows,
-                                                        c, variance);
+  ColumnReduce<1>(rows, c, SquaredDeviation{x, mean_d.as<double>(), c}, sq.as<double>(), stream);
+  VarianceKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sq.as<double>(), rows, c, variance);
   EDL_CUDA_LAUNCHED();
 }
 
-void BatchNormApply(const float* x, const float* gamma, const float* beta,
-                    const float* mean, const float* variance, float epsilon,
-                    float* y, int64_t rows, int64_t c, cudaStream_t stream) {
+void BatchNormApply(const float* x, const float* gamma, const float* beta, const float* mean,
+                    const float* variance, float epsilon, float* y, int64_t rows, int64_t c,
+                    cudaStream_t stream) {
   const int64_t n = rows * c;
   if (n == 0) return;
-  BatchNormApplyKernel<<<BlocksFor(n), kThreads, 0, stream>>>(
-      x, gamma, beta, mean, variance, epsilon, y, n, c);
+  BatchNormApplyKernel<<<BlocksFor(n), kThreads, 0, stream>>>(x, gamma, beta, mean, variance,
+                                                              epsilon, y, n, c);
   EDL_CUDA_LAUNCHED();
 }
 
-void BatchNormBackward(const float* dy, const float* x, const float* gamma,
-                       const float* mean, const float* variance, float epsilon,
-                       float* dx, float* dgamma, float* dbeta, int64_t rows,
-                       int64_t c, DeviceAllocator& allocator,
-                       cudaStream_t stream) {
+void BatchNormBackward(const float* dy, const float* x, const float* gamma, const float* mean,
+                       const float* variance, float epsilon, float* dx, float* dgamma, float* dbeta,
+                       int64_t rows, int64_t c, DeviceAllocator& allocator, cudaStream_t stream) {
   DeviceBuffer sums(allocator, sizeof(double) * 2 * c);
-  ColumnReduce<2>(rows, c, BatchNormGradSums{dy, x, mean, variance, epsilon, c},
-                  sums.as<double>(), stream);
-  ToFloatKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sums.as<double>(), dbeta,
-                                                       c);
-  ToFloatKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sums.as<double>() + c,
-                                                       dgamma, c);
+  ColumnReduce<2>(rows, c, BatchNormGradSums{dy, x, mean, variance, epsilon, c}, sums.as<double>(),
+                  stream);
+  ToFloatKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sums.as<double>(), dbeta, c);
+  ToFloatKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sums.as<double>() + c, dgamma, c);
   EDL_CUDA_LAUNCHED();
   BatchNormBackwardKernel<<<BlocksFor(rows * c), kThreads, 0, stream>>>(
       dy, x, gamma, mean, variance, epsilon, sums.as<double>(), dx, rows, c);
   EDL_CUDA_LAUNCHED();
 }
 
-void LayerNormForward(const float* x, const float* gamma, const float* beta,
-                      float epsilon, float* y, float* mean, float* variance,
-                      int64_t rows, int64_t c, cudaStream_t stream) {
-  LayerNormForwardKernel<<<RowBlocks(rows), kThreads, 0, stream>>>(
-      x, gamma, beta, epsilon, y, mean, variance, rows, c);
+void LayerNormForward(const float* x, const float* gamma, const float* beta, float epsilon,
+                      float* y, float* mean, float* variance, int64_t rows, int64_t c,
+                      cudaStream_t stream) {
+  LayerNormForwardKernel<<<RowBlocks(rows), kThreads, 0, stream>>>(x, gamma, beta, epsilon, y, mean,
+                                                                   variance, rows, c);
   EDL_CUDA_LAUNCHED();
 }
 
-void LayerNormBackward(const float* dy, const float* x, const float* gamma,
-                       const float* mean, const float* variance, float epsilon,
-                       float* dx, float* dgamma, float* dbeta, int64_t rows,
-                       int64_t c, DeviceAllocator& allocator,
-                       cudaStream_t stream) {
-  LayerNormBackwardKernel<<<RowBlocks(rows), kThreads, 0, stream>>>(
-      dy, x, gamma, mean, variance, epsilon, dx, rows, c);
+void LayerNormBackward(const float* dy, const float* x, const float* gamma, const float* mean,
+                       const float* variance, float epsilon, float* dx, float* dgamma, float* dbeta,
+                       int64_t rows, int64_t c, DeviceAllocator& allocator, cudaStream_t stream) {
+  LayerNormBackwardKernel<<<RowBlocks(rows), kThreads, 0, stream>>>(dy, x, gamma, mean, variance,
+                                                                    epsilon, dx, rows, c);
   EDL_CUDA_LAUNCHED();
   DeviceBuffer sums(allocator, sizeof(double) * 2 * c);
-  ColumnReduce<2>(rows, c, LayerNormGradSums{dy, x, mean, variance, epsilon, c},
-                  sums.as<double>(), stream);
-  ToFloatKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sums.as<double>(),
-                                                       dgamma, c);
-  ToFloatKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sums.as<double>() + c,
-                                                       dbeta, c);
+  ColumnReduce<2>(rows, c, LayerNormGradSums{dy, x, mean, variance, epsilon, c}, sums.as<double>(),
+                  stream);
+  ToFloatKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sums.as<double>(), dgamma, c);
+  ToFloatKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sums.as<double>() + c, dbeta, c);
   EDL_CUDA_LAUNCHED();
 }
 
-void ColumnSums(const float* x, int64_t rows, int64_t c, float* out,
-                DeviceAllocator& allocator, cudaStream_t stream) {
+void ColumnSums(const float* x, int64_t rows, int64_t c, float* out, DeviceAllocator& allocator,
+                cudaStream_t stream) {
   DeviceBuffer sums(allocator, sizeof(double) * c);
   ColumnReduce<1>(rows, c, ValueOf{x, c}, sums.as<double>(), stream);
-  ToFloatKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sums.as<double>(), out,
-                                                       c);
+  ToFloatKernel<<<BlocksFor(c), kThreads, 0, stream>>>(sums.as<double>(), out, c);
   EDL_CUDA_LAUNCHED();
 }
 

@@ -25,8 +25,8 @@ __device__ Window WindowAt(const PoolGeometry& g, int64_t i, int64_t j) {
   return win;
 }
 
-__global__ void MaxForwardKernel(const float* x, float* y, int64_t* argmax,
-                                 PoolGeometry g, int64_t n) {
+__global__ void MaxForwardKernel(const float* x, float* y, int64_t* argmax, PoolGeometry g,
+                                 int64_t n) {
   EDL_GRID_STRIDE(yi, n) {
     int64_t rest = yi;
     const int64_t ch = rest % g.c;
@@ -55,8 +55,7 @@ __global__ void MaxForwardKernel(const float* x, float* y, int64_t* argmax,
   }
 }
 
-__global__ void AvgForwardKernel(const float* x, float* y, PoolGeometry g,
-                                 int64_t n) {
+__global__ void AvgForwardKernel(const float* x, float* y, PoolGeometry g, int64_t n) {
   EDL_GRID_STRIDE(yi, n) {
     int64_t rest = yi;
     const int64_t ch = rest % g.c;
@@ -79,8 +78,8 @@ __global__ void AvgForwardKernel(const float* x, float* y, PoolGeometry g,
 
 // The output rows [lo, hi) whose windows (size k, stride s, padding p)
 // contain input row x, clipped to [0, out).
-__device__ void Covering(int64_t x, int64_t k, int64_t s, int64_t p,
-                         int64_t out, int64_t* lo, int64_t* hi) {
+__device__ void Covering(int64_t x, int64_t k, int64_t s, int64_t p, int64_t out, int64_t* lo,
+                         int64_t* hi) {
   // Window i covers rows [i*s - p, i*s - p + k).
   const int64_t num = x + p - k + 1;
   int64_t first = num <= 0 ? 0 : (num + s - 1) / s;
@@ -90,8 +89,8 @@ __device__ void Covering(int64_t x, int64_t k, int64_t s, int64_t p,
 }
 
 template <bool kMax>
-__global__ void PoolBackwardKernel(const float* dy, const int64_t* argmax,
-                                   float* dx, PoolGeometry g, int64_t n) {
+__global__ void PoolBackwardKernel(const float* dy, const int64_t* argmax, float* dx,
+                                   PoolGeometry g, int64_t n) {
   EDL_GRID_STRIDE(xi, n) {
     int64_t rest = xi;
     const int64_t ch = rest % g.c;
@@ -111,8 +110,7 @@ __global__ void PoolBackwardKernel(const float* dy, const int64_t* argmax,
           if (argmax[yi] == xi) acc += dy[yi];
         } else {
           const Window win = WindowAt(g, i, j);
-          acc += static_cast<double>(dy[yi]) /
-                 ((win.h1 - win.h0) * (win.w1 - win.w0));
+          acc += static_cast<double>(dy[yi]) / ((win.h1 - win.h0) * (win.w1 - win.w0));
         }
       }
     }
@@ -122,37 +120,33 @@ __global__ void PoolBackwardKernel(const float* dy, const int64_t* argmax,
 
 }  // namespace
 
-void MaxPoolForward(const float* x, float* y, int64_t* argmax,
-                    const PoolGeometry& g, cudaStream_t stream) {
+void MaxPoolForward(const float* x, float* y, int64_t* argmax, const PoolGeometry& g,
+                    cudaStream_t stream) {
   const int64_t n = g.n * g.oh * g.ow * g.c;
   if (n == 0) return;
   MaxForwardKernel<<<BlocksFor(n), kThreads, 0, stream>>>(x, y, argmax, g, n);
   EDL_CUDA_LAUNCHED();
 }
 
-void AvgPoolForward(const float* x, float* y, const PoolGeometry& g,
-                    cudaStream_t stream) {
+void AvgPoolForward(const float* x, float* y, const PoolGeometry& g, cudaStream_t stream) {
   const int64_t n = g.n * g.oh * g.ow * g.c;
   if (n == 0) return;
   AvgForwardKernel<<<BlocksFor(n), kThreads, 0, stream>>>(x, y, g, n);
   EDL_CUDA_LAUNCHED();
 }
 
-void MaxPoolBackward(const float* dy, const int64_t* argmax, float* dx,
-                     const PoolGeometry& g, cudaStream_t stream) {
-  const int64_t n = g.n * g.h * g.w * g.c;
-  if (n == 0) return;
-  PoolBackwardKernel<true>
-      <<<BlocksFor(n), kThreads, 0, stream>>>(dy, argmax, dx, g, n);
-  EDL_CUDA_LAUNCHED();
-}
-
-void AvgPoolBackward(const float* dy, float* dx, const PoolGeometry& g,
+void MaxPoolBackward(const float* dy, const int64_t* argmax, float* dx, const PoolGeometry& g,
                      cudaStream_t stream) {
   const int64_t n = g.n * g.h * g.w * g.c;
   if (n == 0) return;
-  PoolBackwardKernel<false>
-      <<<BlocksFor(n), kThreads, 0, stream>>>(dy, nullptr, dx, g, n);
+  PoolBackwardKernel<true><<<BlocksFor(n), kThreads, 0, stream>>>(dy, argmax, dx, g, n);
+  EDL_CUDA_LAUNCHED();
+}
+
+void AvgPoolBackward(const float* dy, float* dx, const PoolGeometry& g, cudaStream_t stream) {
+  const int64_t n = g.n * g.h * g.w * g.c;
+  if (n == 0) return;
+  PoolBackwardKernel<false><<<BlocksFor(n), kThreads, 0, stream>>>(dy, nullptr, dx, g, n);
   EDL_CUDA_LAUNCHED();
 }
 

@@ -10,8 +10,8 @@
 namespace edl::tensor::cuda {
 namespace {
 
-__global__ void DropoutMaskKernel(float* mask, int64_t n, uint64_t seed,
-                                  uint64_t drop_below, float keep_scale) {
+__global__ void DropoutMaskKernel(float* mask, int64_t n, uint64_t seed, uint64_t drop_below,
+                                  float keep_scale) {
   EDL_GRID_STRIDE(i, n) {
     mask[i] = DropoutMaskAt(seed, static_cast<uint64_t>(i), drop_below, keep_scale);
   }
@@ -19,10 +19,9 @@ __global__ void DropoutMaskKernel(float* mask, int64_t n, uint64_t seed,
 
 }  // namespace
 
-void DropoutMask(float* mask, int64_t n, uint64_t seed, uint64_t drop_below,
-                 float keep_scale, cudaStream_t stream) {
-  DropoutMaskKernel<<<BlocksFor(n), kThreads, 0, stream>>>(mask, n, seed, drop_below,
-                                                          keep_scale);
+void DropoutMask(float* mask, int64_t n, uint64_t seed, uint64_t drop_below, float keep_scale,
+                 cudaStream_t stream) {
+  DropoutMaskKernel<<<BlocksFor(n), kThreads, 0, stream>>>(mask, n, seed, drop_below, keep_scale);
   EDL_CUDA_LAUNCHED();
 }
 

@@ -17,14 +17,13 @@ ReadbackPool::~ReadbackPool() {
   for (cudaEvent_t e : spare_events_) cudaEventDestroy(e);
 }
 
-uint64_t ReadbackPool::Start(const void* device_src, size_t bytes,
-                             cudaStream_t stream) {
+uint64_t ReadbackPool::Start(const void* device_src, size_t bytes, cudaStream_t stream) {
   Copy c;
   c.bytes = bytes;
   if (bytes > kMaxPinned) {
     c.copied.resize(bytes);
-    EDL_CUDA_CHECK(cudaMemcpyAsync(c.copied.data(), device_src, bytes,
-                                   cudaMemcpyDeviceToHost, stream));
+    EDL_CUDA_CHECK(
+        cudaMemcpyAsync(c.copied.data(), device_src, bytes, cudaMemcpyDeviceToHost, stream));
     EDL_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -35,8 +34,8 @@ uint64_t ReadbackPool::Start(const void* device_src, size_t bytes,
       c.pinned = it->second;
       free_buffers_.erase(it);
     } else {
-      EDL_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&c.pinned),
-                                   capacity, cudaHostAllocDefault));
+      EDL_CUDA_CHECK(
+          cudaHostAlloc(reinterpret_cast<void**>(&c.pinned), capacity, cudaHostAllocDefault));
     }
     c.capacity = capacity;
     if (!spare_events_.empty()) {
@@ -45,8 +44,7 @@ uint64_t ReadbackPool::Start(const void* device_src, size_t bytes,
     } else {
       EDL_CUDA_CHECK(cudaEventCreateWithFlags(&c.done, cudaEventDisableTiming));
     }
-    EDL_CUDA_CHECK(cudaMemcpyAsync(c.pinned, device_src, bytes,
-                                   cudaMemcpyDeviceToHost, stream));
+    EDL_CUDA_CHECK(cudaMemcpyAsync(c.pinned, device_src, bytes, cudaMemcpyDeviceToHost, stream));
     EDL_CUDA_CHECK(cudaEventRecord(c.done, stream));
   }
   const uint64_t ticket = ++last_ticket_;
@@ -59,8 +57,7 @@ void ReadbackPool::Finish(uint64_t ticket, void* host_dst) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = started_.find(ticket);
-    EDL_CHECK(it != started_.end())
-        << "readback " << ticket << " unknown or already finished";
+    EDL_CHECK(it != started_.end()) << "readback " << ticket << " unknown or already finished";
     c = std::move(it->second);
     started_.erase(it);
   }

@@ -56,14 +56,10 @@ int CudnnGate(RnnCell cell, int k) {
 
 cudnnRNNMode_t ModeOf(RnnCell cell) {
   switch (cell) {
-    case RnnCell::kSimpleRNN:
-      return CUDNN_RNN_TANH;
-    case RnnCell::kLSTM:
-      return CUDNN_LSTM;
-    case RnnCell::kGRUResetAfter:
-      return CUDNN_GRU;
-    case RnnCell::kGRU:
-      break;
+    case RnnCell::kSimpleRNN: return CUDNN_RNN_TANH;
+    case RnnCell::kLSTM: return CUDNN_LSTM;
+    case RnnCell::kGRUResetAfter: return CUDNN_GRU;
+    case RnnCell::kGRU: break;
   }
   EDL_CHECK(false) << "cuDNN has no GRU that resets before the recurrent product";
   return CUDNN_RNN_TANH;
@@ -75,8 +71,8 @@ cudnnRNNDataDescriptor_t SequenceDesc(int64_t n, int64_t t, int64_t width) {
   std::vector<int> lengths(n, CheckedInt(t));
   float fill = 0.f;
   EDL_CUDNN_CHECK(cudnnSetRNNDataDescriptor(
-      d, CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, CheckedInt(t),
-      CheckedInt(n), CheckedInt(width), lengths.data(), &fill));
+      d, CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, CheckedInt(t), CheckedInt(n),
+      CheckedInt(width), lengths.data(), &fill));
   return d;
 }
 
@@ -88,8 +84,8 @@ void Locate(CudaContext& ctx, RnnPlan& p, void* space, int id, int64_t rows, int
   EDL_CUDNN_CHECK(cudnnCreateTensorDescriptor(&bd));
   void* m = nullptr;
   void* b = nullptr;
-  EDL_CUDNN_CHECK(cudnnGetRNNWeightParams(ctx.dnn, p.rnn, 0, p.weight_bytes, space, id, md, &m,
-                                          bd, &b));
+  EDL_CUDNN_CHECK(
+      cudnnGetRNNWeightParams(ctx.dnn, p.rnn, 0, p.weight_bytes, space, id, md, &m, bd, &b));
   cudnnDataType_t type;
   int rank = 0, dims[4] = {0, 0, 0, 0}, strides[4] = {0, 0, 0, 0};
   EDL_CUDNN_CHECK(cudnnGetTensorNdDescriptor(md, 4, &type, &rank, dims, strides));
@@ -106,8 +102,7 @@ void Locate(CudaContext& ctx, RnnPlan& p, void* space, int id, int64_t rows, int
 
 // REQUIRES: ctx.dnn_mu held. Plans live as long as the process (a handful
 // of sequence shapes per model).
-const RnnPlan& PlanFor(CudaContext& ctx, RnnCell cell, int64_t n, int64_t t, int64_t f,
-                       int64_t u) {
+const RnnPlan& PlanFor(CudaContext& ctx, RnnCell cell, int64_t n, int64_t t, int64_t f, int64_t u) {
   static auto* plans = new std::map<PlanKey, std::unique_ptr<RnnPlan>>;
   const PlanKey key{static_cast<int>(cell), n, t, f, u};
   if (auto it = plans->find(key); it != plans->end()) return *it->second;
@@ -141,19 +136,18 @@ const RnnPlan& PlanFor(CudaContext& ctx, RnnCell cell, int64_t n, int64_t t, int
   }
   const std::vector<int32_t> lengths(n, static_cast<int32_t>(t));
   EDL_CUDA_CHECK(cudaMalloc(&p->seq_lengths, n * sizeof(int32_t)));
-  EDL_CUDA_CHECK(cudaMemcpy(p->seq_lengths, lengths.data(), n * sizeof(int32_t),
-                            cudaMemcpyHostToDevice));
+  EDL_CUDA_CHECK(
+      cudaMemcpy(p->seq_lengths, lengths.data(), n * sizeof(int32_t), cudaMemcpyHostToDevice));
   return *plans->emplace(key, std::move(p)).first->second;
 }
 
 void CopyFloats(float* dst, const float* src, int64_t n, cudaStream_t stream) {
-  EDL_CUDA_CHECK(
-      cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
+  EDL_CUDA_CHECK(cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyDeviceToDevice, stream));
 }
 
 // Keras kernels and the primitive bias into cuDNN's weight space.
-void Pack(RnnCell cell, const RnnPlan& p, const Tensor& w_x, const Tensor& w_h,
-          const Tensor& bias, float* space, cudaStream_t stream) {
+void Pack(RnnCell cell, const RnnPlan& p, const Tensor& w_x, const Tensor& w_h, const Tensor& bias,
+          float* space, cudaStream_t stream) {
   const int64_t g = p.gates, u = p.u, f = p.f, width = g * u;
   EDL_CUDA_CHECK(cudaMemsetAsync(space, 0, p.weight_bytes, stream));
   for (int k = 0; k < g; ++k) {
@@ -174,8 +168,7 @@ void Unpack(RnnCell cell, const RnnPlan& p, const float* space, RnnGrads& grads,
   for (int k = 0; k < g; ++k) {
     const int c = CudnnGate(cell, k);
     TransposeStrided(space + p.matrix_at[c], f, grads.dw_x.f32() + k * u, width, u, f, stream);
-    TransposeStrided(space + p.matrix_at[g + c], u, grads.dw_h.f32() + k * u, width, u, u,
-                     stream);
+    TransposeStrided(space + p.matrix_at[g + c], u, grads.dw_h.f32() + k * u, width, u, u, stream);
     CopyFloats(grads.dbias.f32() + k * u, space + p.bias_at[c], u, stream);
   }
   if (cell == RnnCell::kGRUResetAfter) {
@@ -185,27 +178,25 @@ void Unpack(RnnCell cell, const RnnPlan& p, const float* space, RnnGrads& grads,
 
 }  // namespace
 
-Tensor CudaBackend::RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x,
-                               const Tensor& w_h, const Tensor& bias, Tensor& y, Tensor& h,
-                               Tensor& c) {
+Tensor CudaBackend::RnnForward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
+                               const Tensor& bias, Tensor& y, Tensor& h, Tensor& c) {
   std::lock_guard<std::mutex> lock(ctx_.dnn_mu);
   const RnnPlan& p = PlanFor(ctx_, cell, x.dim(0), x.dim(1), x.dim(2), w_h.dim(0));
-  Tensor saved = Tensor::Empty({static_cast<int64_t>(p.saved_bytes())}, DType::kUInt8,
-                               Device::kCUDA);
+  Tensor saved =
+      Tensor::Empty({static_cast<int64_t>(p.saved_bytes())}, DType::kUInt8, Device::kCUDA);
   char* reserve = static_cast<char*>(saved.raw_data());
   float* weights = reinterpret_cast<float*>(reserve + p.weights_at());
   Pack(cell, p, w_x, w_h, bias, weights, ctx_.stream);
   DeviceBuffer work(ctx_.allocator, p.work_bytes);
-  EDL_CUDNN_CHECK(cudnnRNNForward(
-      ctx_.dnn, p.rnn, CUDNN_FWD_MODE_TRAINING, p.seq_lengths, p.x, x.f32(), p.y, y.f32(), p.h,
-      nullptr, h.f32(), p.h, nullptr, cell == RnnCell::kLSTM ? c.f32() : nullptr,
-      p.weight_bytes, weights, p.work_bytes, work.data(), p.reserve_bytes, reserve));
+  EDL_CUDNN_CHECK(cudnnRNNForward(ctx_.dnn, p.rnn, CUDNN_FWD_MODE_TRAINING, p.seq_lengths, p.x,
+                                  x.f32(), p.y, y.f32(), p.h, nullptr, h.f32(), p.h, nullptr,
+                                  cell == RnnCell::kLSTM ? c.f32() : nullptr, p.weight_bytes,
+                                  weights, p.work_bytes, work.data(), p.reserve_bytes, reserve));
   return saved;
 }
 
-void CudaBackend::RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x,
-                              const Tensor& w_h, const Tensor& bias,
-                              const RnnForwardResult& forward, const Tensor& dy,
+void CudaBackend::RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x, const Tensor& w_h,
+                              const Tensor& bias, const RnnForwardResult& forward, const Tensor& dy,
                               const Tensor& dh, const Tensor& dc, RnnGrads& grads) {
   std::lock_guard<std::mutex> lock(ctx_.dnn_mu);
   const RnnPlan& p = PlanFor(ctx_, cell, x.dim(0), x.dim(1), x.dim(2), w_h.dim(0));
@@ -224,10 +215,10 @@ void CudaBackend::RnnBackward(RnnCell cell, const Tensor& x, const Tensor& w_x,
       work.data(), p.reserve_bytes, reserve));
   DeviceBuffer dweights(ctx_.allocator, p.weight_bytes);
   EDL_CUDA_CHECK(cudaMemsetAsync(dweights.data(), 0, p.weight_bytes, ctx_.stream));
-  EDL_CUDNN_CHECK(cudnnRNNBackwardWeights_v8(
-      ctx_.dnn, p.rnn, CUDNN_WGRAD_MODE_ADD, p.seq_lengths, p.x, x.f32(), p.h, nullptr, p.y,
-      forward.y.f32(), p.weight_bytes, dweights.data(), p.work_bytes, work.data(),
-      p.reserve_bytes, reserve));
+  EDL_CUDNN_CHECK(cudnnRNNBackwardWeights_v8(ctx_.dnn, p.rnn, CUDNN_WGRAD_MODE_ADD, p.seq_lengths,
+                                             p.x, x.f32(), p.h, nullptr, p.y, forward.y.f32(),
+                                             p.weight_bytes, dweights.data(), p.work_bytes,
+                                             work.data(), p.reserve_bytes, reserve));
   Unpack(cell, p, dweights.as<float>(), grads, ctx_.stream);
 }
 

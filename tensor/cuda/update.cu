@@ -9,10 +9,9 @@ namespace edl::tensor::cuda {
 namespace {
 
 template <UpdateRule R>
-__global__ void UpdateKernel(UpdateCoefficients c, float* w, const float* g,
-                             float* s0, float* s1, float* s2,
-                             const int64_t* ids, int64_t num_rows,
-                             int64_t row_size, int64_t n) {
+__global__ void UpdateKernel(UpdateCoefficients c, float* w, const float* g, float* s0, float* s1,
+                             float* s2, const int64_t* ids, int64_t num_rows, int64_t row_size,
+                             int64_t n) {
   EDL_GRID_STRIDE(k, n) {
     if (ids == nullptr) {
       UpdateElement<R>(c, w, g, s0, s1, s2, k, k);
@@ -25,27 +24,23 @@ __global__ void UpdateKernel(UpdateCoefficients c, float* w, const float* g,
 }
 
 template <UpdateRule R>
-void Launch(const UpdateCoefficients& c, float* value, const float* grad,
-            float* const* slots, const int64_t* ids, int64_t num_rows,
-            int64_t row_size, int64_t n, cudaStream_t stream) {
-  UpdateKernel<R><<<BlocksFor(n), kThreads, 0, stream>>>(
-      c, value, grad, slots[0], slots[1], slots[2], ids, num_rows, row_size,
-      n);
+void Launch(const UpdateCoefficients& c, float* value, const float* grad, float* const* slots,
+            const int64_t* ids, int64_t num_rows, int64_t row_size, int64_t n,
+            cudaStream_t stream) {
+  UpdateKernel<R><<<BlocksFor(n), kThreads, 0, stream>>>(c, value, grad, slots[0], slots[1],
+                                                         slots[2], ids, num_rows, row_size, n);
   EDL_CUDA_LAUNCHED();
 }
 
 }  // namespace
 
-void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c, float* value,
-                 const float* grad, float* const slots[kMaxUpdateSlots],
-                 const int64_t* ids, int64_t num_rows, int64_t row_size,
-                 int64_t n, cudaStream_t stream) {
+void ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c, float* value, const float* grad,
+                 float* const slots[kMaxUpdateSlots], const int64_t* ids, int64_t num_rows,
+                 int64_t row_size, int64_t n, cudaStream_t stream) {
   if (n == 0) return;
   using U = UpdateRule;
-#define EDL_UPDATE_CASE(r)                                                  \
-  case r:                                                                   \
-    Launch<r>(c, value, grad, slots, ids, num_rows, row_size, n, stream);   \
-    return;
+#define EDL_UPDATE_CASE(r) \
+  case r: Launch<r>(c, value, grad, slots, ids, num_rows, row_size, n, stream); return;
   switch (rule) {
     EDL_UPDATE_CASE(U::kSgd)
     EDL_UPDATE_CASE(U::kSgdMomentum)

@@ -45,22 +45,20 @@ void UploadRing::WaitForRange(size_t begin, size_t end) {
   }
 }
 
-bool UploadRing::Upload(void* device_dst, const void* host_src, size_t bytes,
-                        cudaStream_t stream) {
+bool UploadRing::Upload(void* device_dst, const void* host_src, size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return true;
   if (bytes > capacity_ / 4) return false;
   std::lock_guard<std::mutex> lock(mu_);
   if (base_ == nullptr) {
-    EDL_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&base_), capacity_,
-                                 cudaHostAllocDefault));
+    EDL_CUDA_CHECK(
+        cudaHostAlloc(reinterpret_cast<void**>(&base_), capacity_, cudaHostAllocDefault));
   }
   constexpr size_t kAlign = 256;
   size_t begin = (head_ + kAlign - 1) / kAlign * kAlign;
   if (begin + bytes > capacity_) begin = 0;  // wrap
   WaitForRange(begin, begin + bytes);
   std::memcpy(base_ + begin, host_src, bytes);
-  EDL_CUDA_CHECK(cudaMemcpyAsync(device_dst, base_ + begin, bytes,
-                                 cudaMemcpyHostToDevice, stream));
+  EDL_CUDA_CHECK(cudaMemcpyAsync(device_dst, base_ + begin, bytes, cudaMemcpyHostToDevice, stream));
   cudaEvent_t done = NewEvent();
   EDL_CUDA_CHECK(cudaEventRecord(done, stream));
   in_flight_.push_back(InFlight{begin, begin + bytes, done});

@@ -31,8 +31,7 @@ class UploadRing {
   // returns true; host_src may be reused at once. False (nothing queued)
   // when the copy is too large to stage. REQUIRES: every call passes the
   // same stream (regions are retired in the order they were staged).
-  bool Upload(void* device_dst, const void* host_src, size_t bytes,
-              cudaStream_t stream);
+  bool Upload(void* device_dst, const void* host_src, size_t bytes, cudaStream_t stream);
 
  private:
   struct InFlight {

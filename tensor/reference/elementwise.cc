@@ -22,8 +22,7 @@ std::vector<int64_t> BroadcastStrides(const Shape& shape, const Shape& out) {
 namespace {
 
 // Offset into a tensor with `strides` of the out-element with flat index i.
-int64_t OffsetOf(int64_t i, const Shape& out,
-                 const std::vector<int64_t>& strides) {
+int64_t OffsetOf(int64_t i, const Shape& out, const std::vector<int64_t>& strides) {
   int64_t offset = 0;
   for (size_t d = out.size(); d-- > 0;) {
     offset += (i % out[d]) * strides[d];
@@ -34,8 +33,8 @@ int64_t OffsetOf(int64_t i, const Shape& out,
 
 }  // namespace
 
-void LoopBackend::EltwiseForward(Eltwise kind, const Tensor& x, float alpha,
-                                 float beta, Tensor& y) {
+void LoopBackend::EltwiseForward(Eltwise kind, const Tensor& x, float alpha, float beta,
+                                 Tensor& y) {
   const float* px = x.f32();
   float* py = y.f32();
   for (int64_t i = 0; i < x.numel(); ++i) {
@@ -43,20 +42,17 @@ void LoopBackend::EltwiseForward(Eltwise kind, const Tensor& x, float alpha,
   }
 }
 
-void LoopBackend::EltwiseBackward(Eltwise kind, const Tensor& dy,
-                                  const Tensor& x, float alpha, float beta,
-                                  Tensor& dx) {
+void LoopBackend::EltwiseBackward(Eltwise kind, const Tensor& dy, const Tensor& x, float alpha,
+                                  float beta, Tensor& dx) {
   const float* pdy = dy.f32();
   const float* px = x.f32();
   float* pdx = dx.f32();
   for (int64_t i = 0; i < x.numel(); ++i) {
-    pdx[i] = static_cast<float>(pdy[i] *
-                                EltwiseDerivative(kind, px[i], alpha, beta));
+    pdx[i] = static_cast<float>(pdy[i] * EltwiseDerivative(kind, px[i], alpha, beta));
   }
 }
 
-void LoopBackend::BinaryOp(Binary kind, const Tensor& a, const Tensor& b,
-                           Tensor& y) {
+void LoopBackend::BinaryOp(Binary kind, const Tensor& a, const Tensor& b, Tensor& y) {
   std::vector<int64_t> sa = BroadcastStrides(a.shape(), y.shape());
   std::vector<int64_t> sb = BroadcastStrides(b.shape(), y.shape());
   const float* pa = a.f32();

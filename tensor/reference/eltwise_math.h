@@ -26,10 +26,8 @@ inline double EltwiseValue(Eltwise kind, double x, double alpha, double beta) {
     case Eltwise::kGeluTanh:
       return 0.5 * x * (1.0 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
     case Eltwise::kElu: return x > 0 ? x : alpha * (std::exp(x) - 1.0);
-    case Eltwise::kSelu:
-      return kSeluScale * (x > 0 ? x : kSeluAlpha * (std::exp(x) - 1.0));
-    case Eltwise::kSoftplus:
-      return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x)));
+    case Eltwise::kSelu: return kSeluScale * (x > 0 ? x : kSeluAlpha * (std::exp(x) - 1.0));
+    case Eltwise::kSoftplus: return std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x)));
     case Eltwise::kSwish: return x * Sigmoid(x);
     case Eltwise::kLinear: return alpha * x + beta;
     case Eltwise::kExp: return std::exp(x);
@@ -43,8 +41,7 @@ inline double EltwiseValue(Eltwise kind, double x, double alpha, double beta) {
 }
 
 // d(value)/dx at x.
-inline double EltwiseDerivative(Eltwise kind, double x, double alpha,
-                                double beta) {
+inline double EltwiseDerivative(Eltwise kind, double x, double alpha, double beta) {
   constexpr double kSqrt2OverPi = 0.7978845608028654;
   constexpr double kInvSqrt2Pi = 0.3989422804014327;
   switch (kind) {
@@ -58,8 +55,7 @@ inline double EltwiseDerivative(Eltwise kind, double x, double alpha,
       return 1.0 - t * t;
     }
     case Eltwise::kGelu:
-      return 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))) +
-             x * kInvSqrt2Pi * std::exp(-0.5 * x * x);
+      return 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))) + x * kInvSqrt2Pi * std::exp(-0.5 * x * x);
     case Eltwise::kGeluTanh: {
       double u = kSqrt2OverPi * (x + 0.044715 * x * x * x);
       double t = std::tanh(u);
@@ -67,8 +63,7 @@ inline double EltwiseDerivative(Eltwise kind, double x, double alpha,
       return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du;
     }
     case Eltwise::kElu: return x > 0 ? 1.0 : alpha * std::exp(x);
-    case Eltwise::kSelu:
-      return kSeluScale * (x > 0 ? 1.0 : kSeluAlpha * std::exp(x));
+    case Eltwise::kSelu: return kSeluScale * (x > 0 ? 1.0 : kSeluAlpha * std::exp(x));
     case Eltwise::kSoftplus: return Sigmoid(x);
     case Eltwise::kSwish: {
       double s = Sigmoid(x);

@@ -5,8 +5,8 @@
 
 namespace edl::tensor::reference {
 
-void LoopBackend::MatMul(const Tensor& a, const Tensor& b, bool transpose_a,
-                         bool transpose_b, Tensor& c) {
+void LoopBackend::MatMul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                         Tensor& c) {
   const int ra = a.rank(), rb = b.rank();
   const int64_t batch = ra == 3 ? a.dim(0) : 1;
   const int64_t a_rows = a.dim(ra - 2), a_cols = a.dim(ra - 1);
@@ -31,8 +31,7 @@ void LoopBackend::MatMul(const Tensor& a, const Tensor& b, bool transpose_a,
   }
 }
 
-void LoopBackend::DenseForward(const Tensor& x, const Tensor& w,
-                               const Tensor& bias, Tensor& y) {
+void LoopBackend::DenseForward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y) {
   MatMul(x, w, false, false, y);
   if (!bias.defined()) return;
   const int64_t n = y.dim(0), out = y.dim(1);
@@ -49,8 +48,7 @@ namespace {
 // input position lies inside the image: f(y_index, x_index, w_index) for
 // each output channel o and input channel c.
 template <typename F>
-void ForEachTap(const Shape& xs, const Shape& ws, const Shape& ys,
-                const Conv2DParams& p, F f) {
+void ForEachTap(const Shape& xs, const Shape& ws, const Shape& ys, const Conv2DParams& p, F f) {
   const int64_t n = xs[0], h = xs[1], w = xs[2], c = xs[3];
   const int64_t kh = ws[0], kw = ws[1], cg = ws[2], o = ws[3];
   const int64_t og = o / p.groups;  // output channels per group
@@ -77,16 +75,14 @@ void ForEachTap(const Shape& xs, const Shape& ws, const Shape& ys,
 
 }  // namespace
 
-void LoopBackend::Conv2DForward(const Tensor& x, const Tensor& w,
-                                const Tensor& bias, const Conv2DParams& p,
-                                Tensor& y) {
+void LoopBackend::Conv2DForward(const Tensor& x, const Tensor& w, const Tensor& bias,
+                                const Conv2DParams& p, Tensor& y) {
   std::vector<double> acc(y.numel(), 0.0);
   const float* px = x.f32();
   const float* pw = w.f32();
-  ForEachTap(x.shape(), w.shape(), y.shape(), p,
-             [&](int64_t yi, int64_t xi, int64_t wi) {
-               acc[yi] += static_cast<double>(px[xi]) * pw[wi];
-             });
+  ForEachTap(x.shape(), w.shape(), y.shape(), p, [&](int64_t yi, int64_t xi, int64_t wi) {
+    acc[yi] += static_cast<double>(px[xi]) * pw[wi];
+  });
   const int64_t o = y.dim(3);
   float* py = y.f32();
   for (int64_t i = 0; i < y.numel(); ++i) {
@@ -94,29 +90,26 @@ void LoopBackend::Conv2DForward(const Tensor& x, const Tensor& w,
   }
 }
 
-void LoopBackend::Conv2DBackwardData(const Tensor& dy, const Tensor& w,
-                                     const Conv2DParams& p, Tensor& dx) {
+void LoopBackend::Conv2DBackwardData(const Tensor& dy, const Tensor& w, const Conv2DParams& p,
+                                     Tensor& dx) {
   std::vector<double> acc(dx.numel(), 0.0);
   const float* pdy = dy.f32();
   const float* pw = w.f32();
-  ForEachTap(dx.shape(), w.shape(), dy.shape(), p,
-             [&](int64_t yi, int64_t xi, int64_t wi) {
-               acc[xi] += static_cast<double>(pdy[yi]) * pw[wi];
-             });
+  ForEachTap(dx.shape(), w.shape(), dy.shape(), p, [&](int64_t yi, int64_t xi, int64_t wi) {
+    acc[xi] += static_cast<double>(pdy[yi]) * pw[wi];
+  });
   float* pdx = dx.f32();
   for (int64_t i = 0; i < dx.numel(); ++i) pdx[i] = static_cast<float>(acc[i]);
 }
 
-void LoopBackend::Conv2DBackwardWeights(const Tensor& dy, const Tensor& x,
-                                        const Conv2DParams& p, Tensor& dw,
-                                        Tensor& dbias) {
+void LoopBackend::Conv2DBackwardWeights(const Tensor& dy, const Tensor& x, const Conv2DParams& p,
+                                        Tensor& dw, Tensor& dbias) {
   std::vector<double> acc(dw.numel(), 0.0);
   const float* pdy = dy.f32();
   const float* px = x.f32();
-  ForEachTap(x.shape(), dw.shape(), dy.shape(), p,
-             [&](int64_t yi, int64_t xi, int64_t wi) {
-               acc[wi] += static_cast<double>(pdy[yi]) * px[xi];
-             });
+  ForEachTap(x.shape(), dw.shape(), dy.shape(), p, [&](int64_t yi, int64_t xi, int64_t wi) {
+    acc[wi] += static_cast<double>(pdy[yi]) * px[xi];
+  });
   float* pdw = dw.f32();
   for (int64_t i = 0; i < dw.numel(); ++i) pdw[i] = static_cast<float>(acc[i]);
   if (!dbias.defined()) return;

@@ -11,8 +11,7 @@ namespace {
 // Calls f(y_index, x_index) for every in-image tap of every pooling window
 // (padded positions are skipped), then done(y_index, taps) per window.
 template <typename F, typename G>
-void ForEachWindow(const Shape& xs, const Shape& ys, const Pool2DParams& p,
-                   F f, G done) {
+void ForEachWindow(const Shape& xs, const Shape& ys, const Pool2DParams& p, F f, G done) {
   const int64_t n = xs[0], h = xs[1], w = xs[2], c = xs[3];
   const int64_t oh = ys[1], ow = ys[2];
   for (int64_t b = 0; b < n; ++b)
@@ -37,13 +36,12 @@ void ForEachWindow(const Shape& xs, const Shape& ys, const Pool2DParams& p,
 
 }  // namespace
 
-Tensor LoopBackend::Pool2DForward(PoolKind kind, const Tensor& x,
-                                  const Pool2DParams& p, Tensor& y) {
+Tensor LoopBackend::Pool2DForward(PoolKind kind, const Tensor& x, const Pool2DParams& p,
+                                  Tensor& y) {
   const float* px = x.f32();
   float* py = y.f32();
-  std::vector<double> acc(y.numel(), kind == PoolKind::kMax
-                                         ? -std::numeric_limits<double>::infinity()
-                                         : 0.0);
+  std::vector<double> acc(y.numel(),
+                          kind == PoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0);
   ForEachWindow(
       x.shape(), y.shape(), p,
       [&](int64_t yi, int64_t xi) {
@@ -54,15 +52,13 @@ Tensor LoopBackend::Pool2DForward(PoolKind kind, const Tensor& x,
         }
       },
       [&](int64_t yi, int64_t taps) {
-        py[yi] = static_cast<float>(kind == PoolKind::kMax ? acc[yi]
-                                                           : acc[yi] / taps);
+        py[yi] = static_cast<float>(kind == PoolKind::kMax ? acc[yi] : acc[yi] / taps);
       });
   return Tensor();
 }
 
-void LoopBackend::Pool2DBackward(PoolKind kind, const Tensor& dy,
-                                 const Tensor& x, const Tensor& workspace,
-                                 const Pool2DParams& p, Tensor& dx) {
+void LoopBackend::Pool2DBackward(PoolKind kind, const Tensor& dy, const Tensor& x,
+                                 const Tensor& workspace, const Pool2DParams& p, Tensor& dx) {
   const float* px = x.f32();
   const float* pdy = dy.f32();
   std::vector<double> acc(dx.numel(), 0.0);
@@ -94,10 +90,8 @@ void LoopBackend::Pool2DBackward(PoolKind kind, const Tensor& dy,
   for (int64_t i = 0; i < dx.numel(); ++i) pdx[i] = static_cast<float>(acc[i]);
 }
 
-void LoopBackend::BatchNormTraining(const Tensor& x, const Tensor& gamma,
-                                    const Tensor& beta, float epsilon,
-                                    Tensor& y, Tensor& mean,
-                                    Tensor& variance) {
+void LoopBackend::BatchNormTraining(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                    float epsilon, Tensor& y, Tensor& mean, Tensor& variance) {
   const int64_t rows = x.dim(0), c = x.dim(1);
   const float* px = x.f32();
   for (int64_t ch = 0; ch < c; ++ch) {
@@ -114,9 +108,8 @@ void LoopBackend::BatchNormTraining(const Tensor& x, const Tensor& gamma,
   BatchNormInference(x, gamma, beta, mean, variance, epsilon, y);
 }
 
-void LoopBackend::BatchNormInference(const Tensor& x, const Tensor& gamma,
-                                     const Tensor& beta, const Tensor& mean,
-                                     const Tensor& variance, float epsilon,
+void LoopBackend::BatchNormInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                     const Tensor& mean, const Tensor& variance, float epsilon,
                                      Tensor& y) {
   const int64_t c = x.dim(-1), n = x.numel();
   const float* px = x.f32();
@@ -124,16 +117,13 @@ void LoopBackend::BatchNormInference(const Tensor& x, const Tensor& gamma,
   for (int64_t i = 0; i < n; ++i) {
     int64_t ch = i % c;
     double inv = 1.0 / std::sqrt(static_cast<double>(variance.f32()[ch]) + epsilon);
-    py[i] = static_cast<float>(gamma.f32()[ch] * (px[i] - mean.f32()[ch]) * inv +
-                               beta.f32()[ch]);
+    py[i] = static_cast<float>(gamma.f32()[ch] * (px[i] - mean.f32()[ch]) * inv + beta.f32()[ch]);
   }
 }
 
-void LoopBackend::BatchNormBackward(const Tensor& dy, const Tensor& x,
-                                    const Tensor& gamma, const Tensor& mean,
-                                    const Tensor& variance, float epsilon,
-                                    Tensor& dx, Tensor& dgamma,
-                                    Tensor& dbeta) {
+void LoopBackend::BatchNormBackward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                    const Tensor& mean, const Tensor& variance, float epsilon,
+                                    Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
   // dx = gamma / sigma * (dy - mean(dy) - xhat * mean(dy * xhat)).
   const int64_t rows = x.dim(0), c = x.dim(1);
   const float* px = x.f32();
@@ -152,15 +142,13 @@ void LoopBackend::BatchNormBackward(const Tensor& dy, const Tensor& x,
     for (int64_t r = 0; r < rows; ++r) {
       double xhat = (px[r * c + ch] - m) * inv;
       dx.f32()[r * c + ch] = static_cast<float>(
-          gamma.f32()[ch] * inv *
-          (pdy[r * c + ch] - sum_dy / rows - xhat * sum_dy_xhat / rows));
+          gamma.f32()[ch] * inv * (pdy[r * c + ch] - sum_dy / rows - xhat * sum_dy_xhat / rows));
     }
   }
 }
 
-void LoopBackend::LayerNormForward(const Tensor& x, const Tensor& gamma,
-                                   const Tensor& beta, float epsilon,
-                                   Tensor& y, Tensor& mean, Tensor& variance) {
+void LoopBackend::LayerNormForward(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                   float epsilon, Tensor& y, Tensor& mean, Tensor& variance) {
   const int64_t rows = x.dim(0), c = x.dim(1);
   const float* px = x.f32();
   float* py = y.f32();
@@ -174,17 +162,14 @@ void LoopBackend::LayerNormForward(const Tensor& x, const Tensor& gamma,
     mean.f32()[r] = static_cast<float>(m);
     variance.f32()[r] = static_cast<float>(var);
     for (int64_t i = 0; i < c; ++i) {
-      py[r * c + i] =
-          static_cast<float>(gamma.f32()[i] * (row[i] - m) * inv + beta.f32()[i]);
+      py[r * c + i] = static_cast<float>(gamma.f32()[i] * (row[i] - m) * inv + beta.f32()[i]);
     }
   }
 }
 
-void LoopBackend::LayerNormBackward(const Tensor& dy, const Tensor& x,
-                                    const Tensor& gamma, const Tensor& mean,
-                                    const Tensor& variance, float epsilon,
-                                    Tensor& dx, Tensor& dgamma,
-                                    Tensor& dbeta) {
+void LoopBackend::LayerNormBackward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                    const Tensor& mean, const Tensor& variance, float epsilon,
+                                    Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
   // With g = dy * gamma: dx = inv * (g - mean(g) - xhat * mean(g * xhat)).
   const int64_t rows = x.dim(0), c = x.dim(1);
   std::vector<double> dgam(c, 0.0), dbet(c, 0.0);
@@ -205,8 +190,7 @@ void LoopBackend::LayerNormBackward(const Tensor& dy, const Tensor& x,
     for (int64_t i = 0; i < c; ++i) {
       double xhat = (px[i] - m) * inv;
       double g = static_cast<double>(pdy[i]) * gamma.f32()[i];
-      dx.f32()[r * c + i] =
-          static_cast<float>(inv * (g - sum_g / c - xhat * sum_g_xhat / c));
+      dx.f32()[r * c + i] = static_cast<float>(inv * (g - sum_g / c - xhat * sum_g_xhat / c));
     }
   }
   for (int64_t i = 0; i < c; ++i) {
@@ -217,8 +201,7 @@ void LoopBackend::LayerNormBackward(const Tensor& dy, const Tensor& x,
 
 namespace {
 // Splits a shape around axis into (outer, size, inner).
-void AroundAxis(const Shape& s, int axis, int64_t* outer, int64_t* size,
-                int64_t* inner) {
+void AroundAxis(const Shape& s, int axis, int64_t* outer, int64_t* size, int64_t* inner) {
   *outer = 1;
   *inner = 1;
   for (int i = 0; i < axis; ++i) *outer *= s[i];
@@ -246,8 +229,8 @@ void LoopBackend::Softmax(const Tensor& x, int axis, bool log, Tensor& y) {
     }
 }
 
-void LoopBackend::SoftmaxBackward(const Tensor& dy, const Tensor& y, int axis,
-                                  bool log, Tensor& dx) {
+void LoopBackend::SoftmaxBackward(const Tensor& dy, const Tensor& y, int axis, bool log,
+                                  Tensor& dx) {
   // softmax: dx = y * (dy - sum(dy * y)); log: dx = dy - exp(y) * sum(dy).
   int64_t outer, size, inner;
   AroundAxis(y.shape(), axis, &outer, &size, &inner);
@@ -262,9 +245,9 @@ void LoopBackend::SoftmaxBackward(const Tensor& dy, const Tensor& y, int axis,
         sum += log ? pdy[at(k)] : static_cast<double>(pdy[at(k)]) * py[at(k)];
       }
       for (int64_t k = 0; k < size; ++k) {
-        pdx[at(k)] = static_cast<float>(
-            log ? pdy[at(k)] - std::exp(static_cast<double>(py[at(k)])) * sum
-                : py[at(k)] * (pdy[at(k)] - sum));
+        pdx[at(k)] =
+            static_cast<float>(log ? pdy[at(k)] - std::exp(static_cast<double>(py[at(k)])) * sum
+                                   : py[at(k)] * (pdy[at(k)] - sum));
       }
     }
 }

@@ -116,8 +116,7 @@ SparseRows LoopBackend::Coalesce(const SparseRows& rows) {
   return out;
 }
 
-void LoopBackend::ScatterAdd(Tensor& table, const SparseRows& rows,
-                             float alpha) {
+void LoopBackend::ScatterAdd(Tensor& table, const SparseRows& rows, float alpha) {
   const int64_t v = table.dim(0), d = table.dim(1);
   for (int64_t i = 0; i < rows.ids.numel(); ++i) {
     int64_t id = rows.ids.i64()[i];

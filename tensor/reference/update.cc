@@ -5,9 +5,8 @@
 
 namespace edl::tensor::reference {
 
-void LoopBackend::ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c,
-                              Tensor& value, const Tensor& grad,
-                              std::vector<Tensor>& slots, const Tensor& ids) {
+void LoopBackend::ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c, Tensor& value,
+                              const Tensor& grad, std::vector<Tensor>& slots, const Tensor& ids) {
   float* s[kMaxUpdateSlots] = {nullptr, nullptr, nullptr};
   for (size_t k = 0; k < slots.size(); ++k) s[k] = slots[k].f32();
   float* w = value.f32();
@@ -24,8 +23,7 @@ void LoopBackend::ApplyUpdate(UpdateRule rule, const UpdateCoefficients& c,
     for (int64_t r = 0; r < n; ++r) {
       const int64_t id = ids.i64()[r];
       for (int64_t j = 0; j < row_size; ++j) {
-        UpdateElement<R>(c, w, g, s[0], s[1], s[2], id * row_size + j,
-                         r * row_size + j);
+        UpdateElement<R>(c, w, g, s[0], s[1], s[2], id * row_size + j, r * row_size + j);
       }
     }
   });

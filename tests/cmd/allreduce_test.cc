@@ -52,8 +52,9 @@ struct WorkerTally {
 };
 std::map<std::string, std::vector<WorkerTally>> Tallies(const std::string& err) {
   std::map<std::string, std::vector<WorkerTally>> out;
-  std::regex re("(worker-[0-9]+): [0-9]+ steps, [0-9]+ tasks reported, ([0-9]+) step\\(s\\) "
-                "redone, ([0-9]+) ring formation\\(s\\)");
+  std::regex re(
+      "(worker-[0-9]+): [0-9]+ steps, [0-9]+ tasks reported, ([0-9]+) step\\(s\\) "
+      "redone, ([0-9]+) ring formation\\(s\\)");
   for (auto it = std::sregex_iterator(err.begin(), err.end(), re); it != std::sregex_iterator();
        ++it) {
     out[(*it)[1]].push_back({std::stoi((*it)[2]), std::stoi((*it)[3])});
@@ -100,8 +101,7 @@ TEST(Allreduce, ThreeWorkersWithBatchBEndWhereLocalTrainingWithBatchThreeBEnds) 
   // Only the order of float additions differs (per-worker means weighted
   // and summed over the ring vs one mean over 150 records).
   EXPECT_GT(scale, 0.1);
-  EXPECT_LT(worst, 1e-5 * scale) << "largest difference " << worst << " of weights up to "
-                                 << scale;
+  EXPECT_LT(worst, 1e-5 * scale) << "largest difference " << worst << " of weights up to " << scale;
   char figure[32];
   std::snprintf(figure, sizeof figure, "%.3g", worst);
   std::printf("largest weight difference, ring vs local: %s\n", figure);
@@ -123,33 +123,40 @@ TEST(Allreduce, CnnSurvivesAKill9AndAJoinerLosingNothingAndRedoingAtMostOneStepP
     }
     return -1;
   };
-  ASSERT_TRUE(WaitFor([&] {
-    s = JobStatus(dir.path(), "elastic");
-    victim = pid_of("worker-1");
-    return Version(s) >= 400 && victim > 0;
-  }, 120)) << job.Err();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        s = JobStatus(dir.path(), "elastic");
+        victim = pid_of("worker-1");
+        return Version(s) >= 400 && victim > 0;
+      },
+      120))
+      << job.Err();
   const double killed_at = Now();
   ASSERT_EQ(::kill(victim, SIGKILL), 0);
   // The relaunched worker-1 joins; later a fourth worker is added.
-  ASSERT_TRUE(WaitFor([&] {
-    s = JobStatus(dir.path(), "elastic");
-    const int pid = pid_of("worker-1");
-    return pid > 0 && pid != victim && Version(s) >= 1200;
-  }, 180)) << job.Err();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        s = JobStatus(dir.path(), "elastic");
+        const int pid = pid_of("worker-1");
+        return pid > 0 && pid != victim && Version(s) >= 1200;
+      },
+      180))
+      << job.Err();
   ASSERT_EQ(RunEdl({"scale", "elastic", "--num_workers=4", "--jobs_dir=" + dir.path()}).exit_code,
             0);
   RunResult r = job.Wait();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("worker-1 (incarnation 1) killed by signal 9; relaunching"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_TRUE(std::regex_search(r.err, std::regex("ring: worker-3 \\(id [0-9]+\\) joined")))
       << r.err;
   // The ledger: every record of every epoch once.
   EXPECT_EQ(EpochsTrainedExactlyOnce(r.out), 3) << r.out;
   EXPECT_GE(Metric(r.out, "accuracy"), 0.90) << r.out;
   // The ring's rank 0 exported the model; evaluating it gives the figure.
-  RunResult e = RunEdl({"evaluate", "--checkpoint_dir_for_init=" + dir.File("model"),
-                        "--validation_data=" + kTest});
+  RunResult e = RunEdl(
+      {"evaluate", "--checkpoint_dir_for_init=" + dir.File("model"), "--validation_data=" + kTest});
   ASSERT_EQ(e.exit_code, 0) << e.err;
   EXPECT_NEAR(Metric(e.out, "accuracy"), Metric(r.out, "accuracy"), 1e-4) << e.out;
 
@@ -165,8 +172,9 @@ TEST(Allreduce, CnnSurvivesAKill9AndAJoinerLosingNothingAndRedoingAtMostOneStepP
   // Detection and re-formation, measured from the survivors' logs.
   std::smatch m;
   std::regex failed("\\] ([0-9T:.-]+)Z WARNING (worker-[02]): step [0-9]+ failed after");
-  std::regex formed("\\] ([0-9T:.-]+)Z INFO (worker-[02]): ring v[0-9]+ formed \\(the last step "
-                    "failed\\)");
+  std::regex formed(
+      "\\] ([0-9T:.-]+)Z INFO (worker-[02]): ring v[0-9]+ formed \\(the last step "
+      "failed\\)");
   double first_failure = 0, last_formed = 0;
   for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), failed);
        it != std::sregex_iterator(); ++it) {
@@ -182,37 +190,40 @@ TEST(Allreduce, CnnSurvivesAKill9AndAJoinerLosingNothingAndRedoingAtMostOneStepP
   }
   ASSERT_GT(first_failure, 0) << "no survivor's step failed after the kill\n" << r.err;
   ASSERT_GT(last_formed, 0) << r.err;
-  std::printf("kill -9 -> first survivor's step failed: %.0f ms; -> ring re-formed on every "
-              "survivor: %.0f ms\n",
-              (first_failure - killed_at) * 1000, (last_formed - first_failure) * 1000);
+  std::printf(
+      "kill -9 -> first survivor's step failed: %.0f ms; -> ring re-formed on every "
+      "survivor: %.0f ms\n",
+      (first_failure - killed_at) * 1000, (last_formed - first_failure) * 1000);
   RecordProperty("detection_ms", std::to_string((first_failure - killed_at) * 1000));
   RecordProperty("reformation_ms", std::to_string((last_formed - first_failure) * 1000));
 }
 
 TEST(Allreduce, ASilentWorkerIsDroppedByHeartbeatAndTheRingGoesOn) {
   TempDir dir;
-  EdlProcess job(Job(dir.path(), "silent",
-                     {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
-                      "--num_epochs=4", "--num_workers=2", "--minibatch_size=32",
-                      "--allreduce_timeout=60"}));
+  EdlProcess job(
+      Job(dir.path(), "silent",
+          {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain, "--num_epochs=4",
+           "--num_workers=2", "--minibatch_size=32", "--allreduce_timeout=60"}));
   nlohmann::json s;
   int victim = -1;
-  ASSERT_TRUE(WaitFor([&] {
-    s = JobStatus(dir.path(), "silent");
-    if (!s.is_object() || Version(s) < 200) return false;
-    for (const auto& w : s["workers"]) {
-      if (w.value("name", "") == "worker-0") victim = w.value("pid", -1);
-    }
-    return victim > 0;
-  }, 120)) << job.Err();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        s = JobStatus(dir.path(), "silent");
+        if (!s.is_object() || Version(s) < 200) return false;
+        for (const auto& w : s["workers"]) {
+          if (w.value("name", "") == "worker-0") victim = w.value("pid", -1);
+        }
+        return victim > 0;
+      },
+      120))
+      << job.Err();
   // SIGSTOP: the process lives, its sockets stay open, it just says nothing.
   // The transfer deadline is a minute; the master's heartbeat timeout (2 s)
   // must end the step long before.
   ASSERT_EQ(::kill(victim, SIGSTOP), 0);
   const int64_t stopped_at = Version(JobStatus(dir.path(), "silent"));
-  const bool moved_on = WaitFor([&] {
-    return Version(JobStatus(dir.path(), "silent")) > stopped_at + 50;
-  }, 40);
+  const bool moved_on =
+      WaitFor([&] { return Version(JobStatus(dir.path(), "silent")) > stopped_at + 50; }, 40);
   ::kill(victim, SIGKILL);
   ::kill(victim, SIGCONT);
   ASSERT_TRUE(moved_on) << job.Err();

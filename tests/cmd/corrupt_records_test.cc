@@ -33,10 +33,17 @@ std::string CorruptTfRecords() {
 }
 
 std::vector<std::string> Job(const TempDir& dir, const std::string& name) {
-  return {"train", "--job_name=" + name, "--jobs_dir=" + dir.path(),
-          "--model_def=" + dir.File("model.json"), "--training_data=" + dir.File("bad.tfrecord"),
-          "--minibatch_size=50", "--num_minibatches_per_task=4", "--num_workers=2",
-          "--num_ps_pods=1", "--grace_period=5", "--progress_bar=false"};
+  return {"train",
+          "--job_name=" + name,
+          "--jobs_dir=" + dir.path(),
+          "--model_def=" + dir.File("model.json"),
+          "--training_data=" + dir.File("bad.tfrecord"),
+          "--minibatch_size=50",
+          "--num_minibatches_per_task=4",
+          "--num_workers=2",
+          "--num_ps_pods=1",
+          "--grace_period=5",
+          "--progress_bar=false"};
 }
 
 TEST(CorruptRecords, FailTheJobNamingTheRecordUnlessSkippedAndCounted) {

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <map>
 #include <filesystem>
+#include <map>
 
 #include "data/tf_example.h"
 #include "data/tfrecord.h"
@@ -19,13 +19,15 @@ TEST(DataIndex, IndexesCsvAndTfRecordFilesAndReusesFreshIndexes) {
   ASSERT_EQ(std::system(("/usr/bin/python3 " + script + " " + dir.File("py") + " 1000").c_str()),
             0);
   std::string csv = "a,b,label\n";
-  for (int i = 0; i < 500; ++i) csv += std::to_string(i) + ",\"x\ny\"," + std::to_string(i % 2) + "\n";
+  for (int i = 0; i < 500; ++i)
+    csv += std::to_string(i) + ",\"x\ny\"," + std::to_string(i % 2) + "\n";
   WriteText(dir.File("t.csv"), csv);
-  RunResult r = RunEdl({"data", "index", dir.File("py.tfrecord"), dir.File("py.tfrecord.gz"),
-                        dir.File("t.csv")});
+  RunResult r = RunEdl(
+      {"data", "index", dir.File("py.tfrecord"), dir.File("py.tfrecord.gz"), dir.File("t.csv")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("py.tfrecord: 1000 records (TFRecord), "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("py.tfrecord.gz: 1000 records (TFRecord, gzip)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("py.tfrecord.gz: 1000 records (TFRecord, gzip)"), std::string::npos)
+      << r.out;
   // 501 rows (the header is a row too); quoted newlines do not end rows.
   EXPECT_NE(r.out.find("t.csv: 501 records (CSV)"), std::string::npos) << r.out;
   EXPECT_TRUE(std::filesystem::exists(dir.File(".py.tfrecord.gz.edlidx")));
@@ -98,12 +100,15 @@ TEST(DataInspect, ReadsExamplesWrittenByAnIndependentEncoder) {
   RunResult r = RunEdl({"data", "inspect", dir.File("py.examples.tfrecord"), "--records=2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("  sometimes                    int64_list  1         19/20"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("  words                        bytes_list  1-4       20/20"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("record 1:\n  dense: [0.5, 1, 2]\n  label: [1]\n  sometimes: [42]\n"
                        "  words: [\"w0\", \"w1\"]\n"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
 }
 
 TEST(DataInspect, NamesARecordThatIsNotAnExample) {
@@ -115,7 +120,7 @@ TEST(DataInspect, NamesARecordThatIsNotAnExample) {
   RunResult r = RunEdl({"data", "inspect", dir.File("bad.tfrecord")});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find(dir.File("bad.tfrecord") + ": record 1 at byte 18: not a serialized "
-                                                   "tf.train.Example"),
+                                                  "tf.train.Example"),
             std::string::npos)
       << r.err;
 }

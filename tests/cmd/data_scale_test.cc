@@ -1,9 +1,8 @@
 // Data at scale: a distributed job over a data set several times larger
 // than the memory any of its processes is allowed, in gzip TFRecord shards
-// of tf.train.Examples whose decoded values weigh as much as the files. Every process streams; each logs its peak RSS
-// (VmHWM) when it ends, and the test holds every one to a bound that the
-// data set exceeds eightfold. Every record is trained exactly once and the
-// model learns the planted rule.
+// of tf.train.Examples whose decoded values weigh as much as the files. Every process streams; each
+// logs its peak RSS (VmHWM) when it ends, and the test holds every one to a bound that the data set
+// exceeds eightfold. Every record is trained exactly once and the model learns the planted rule.
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -74,12 +73,12 @@ TEST(DataScale, EveryProcessOfAJobStaysWithinABoundItsDataSetExceedsEightfold) {
     "metrics": ["accuracy"],
     "input": {"format": "tfrecord", "label": "label", "numeric": ["x"]}
   })");
-  RunResult r = RunEdl({"train", "--job_name=scale", "--jobs_dir=" + dir.path(),
-                        "--model_def=" + dir.File("model.json"),
-                        "--training_data=" + dir.File("train-*.tfrecord.gz"),
-                        "--validation_data=" + dir.File("valid.tfrecord.gz"),
-                        "--minibatch_size=256", "--num_workers=2", "--num_ps_pods=2",
-                        "--grace_period=5", "--progress_bar=false"});
+  RunResult r =
+      RunEdl({"train", "--job_name=scale", "--jobs_dir=" + dir.path(),
+              "--model_def=" + dir.File("model.json"),
+              "--training_data=" + dir.File("train-*.tfrecord.gz"),
+              "--validation_data=" + dir.File("valid.tfrecord.gz"), "--minibatch_size=256",
+              "--num_workers=2", "--num_ps_pods=2", "--grace_period=5", "--progress_bar=false"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const int64_t records = kShards * kPerShard;
   EXPECT_NE(r.out.find("epoch 1: " + std::to_string(records) + "/" + std::to_string(records) +
@@ -87,7 +86,9 @@ TEST(DataScale, EveryProcessOfAJobStaysWithinABoundItsDataSetExceedsEightfold) {
             std::string::npos)
       << r.out;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("evaluation at version [0-9]+: .*accuracy ([0-9.]+)"))) << r.out;
+  ASSERT_TRUE(
+      std::regex_search(r.out, m, std::regex("evaluation at version [0-9]+: .*accuracy ([0-9.]+)")))
+      << r.out;
   EXPECT_GE(std::stod(m[1]), 0.95) << r.out;
   // Every process reports its peak once, within the bound.
   std::map<std::string, double> peaks;
@@ -98,8 +99,8 @@ TEST(DataScale, EveryProcessOfAJobStaysWithinABoundItsDataSetExceedsEightfold) {
   }
   for (const char* who : {"master", "ps-0", "ps-1", "worker-0", "worker-1"}) {
     ASSERT_TRUE(peaks.count(who)) << who << " logged no peak RSS\n" << r.err;
-    EXPECT_LE(peaks[who], kBoundMiB) << who << " peaked at " << peaks[who] << " MiB while streaming "
-                                     << (bytes >> 20) << " MiB of data";
+    EXPECT_LE(peaks[who], kBoundMiB) << who << " peaked at " << peaks[who]
+                                     << " MiB while streaming " << (bytes >> 20) << " MiB of data";
     std::printf("%s: peak RSS %.1f MiB (data set %lld MiB)\n", who, peaks[who],
                 static_cast<long long>(bytes >> 20));
   }

@@ -2,7 +2,6 @@
 // with the reason (the missing plugin and driver), auto trains on the CPU.
 // Skipped where the driver reports a GPU.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -16,8 +15,12 @@ namespace {
 const std::string kTest = std::string(EDL_FASHION_MNIST) + "/t10k-images-idx3-ubyte.gz";
 
 std::vector<std::string> TrainArgs(const std::string& device) {
-  return {"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
-          "--training_data=" + kTest, "--max_step=3", "--num_threads=1",
+  return {"train",
+          "--distribution_strategy=Local",
+          "--model_def=zoo:fashion_mnist_mlp",
+          "--training_data=" + kTest,
+          "--max_step=3",
+          "--num_threads=1",
           "--device=" + device};
 }
 

@@ -5,9 +5,9 @@
 #include <signal.h>
 
 #include <filesystem>
-#include <set>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 
 #include "data/planted_model.h"
 #include "net/rpc.h"
@@ -33,11 +33,11 @@ std::vector<std::string> Job(const std::string& jobs_dir, const std::string& nam
 
 TEST(Distributed, TwoPsAndTwoWorkersTrainEveryRecordExactlyOnce) {
   TempDir dir;
-  RunResult r = RunEdl(Job(dir.path(), "exact",
-                           {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
-                            "--validation_data=" + kTest, "--num_epochs=2", "--num_workers=2",
-                            "--num_ps_pods=2", "--output=" + dir.File("model"),
-                            "--tensorboard_log_dir=" + dir.File("tb")}));
+  RunResult r = RunEdl(
+      Job(dir.path(), "exact",
+          {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+           "--validation_data=" + kTest, "--num_epochs=2", "--num_workers=2", "--num_ps_pods=2",
+           "--output=" + dir.File("model"), "--tensorboard_log_dir=" + dir.File("tb")}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(EpochsTrainedExactlyOnce(r.out), 2) << r.out;
   const double accuracy = Metric(r.out, "accuracy");
@@ -55,7 +55,8 @@ TEST(Distributed, TwoPsAndTwoWorkersTrainEveryRecordExactlyOnce) {
   for (size_t i = 1; i < loss.size(); ++i) EXPECT_GE(loss[i].step, loss[i - 1].step);
   EXPECT_EQ(loss.back().step, 1876);  // 2 epochs of 938 steps
   float most_workers = 0;
-  for (const auto& p : PointsOf(files, "job/workers")) most_workers = std::max(most_workers, p.value);
+  for (const auto& p : PointsOf(files, "job/workers"))
+    most_workers = std::max(most_workers, p.value);
   EXPECT_EQ(most_workers, 2.0f);
   EXPECT_FALSE(PointsOf(files, "train/samples_per_second").empty());
   // The zoo MLP's cosine schedule ends at 1e-4 after 1,876 steps.
@@ -66,18 +67,18 @@ TEST(Distributed, TwoPsAndTwoWorkersTrainEveryRecordExactlyOnce) {
   EXPECT_EQ(acc.back().step, 1876);
   EXPECT_NEAR(acc.back().value, accuracy, 1e-4) << r.out;
   // The export holds the PS's final model: evaluating it gives the same figure.
-  RunResult e = RunEdl({"evaluate", "--checkpoint_dir_for_init=" + dir.File("model"),
-                        "--validation_data=" + kTest});
+  RunResult e = RunEdl(
+      {"evaluate", "--checkpoint_dir_for_init=" + dir.File("model"), "--validation_data=" + kTest});
   ASSERT_EQ(e.exit_code, 0) << e.err;
   EXPECT_NEAR(Metric(e.out, "accuracy"), accuracy, 1e-4) << e.out << r.out;
 }
 
 TEST(Distributed, AWorkerKilledMidEpochIsReplacedAndNoRecordIsLost) {
   TempDir dir;
-  EdlProcess job(Job(dir.path(), "kill9",
-                     {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
-                      "--validation_data=" + kTest, "--num_epochs=8", "--num_workers=2",
-                      "--num_ps_pods=1"}));
+  EdlProcess job(
+      Job(dir.path(), "kill9",
+          {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+           "--validation_data=" + kTest, "--num_epochs=8", "--num_workers=2", "--num_ps_pods=1"}));
   nlohmann::json s;
   int victim = -1;
   auto worker0 = [&] {
@@ -96,10 +97,13 @@ TEST(Distributed, AWorkerKilledMidEpochIsReplacedAndNoRecordIsLost) {
   };
   // Mid-epoch, with worker-0 registered (on a busy machine it may start
   // after worker-1 has trained for a while) and training.
-  ASSERT_TRUE(WaitFor([&] {
-    s = JobStatus(dir.path(), "kill9");
-    return Version(s) >= 300 && worker0() > 0;
-  }, 60)) << job.Err();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        s = JobStatus(dir.path(), "kill9");
+        return Version(s) >= 300 && worker0() > 0;
+      },
+      60))
+      << job.Err();
   ASSERT_GT(victim, 0) << s.dump();
   // `edl status` shows every process's thread count: here the machine's
   // cores shared among 1 PS and 2 workers, at least 1 each.
@@ -123,12 +127,15 @@ TEST(Distributed, AWorkerKilledMidEpochIsReplacedAndNoRecordIsLost) {
   // The job's scalars so far, bounded, for a live view (GET /series): the
   // master adds them once a second.
   nlohmann::json sj;
-  ASSERT_TRUE(WaitFor([&] {
-    auto series = right.Get("/series", net::Millis(5000));
-    if (!series.ok()) return false;
-    sj = nlohmann::json::parse(*series, nullptr, false);
-    return sj.is_object() && sj["series"].contains("train/loss");
-  }, 30)) << sj.dump();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto series = right.Get("/series", net::Millis(5000));
+        if (!series.ok()) return false;
+        sj = nlohmann::json::parse(*series, nullptr, false);
+        return sj.is_object() && sj["series"].contains("train/loss");
+      },
+      30))
+      << sj.dump();
   EXPECT_FALSE(sj["series"]["train/loss"].empty()) << sj.dump();
   EXPECT_LE(sj["series"]["train/loss"].size(), sj["capacity"].get<size_t>() + 1);
   EXPECT_TRUE(sj["series"].contains("job/workers")) << sj.dump();
@@ -137,7 +144,8 @@ TEST(Distributed, AWorkerKilledMidEpochIsReplacedAndNoRecordIsLost) {
   RunResult r = job.Wait();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("worker-0 (incarnation 1) killed by signal 9; relaunching"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(EpochsWithNothingMissing(r.out), 8) << r.out;
   EXPECT_GE(Metric(r.out, "accuracy"), 0.84) << r.out;
   // The final report's incident table times the loss and the replacement:
@@ -145,24 +153,25 @@ TEST(Distributed, AWorkerKilledMidEpochIsReplacedAndNoRecordIsLost) {
   std::smatch inc;
   ASSERT_TRUE(std::regex_search(
       r.out, inc,
-      std::regex("\n  worker-0 +[0-9:.]+ +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9]+)/([0-9]+)"
-                 "  exited: worker-0 \\(incarnation 1\\) killed by signal 9\n")))
+      std::regex(
+          "\n  worker-0 +[0-9:.]+ +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9.]+) +([0-9]+)/([0-9]+)"
+          "  exited: worker-0 \\(incarnation 1\\) killed by signal 9\n")))
       << r.out;
-  EXPECT_LT(std::stod(inc[1]), 2.0) << r.out;   // within the heartbeat interval
-  EXPECT_LT(std::stod(inc[2]), 0.5) << r.out;   // relaunched at once
-  EXPECT_GT(std::stod(inc[3]), 0.0) << r.out;   // a new process takes time to register
+  EXPECT_LT(std::stod(inc[1]), 2.0) << r.out;  // within the heartbeat interval
+  EXPECT_LT(std::stod(inc[2]), 0.5) << r.out;  // relaunched at once
+  EXPECT_GT(std::stod(inc[3]), 0.0) << r.out;  // a new process takes time to register
   EXPECT_LT(std::stod(inc[3]), 30.0) << r.out;
-  EXPECT_GE(std::stoi(inc[5]), 1) << r.out;     // it held a task (it leases ahead)
+  EXPECT_GE(std::stoi(inc[5]), 1) << r.out;  // it held a task (it leases ahead)
   EXPECT_GT(std::stoi(inc[6]), 0) << r.out;
 }
 
 TEST(Distributed, AKilledPsRestartsFromItsCheckpoint) {
   TempDir dir;
-  EdlProcess job(Job(dir.path(), "killps",
-                     {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
-                      "--validation_data=" + kTest, "--num_epochs=8", "--num_workers=2",
-                      "--num_ps_pods=2", "--checkpoint_dir=" + dir.File("ckpt"),
-                      "--checkpoint_steps=100"}));
+  EdlProcess job(
+      Job(dir.path(), "killps",
+          {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+           "--validation_data=" + kTest, "--num_epochs=8", "--num_workers=2", "--num_ps_pods=2",
+           "--checkpoint_dir=" + dir.File("ckpt"), "--checkpoint_steps=100"}));
   ASSERT_TRUE(WaitFor([&] { return Version(JobStatus(dir.path(), "killps")) >= 400; }, 60))
       << job.Err();
   std::vector<int> ps = FindPids({" ps ", "--job_name=killps", "--ps_index=1"});
@@ -170,12 +179,12 @@ TEST(Distributed, AKilledPsRestartsFromItsCheckpoint) {
   ASSERT_EQ(::kill(ps[0], SIGKILL), 0);
   RunResult r = job.Wait();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("ps-1 (incarnation 1) killed by signal 9; relaunching"),
-            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ps-1 (incarnation 1) killed by signal 9; relaunching"), std::string::npos)
+      << r.err;
   // The relaunched PS came back from a checkpoint, not from scratch.
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.err, m,
-                                std::regex("\\[ps-1\\].*serving on .* at version ([1-9][0-9]*)")))
+  ASSERT_TRUE(
+      std::regex_search(r.err, m, std::regex("\\[ps-1\\].*serving on .* at version ([1-9][0-9]*)")))
       << r.err;
   EXPECT_EQ(EpochsWithNothingMissing(r.out), 8) << r.out;
   EXPECT_GE(Metric(r.out, "accuracy"), 0.84) << r.out;
@@ -203,17 +212,17 @@ TEST(Distributed, AFailedFinalCheckpointFailsTheJobNamingTheReason) {
 
 TEST(Distributed, AJobStartsFromAnotherJobsPsCheckpoints) {
   TempDir dir;
-  RunResult first = RunEdl(Job(dir.path(), "first",
-                               {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
-                                "--num_epochs=1", "--num_workers=1", "--num_ps_pods=2",
-                                "--checkpoint_dir=" + dir.File("ckpt")}));
+  RunResult first =
+      RunEdl(Job(dir.path(), "first",
+                 {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest, "--num_epochs=1",
+                  "--num_workers=1", "--num_ps_pods=2", "--checkpoint_dir=" + dir.File("ckpt")}));
   ASSERT_EQ(first.exit_code, 0) << first.err;
   // Into 1 PS instead of 2: each PS keeps what it owns of every partition.
-  RunResult second = RunEdl(Job(dir.path(), "second",
-                                {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
-                                 "--validation_data=" + kTest, "--num_epochs=1",
-                                 "--num_workers=1", "--num_ps_pods=1",
-                                 "--checkpoint_dir_for_init=" + dir.File("ckpt")}));
+  RunResult second =
+      RunEdl(Job(dir.path(), "second",
+                 {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
+                  "--validation_data=" + kTest, "--num_epochs=1", "--num_workers=1",
+                  "--num_ps_pods=1", "--checkpoint_dir_for_init=" + dir.File("ckpt")}));
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_TRUE(std::regex_search(second.err,
                                 std::regex("\\[ps-0\\].*serving on .* at version ([1-9][0-9]*)")))
@@ -229,11 +238,11 @@ TEST(Distributed, PredictionOnTheClusterWritesWhatLocalPredictionWrites) {
   RunResult local = RunEdl({"predict", "--checkpoint_dir_for_init=" + dir.File("model"),
                             "--prediction_data=" + kTest, "--output=" + dir.File("local.csv")});
   ASSERT_EQ(local.exit_code, 0) << local.err;
-  RunResult job = RunEdl({"predict", "--distribution_strategy=ParameterServerStrategy",
-                          "--job_name=predict", "--jobs_dir=" + dir.path(),
-                          "--checkpoint_dir_for_init=" + dir.File("model"),
-                          "--prediction_data=" + kTest, "--output=" + dir.File("job.csv"),
-                          "--num_workers=2", "--num_ps_pods=2"});
+  RunResult job =
+      RunEdl({"predict", "--distribution_strategy=ParameterServerStrategy", "--job_name=predict",
+              "--jobs_dir=" + dir.path(), "--checkpoint_dir_for_init=" + dir.File("model"),
+              "--prediction_data=" + kTest, "--output=" + dir.File("job.csv"), "--num_workers=2",
+              "--num_ps_pods=2"});
   ASSERT_EQ(job.exit_code, 0) << job.err;
   const std::string expected = ReadText(dir.File("local.csv"));
   EXPECT_GT(expected.size(), 10000u);
@@ -241,11 +250,11 @@ TEST(Distributed, PredictionOnTheClusterWritesWhatLocalPredictionWrites) {
   EXPECT_FALSE(std::filesystem::exists(dir.File("job.csv.parts")));
 
   // Into a directory: the parts, one per task, are the output.
-  RunResult parts = RunEdl({"predict", "--distribution_strategy=ParameterServerStrategy",
-                            "--job_name=predict-parts", "--jobs_dir=" + dir.path(),
-                            "--checkpoint_dir_for_init=" + dir.File("model"),
-                            "--prediction_data=" + kTest, "--output=" + dir.File("parts") + "/",
-                            "--num_workers=2", "--num_ps_pods=1"});
+  RunResult parts =
+      RunEdl({"predict", "--distribution_strategy=ParameterServerStrategy",
+              "--job_name=predict-parts", "--jobs_dir=" + dir.path(),
+              "--checkpoint_dir_for_init=" + dir.File("model"), "--prediction_data=" + kTest,
+              "--output=" + dir.File("parts") + "/", "--num_workers=2", "--num_ps_pods=1"});
   ASSERT_EQ(parts.exit_code, 0) << parts.err;
   std::set<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(dir.File("parts")))
@@ -291,7 +300,8 @@ TEST(Distributed, ScalesOneToThreeToTwoWorkersAndSigtermHandsTheTaskBack) {
   // held goes back to the queue at once.
   EXPECT_NE(r.err.find("worker-0: signal 15, stopping"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("supervisor: worker-0 (incarnation 1) exited with code 0"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(r.err.find("relaunched worker-0"), std::string::npos) << r.err;
   if (r.err.find("worker-0: stopping; handing back") != std::string::npos) {
     EXPECT_TRUE(std::regex_search(r.err, std::regex("worker worker-0 \\(id [0-9]+\\) exited; "
@@ -319,9 +329,12 @@ TEST(Distributed, StopEndsARunningJobWithAClearReason) {
 
 TEST(Distributed, SyncSgdWithOneWorkerMatchesLocalTrainingStepForStep) {
   TempDir dir;
-  const std::vector<std::string> common = {
-      "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
-      "--validation_data=" + kTest, "--num_epochs=1", "--shuffle=false", "--seed=5"};
+  const std::vector<std::string> common = {"--model_def=zoo:fashion_mnist_mlp",
+                                           "--training_data=" + kTest,
+                                           "--validation_data=" + kTest,
+                                           "--num_epochs=1",
+                                           "--shuffle=false",
+                                           "--seed=5"};
   std::vector<std::string> local = {"train", "--distribution_strategy=Local", "--num_threads=1"};
   local.insert(local.end(), common.begin(), common.end());
   RunResult l = RunEdl(local);
@@ -349,13 +362,15 @@ TEST(Distributed, TabularDeepFmTrainsThroughThePsToItsAucBar) {
   o.row_seed = 2;
   auto valid = data::WritePlantedCsv(dir.File("valid.csv"), o);
   ASSERT_TRUE(valid.ok());
-  RunResult r = RunEdl(Job(dir.path(), "deepfm",
-                           {"--model_def=zoo:planted_deepfm", "--training_data=" + dir.File("train.csv"),
-                            "--validation_data=" + dir.File("valid.csv"), "--num_epochs=3",
-                            "--minibatch_size=128", "--num_workers=2", "--num_ps_pods=2"}));
+  RunResult r =
+      RunEdl(Job(dir.path(), "deepfm",
+                 {"--model_def=zoo:planted_deepfm", "--training_data=" + dir.File("train.csv"),
+                  "--validation_data=" + dir.File("valid.csv"), "--num_epochs=3",
+                  "--minibatch_size=128", "--num_workers=2", "--num_ps_pods=2"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GE(Metric(r.out, "auc"), valid->planted_auc - 0.03)
-      << "planted " << valid->planted_auc << "\n" << r.out;
+      << "planted " << valid->planted_auc << "\n"
+      << r.out;
   EXPECT_EQ(EpochsWithNothingMissing(r.out), 3) << r.out;
 }
 

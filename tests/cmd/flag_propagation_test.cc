@@ -33,26 +33,30 @@ void ExpectFlags(const std::string& line, const std::vector<std::string>& flags)
 
 TEST(FlagPropagation, EveryProcessOfAJobReceivesEveryFlagItUses) {
   TempDir dir;
-  const std::vector<std::string> model = {"--num_threads=3", "--seed=7",
-                                          "--learning_rate=0.002", "--device=auto"};
-  const std::vector<std::string> ps = {"--use_async=false", "--grads_to_wait=2",
+  const std::vector<std::string> model = {"--num_threads=3", "--seed=7", "--learning_rate=0.002",
+                                          "--device=auto"};
+  const std::vector<std::string> ps = {"--use_async=false",
+                                       "--grads_to_wait=2",
                                        "--sync_version_tolerance=1",
                                        "--lr_staleness_modulation=true",
                                        "--checkpoint_dir=" + dir.File("ckpt"),
-                                       "--checkpoint_steps=50", "--keep_checkpoint_max=2"};
+                                       "--checkpoint_steps=50",
+                                       "--keep_checkpoint_max=2"};
   const std::vector<std::string> worker = {"--minibatch_size=32", "--get_model_steps=2",
                                            "--shuffle=false", "--gradient_compression=bf16"};
-  const std::vector<std::string> master = {"--log_interval=3", "--progress_bar=false",
-                                           "--num_minibatches_per_task=4",
-                                           "--evaluation_steps=100",
-                                           "--relaunch_on_worker_failure=2",
-                                           "--grace_period=7"};
-  std::vector<std::string> args = {"train", "--distribution_strategy=ParameterServerStrategy",
-                                   "--job_name=flags", "--jobs_dir=" + dir.path(),
+  const std::vector<std::string> master = {
+      "--log_interval=3",       "--progress_bar=false",           "--num_minibatches_per_task=4",
+      "--evaluation_steps=100", "--relaunch_on_worker_failure=2", "--grace_period=7"};
+  std::vector<std::string> args = {"train",
+                                   "--distribution_strategy=ParameterServerStrategy",
+                                   "--job_name=flags",
+                                   "--jobs_dir=" + dir.path(),
                                    "--model_def=zoo:fashion_mnist_mlp",
                                    "--training_data=" + kData + "/t10k-images-idx3-ubyte.gz",
                                    "--validation_data=" + kData + "/t10k-images-idx3-ubyte.gz",
-                                   "--num_workers=2", "--num_ps_pods=1", "--log_level=DEBUG"};
+                                   "--num_workers=2",
+                                   "--num_ps_pods=1",
+                                   "--log_level=DEBUG"};
   for (const auto* group : {&model, &ps, &worker, &master}) {
     args.insert(args.end(), group->begin(), group->end());
   }
@@ -82,13 +86,13 @@ TEST(FlagPropagation, EveryProcessOfAJobReceivesEveryFlagItUses) {
   }
   EXPECT_GE(versions, 1);
   EXPECT_LE(versions, 2);
-  EXPECT_NE(r.err.find("ps-0 wrote its final checkpoint to " + dir.File("ckpt")),
-            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ps-0 wrote its final checkpoint to " + dir.File("ckpt")), std::string::npos)
+      << r.err;
 
   // And the processes act on them: 3 threads each, not 1.
   EXPECT_NE(r.err.find("3 threads"), std::string::npos) << r.err;
-  EXPECT_NE(LineWith(r.err, "worker worker-0 (id ").find(", 3 threads)"),
-            std::string::npos) << r.err;
+  EXPECT_NE(LineWith(r.err, "worker worker-0 (id ").find(", 3 threads)"), std::string::npos)
+      << r.err;
   EXPECT_NE(LineWith(r.err, "ps-0 of 1: serving on").find(", 3 threads"), std::string::npos)
       << r.err;
 }

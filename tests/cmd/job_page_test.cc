@@ -41,13 +41,12 @@ int ChartPoints(const std::string& dom, const std::string& tag) {
 
 TEST(JobPage, ServesTheRunningJobToABrowserAndItsDataOnlyWithTheSecret) {
   TempDir dir;
-  EdlProcess job({"train", "--distribution_strategy=ParameterServerStrategy", "--job_name=page",
-                  "--jobs_dir=" + dir.path(), "--grace_period=5",
-                  "--model_def=zoo:fashion_mnist_mlp",
-                  "--training_data=" + kData + "/train-images-idx3-ubyte.gz",
-                  "--validation_data=" + kData + "/t10k-images-idx3-ubyte.gz",
-                  "--evaluation_steps=100", "--num_epochs=50", "--num_workers=2",
-                  "--num_ps_pods=1"});
+  EdlProcess job(
+      {"train", "--distribution_strategy=ParameterServerStrategy", "--job_name=page",
+       "--jobs_dir=" + dir.path(), "--grace_period=5", "--model_def=zoo:fashion_mnist_mlp",
+       "--training_data=" + kData + "/train-images-idx3-ubyte.gz",
+       "--validation_data=" + kData + "/t10k-images-idx3-ubyte.gz", "--evaluation_steps=100",
+       "--num_epochs=50", "--num_workers=2", "--num_ps_pods=1"});
   ASSERT_TRUE(WaitFor([&] { return Version(JobStatus(dir.path(), "page")) >= 1; }, 90))
       << job.Err();
 
@@ -58,22 +57,26 @@ TEST(JobPage, ServesTheRunningJobToABrowserAndItsDataOnlyWithTheSecret) {
   RunResult d = RunEdl({"dashboard", "page", "--jobs_dir=" + dir.path()});
   ASSERT_EQ(d.exit_code, 0) << d.err;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(d.out, m, std::regex(R"(http://([0-9.]+):([0-9]+)/#token=([0-9a-f]+))")))
+  ASSERT_TRUE(
+      std::regex_search(d.out, m, std::regex(R"(http://([0-9.]+):([0-9]+)/#token=([0-9a-f]+))")))
       << d.out;
   const std::string url = m[0], host = m[1], token = m[3];
   const int port = std::stoi(m[2]);
   // Enough to draw: two points of the training loss (the master records it
   // at most once a second) and of the validation accuracy.
   net::RpcChannel owner(host, port, token);
-  ASSERT_TRUE(WaitFor([&] {
-    auto series = owner.Get("/series", net::Millis(10000));
-    if (!series.ok()) return false;
-    nlohmann::json j = nlohmann::json::parse(*series, nullptr, false);
-    if (!j.is_object() || !j.contains("series")) return false;
-    const nlohmann::json& s = j["series"];
-    return s.contains("train/loss") && s["train/loss"].size() >= 2 &&
-           s.contains("validation/accuracy") && s["validation/accuracy"].size() >= 2;
-  }, 90)) << job.Err();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto series = owner.Get("/series", net::Millis(10000));
+        if (!series.ok()) return false;
+        nlohmann::json j = nlohmann::json::parse(*series, nullptr, false);
+        if (!j.is_object() || !j.contains("series")) return false;
+        const nlohmann::json& s = j["series"];
+        return s.contains("train/loss") && s["train/loss"].size() >= 2 &&
+               s.contains("validation/accuracy") && s["validation/accuracy"].size() >= 2;
+      },
+      90))
+      << job.Err();
 
   // The page is public; the data behind it and unknown paths need the secret.
   const net::Millis deadline(10000);
@@ -98,8 +101,9 @@ TEST(JobPage, ServesTheRunningJobToABrowserAndItsDataOnlyWithTheSecret) {
   std::string dom;
   // --virtual-time-budget lets the page's requests and timers run before
   // the DOM is dumped; as root, Chromium needs --no-sandbox.
-  const std::string chromium = "chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "
-                               "--virtual-time-budget=8000 ";
+  const std::string chromium =
+      "chromium --headless --no-sandbox --disable-gpu --hide-scrollbars "
+      "--virtual-time-budget=8000 ";
   ASSERT_EQ(Shell(chromium + "--dump-dom '" + url + "' 2>/dev/null", &dom), 0);
   EXPECT_NE(dom.find("data-loaded=\"true\""), std::string::npos) << dom;
   EXPECT_NE(dom.find(">edl job page</h1>"), std::string::npos);
@@ -119,7 +123,9 @@ TEST(JobPage, ServesTheRunningJobToABrowserAndItsDataOnlyWithTheSecret) {
   if (const char* shot = std::getenv("EDL_JOB_PAGE_SCREENSHOT")) {
     std::string ignored;
     EXPECT_EQ(Shell(chromium + "--window-size=1280,1300 --screenshot='" + std::string(shot) +
-                    "' '" + url + "' 2>/dev/null", &ignored), 0);
+                        "' '" + url + "' 2>/dev/null",
+                    &ignored),
+              0);
   }
 
   RunResult stop = RunEdl({"stop", "page", "--jobs_dir=" + dir.path()});

@@ -1,8 +1,8 @@
 // The newer layers train in every strategy: one functional model of
 // Subtract, Average, Maximum, Minimum, Dot (cosine), Conv1D (causal),
 // AveragePooling1D, MaxPooling1D, GlobalMaxPooling1D, GlobalAveragePooling1D,
-// CategoryEncoding (of the truncated features), SpatialDropout2D, Rescaling, ZeroPadding2D, Conv2DTranspose,
-// UpSampling2D, Cropping2D, RepeatVector, SpatialDropout1D, GaussianNoise,
+// CategoryEncoding (of the truncated features), SpatialDropout2D, Rescaling, ZeroPadding2D,
+// Conv2DTranspose, UpSampling2D, Cropping2D, RepeatVector, SpatialDropout1D, GaussianNoise,
 // GaussianDropout, AlphaDropout, LeakyReLU, PReLU, ELU, ThresholdedReLU, LSTM,
 // GRU (backwards, with recurrent dropout), SimpleRNN, RNN over stacked cells,
 // TimeDistributed and
@@ -53,7 +53,8 @@ std::string MixedModel() {
       Node("Dot", "cos", R"("axes": 1, "normalize": true)", ab),
       Node("Reshape", "steps", R"("target_shape": [4, 1])", {"x"}),
       Node("SpatialDropout1D", "drop_steps", R"("rate": 0.1)", {"steps"}),
-      Node("Conv1D", "conv", R"("filters": 4, "kernel_size": 2, "padding": "causal")", {"drop_steps"}),
+      Node("Conv1D", "conv", R"("filters": 4, "kernel_size": 2, "padding": "causal")",
+           {"drop_steps"}),
       Node("AveragePooling1D", "pool", R"("pool_size": 2, "padding": "same")", {"conv"}),
       Node("GlobalMaxPooling1D", "gmax", "", {"pool"}),
       Node("MaxPooling1D", "mpool", R"("pool_size": 2)", {"conv"}),
@@ -63,42 +64,62 @@ std::string MixedModel() {
       Node("LSTM", "lstm", R"("units": 4, "return_sequences": true)", {"steps"}),
       Node("GRU", "gru", R"("units": 3, "go_backwards": true, "recurrent_dropout": 0.1)", {"lstm"}),
       Node("SimpleRNN", "rnn", R"("units": 2, "activation": "relu")", {"steps"}),
-      Node("RNN", "cells", R"("cell": {"class_name": "StackedRNNCells", "config": {"cells": [{"class_name": "LSTMCell", "config": {"units": 3}}, {"class_name": "SimpleRNNCell", "config": {"units": 2}}]}}, "go_backwards": true)", {"steps"}),
+      Node(
+          "RNN", "cells",
+          R"("cell": {"class_name": "StackedRNNCells", "config": {"cells": [{"class_name": "LSTMCell", "config": {"units": 3}}, {"class_name": "SimpleRNNCell", "config": {"units": 2}}]}}, "go_backwards": true)",
+          {"steps"}),
       Node("MultiHeadAttention", "attend", R"("num_heads": 2, "key_dim": 2)", {"steps", "steps"}),
       Node("Flatten", "attended", "", {"attend"}),
       Node("Permute", "swapped", R"("dims": [2, 1])", {"steps"}),
       Node("Flatten", "swapped_flat", "", {"swapped"}),
-      Node("TimeDistributed", "per_step", R"("layer": {"class_name": "Dense", "config": {"name": "d", "units": 3}})", {"steps"}),
-      Node("Bidirectional", "bi", R"("merge_mode": "sum", "layer": {"class_name": "LSTM", "config": {"name": "l", "units": 2}})", {"per_step"}),
+      Node("TimeDistributed", "per_step",
+           R"("layer": {"class_name": "Dense", "config": {"name": "d", "units": 3}})", {"steps"}),
+      Node(
+          "Bidirectional", "bi",
+          R"("merge_mode": "sum", "layer": {"class_name": "LSTM", "config": {"name": "l", "units": 2}})",
+          {"per_step"}),
       Node("Reshape", "image", R"("target_shape": [2, 2, 1])", {"scaled"}),
       Node("ZeroPadding2D", "pad", R"("padding": 1)", {"image"}),
       Node("Resizing", "resized", R"("height": 3, "width": 3)", {"image"}),
       Node("CenterCrop", "center", R"("height": 2, "width": 2)", {"resized"}),
       Node("Flatten", "center_flat", "", {"center"}),
       Node("SpatialDropout2D", "drop_image", R"("rate": 0.1)", {"pad"}),
-      Node("DepthwiseConv2D", "dw", R"("kernel_size": 2, "depth_multiplier": 2, "padding": "same")", {"drop_image"}),
+      Node("DepthwiseConv2D", "dw", R"("kernel_size": 2, "depth_multiplier": 2, "padding": "same")",
+           {"drop_image"}),
       Node("SeparableConv2D", "sep", R"("filters": 2, "kernel_size": 2)", {"dw"}),
       Node("Conv2D", "grouped", R"("filters": 2, "kernel_size": 1, "groups": 2)", {"sep"}),
       Node("GlobalAveragePooling2D", "gap", "", {"grouped"}),
-      Node("Conv2DTranspose", "deconv", R"("filters": 2, "kernel_size": 2, "strides": 2, "padding": "same")", {"pad"}),
+      Node("Conv2DTranspose", "deconv",
+           R"("filters": 2, "kernel_size": 2, "strides": 2, "padding": "same")", {"pad"}),
       Node("UpSampling2D", "up", R"("size": 2)", {"deconv"}),
       Node("Cropping2D", "crop", R"("cropping": [[1, 1], [2, 0]])", {"up"}),
       Node("Flatten", "pixels", "", {"crop"}),
       Node("Reshape", "volume", R"("target_shape": [1, 2, 2, 1])", {"scaled"}),
       Node("Conv3D", "vconv", R"("filters": 3, "kernel_size": 2, "padding": "same")", {"volume"}),
-      Node("MaxPooling3D", "vmax", R"("pool_size": [1, 2, 2], "strides": 1, "padding": "same")", {"vconv"}),
-      Node("AveragePooling3D", "vavg", R"("pool_size": 2, "strides": 1, "padding": "same")", {"vmax"}),
+      Node("MaxPooling3D", "vmax", R"("pool_size": [1, 2, 2], "strides": 1, "padding": "same")",
+           {"vconv"}),
+      Node("AveragePooling3D", "vavg", R"("pool_size": 2, "strides": 1, "padding": "same")",
+           {"vmax"}),
       Node("GlobalAveragePooling3D", "vgap", "", {"vavg"}),
       Node("GlobalMaxPooling3D", "vgmax", "", {"vconv"}),
-      Node("Conv3DTranspose", "vdeconv", R"("filters": 2, "kernel_size": 2, "strides": [1, 2, 1])", {"volume"}),
+      Node("Conv3DTranspose", "vdeconv", R"("filters": 2, "kernel_size": 2, "strides": [1, 2, 1])",
+           {"volume"}),
       Node("GlobalMaxPooling3D", "voxels", "", {"vdeconv"}),
-      Node("Sequential", "tower", R"("layers": [{"class_name": "Dense", "config": {"name": "t1", "units": 4, "activation": "tanh"}}, {"class_name": "Dense", "config": {"name": "t2", "units": 3}}])", {"scaled"}),
-      Node("Functional", "frozen", R"("trainable": false, "layers": [{"class_name": "InputLayer", "name": "f_in", "config": {"name": "f_in", "batch_input_shape": [null, 4]}, "inbound_nodes": []}, )" +
-               Node("Dense", "f1", R"("units": 3)", {"f_in"}) + ", " +
-               Node("BatchNormalization", "f_bn", "", {"f1"}) +
-               R"(], "input_layers": [["f_in", 0, 0]], "output_layers": [["f_bn", 0, 0]])",
-           {"scaled"}),
-      Node("Concatenate", "cat", "", {"sub", "avg", "max", "min", "cos", "gmax", "gru", "rnn", "cells", "bi", "gap", "swapped_flat", "attended", "pixels", "vgap", "vgmax", "voxels", "center_flat", "tower", "frozen@1", "gavg", "bag"}),
+      Node(
+          "Sequential", "tower",
+          R"("layers": [{"class_name": "Dense", "config": {"name": "t1", "units": 4, "activation": "tanh"}}, {"class_name": "Dense", "config": {"name": "t2", "units": 3}}])",
+          {"scaled"}),
+      Node(
+          "Functional", "frozen",
+          R"("trainable": false, "layers": [{"class_name": "InputLayer", "name": "f_in", "config": {"name": "f_in", "batch_input_shape": [null, 4]}, "inbound_nodes": []}, )" +
+              Node("Dense", "f1", R"("units": 3)", {"f_in"}) + ", " +
+              Node("BatchNormalization", "f_bn", "", {"f1"}) +
+              R"(], "input_layers": [["f_in", 0, 0]], "output_layers": [["f_bn", 0, 0]])",
+          {"scaled"}),
+      Node("Concatenate", "cat", "",
+           {"sub",    "avg",         "max",   "min",          "cos",      "gmax",   "gru",  "rnn",
+            "cells",  "bi",          "gap",   "swapped_flat", "attended", "pixels", "vgap", "vgmax",
+            "voxels", "center_flat", "tower", "frozen@1",     "gavg",     "bag"}),
       Node("GaussianNoise", "noisy", R"("stddev": 0.05)", {"cat"}),
       Node("LeakyReLU", "leaky", R"("alpha": 0.1)", {"noisy"}),
       Node("Dense", "h", R"("units": 8)", {"leaky"}),
@@ -117,7 +138,8 @@ std::string MixedModel() {
   };
   std::string list;
   for (const std::string& l : layers) list += (list.empty() ? "" : ",\n") + l;
-  return R"({"model": {"class_name": "Functional", "config": {"name": "mixed", "layers": [)" + list +
+  return R"({"model": {"class_name": "Functional", "config": {"name": "mixed", "layers": [)" +
+         list +
          R"(], "input_layers": [["x", 0, 0]], "output_layers": [["out", 0, 0]]}},
     "loss": {"class_name": "SparseCategoricalCrossentropy", "config": {"from_logits": true}},
     "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.01}},

@@ -25,9 +25,13 @@ const std::string kTest = kData + "/t10k-images-idx3-ubyte.gz";
 
 std::vector<std::string> Job(const std::string& jobs_dir, const std::string& name,
                              std::vector<std::string> extra) {
-  std::vector<std::string> args = {"train", "--job_name=" + name, "--jobs_dir=" + jobs_dir,
-                                   "--grace_period=5", "--model_def=zoo:fashion_mnist_mlp",
-                                   "--training_data=" + kTrain, "--validation_data=" + kTest};
+  std::vector<std::string> args = {"train",
+                                   "--job_name=" + name,
+                                   "--jobs_dir=" + jobs_dir,
+                                   "--grace_period=5",
+                                   "--model_def=zoo:fashion_mnist_mlp",
+                                   "--training_data=" + kTrain,
+                                   "--validation_data=" + kTest};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -61,8 +65,8 @@ TEST(MasterFailover, AMasterKilledRightAfterACheckpointIsReplacedAndEveryRecordT
                      {"--num_epochs=2", "--num_workers=2", "--num_ps_pods=2",
                       "--checkpoint_dir=" + dir.File("ckpt"), "--checkpoint_steps=200"}));
   // Mid-epoch, the moment the first checkpoint is there.
-  ASSERT_TRUE(WaitFor([&] { return fs::exists(dir.File("ckpt")) &&
-                                   !fs::is_empty(dir.File("ckpt")); }, 90))
+  ASSERT_TRUE(
+      WaitFor([&] { return fs::exists(dir.File("ckpt")) && !fs::is_empty(dir.File("ckpt")); }, 90))
       << job.Err();
   KillMaster(dir.path(), "failover", job);
   const nlohmann::json s = JobStatus(dir.path(), "failover");
@@ -81,15 +85,19 @@ TEST(MasterFailover, AMasterKilledRightAfterACheckpointIsReplacedAndEveryRecordT
 
 TEST(MasterFailover, AMasterKilledTwiceInARowDuringEvaluationStillEndsTheJob) {
   TempDir dir;
-  EdlProcess job(Job(dir.path(), "twice",
-                     {"--num_epochs=2", "--num_workers=2", "--num_ps_pods=1",
-                      "--evaluation_steps=150"}));
+  EdlProcess job(
+      Job(dir.path(), "twice",
+          {"--num_epochs=2", "--num_workers=2", "--num_ps_pods=1", "--evaluation_steps=150"}));
   // While an evaluation round is in flight.
-  ASSERT_TRUE(WaitFor([&] {
-    const nlohmann::json s = JobStatus(dir.path(), "twice");
-    return s.is_object() && s["tasks"]["evaluation"].value("doing", 0) +
-                                    s["tasks"]["evaluation"].value("todo", 0) > 0;
-  }, 90)) << job.Err();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        const nlohmann::json s = JobStatus(dir.path(), "twice");
+        return s.is_object() && s["tasks"]["evaluation"].value("doing", 0) +
+                                        s["tasks"]["evaluation"].value("todo", 0) >
+                                    0;
+      },
+      90))
+      << job.Err();
   KillMaster(dir.path(), "twice", job);
   KillMaster(dir.path(), "twice", job);  // the new one, at once
   RunResult r = job.Wait();
@@ -105,10 +113,13 @@ TEST(MasterFailover, AnAllreduceRingReformingWhileTheMasterIsReplacedEndsTheJob)
                      {"--distribution_strategy=AllreduceStrategy", "--num_epochs=1",
                       "--num_workers=3", "--minibatch_size=64", "--output=" + dir.File("model")}));
   nlohmann::json s;
-  ASSERT_TRUE(WaitFor([&] {
-    s = JobStatus(dir.path(), "ringfail");
-    return Version(s) >= 100 && s.contains("ring") && s["ring"].value("size", 0) == 3;
-  }, 90)) << job.Err();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        s = JobStatus(dir.path(), "ringfail");
+        return Version(s) >= 100 && s.contains("ring") && s["ring"].value("size", 0) == 3;
+      },
+      90))
+      << job.Err();
   // A member dies (the ring re-forms without it) and, at once, the master.
   int victim = -1;
   for (const auto& w : s["workers"]) {
@@ -126,9 +137,9 @@ TEST(MasterFailover, AnAllreduceRingReformingWhileTheMasterIsReplacedEndsTheJob)
 
 TEST(MasterFailover, AMasterStartedOnAJobsStateWithOtherFlagsIsRefusedNamingTheFlag) {
   TempDir dir;
-  RunResult first = RunEdl(Job(dir.path(), "flags",
-                               {"--num_epochs=1", "--num_workers=1", "--num_ps_pods=1",
-                                "--minibatch_size=512"}));
+  RunResult first =
+      RunEdl(Job(dir.path(), "flags",
+                 {"--num_epochs=1", "--num_workers=1", "--num_ps_pods=1", "--minibatch_size=512"}));
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const std::string flags = ReadText(dir.File("flags/master/flags"));
   ASSERT_NE(flags.find("--num_epochs=1"), std::string::npos) << flags;

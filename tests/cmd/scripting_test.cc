@@ -15,15 +15,22 @@ namespace {
 const std::string kTest = std::string(EDL_FASHION_MNIST) + "/t10k-images-idx3-ubyte.gz";
 
 std::vector<std::string> Job(const std::string& dir, const std::string& name, int epochs) {
-  return {"train", "--job_name=" + name, "--jobs_dir=" + dir, "--grace_period=5",
-          "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
-          "--num_epochs=" + std::to_string(epochs), "--num_workers=1", "--num_ps_pods=1"};
+  return {"train",
+          "--job_name=" + name,
+          "--jobs_dir=" + dir,
+          "--grace_period=5",
+          "--model_def=zoo:fashion_mnist_mlp",
+          "--training_data=" + kTest,
+          "--num_epochs=" + std::to_string(epochs),
+          "--num_workers=1",
+          "--num_ps_pods=1"};
 }
 
 TEST(Scripting, StatusAsTextAndWaitGiveAScriptTheStateAndTheOutcome) {
   TempDir dir;
   EdlProcess job(Job(dir.path(), "long", 200));
-  ASSERT_TRUE(WaitFor([&] { return Version(JobStatus(dir.path(), "long")) >= 5; }, 60)) << job.Err();
+  ASSERT_TRUE(WaitFor([&] { return Version(JobStatus(dir.path(), "long")) >= 5; }, 60))
+      << job.Err();
   RunResult text = RunEdl({"status", "long", "--jobs_dir=" + dir.path(), "--format=text"});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("\nstate: running\n"), std::string::npos) << text.out;

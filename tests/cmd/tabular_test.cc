@@ -41,8 +41,8 @@ TEST_P(PlantedCtr, LearnsCloseToThePlantedModelsAuc) {
                         "--minibatch_size=128", "--num_threads=2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const double learned = Metric(r.out, "val_auc");
-  EXPECT_GE(learned, valid->planted_auc - 0.03)
-      << "planted AUC " << valid->planted_auc << "\n" << r.out;
+  EXPECT_GE(learned, valid->planted_auc - 0.03) << "planted AUC " << valid->planted_auc << "\n"
+                                                << r.out;
   EXPECT_LE(learned, valid->planted_auc + 0.01) << r.out;  // cannot beat the truth by much
   std::printf("%s: planted AUC %.4f, learned %.4f\n", GetParam().c_str(), valid->planted_auc,
               learned);
@@ -71,12 +71,12 @@ TEST(Tabular, APsJobTrainsADataSetOfShardsByGlobEveryRecordOnce) {
     ASSERT_TRUE(part.ok()) << part.status().message();
     planted_auc = part->planted_auc;
   }
-  RunResult r = RunEdl({"train", "--job_name=shards", "--jobs_dir=" + dir.path(),
-                        "--model_def=zoo:planted_deepfm",
-                        "--training_data=" + dir.File("train-*.csv"),
-                        "--validation_data=" + dir.File("valid-0.csv") + "," + dir.File("valid-1.csv"),
-                        "--num_epochs=2", "--minibatch_size=128", "--num_workers=2",
-                        "--num_ps_pods=1", "--grace_period=5"});
+  RunResult r =
+      RunEdl({"train", "--job_name=shards", "--jobs_dir=" + dir.path(),
+              "--model_def=zoo:planted_deepfm", "--training_data=" + dir.File("train-*.csv"),
+              "--validation_data=" + dir.File("valid-0.csv") + "," + dir.File("valid-1.csv"),
+              "--num_epochs=2", "--minibatch_size=128", "--num_workers=2", "--num_ps_pods=1",
+              "--grace_period=5"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("20000 training, 5000 validation records"), std::string::npos) << r.err;
   for (int epoch = 1; epoch <= 2; ++epoch) {
@@ -101,7 +101,8 @@ TEST(Tabular, KerasMlpLearnsIrisFromSklearnCsv) {
     "input": {"format": "csv", "skip_rows": 1, "header": false}
   })");
   const std::string iris = std::string(EDL_SKLEARN_DATA) + "/iris.csv";
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=" + dir.File("iris.json"), "--training_data=" + iris,
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local",
+                        "--model_def=" + dir.File("iris.json"), "--training_data=" + iris,
                         "--validation_data=" + iris, "--num_epochs=60", "--minibatch_size=16"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GE(Metric(r.out, "val_accuracy"), 0.9) << r.out;
@@ -115,14 +116,16 @@ TEST(Tabular, MalformedModelSpecNamesTheFileAndLayer) {
       {"class_name": "Dense", "config": {"name": "hidden", "units": "many"}}]}},
     "loss": "mse"})");
   const std::string iris = std::string(EDL_SKLEARN_DATA) + "/iris.csv";
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=" + dir.File("bad.json"), "--training_data=" + iris});
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local",
+                        "--model_def=" + dir.File("bad.json"), "--training_data=" + iris});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("hidden"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("units"), std::string::npos) << r.err;
 
   WriteText(dir.File("broken.json"), "{\"model\": [1, 2,");
-  RunResult b = RunEdl({"train", "--distribution_strategy=Local", "--model_def=" + dir.File("broken.json"), "--training_data=" + iris});
+  RunResult b = RunEdl({"train", "--distribution_strategy=Local",
+                        "--model_def=" + dir.File("broken.json"), "--training_data=" + iris});
   EXPECT_EQ(b.exit_code, 1);
   EXPECT_NE(b.err.find("broken.json"), std::string::npos) << b.err;
   EXPECT_NE(b.err.find("line 1"), std::string::npos) << b.err;
@@ -141,8 +144,9 @@ TEST(Tabular, IdsBeyondAnEmbeddingTableAreRejectedBeforeTraining) {
   ASSERT_NE(spec.find(from), std::string::npos) << spec;
   spec.replace(spec.find(from), from.size(), "\"hash_buckets\": 4096");
   WriteText(dir.File("spec.json"), spec);
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=" + dir.File("spec.json"),
-                        "--training_data=" + dir.File("train.csv")});
+  RunResult r =
+      RunEdl({"train", "--distribution_strategy=Local", "--model_def=" + dir.File("spec.json"),
+              "--training_data=" + dir.File("train.csv")});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("has ids up to 4383 but Embedding"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
@@ -159,10 +163,13 @@ TEST(Tabular, LabelsOutsideTheModelsClassesAreAClearError) {
     "input": {"format": "csv", "skip_rows": 1, "header": false}
   })");
   const std::string iris = std::string(EDL_SKLEARN_DATA) + "/iris.csv";
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=" + dir.File("two.json"), "--training_data=" + iris,
-                        "--minibatch_size=150"});
+  RunResult r =
+      RunEdl({"train", "--distribution_strategy=Local", "--model_def=" + dir.File("two.json"),
+              "--training_data=" + iris, "--minibatch_size=150"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("iris.csv: label 2 is not a class id of the model's 2 outputs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("iris.csv: label 2 is not a class id of the model's 2 outputs"),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("expected 0..1"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
 }

@@ -29,7 +29,8 @@ double Metric(const std::string& text, const std::string& name) {
 }
 
 TEST(Train, MlpReachesEightyPercentOnFashionMnistInOneEpoch) {
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local",
+                        "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
                         "--validation_data=" + kTest, "--num_epochs=1", "--num_threads=2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   double acc = Metric(r.out, "val_accuracy");
@@ -45,10 +46,10 @@ TEST(Train, MlpReachesEightyPercentOnFashionMnistInOneEpoch) {
 TEST(Train, WritesTensorBoardScalarsThatAnIndependentReaderReadsBack) {
   TempDir dir;
   const std::string tb = dir.File("tb/run1");  // created with its parent
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local",
-                        "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
-                        "--validation_data=" + kTest, "--num_epochs=1", "--num_threads=2",
-                        "--evaluation_steps=400", "--tensorboard_log_dir=" + tb});
+  RunResult r =
+      RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
+              "--training_data=" + kTrain, "--validation_data=" + kTest, "--num_epochs=1",
+              "--num_threads=2", "--evaluation_steps=400", "--tensorboard_log_dir=" + tb});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto files = ReadEventFiles(tb);
   ASSERT_EQ(files.size(), 1u);
@@ -105,25 +106,26 @@ TEST(Train, AnUnwritableTensorBoardDirectoryFailsBeforeTraining) {
 TEST(Train, CheckpointsPruneResumeAndEvaluateFromTheCheckpointAlone) {
   TempDir dir;
   const std::string ckpt = dir.File("ckpt");
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
-                        "--max_step=50", "--checkpoint_dir=" + ckpt, "--checkpoint_steps=20",
-                        "--keep_checkpoint_max=2", "--num_threads=2"});
+  RunResult r =
+      RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
+              "--training_data=" + kTrain, "--max_step=50", "--checkpoint_dir=" + ckpt,
+              "--checkpoint_steps=20", "--keep_checkpoint_max=2", "--num_threads=2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(ckpt + "/version-20"));
   EXPECT_TRUE(fs::exists(ckpt + "/version-40/manifest.json"));
   EXPECT_TRUE(fs::exists(ckpt + "/version-50/manifest.json"));
 
   // The checkpoint carries the model spec: no --model_def needed.
-  RunResult e = RunEdl({"evaluate", "--checkpoint_dir_for_init=" + ckpt,
-                        "--validation_data=" + kTest});
+  RunResult e =
+      RunEdl({"evaluate", "--checkpoint_dir_for_init=" + ckpt, "--validation_data=" + kTest});
   ASSERT_EQ(e.exit_code, 0) << e.err;
   EXPECT_GT(Metric(e.out, "accuracy"), 0.5) << e.out;
 
   // Resuming continues from the checkpoint's version; --max_step counts the
   // model's steps, so the same command after a crash finishes the job.
-  RunResult resumed = RunEdl({"train", "--distribution_strategy=Local", "--checkpoint_dir_for_init=" + ckpt,
-                              "--training_data=" + kTrain, "--max_step=60",
-                              "--checkpoint_dir=" + ckpt, "--num_threads=2"});
+  RunResult resumed = RunEdl({"train", "--distribution_strategy=Local",
+                              "--checkpoint_dir_for_init=" + ckpt, "--training_data=" + kTrain,
+                              "--max_step=60", "--checkpoint_dir=" + ckpt, "--num_threads=2"});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_TRUE(fs::exists(ckpt + "/version-60/manifest.json")) << resumed.err;
   EXPECT_NE(resumed.out.find("(10 steps,"), std::string::npos) << resumed.out;
@@ -132,9 +134,12 @@ TEST(Train, CheckpointsPruneResumeAndEvaluateFromTheCheckpointAlone) {
 TEST(Train, ResumingFromAMidEpochCheckpointMatchesAnUninterruptedRun) {
   TempDir dir;
   auto val_loss = [](const RunResult& r) { return Metric(r.out, "val_loss"); };
-  const std::vector<std::string> common = {
-      "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
-      "--validation_data=" + kTest, "--num_threads=1", "--seed=3", "--num_epochs=2"};
+  const std::vector<std::string> common = {"--model_def=zoo:fashion_mnist_mlp",
+                                           "--training_data=" + kTest,
+                                           "--validation_data=" + kTest,
+                                           "--num_threads=1",
+                                           "--seed=3",
+                                           "--num_epochs=2"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = {"train", "--distribution_strategy=Local"};
     args.insert(args.end(), common.begin(), common.end());
@@ -156,8 +161,8 @@ TEST(Train, ResumingFromAMidEpochCheckpointMatchesAnUninterruptedRun) {
 TEST(Train, EvaluatingAfterTrainingWithAnotherOptimizerNeedsNoSlots) {
   TempDir dir;
   const std::string out = dir.File("sgd");
-  ASSERT_EQ(RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
-                    "--max_step=20", "--output=" + out,
+  ASSERT_EQ(RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
+                    "--training_data=" + kTest, "--max_step=20", "--output=" + out,
                     "--optimizer={\"class_name\": \"SGD\", \"config\": {\"momentum\": 0.9}}"})
                 .exit_code,
             0);
@@ -166,9 +171,9 @@ TEST(Train, EvaluatingAfterTrainingWithAnotherOptimizerNeedsNoSlots) {
                         "--checkpoint_dir_for_init=" + out, "--validation_data=" + kTest});
   EXPECT_EQ(e.exit_code, 0) << e.err;
   // Fine-tuning with Adam from the SGD checkpoint starts Adam's state afresh.
-  RunResult t = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
-                        "--checkpoint_dir_for_init=" + out, "--training_data=" + kTest,
-                        "--max_step=30"});
+  RunResult t =
+      RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
+              "--checkpoint_dir_for_init=" + out, "--training_data=" + kTest, "--max_step=30"});
   EXPECT_EQ(t.exit_code, 0) << t.err;
   EXPECT_NE(t.err.find("starts its optimizer state afresh"), std::string::npos) << t.err;
 }
@@ -176,16 +181,18 @@ TEST(Train, EvaluatingAfterTrainingWithAnotherOptimizerNeedsNoSlots) {
 TEST(Train, OutputRefusesToReplaceSomethingThatIsNotAnExport) {
   TempDir dir;
   WriteText(dir.File("precious.txt"), "keep me");
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
-                        "--max_step=2", "--output=" + dir.path()});
+  RunResult r =
+      RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
+              "--training_data=" + kTest, "--max_step=2", "--output=" + dir.path()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("is not an edl export"), std::string::npos) << r.err;
   EXPECT_EQ(ReadText(dir.File("precious.txt")), "keep me");
   // An existing export is replaced.
   const std::string out = dir.File("model");
   for (int i = 0; i < 2; ++i) {
-    RunResult ok = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
-                           "--max_step=2", "--output=" + out});
+    RunResult ok =
+        RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
+                "--training_data=" + kTest, "--max_step=2", "--output=" + out});
     EXPECT_EQ(ok.exit_code, 0) << ok.err;
   }
 }
@@ -193,16 +200,17 @@ TEST(Train, OutputRefusesToReplaceSomethingThatIsNotAnExport) {
 TEST(Train, ExportedModelEvaluatesAndPredictsConsistently) {
   TempDir dir;
   const std::string out = dir.File("model");
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
-                        "--validation_data=" + kTest, "--max_step=200", "--output=" + out,
-                        "--num_threads=2"});
+  RunResult r =
+      RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
+              "--training_data=" + kTrain, "--validation_data=" + kTest, "--max_step=200",
+              "--output=" + out, "--num_threads=2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(fs::exists(out + "/model.json"));
   ASSERT_TRUE(fs::exists(out + "/weights.bin"));
   const double trained = Metric(r.out, "val_accuracy");
 
-  RunResult from_ckpt = RunEdl({"evaluate", "--checkpoint_dir_for_init=" + out,
-                                "--validation_data=" + kTest});
+  RunResult from_ckpt =
+      RunEdl({"evaluate", "--checkpoint_dir_for_init=" + out, "--validation_data=" + kTest});
   ASSERT_EQ(from_ckpt.exit_code, 0) << from_ckpt.err;
   // The TF.js export has no training config of ours: the loss comes by flag.
   RunResult from_tfjs = RunEdl({"evaluate", "--model_def=" + out + "/model.json",
@@ -227,8 +235,8 @@ TEST(Train, ExportedModelEvaluatesAndPredictsConsistently) {
 TEST(Predict, AcceptsACsvOfFlattenedInputs) {
   TempDir dir;
   const std::string out = dir.File("model");
-  ASSERT_EQ(RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
-                    "--max_step=5", "--output=" + out})
+  ASSERT_EQ(RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
+                    "--training_data=" + kTrain, "--max_step=5", "--output=" + out})
                 .exit_code,
             0);
   std::string csv;
@@ -239,8 +247,9 @@ TEST(Predict, AcceptsACsvOfFlattenedInputs) {
     csv += "\n";
   }
   WriteText(dir.File("in.csv"), csv);
-  RunResult p = RunEdl({"predict", "--checkpoint_dir_for_init=" + out,
-                        "--prediction_data=" + dir.File("in.csv"), "--output=" + dir.File("p.csv")});
+  RunResult p =
+      RunEdl({"predict", "--checkpoint_dir_for_init=" + out,
+              "--prediction_data=" + dir.File("in.csv"), "--output=" + dir.File("p.csv")});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   std::string text = ReadText(dir.File("p.csv"));
   int lines = 0;
@@ -249,9 +258,9 @@ TEST(Predict, AcceptsACsvOfFlattenedInputs) {
 
   csv += "1,2,3\n";  // a short row
   WriteText(dir.File("bad.csv"), csv);
-  RunResult bad = RunEdl({"predict", "--checkpoint_dir_for_init=" + out,
-                          "--prediction_data=" + dir.File("bad.csv"),
-                          "--output=" + dir.File("bad_out.csv")});
+  RunResult bad =
+      RunEdl({"predict", "--checkpoint_dir_for_init=" + out,
+              "--prediction_data=" + dir.File("bad.csv"), "--output=" + dir.File("bad_out.csv")});
   EXPECT_EQ(bad.exit_code, 1);
   // Streamed: the row and its byte offset are named; nothing is left behind.
   EXPECT_NE(bad.err.find("bad.csv: row 5 (byte "), std::string::npos) << bad.err;
@@ -264,8 +273,8 @@ TEST(Predict, AcceptsACsvOfFlattenedInputs) {
 
 TEST(Train, SameSeedGivesTheSameRun) {
   auto run = [] {
-    return RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_cnn", "--training_data=" + kTest,
-                   "--max_step=8", "--seed=7", "--num_threads=1"});
+    return RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_cnn",
+                   "--training_data=" + kTest, "--max_step=8", "--seed=7", "--num_threads=1"});
   };
   RunResult a = run(), b = run();
   ASSERT_EQ(a.exit_code, 0) << a.err;
@@ -279,8 +288,9 @@ TEST(Train, LossesAndMetricsThatDoNotFitTheLabelsAreClearErrors) {
            {"--metrics=auc", "metric auc needs one prediction per label value"},
            {"--loss=mse", "loss mean_squared_error needs one label value per prediction"},
            {"--loss=categorical_crossentropy", "class ids need sparse_categorical_crossentropy"}}) {
-    RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTest,
-                          "--max_step=2", flag});
+    RunResult r =
+        RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
+                "--training_data=" + kTest, "--max_step=2", flag});
     EXPECT_EQ(r.exit_code, 1) << flag;
     EXPECT_NE(r.err.find(message), std::string::npos) << flag << ": " << r.err;
     EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
@@ -299,7 +309,8 @@ TEST(Train, RejectsATruncatedIdxFileNamingIt) {
   const std::string images = dir.File("t10k-images-idx3-ubyte");
   WriteText(images, bytes);
   fs::copy_file(kData + "/t10k-labels-idx1-ubyte.gz", dir.File("t10k-labels-idx1-ubyte.gz"));
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + images});
+  RunResult r = RunEdl({"train", "--distribution_strategy=Local",
+                        "--model_def=zoo:fashion_mnist_mlp", "--training_data=" + images});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("t10k-images-idx3-ubyte"), std::string::npos) << r.err;
 }

@@ -20,8 +20,7 @@ namespace {
 // A planted task: the label (0-3) is the quadrant that is bright in the
 // label's colour channel, over uniform noise. Learnable in a few dozen
 // steps; chance is 0.25.
-void WritePlantedImages(const std::string& dir, const std::string& name, int64_t n,
-                        uint32_t seed) {
+void WritePlantedImages(const std::string& dir, const std::string& name, int64_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<uint8_t> images(n * 32 * 32 * 3), labels(n);
   for (int64_t i = 0; i < n; ++i) {
@@ -71,11 +70,11 @@ void ExpectLearnsPlantedImages(const std::string& model, uint32_t seed, int epoc
   TempDir dir;
   WritePlantedImages(dir.path(), "train", 256, seed);
   WritePlantedImages(dir.path(), "test", 128, seed + 1);
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:" + model,
-                        "--training_data=" + dir.File("train-images-idx3-ubyte"),
-                        "--validation_data=" + dir.File("test-images-idx3-ubyte"),
-                        "--minibatch_size=16", "--num_epochs=" + std::to_string(epochs),
-                        "--num_threads=1"});
+  RunResult r =
+      RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:" + model,
+              "--training_data=" + dir.File("train-images-idx3-ubyte"),
+              "--validation_data=" + dir.File("test-images-idx3-ubyte"), "--minibatch_size=16",
+              "--num_epochs=" + std::to_string(epochs), "--num_threads=1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const double accuracy = Metric(r.out, "val_accuracy");
   EXPECT_GE(accuracy, 0.9) << r.out;  // held-out images; chance is 0.25

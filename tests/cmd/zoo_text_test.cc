@@ -30,7 +30,7 @@ std::string Reviews(int n, uint32_t seed) {
     int good = 0, bad = 0;
     while (static_cast<int>(words.size()) < length) {
       const uint32_t kind = rng() % 10;
-      const int id = kind == 0 ? 1 + static_cast<int>(rng() % 50)
+      const int id = kind == 0   ? 1 + static_cast<int>(rng() % 50)
                      : kind == 1 ? 51 + static_cast<int>(rng() % 50)
                                  : 101 + static_cast<int>(rng() % 900);
       good += id <= 50;
@@ -53,13 +53,13 @@ TEST_P(ZooText, LearnsAPlantedRuleOnPaddedSequences) {
   TempDir dir;
   WriteText(dir.File("train.csv"), Reviews(3000, 1));
   WriteText(dir.File("test.csv"), Reviews(400, 2));
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:" + GetParam(),
-                        "--training_data=" + dir.File("train.csv"),
-                        "--validation_data=" + dir.File("test.csv"), "--minibatch_size=32",
-                        "--num_epochs=6",
-                        // The masked steps are many small ops: one thread, so
-                        // that a parallel test cannot stall a thread team.
-                        "--num_threads=1"});
+  RunResult r =
+      RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:" + GetParam(),
+              "--training_data=" + dir.File("train.csv"),
+              "--validation_data=" + dir.File("test.csv"), "--minibatch_size=32", "--num_epochs=6",
+              // The masked steps are many small ops: one thread, so
+              // that a parallel test cannot stall a thread team.
+              "--num_threads=1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Held-out reviews; the majority class is about 0.5.
   const double accuracy = Metric(r.out, "val_binary_accuracy");

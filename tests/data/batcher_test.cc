@@ -31,8 +31,7 @@ class BatcherTest : public ::testing::Test {
 
   // All record ids of one epoch, batch by batch, checking that the images
   // and labels agree.
-  std::vector<int64_t> Epoch(Batcher& b,
-                             std::vector<int64_t>* sizes = nullptr) {
+  std::vector<int64_t> Epoch(Batcher& b, std::vector<int64_t>* sizes = nullptr) {
     std::vector<int64_t> seen;
     while (true) {
       auto batch = b.Next();
@@ -106,10 +105,8 @@ TEST_F(BatcherTest, TheShuffleIsPinnedAcrossPlatforms) {
   // change: workers on different machines have to agree on it.
   Batcher b(*source_, 0, 10, {.batch_size = 10, .shuffle = true, .seed = 7});
   EXPECT_EQ(b.order(), (std::vector<int64_t>{8, 5, 2, 0, 1, 3, 6, 7, 4, 9}));
-  Batcher shifted(*source_, 20, 30,
-                  {.batch_size = 4, .shuffle = true, .seed = 7});
-  EXPECT_EQ(shifted.order(),
-            (std::vector<int64_t>{28, 25, 22, 20, 21, 23, 26, 27, 24, 29}));
+  Batcher shifted(*source_, 20, 30, {.batch_size = 4, .shuffle = true, .seed = 7});
+  EXPECT_EQ(shifted.order(), (std::vector<int64_t>{28, 25, 22, 20, 21, 23, 26, 27, 24, 29}));
 }
 
 TEST_F(BatcherTest, RandomAccessBatchesMatchSequentialOnes) {
@@ -125,8 +122,7 @@ TEST_F(BatcherTest, ARangeBeyondTheSourceIsAnError) {
   ASSERT_TRUE(first.ok());
   auto second = b.Next();
   ASSERT_FALSE(second.ok());
-  EXPECT_NE(second.status().message().find("is not within [0, 100)"),
-            std::string::npos);
+  EXPECT_NE(second.status().message().find("is not within [0, 100)"), std::string::npos);
 }
 
 TEST_F(BatcherTest, ThreadsCanReadBatchesOfOneSourceAtOnce) {

@@ -29,8 +29,7 @@ std::string FirstError(const std::string& text) {
 }
 
 TEST(CsvReader, SplitsPlainFieldsAndKeepsEmptyOnes) {
-  EXPECT_EQ(ReadAll("a,b,c\n1,,3\n,,\n"),
-            (Records{{"a", "b", "c"}, {"1", "", "3"}, {"", "", ""}}));
+  EXPECT_EQ(ReadAll("a,b,c\n1,,3\n,,\n"), (Records{{"a", "b", "c"}, {"1", "", "3"}, {"", "", ""}}));
 }
 
 TEST(CsvReader, UnquotesFieldsWithDelimitersQuotesAndNewlines) {
@@ -39,15 +38,13 @@ TEST(CsvReader, UnquotesFieldsWithDelimitersQuotesAndNewlines) {
 }
 
 TEST(CsvReader, AcceptsCrLfAndAMissingFinalNewlineAndSkipsBlankLines) {
-  EXPECT_EQ(ReadAll("a,b\r\n\r\n1,\"2\"\r\n3,4"),
-            (Records{{"a", "b"}, {"1", "2"}, {"3", "4"}}));
+  EXPECT_EQ(ReadAll("a,b\r\n\r\n1,\"2\"\r\n3,4"), (Records{{"a", "b"}, {"1", "2"}, {"3", "4"}}));
   EXPECT_EQ(ReadAll("a\n1\n\n\n"), (Records{{"a"}, {"1"}}));
   EXPECT_EQ(ReadAll(""), Records{});
 }
 
 TEST(CsvReader, UsesAnotherDelimiter) {
-  EXPECT_EQ(ReadAll("a\tb,c\n1\t2\n", '\t'),
-            (Records{{"a", "b,c"}, {"1", "2"}}));
+  EXPECT_EQ(ReadAll("a\tb,c\n1\t2\n", '\t'), (Records{{"a", "b,c"}, {"1", "2"}}));
 }
 
 TEST(CsvReader, CountsLinesAcrossQuotedNewlines) {
@@ -63,14 +60,12 @@ TEST(CsvReader, CountsLinesAcrossQuotedNewlines) {
 }
 
 TEST(CsvReader, ReportsAnUnterminatedQuoteWithTheLineWhereItStarts) {
-  EXPECT_EQ(FirstError("a,b\n1,2\n3,\"oops\n4,5\n"),
-            "t.csv:3: unterminated quoted field 2");
+  EXPECT_EQ(FirstError("a,b\n1,2\n3,\"oops\n4,5\n"), "t.csv:3: unterminated quoted field 2");
 }
 
 TEST(CsvReader, ReportsTextAfterAClosingQuote) {
-  EXPECT_EQ(
-      FirstError("a,b\n\"x\"y,2\n"),
-      "t.csv:2: unexpected character 'y' after the closing quote of field 1");
+  EXPECT_EQ(FirstError("a,b\n\"x\"y,2\n"),
+            "t.csv:2: unexpected character 'y' after the closing quote of field 1");
 }
 
 }  // namespace

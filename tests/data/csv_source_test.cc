@@ -21,8 +21,7 @@ InputSpec Spec(const std::string& json) {
 
 // sklearn's CSVs start with "n_samples,n_features,class names..." and have
 // no header; the label is the last column.
-const char* kSklearnSpec =
-    R"({"format": "csv", "skip_rows": 1, "header": false})";
+const char* kSklearnSpec = R"({"format": "csv", "skip_rows": 1, "header": false})";
 
 std::unique_ptr<Source> Open(const std::string& path, const InputSpec& spec,
                              LabelPolicy labels = LabelPolicy::kRequired) {
@@ -80,8 +79,7 @@ TEST(CsvSource, ReadsAGzipCsvWithoutAHeader) {
 }
 
 TEST(CsvSource, NormalizesSelectedNumericColumnsByName) {
-  auto s = Open(kSklearn + "/iris.csv",
-                Spec(R"({"skip_rows": 1, "header": false, "label": 4,
+  auto s = Open(kSklearn + "/iris.csv", Spec(R"({"skip_rows": 1, "header": false, "label": 4,
                          "numeric": [2, "0"], "normalize": {"0": {"mean": 5, "std": 0.5}}})"));
   auto first = s->Read(0, 1);
   ASSERT_TRUE(first.ok());
@@ -90,9 +88,8 @@ TEST(CsvSource, NormalizesSelectedNumericColumnsByName) {
 }
 
 TEST(CsvSource, ReadsFloatLabelsForRegression) {
-  auto s =
-      Open(kSklearn + "/boston_house_prices.csv",
-           Spec(R"({"skip_rows": 1, "label": "MEDV", "label_type": "float"})"));
+  auto s = Open(kSklearn + "/boston_house_prices.csv",
+                Spec(R"({"skip_rows": 1, "label": "MEDV", "label_type": "float"})"));
   EXPECT_EQ(s->num_records(), 506);
   EXPECT_EQ(s->inputs()[0].shape, (tensor::Shape{13}));
   auto first = s->Read(0, 1);
@@ -126,8 +123,7 @@ TEST(CsvSource, EncodesCategoricalsAsSeparateIdInputs) {
   EXPECT_EQ(city[0], static_cast<int64_t>(Fnv1a64("Paris, TX") % 1000));
   EXPECT_EQ(city[1], static_cast<int64_t>(Fnv1a64("Oslo") % 1000));
   EXPECT_EQ(city[2], city[0]);
-  EXPECT_EQ(b->inputs[2].ToVector(),
-            (std::vector<float>{1, 2, 0}));  // blue is OOV
+  EXPECT_EQ(b->inputs[2].ToVector(), (std::vector<float>{1, 2, 0}));  // blue is OOV
   EXPECT_EQ(b->labels.ToVector(), (std::vector<float>{1, 0, 1}));
 }
 
@@ -145,21 +141,17 @@ TEST(CsvSource, ConcatenatesCategoricalsWithIdOffsets) {
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(b->inputs[1].shape(), (tensor::Shape{1, 2}));
   EXPECT_EQ(b->inputs[1].i64()[0], 2);
-  EXPECT_EQ(b->inputs[1].i64()[1],
-            3 + static_cast<int64_t>(Fnv1a64("Oslo") % 10));
+  EXPECT_EQ(b->inputs[1].i64()[1], 3 + static_cast<int64_t>(Fnv1a64("Oslo") % 10));
 }
 
 TEST(CsvSource, MapsStringLabelsThroughALabelVocabulary) {
   TempDir dir;
   std::string p = dir.Write("s.csv", "x,y\n1,no\n2,yes\n3,maybe\n");
-  auto s = OpenSource(
-      p, Spec(R"({"label": "y", "label_vocabulary": ["no", "yes"]})"));
+  auto s = OpenSource(p, Spec(R"({"label": "y", "label_vocabulary": ["no", "yes"]})"));
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.status().message(),
-            p + ":4: label 'maybe' is not in input.label_vocabulary");
+  EXPECT_EQ(s.status().message(), p + ":4: label 'maybe' is not in input.label_vocabulary");
   p = dir.Write("t.csv", "x,y\n1,no\n2,yes\n");
-  auto t =
-      Open(p, Spec(R"({"label": "y", "label_vocabulary": ["no", "yes"]})"));
+  auto t = Open(p, Spec(R"({"label": "y", "label_vocabulary": ["no", "yes"]})"));
   EXPECT_EQ(t->Read(0, 2)->labels.ToVector(), (std::vector<float>{0, 1}));
 }
 
@@ -198,24 +190,20 @@ TEST(CsvSource, ReportsARowWithTheWrongNumberOfFields) {
 TEST(CsvSource, ReportsANonNumericValueWithLineAndColumn) {
   TempDir dir;
   std::string p = dir.Write("n.csv", "age,label\n3,0\n\"abc\",1\n");
-  EXPECT_EQ(OpenError(p, InputSpec()),
-            p + ":3: column 'age': cannot parse 'abc' as a number");
+  EXPECT_EQ(OpenError(p, InputSpec()), p + ":3: column 'age': cannot parse 'abc' as a number");
   p = dir.Write("nan.csv", "age,label\nnan,1\n");
-  EXPECT_EQ(OpenError(p, InputSpec()),
-            p + ":2: column 'age': cannot parse 'nan' as a number");
+  EXPECT_EQ(OpenError(p, InputSpec()), p + ":2: column 'age': cannot parse 'nan' as a number");
   p = dir.Write("partial.csv", "age,label\n12abc,1\n");
-  EXPECT_EQ(OpenError(p, InputSpec()),
-            p + ":2: column 'age': cannot parse '12abc' as a number");
+  EXPECT_EQ(OpenError(p, InputSpec()), p + ":2: column 'age': cannot parse '12abc' as a number");
 }
 
 TEST(CsvSource, ReportsABadIntegerLabel) {
   TempDir dir;
   std::string p = dir.Write("l.csv", "a,label\n1,0\n2,1.5\n");
-  EXPECT_EQ(
-      OpenError(p, InputSpec()),
-      p + ":3: label column 'label': cannot parse '1.5' as an integer class "
-          "(use "
-          "label_type \"float\" for regression or label_vocabulary for names)");
+  EXPECT_EQ(OpenError(p, InputSpec()),
+            p + ":3: label column 'label': cannot parse '1.5' as an integer class "
+                "(use "
+                "label_type \"float\" for regression or label_vocabulary for names)");
   p = dir.Write("f.csv", "a,label\n1,x\n");
   EXPECT_EQ(OpenError(p, Spec(R"({"label_type": "float"})")),
             p + ":2: column 'label': cannot parse 'x' as a number");
@@ -230,27 +218,23 @@ TEST(CsvSource, ReportsBrokenQuotingWithTheLine) {
 TEST(CsvSource, ReportsSpecColumnsTheFileLacks) {
   TempDir dir;
   std::string p = dir.Write("c.csv", "a,b,label\n1,2,0\n");
-  EXPECT_EQ(
-      OpenError(p, Spec(R"({"numeric": ["a", "zz"]})")),
-      p + ": numeric column 'zz' is not in the header (columns: a, b, label)");
+  EXPECT_EQ(OpenError(p, Spec(R"({"numeric": ["a", "zz"]})")),
+            p + ": numeric column 'zz' is not in the header (columns: a, b, label)");
   EXPECT_EQ(OpenError(p, Spec(R"({"label": 7})")),
             p + ": label column #7 is out of range: the file has 3 columns");
   EXPECT_EQ(OpenError(p, Spec(R"({"numeric": ["a", "label"]})")),
             p + ": column 'label' is used as the label and as a numeric");
-  EXPECT_EQ(
-      OpenError(p, Spec(R"({"normalize": {"q": {"mean": 0, "std": 1}}})")),
-      p + ": input.normalize names 'q', which is not a numeric column");
+  EXPECT_EQ(OpenError(p, Spec(R"({"normalize": {"q": {"mean": 0, "std": 1}}})")),
+            p + ": input.normalize names 'q', which is not a numeric column");
   EXPECT_EQ(OpenError(p, Spec(R"({"column_names": ["x", "y"]})")),
             p + ":1: the header has 3 columns but input.column_names names 2");
   std::string dup = dir.Write("d.csv", "a,a,label\n1,2,0\n");
   EXPECT_EQ(OpenError(dup, Spec(R"({"numeric": ["a"]})")),
             dup + ": numeric column 'a' appears twice");
   std::string empty = dir.Write("e.csv", "");
-  EXPECT_EQ(OpenError(empty, InputSpec()),
-            empty + ": no header row (the file is empty)");
+  EXPECT_EQ(OpenError(empty, InputSpec()), empty + ": no header row (the file is empty)");
   std::string only_label = dir.Write("o.csv", "label\n1\n");
-  EXPECT_EQ(OpenError(only_label, InputSpec()),
-            only_label + ": no input columns (only a label)");
+  EXPECT_EQ(OpenError(only_label, InputSpec()), only_label + ": no input columns (only a label)");
 }
 
 TEST(CsvSource, AcceptsAHeaderOnlyFileAsZeroRecords) {

@@ -56,7 +56,8 @@ TEST(DataPaths, AFileADirectoryAGlobAndAListInTheOrderGiven) {
 TEST(DataPaths, NamesWhatIsWrong) {
   TempDir dir;
   dir.Write("a.csv", Csv(0, 1));
-  EXPECT_EQ(Error(dir.File("*.tfrecord")), dir.File("*.tfrecord") + ": the pattern matches no data file");
+  EXPECT_EQ(Error(dir.File("*.tfrecord")),
+            dir.File("*.tfrecord") + ": the pattern matches no data file");
   EXPECT_EQ(Error(dir.File("nope.csv")), dir.File("nope.csv") + ": no such file or directory");
   EXPECT_NE(Error(dir.File("a.csv") + ",," + dir.File("a.csv")).find("an empty path in the list"),
             std::string::npos);

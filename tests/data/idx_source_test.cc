@@ -25,14 +25,12 @@ std::vector<uint8_t> TinyImages() {
 }
 
 void WriteTiny(const TempDir& dir, bool gzip, const std::string& suffix) {
-  dir.Write("tiny-images-idx3-ubyte" + suffix,
-            EncodeIdx({3, 2, 3}, TinyImages()), gzip);
+  dir.Write("tiny-images-idx3-ubyte" + suffix, EncodeIdx({3, 2, 3}, TinyImages()), gzip);
   dir.Write("tiny-labels-idx1-ubyte" + suffix, EncodeIdx({3}, {7, 8, 9}), gzip);
 }
 
 TEST(IdxSource, ReadsFashionMnistTrainingSetWithItsLabels) {
-  auto source =
-      OpenSource(kFashion + "/train-images-idx3-ubyte.gz", InputSpec());
+  auto source = OpenSource(kFashion + "/train-images-idx3-ubyte.gz", InputSpec());
   ASSERT_TRUE(source.ok()) << source.status().ToString();
   const Source& s = **source;
   EXPECT_EQ(s.num_records(), 60000);
@@ -59,8 +57,7 @@ TEST(IdxSource, ReadsFashionMnistTrainingSetWithItsLabels) {
 
 TEST(IdxSource, ReadsFashionMnistTestSetWithScaleOffsetAndShape) {
   auto spec = InputSpecFromJson(
-      R"({"format": "idx", "scale": 2, "offset": -1, "shape": [28, 28, 1]})",
-      "t");
+      R"({"format": "idx", "scale": 2, "offset": -1, "shape": [28, 28, 1]})", "t");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   auto source = OpenSource(kFashion + "/t10k-images-idx3-ubyte.gz", *spec);
   ASSERT_TRUE(source.ok()) << source.status().ToString();
@@ -120,25 +117,21 @@ TEST(IdxSource, ReadsAnyRangeAndGathersScatteredRecords) {
 
   auto past_end = (*s)->Read(2, 4);
   ASSERT_FALSE(past_end.ok());
-  EXPECT_NE(past_end.status().message().find("[2, 4) is not within [0, 3)"),
-            std::string::npos)
+  EXPECT_NE(past_end.status().message().find("[2, 4) is not within [0, 3)"), std::string::npos)
       << past_end.status().message();
   auto bad_index = (*s)->Gather({0, -1});
   ASSERT_FALSE(bad_index.ok());
-  EXPECT_NE(bad_index.status().message().find("record -1 is out of range"),
-            std::string::npos);
+  EXPECT_NE(bad_index.status().message().find("record -1 is out of range"), std::string::npos);
 }
 
 TEST(IdxSource, OpensImagesWithoutLabelsForPrediction) {
   TempDir dir;
-  std::string images =
-      dir.Write("x-images-idx3-ubyte", EncodeIdx({3, 2, 3}, TinyImages()));
+  std::string images = dir.Write("x-images-idx3-ubyte", EncodeIdx({3, 2, 3}, TinyImages()));
   auto required = OpenSource(images, InputSpec());
   ASSERT_FALSE(required.ok());
   EXPECT_EQ(required.status().code(), StatusCode::kNotFound);
-  EXPECT_NE(required.status().message().find(
-                "no labels file found (tried "
-                "x-labels-idx1-ubyte and x-labels-idx1-ubyte.gz)"),
+  EXPECT_NE(required.status().message().find("no labels file found (tried "
+                                             "x-labels-idx1-ubyte and x-labels-idx1-ubyte.gz)"),
             std::string::npos)
       << required.status().message();
 
@@ -153,8 +146,7 @@ TEST(IdxSource, OpensImagesWithoutLabelsForPrediction) {
 
 TEST(IdxSource, UsesAnExplicitLabelsPath) {
   TempDir dir;
-  std::string images =
-      dir.Write("pics.idx", EncodeIdx({3, 2, 3}, TinyImages()));
+  std::string images = dir.Write("pics.idx", EncodeIdx({3, 2, 3}, TinyImages()));
   std::string labels = dir.Write("answers.idx", EncodeIdx({3}, {1, 2, 3}));
   InputSpec spec;
   spec.idx.labels_path = labels;
@@ -168,8 +160,7 @@ void ExpectOpenFails(const std::string& images, const std::string& expected,
                      const InputSpec& spec = InputSpec()) {
   auto s = OpenSource(images, spec);
   ASSERT_FALSE(s.ok()) << "opened " << images;
-  EXPECT_NE(s.status().message().find(expected), std::string::npos)
-      << s.status().message();
+  EXPECT_NE(s.status().message().find(expected), std::string::npos) << s.status().message();
 }
 
 TEST(IdxSource, RejectsABadMagicNumber) {
@@ -178,8 +169,7 @@ TEST(IdxSource, RejectsABadMagicNumber) {
   bytes[0] = 'P';
   std::string p = dir.Write("a-images-idx3-ubyte", bytes);
   ExpectOpenFails(p, p + ": not an IDX file: bad magic number 0x50000803");
-  ExpectOpenFails(dir.Write("b-images-idx3-ubyte", "ab"),
-                  "shorter than the 4-byte magic");
+  ExpectOpenFails(dir.Write("b-images-idx3-ubyte", "ab"), "shorter than the 4-byte magic");
 }
 
 TEST(IdxSource, RejectsUnsupportedElementTypes) {
@@ -202,39 +192,32 @@ TEST(IdxSource, RejectsATruncatedPayloadSayingHowManyRecordsItHolds) {
   std::string bytes = EncodeIdx({3, 2, 3}, TinyImages());
   bytes.resize(bytes.size() - 6);
   std::string p = dir.Write("a-images-idx3-ubyte.gz", bytes, true);
-  ExpectOpenFails(p,
-                  p + ": header says 3 records of 2x3 (18 bytes) but the file "
-                      "holds 2 records (truncated?)");
+  ExpectOpenFails(p, p + ": header says 3 records of 2x3 (18 bytes) but the file "
+                         "holds 2 records (truncated?)");
   bytes.resize(bytes.size() - 1);
-  ExpectOpenFails(dir.Write("b-images-idx3-ubyte", bytes),
-                  "holds 1 records and 5 bytes");
+  ExpectOpenFails(dir.Write("b-images-idx3-ubyte", bytes), "holds 1 records and 5 bytes");
 }
 
 TEST(IdxSource, RejectsTrailingBytes) {
   TempDir dir;
   std::string bytes = EncodeIdx({3, 2, 3}, TinyImages()) + "xy";
-  ExpectOpenFails(dir.Write("a-images-idx3-ubyte", bytes),
-                  "holds 2 bytes more");
+  ExpectOpenFails(dir.Write("a-images-idx3-ubyte", bytes), "holds 2 bytes more");
 }
 
 TEST(IdxSource, RejectsATruncatedGzipStream) {
   TempDir dir;
-  std::string p = dir.Write("a-images-idx3-ubyte.gz",
-                            EncodeIdx({3, 2, 3}, TinyImages()), true);
+  std::string p = dir.Write("a-images-idx3-ubyte.gz", EncodeIdx({3, 2, 3}, TinyImages()), true);
   std::string gz = testing_files::ReadRaw(p);
   p = dir.Write("b-images-idx3-ubyte.gz", gz.substr(0, gz.size() - 12));
   ExpectOpenFails(p, p + ": truncated gzip stream");
   std::string corrupt = gz;
-  for (size_t i = 12; i < corrupt.size() - 8; ++i)
-    corrupt[i] = static_cast<char>(0xff);
-  ExpectOpenFails(dir.Write("c-images-idx3-ubyte.gz", corrupt),
-                  "corrupt gzip data");
+  for (size_t i = 12; i < corrupt.size() - 8; ++i) corrupt[i] = static_cast<char>(0xff);
+  ExpectOpenFails(dir.Write("c-images-idx3-ubyte.gz", corrupt), "corrupt gzip data");
 }
 
 TEST(IdxSource, RejectsMismatchedImageAndLabelCounts) {
   TempDir dir;
-  std::string images =
-      dir.Write("a-images-idx3-ubyte", EncodeIdx({3, 2, 3}, TinyImages()));
+  std::string images = dir.Write("a-images-idx3-ubyte", EncodeIdx({3, 2, 3}, TinyImages()));
   dir.Write("a-labels-idx1-ubyte", EncodeIdx({2}, {1, 2}));
   ExpectOpenFails(images,
                   "a-labels-idx1-ubyte: holds 2 labels but a-images-idx3-ubyte "
@@ -243,8 +226,7 @@ TEST(IdxSource, RejectsMismatchedImageAndLabelCounts) {
 
 TEST(IdxSource, RejectsALabelsFileOfTheWrongRank) {
   TempDir dir;
-  std::string images =
-      dir.Write("a-images-idx3-ubyte", EncodeIdx({3, 2, 3}, TinyImages()));
+  std::string images = dir.Write("a-images-idx3-ubyte", EncodeIdx({3, 2, 3}, TinyImages()));
   dir.Write("a-labels-idx1-ubyte", EncodeIdx({3, 1}, {1, 2, 3}));
   ExpectOpenFails(images, "a labels file must have rank 1, got 2 dimensions");
 }
@@ -254,20 +236,18 @@ TEST(IdxSource, RejectsAShapeThatDoesNotFitTheRecords) {
   WriteTiny(dir, false, "");
   InputSpec spec;
   spec.idx.shape = {2, 2};
-  ExpectOpenFails(
-      dir.File("tiny-images-idx3-ubyte"),
-      "input.shape [2, 2] has 4 elements but each record of the file "
-      "holds 6 ([2, 3])",
-      spec);
+  ExpectOpenFails(dir.File("tiny-images-idx3-ubyte"),
+                  "input.shape [2, 2] has 4 elements but each record of the file "
+                  "holds 6 ([2, 3])",
+                  spec);
 }
 
 TEST(IdxSource, ReportsAMissingFile) {
   auto s = OpenSource("/nonexistent/train-images-idx3-ubyte.gz", InputSpec());
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::kNotFound);
-  EXPECT_NE(
-      s.status().message().find("/nonexistent/train-images-idx3-ubyte.gz"),
-      std::string::npos);
+  EXPECT_NE(s.status().message().find("/nonexistent/train-images-idx3-ubyte.gz"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -23,8 +23,7 @@ TEST(InputSpec, DefaultsToAutoFormatWithImageScaleAndLastColumnLabel) {
 
 TEST(InputSpec, ParsesAnIdxSpec) {
   auto spec = InputSpecFromJson(
-      R"({"format": "idx", "scale": 0.5, "offset": -1, "shape": [28, 28, 1]})",
-      "w");
+      R"({"format": "idx", "scale": 0.5, "offset": -1, "shape": [28, 28, 1]})", "w");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   EXPECT_EQ(spec->format, DataFormat::kIdx);
   EXPECT_EQ(spec->idx.scale, 0.5);
@@ -71,21 +70,16 @@ TEST(InputSpec, RoundTripsThroughJson) {
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(InputSpecToJson(*again), InputSpecToJson(*spec));
   EXPECT_FALSE(again->csv.has_label);
-  EXPECT_EQ(again->csv.categorical[0].vocabulary,
-            std::vector<std::string>{"x"});
+  EXPECT_EQ(again->csv.categorical[0].vocabulary, std::vector<std::string>{"x"});
 }
 
 TEST(InputSpec, RejectsUnknownFieldsNamingWhereAndTheField) {
-  EXPECT_EQ(Error(R"({"scael": 1})")
-                .rfind("m.json: input.scael: unknown field (expected", 0),
-            0u);
-  EXPECT_EQ(
-      Error(R"({"categorical": [{"column": "a", "buckets": 3}]})"),
-      "m.json: input.categorical[0].buckets: unknown field (expected column, "
-      "hash_buckets or vocabulary)");
-  EXPECT_EQ(
-      Error(R"({"normalize": {"a": {"mean": 1, "sd": 2}}})"),
-      "m.json: input.normalize.a.sd: unknown field (expected mean or std)");
+  EXPECT_EQ(Error(R"({"scael": 1})").rfind("m.json: input.scael: unknown field (expected", 0), 0u);
+  EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "buckets": 3}]})"),
+            "m.json: input.categorical[0].buckets: unknown field (expected column, "
+            "hash_buckets or vocabulary)");
+  EXPECT_EQ(Error(R"({"normalize": {"a": {"mean": 1, "sd": 2}}})"),
+            "m.json: input.normalize.a.sd: unknown field (expected mean or std)");
 }
 
 TEST(InputSpec, RejectsBadValues) {
@@ -94,16 +88,13 @@ TEST(InputSpec, RejectsBadValues) {
   EXPECT_EQ(Error(R"({"format": "parquet"})"),
             "m.json: input.format: must be \"idx\", \"csv\", \"tfrecord\" or \"auto\", got "
             "\"parquet\"");
-  EXPECT_EQ(Error(R"({"scale": "big"})"),
-            "m.json: input.scale: must be a number, got \"big\"");
+  EXPECT_EQ(Error(R"({"scale": "big"})"), "m.json: input.scale: must be a number, got \"big\"");
   EXPECT_EQ(Error(R"({"shape": [28, 0]})"),
             "m.json: input.shape: dimensions must be positive, got [28,0]");
-  EXPECT_EQ(
-      Error(R"({"delimiter": ";;"})"),
-      "m.json: input.delimiter: must be one character other than a quote or "
-      "line end, got \";;\"");
-  EXPECT_EQ(Error(R"({"skip_rows": -1})"),
-            "m.json: input.skip_rows: must be >= 0, got -1");
+  EXPECT_EQ(Error(R"({"delimiter": ";;"})"),
+            "m.json: input.delimiter: must be one character other than a quote or "
+            "line end, got \";;\"");
+  EXPECT_EQ(Error(R"({"skip_rows": -1})"), "m.json: input.skip_rows: must be >= 0, got -1");
   EXPECT_EQ(Error(R"({"label": 1.5})"),
             "m.json: input.label: must be a column name or a 0-based column "
             "index, got 1.5");
@@ -112,16 +103,13 @@ TEST(InputSpec, RejectsBadValues) {
             "(regression), got \"bool\"");
   EXPECT_EQ(Error(R"({"normalize": {"a": {"std": 0}}})"),
             "m.json: input.normalize.a.std: must be > 0, got 0");
-  EXPECT_EQ(
-      Error(R"({"categorical": [{"column": "a"}]})"),
-      "m.json: input.categorical[0]: needs exactly one of \"hash_buckets\" and "
-      "\"vocabulary\"");
-  EXPECT_EQ(
-      Error(R"({"categorical": [{"column": "a", "hash_buckets": 0}]})"),
-      "m.json: input.categorical[0].hash_buckets: must be positive, got 0");
-  EXPECT_EQ(
-      Error(R"({"categorical": [{"column": "a", "vocabulary": ["x", "x"]}]})"),
-      "m.json: input.categorical[0].vocabulary: \"x\" appears twice");
+  EXPECT_EQ(Error(R"({"categorical": [{"column": "a"}]})"),
+            "m.json: input.categorical[0]: needs exactly one of \"hash_buckets\" and "
+            "\"vocabulary\"");
+  EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "hash_buckets": 0}]})"),
+            "m.json: input.categorical[0].hash_buckets: must be positive, got 0");
+  EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "vocabulary": ["x", "x"]}]})"),
+            "m.json: input.categorical[0].vocabulary: \"x\" appears twice");
   EXPECT_EQ(Error(R"({"categorical": [{"hash_buckets": 3}]})"),
             "m.json: input.categorical[0]: missing \"column\"");
   EXPECT_EQ(Error(R"({"categorical_layout": "stacked"})"),

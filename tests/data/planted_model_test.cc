@@ -86,8 +86,7 @@ TEST(PlantedModel, ItsSpecReadsTheFileWithStandardizedNumericsAndOffsetIds) {
     EXPECT_NEAR(sq / 2000, 1.0, 0.1);
   }
   for (int r = 0; r < 2000; ++r) {
-    int64_t c0 = all->inputs[1].i64()[r * 2],
-            c1 = all->inputs[1].i64()[r * 2 + 1];
+    int64_t c0 = all->inputs[1].i64()[r * 2], c1 = all->inputs[1].i64()[r * 2 + 1];
     ASSERT_GE(c0, 1);  // never out of vocabulary
     ASSERT_LT(c0, 6);
     ASSERT_GE(c1, 6 + 1);
@@ -102,8 +101,7 @@ TEST(PlantedModel, RejectsBadOptionsAndUnwritablePaths) {
   EXPECT_FALSE(WritePlantedCsv(dir.File("x.csv"), o).ok());
   auto unwritable = WritePlantedCsv("/nonexistent/dir/x.csv", Small());
   ASSERT_FALSE(unwritable.ok());
-  EXPECT_EQ(unwritable.status().message(),
-            "/nonexistent/dir/x.csv: cannot open for writing");
+  EXPECT_EQ(unwritable.status().message(), "/nonexistent/dir/x.csv: cannot open for writing");
 }
 
 TEST(RocAuc, CountsTiesAsHalfAndHandlesOneClass) {

@@ -1,7 +1,6 @@
 // RecordIndex: counting and finding the records of CSV and TFRecord files,
 // plain and gzip, with bounded memory; and every malformed input named.
 #include "data/record_index.h"
-#include "data/record_reader.h"
 
 #include <gtest/gtest.h>
 #include <utime.h>
@@ -16,6 +15,7 @@
 #include "base/file.h"
 #include "data/crc32c.h"
 #include "data/csv_reader.h"
+#include "data/record_reader.h"
 #include "tests/data/test_files.h"
 
 namespace edl::data {
@@ -188,7 +188,7 @@ TEST(CsvIndex, CountsTheRowsTheCsvReaderReads) {
       case 0: text += std::to_string(i) + ",\"a \"\"quoted\"\" and\nnewline\",1\n"; break;
       case 1: text += std::to_string(i) + ",12\" pipe,0\n"; break;  // a literal quote
       case 2: text += std::to_string(i) + ",\"\",1\r\n"; break;     // an empty quoted field
-      case 3: text += "\n"; break;                                   // a blank line
+      case 3: text += "\n"; break;                                  // a blank line
       default: text += std::to_string(i) + "," + std::string(rng() % 80, 'x') + ",0\n";
     }
   }
@@ -212,7 +212,8 @@ TEST(CsvIndex, CountsTheRowsTheCsvReaderReads) {
     EXPECT_EQ(ReadFrom(*index, 30000).size(), static_cast<size_t>(expected - 30000));
   }
   // An odd literal quote is not an unterminated field.
-  auto literal = BuildRecordIndex(dir.Write("odd.csv", "a,b\n1,12\" pipe\n"), RecordFormat::kCsvRows);
+  auto literal =
+      BuildRecordIndex(dir.Write("odd.csv", "a,b\n1,12\" pipe\n"), RecordFormat::kCsvRows);
   ASSERT_TRUE(literal.ok()) << literal.status().message();
   EXPECT_EQ(literal->num_records, 2u);
 }
@@ -424,9 +425,10 @@ TEST(RecordReader, RefusesALengthPastTheData) {
     std::string r;
     auto got = (*reader)->Next(&r);
     ASSERT_FALSE(got.ok());
-    EXPECT_NE(got.status().message().find("record 1 at byte " + std::to_string(Frame("hello").size()) +
-                                          " declares " + std::to_string(length) + " bytes, more than"),
-              std::string::npos)
+    EXPECT_NE(
+        got.status().message().find("record 1 at byte " + std::to_string(Frame("hello").size()) +
+                                    " declares " + std::to_string(length) + " bytes, more than"),
+        std::string::npos)
         << got.status().message();
     ExpectIndexError(path, RecordFormat::kTfRecord,
                      "record 1 at byte " + std::to_string(Frame("hello").size()) + " declares " +

@@ -113,7 +113,8 @@ const char* kTfSpec = R"({"format": "tfrecord", "label": "label",
 TEST(StreamedSource, ATfRecordOfExamplesBecomesTheSpecsInputs) {
   TempDir dir;
   for (bool gzip : {false, true}) {
-    const std::string path = dir.Write(gzip ? "e.tfrecord.gz" : "e.tfrecord", TfRecords(3000), gzip);
+    const std::string path =
+        dir.Write(gzip ? "e.tfrecord.gz" : "e.tfrecord", TfRecords(3000), gzip);
     auto s = OpenSource(path, Spec(kTfSpec), Streamed());
     ASSERT_TRUE(s.ok()) << s.status().message();
     ASSERT_EQ((*s)->num_records(), 3000);
@@ -129,7 +130,8 @@ TEST(StreamedSource, ATfRecordOfExamplesBecomesTheSpecsInputs) {
     EXPECT_FLOAT_EQ(x[2], -1.0f);
     EXPECT_FLOAT_EQ(x[3], (2041 * 3 - 3) / 3.0f);
     // An int64 categorical hashes as its digits, as a CSV field would.
-    EXPECT_EQ(r->inputs[1].i64()[0], static_cast<int64_t>(Fnv1a64(std::to_string(1000 + 2041 % 7)) % 50));
+    EXPECT_EQ(r->inputs[1].i64()[0],
+              static_cast<int64_t>(Fnv1a64(std::to_string(1000 + 2041 % 7)) % 50));
     EXPECT_EQ(r->inputs[2].i64()[0], 2);  // Paris: vocabulary[1] -> id 2
     EXPECT_EQ(r->inputs[2].i64()[1], 1);  // Oslo
     EXPECT_EQ(r->labels.i64()[0], 1);
@@ -196,26 +198,35 @@ TEST(StreamedSource, AnExampleLackingAFeatureOrHoldingTheWrongKindOrLengthIsName
     };
   };
   const InputSpec spec = Spec(R"({"format": "tfrecord", "label": "label", "numeric": ["dense"]})");
-  const std::string missing = dir.Write("missing.tfrecord", TfRecords(20, broken(7, [](auto& f) { f.erase("dense"); })));
+  const std::string missing =
+      dir.Write("missing.tfrecord", TfRecords(20, broken(7, [](auto& f) { f.erase("dense"); })));
   const size_t frame = TfRecordFrame(broken(-1, [](auto&) {})(0)).size();  // records before 7
   EXPECT_EQ(ReadError(missing, spec, 0, 20),
             missing + ": record 7 (byte " + std::to_string(7 * frame) +
                 "): feature 'dense' is missing (set input.missing_value to fill absent features)");
-  const std::string kind = dir.Write("kind.tfrecord", TfRecords(20, broken(3, [](auto& f) {
-    f["dense"].kind = ExampleFeature::Kind::kBytes;
-    f["dense"].bytes = {"a", "b", "c"};
-  })));
+  const std::string kind =
+      dir.Write("kind.tfrecord", TfRecords(20, broken(3, [](auto& f) {
+                                             f["dense"].kind = ExampleFeature::Kind::kBytes;
+                                             f["dense"].bytes = {"a", "b", "c"};
+                                           })));
   EXPECT_NE(ReadError(kind, spec, 0, 20).find(": record 3 (byte "), std::string::npos);
-  EXPECT_NE(ReadError(kind, spec, 0, 20).find("feature 'dense' is a bytes_list, expected float_list or int64_list"),
+  EXPECT_NE(ReadError(kind, spec, 0, 20)
+                .find("feature 'dense' is a bytes_list, expected float_list or int64_list"),
             std::string::npos);
-  const std::string length = dir.Write("length.tfrecord", TfRecords(20, broken(12, [](auto& f) { f["dense"].floats = {1, 2}; })));
-  EXPECT_NE(ReadError(length, spec, 10, 14).find("length.tfrecord: record 12 (byte "), std::string::npos);
-  EXPECT_NE(ReadError(length, spec, 10, 14).find("feature 'dense' has 2 values, expected 3"), std::string::npos);
+  const std::string length = dir.Write("length.tfrecord", TfRecords(20, broken(12, [](auto& f) {
+                                                                      f["dense"].floats = {1, 2};
+                                                                    })));
+  EXPECT_NE(ReadError(length, spec, 10, 14).find("length.tfrecord: record 12 (byte "),
+            std::string::npos);
+  EXPECT_NE(ReadError(length, spec, 10, 14).find("feature 'dense' has 2 values, expected 3"),
+            std::string::npos);
   // Records outside the range are never decoded.
   EXPECT_EQ(ReadError(length, spec, 13, 20), "ok");
-  const std::string label = dir.Write("label.tfrecord", TfRecords(5, broken(4, [](auto& f) { f.erase("label"); })));
+  const std::string label =
+      dir.Write("label.tfrecord", TfRecords(5, broken(4, [](auto& f) { f.erase("label"); })));
   EXPECT_NE(ReadError(label, spec, 0, 5).find("record 4 (byte "), std::string::npos);
-  EXPECT_NE(ReadError(label, spec, 0, 5).find("the label feature 'label' is missing"), std::string::npos);
+  EXPECT_NE(ReadError(label, spec, 0, 5).find("the label feature 'label' is missing"),
+            std::string::npos);
 }
 
 TEST(StreamedSource, AWrongChecksumIsNamedWithItsByteOffset) {

@@ -18,8 +18,7 @@ namespace edl::data::testing_files {
 class TempDir {
  public:
   TempDir() {
-    std::string pattern =
-        std::filesystem::temp_directory_path() / "edl-data-XXXXXX";
+    std::string pattern = std::filesystem::temp_directory_path() / "edl-data-XXXXXX";
     EDL_CHECK(mkdtemp(pattern.data()) != nullptr);
     path_ = pattern;
   }
@@ -27,15 +26,13 @@ class TempDir {
   std::string File(const std::string& name) const { return path_ + "/" + name; }
 
   // Writes `bytes` to `name` (gzip-compressed when gzip) and returns the path.
-  std::string Write(const std::string& name, const std::string& bytes,
-                    bool gzip = false) const {
+  std::string Write(const std::string& name, const std::string& bytes, bool gzip = false) const {
     std::string p = File(name);
     if (gzip) {
       gzFile f = gzopen(p.c_str(), "wb");
       EDL_CHECK(f != nullptr);
-      EDL_CHECK_EQ(
-          gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())),
-          static_cast<int>(bytes.size()));
+      EDL_CHECK_EQ(gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())),
+                   static_cast<int>(bytes.size()));
       gzclose(f);
     } else {
       std::ofstream(p, std::ios::binary) << bytes;

@@ -12,12 +12,12 @@ namespace {
 TEST(TfExample, ParsesBytesWrittenFromTheWireFormatByHand) {
   // Example{features{feature{key: "a", value{int64_list{value: [7]}}}}},
   // encoded here from the protobuf wire format, not by the library.
-  const std::string bytes = {0x0A, 0x0C,                  // Example.features
-                             0x0A, 0x0A,                  // Features.feature (map entry)
-                             0x0A, 0x01, 'a',             // key
-                             0x12, 0x05,                  // value: Feature
-                             0x1A, 0x03,                  // Feature.int64_list
-                             0x0A, 0x01, 0x07};           // packed [7]
+  const std::string bytes = {0x0A, 0x0C,         // Example.features
+                             0x0A, 0x0A,         // Features.feature (map entry)
+                             0x0A, 0x01, 'a',    // key
+                             0x12, 0x05,         // value: Feature
+                             0x1A, 0x03,         // Feature.int64_list
+                             0x0A, 0x01, 0x07};  // packed [7]
   auto e = ParseExample(bytes, "f: record 0");
   ASSERT_TRUE(e.ok()) << e.status().message();
   ASSERT_EQ(e->size(), 1u);
@@ -46,7 +46,8 @@ TEST(TfExample, EveryKindSurvivesARoundTrip) {
 }
 
 TEST(TfExample, APayloadThatIsNotAnExampleIsNamed) {
-  for (const std::string& bad : std::vector<std::string>{std::string("\x0A\x7F", 2), std::string("\xFF\xFF\xFF", 3),
+  for (const std::string& bad :
+       std::vector<std::string>{std::string("\x0A\x7F", 2), std::string("\xFF\xFF\xFF", 3),
                                 std::string("id,name,label")}) {
     auto e = ParseExample(bad, "data.tfrecord: record 3 at byte 120");
     ASSERT_FALSE(e.ok()) << bad;
@@ -111,13 +112,13 @@ TEST(ExampleParser, ReadsUnpackedListsRepeatedKeysAndUnknownFieldsAsTheGenerated
   // (a varint) unknown to the schema.
   const std::string bytes = {
       0x0A, 0x2D,                                      // Example.features, 45 bytes
-      0x0A, 0x0E, 0x0A, 0x01, 'a', 0x12, 0x09,         // entry "a": Feature
+      0x0A, 0x0E, 0x0A, 0x01, 'a',  0x12,       0x09,  // entry "a": Feature
       0x12, 0x07, 0x0D, 0x00, 0x00, (char)0x80, 0x3F,  //   float_list: 1.0f unpacked
       0x48, 0x01,                                      //   field 9: unknown
-      0x0A, 0x0D, 0x0A, 0x01, 'b', 0x12, 0x08,         // entry "b": Feature
+      0x0A, 0x0D, 0x0A, 0x01, 'b',  0x12,       0x08,  // entry "b": Feature
       0x1A, 0x06, 0x08, 0x03, 0x08, 0x04,              //   int64_list: 3, 4 unpacked
       0x48, 0x02,                                      //   field 9: unknown
-      0x0A, 0x0C, 0x0A, 0x01, 'a', 0x12, 0x07,         // entry "a" again: Feature
+      0x0A, 0x0C, 0x0A, 0x01, 'a',  0x12,       0x07,  // entry "a" again: Feature
       0x1A, 0x03, 0x0A, 0x01, 0x09,                    //   int64_list: packed [9]
       0x48, 0x00};                                     //   field 9 in Feature: unknown
   auto want = ParseExample(bytes, "f");

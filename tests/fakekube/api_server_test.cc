@@ -59,13 +59,17 @@ class ApiServerTest : public ::testing::Test {
   }
   // Marks the pod's container running, as the kubelet does.
   void StartContainer(const std::string& name) {
-    ASSERT_TRUE(store_->Update("pods", "default", name, [](Json& pod) {
-                        pod["spec"]["nodeName"] = "node-1";
-                        pod["status"]["phase"] = "Running";
-                        pod["status"]["containerStatuses"] = {
-                            {{"name", "main"},
-                             {"state", {{"running", {{"startedAt", "2026-01-01T00:00:00Z"}}}}}}};
-                      }).ok());
+    ASSERT_TRUE(
+        store_
+            ->Update("pods", "default", name,
+                     [](Json& pod) {
+                       pod["spec"]["nodeName"] = "node-1";
+                       pod["status"]["phase"] = "Running";
+                       pod["status"]["containerStatuses"] = {
+                           {{"name", "main"},
+                            {"state", {{"running", {{"startedAt", "2026-01-01T00:00:00Z"}}}}}}};
+                     })
+            .ok());
   }
 
   std::unique_ptr<Store> store_;
@@ -174,8 +178,8 @@ TEST_F(ApiServerTest, DeleteHonoursQueryAndBodyOptions) {
   auto graceful = Send("DELETE", "/api/v1/namespaces/default/pods/w-0");
   ASSERT_EQ(graceful.status, 200);
   EXPECT_EQ(graceful.json()["metadata"]["deletionGracePeriodSeconds"], 30);
-  auto conflict = Send("DELETE", "/api/v1/namespaces/default/pods/w-0",
-                       R"({"preconditions":{"uid":"other"}})");
+  auto conflict =
+      Send("DELETE", "/api/v1/namespaces/default/pods/w-0", R"({"preconditions":{"uid":"other"}})");
   EXPECT_EQ(conflict.status, 409);
   EXPECT_EQ(conflict.json()["reason"], "Conflict");
   EXPECT_EQ(Send("DELETE", "/api/v1/namespaces/default/pods/w-0?gracePeriodSeconds=0").status, 200);
@@ -192,8 +196,10 @@ TEST_F(ApiServerTest, DeleteHonoursQueryAndBodyOptions) {
 TEST_F(ApiServerTest, PutAndPatchUpdateObjectsAndTheStatusSubresource) {
   CreatePod("w-0");
   const std::string path = "/api/v1/namespaces/default/pods/w-0";
-  auto labelled = Send("PATCH", path, R"({"metadata":{"labels":{"edl-role":"worker"}},"status":{"phase":"Running"}})",
-                       "application/merge-patch+json");
+  auto labelled =
+      Send("PATCH", path,
+           R"({"metadata":{"labels":{"edl-role":"worker"}},"status":{"phase":"Running"}})",
+           "application/merge-patch+json");
   ASSERT_EQ(labelled.status, 200) << labelled.body;
   EXPECT_EQ(labelled.json()["metadata"]["labels"]["edl-role"], "worker");
   EXPECT_EQ(labelled.json()["status"]["phase"], "Pending");  // the main resource keeps status
@@ -201,9 +207,9 @@ TEST_F(ApiServerTest, PutAndPatchUpdateObjectsAndTheStatusSubresource) {
                      "application/strategic-merge-patch+json");
   ASSERT_EQ(status.status, 200);
   EXPECT_EQ(status.json()["status"]["phase"], "Running");
-  auto json_patch = Send("PATCH", path,
-                         R"([{"op":"add","path":"/metadata/annotations","value":{"a":"b"}}])",
-                         "application/json-patch+json");
+  auto json_patch =
+      Send("PATCH", path, R"([{"op":"add","path":"/metadata/annotations","value":{"a":"b"}}])",
+           "application/json-patch+json");
   ASSERT_EQ(json_patch.status, 200);
   EXPECT_EQ(json_patch.json()["metadata"]["annotations"]["a"], "b");
   EXPECT_EQ(Send("PATCH", path, "{}", "application/apply-patch+yaml").status, 415);
@@ -225,10 +231,10 @@ TEST_F(ApiServerTest, PutAndPatchUpdateObjectsAndTheStatusSubresource) {
   renamed["metadata"]["name"] = "other";
   renamed["metadata"].erase("resourceVersion");
   EXPECT_EQ(Send("PUT", path, renamed.dump()).status, 400);
-  EXPECT_EQ(Send("PATCH", "/api/v1/namespaces/default/pods/nope", "{}",
-                 "application/merge-patch+json")
-                .status,
-            404);
+  EXPECT_EQ(
+      Send("PATCH", "/api/v1/namespaces/default/pods/nope", "{}", "application/merge-patch+json")
+          .status,
+      404);
 }
 
 TEST_F(ApiServerTest, ListAtAFutureResourceVersionIs504TooLarge) {
@@ -286,9 +292,10 @@ TEST_F(ApiServerTest, WatchFromAVersionReplaysOnlyLaterChanges) {
   Json event = Line(watch.NextLine());
   EXPECT_EQ(event["type"], "ADDED");
   EXPECT_EQ(event["object"]["metadata"]["name"], "after");
-  ASSERT_TRUE(store_->Update("pods", "default", "before", [](Json& p) {
-                       p["metadata"]["labels"]["x"] = "y";
-                     }).ok());
+  ASSERT_TRUE(
+      store_
+          ->Update("pods", "default", "before", [](Json& p) { p["metadata"]["labels"]["x"] = "y"; })
+          .ok());
   Json modified = Line(watch.NextLine());
   EXPECT_EQ(modified["type"], "MODIFIED");
   EXPECT_EQ(modified["object"]["metadata"]["name"], "before");
@@ -307,8 +314,9 @@ TEST_F(ApiServerTest, WatchFromAnExpiredVersionGetsOneErrorEventAndEnds) {
   EXPECT_EQ(error["object"]["kind"], "Status");
   EXPECT_EQ(error["object"]["code"], 410);
   EXPECT_EQ(error["object"]["reason"], "Expired");
-  EXPECT_EQ(error["object"]["message"].get<std::string>().rfind("too old resource version: " + old, 0),
-            0u);
+  EXPECT_EQ(
+      error["object"]["message"].get<std::string>().rfind("too old resource version: " + old, 0),
+      0u);
   EXPECT_TRUE(watch.WaitForEnd());
   EXPECT_TRUE(watch.ended_cleanly());
 }
@@ -352,8 +360,8 @@ TEST_F(ApiServerTest, WatchOnANamedObjectFollowsOnlyThatObject) {
 }
 
 TEST_F(ApiServerTest, WatchEndsAtTimeoutSecondsWithABookmarkWhenAllowed) {
-  StreamReader watch(client_,
-                     "/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=1&allowWatchBookmarks=1");
+  StreamReader watch(
+      client_, "/api/v1/namespaces/default/pods?watch=1&timeoutSeconds=1&allowWatchBookmarks=1");
   ASSERT_EQ(watch.status(), 200);
   ASSERT_TRUE(watch.WaitForEnd());
   EXPECT_TRUE(watch.ended_cleanly());
@@ -365,8 +373,9 @@ TEST_F(ApiServerTest, WatchEndsAtTimeoutSecondsWithABookmarkWhenAllowed) {
 }
 
 TEST_F(ApiServerTest, WatchWithBookmarksSendsThemPeriodically) {
-  StreamReader watch(client_, "/api/v1/namespaces/default/configmaps?watch=true&"
-                              "allowWatchBookmarks=True&timeoutSeconds=30");
+  StreamReader watch(client_,
+                     "/api/v1/namespaces/default/configmaps?watch=true&"
+                     "allowWatchBookmarks=True&timeoutSeconds=30");
   Json first = Line(watch.NextLine());
   EXPECT_EQ(first["type"], "BOOKMARK");
   EXPECT_EQ(first["object"]["kind"], "ConfigMap");
@@ -376,9 +385,11 @@ TEST_F(ApiServerTest, WatchWithBookmarksSendsThemPeriodically) {
   std::optional<uint64_t> added_rv;
   for (int i = 0; i < 5; ++i) {
     Json e = Line(watch.NextLine());
-    if (e["type"] == "ADDED") added_rv = std::stoull(e["object"]["metadata"]["resourceVersion"].get<std::string>());
+    if (e["type"] == "ADDED")
+      added_rv = std::stoull(e["object"]["metadata"]["resourceVersion"].get<std::string>());
     if (e["type"] == "BOOKMARK" && added_rv) {
-      EXPECT_GE(std::stoull(e["object"]["metadata"]["resourceVersion"].get<std::string>()), *added_rv);
+      EXPECT_GE(std::stoull(e["object"]["metadata"]["resourceVersion"].get<std::string>()),
+                *added_rv);
       return;
     }
   }
@@ -432,19 +443,20 @@ TEST_F(ApiServerTest, FollowedLogsStreamUntilThePodIsTerminal) {
   EXPECT_EQ(follow.NextLine(), "late");
   EXPECT_FALSE(follow.ended());
   store_->AppendLog(uid, "last\n");
-  ASSERT_TRUE(store_->Update("pods", "default", "w-0", [](Json& p) {
-                       p["status"]["phase"] = "Succeeded";
-                     }).ok());
+  ASSERT_TRUE(
+      store_->Update("pods", "default", "w-0", [](Json& p) { p["status"]["phase"] = "Succeeded"; })
+          .ok());
   ASSERT_TRUE(follow.WaitForEnd());
   EXPECT_TRUE(follow.ended_cleanly());
   EXPECT_EQ(follow.body(), "early\nlate\nlast\n");
 }
 
 TEST_F(ApiServerTest, ProxiesGetsAndPostsToTheTargetItIsGivenAnd503Otherwise) {
-  ASSERT_EQ(Send("POST", "/api/v1/namespaces/default/services",
-                 R"({"metadata":{"name":"job1-master"},"spec":{"ports":[{"name":"http","port":8080}]}})")
-                .status,
-            201);
+  ASSERT_EQ(
+      Send("POST", "/api/v1/namespaces/default/services",
+           R"({"metadata":{"name":"job1-master"},"spec":{"ports":[{"name":"http","port":8080}]}})")
+          .status,
+      201);
   const std::string path = "/api/v1/namespaces/default/services/job1-master:8080/proxy/status";
   auto none = Send("GET", path);
   EXPECT_EQ(none.status, 503);
@@ -453,8 +465,12 @@ TEST_F(ApiServerTest, ProxiesGetsAndPostsToTheTargetItIsGivenAnd503Otherwise) {
   net::ServerOptions upstream_options;
   upstream_options.secret = "unused";
   net::RpcServer upstream(upstream_options);
-  upstream.HandleGet("/status", [] { return net::HttpResponse{200, "application/json", "{\"ok\":1}"}; },
-                     /*public_access=*/true);
+  upstream.HandleGet(
+      "/status",
+      [] {
+        return net::HttpResponse{200, "application/json", "{\"ok\":1}"};
+      },
+      /*public_access=*/true);
   ASSERT_TRUE(upstream.Start().ok());
   int seen_port = 0;
   server_->SetProxyTarget([&](const Json& service, int port) -> std::optional<std::string> {
@@ -484,9 +500,9 @@ TEST_F(ApiServerTest, KubeconfigNamesTheServerTheTokenAndTheCa) {
   EXPECT_NE(kubeconfig.find("server: https://127.0.0.1:" + std::to_string(server_->port())),
             std::string::npos);
   EXPECT_NE(kubeconfig.find(std::string("token: ") + kToken), std::string::npos);
-  EXPECT_NE(kubeconfig.find("certificate-authority-data: " +
-                            Base64Encode(server_->CaCertificatePem())),
-            std::string::npos);
+  EXPECT_NE(
+      kubeconfig.find("certificate-authority-data: " + Base64Encode(server_->CaCertificatePem())),
+      std::string::npos);
   EXPECT_NE(kubeconfig.find("namespace: default"), std::string::npos);
 }
 

@@ -27,9 +27,9 @@ struct Connection {
   explicit Connection(const ClientOptions& options)
       : tls_context(ssl::context::tls_client), socket(ioc) {
     beast::error_code ec;
-    socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"),
-                                 static_cast<uint16_t>(options.port)),
-                   ec);
+    socket.connect(
+        tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<uint16_t>(options.port)),
+        ec);
     if (ec) return;
     timeval tv{20, 0};
     ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -93,8 +93,8 @@ struct Connection {
 };
 
 http::request<http::string_body> MakeRequest(const ClientOptions& options,
-                                             const std::string& method,
-                                             const std::string& target, const std::string& body,
+                                             const std::string& method, const std::string& target,
+                                             const std::string& body,
                                              const std::string& content_type) {
   http::request<http::string_body> req;
   req.method_string(method);

@@ -29,8 +29,8 @@ struct HttpResult {
 struct ClientOptions {
   int port = 0;
   bool tls = true;
-  std::string ca_pem;          // trusted CA for TLS
-  std::string authorization;   // the whole Authorization header; "" = none
+  std::string ca_pem;         // trusted CA for TLS
+  std::string authorization;  // the whole Authorization header; "" = none
 };
 
 // A connection; requests on it are sent one after the other (keep-alive).

@@ -33,8 +33,8 @@ TEST(Quantity, ParsesDecimalBinaryAndExponentForms) {
 }
 
 TEST(Quantity, RejectsMalformedText) {
-  for (const char* bad : {"", "m", "Gi", "1.2.3", "4x", "1GiB", "1e", "1e+", "--1", "1 Gi",
-                          "0x10", "1E99"}) {
+  for (const char* bad :
+       {"", "m", "Gi", "1.2.3", "4x", "1GiB", "1e", "1e+", "--1", "1 Gi", "0x10", "1E99"}) {
     Result<int64_t> q = ParseMilliQuantity(bad);
     EXPECT_FALSE(q.ok()) << bad;
     if (!q.ok()) {
@@ -65,8 +65,9 @@ TEST(ClusterSpec, ParsesNodesWithTheirResources) {
 }
 
 TEST(ClusterSpec, NamesTheNodeAndFieldOfAnError) {
-  EXPECT_EQ(Error("node-a:cpu=4x").rfind("--nodes: node \"node-a\": field \"cpu\": quantity \"4x\"", 0),
-            0u);
+  EXPECT_EQ(
+      Error("node-a:cpu=4x").rfind("--nodes: node \"node-a\": field \"cpu\": quantity \"4x\"", 0),
+      0u);
   EXPECT_NE(Error("node-a:cpu=1;node-b:memory=lots").find("node \"node-b\": field \"memory\""),
             std::string::npos);
   EXPECT_NE(Error("node-a:cpu=-1").find("must not be negative"), std::string::npos);
@@ -84,8 +85,7 @@ TEST(ClusterSpec, RejectsMalformedSpecs) {
   EXPECT_NE(Error("node-a:cpu=1,cpu=2").find("\"cpu\" given twice"), std::string::npos);
   EXPECT_NE(Error("node-a:cpu=1;node-a:cpu=2").find("node \"node-a\" given twice"),
             std::string::npos);
-  EXPECT_NE(Error("node-a:cpu=1;;node-b:cpu=1").find("expected NAME:RESOURCE"),
-            std::string::npos);
+  EXPECT_NE(Error("node-a:cpu=1;;node-b:cpu=1").find("expected NAME:RESOURCE"), std::string::npos);
 }
 
 TEST(ClusterSpec, RendersANodeObject) {

@@ -31,11 +31,11 @@ const std::string kTest = kData + "/t10k-images-idx3-ubyte.gz";
 class FakeCluster {
  public:
   explicit FakeCluster(const std::string& node)
-      : process_(EDL_FAKE_KUBE_PATH,
-                 {"--dir", dir_.path(), "--nodes", node,
-                  "--image", "edl:dev=" + std::filesystem::path(EDL_BINARY_PATH).parent_path().string(),
-                  "--image", "busybox=/bin", "--priority_class", "high=100000",
-                  "--priority_class", "low=1000"}) {
+      : process_(
+            EDL_FAKE_KUBE_PATH,
+            {"--dir", dir_.path(), "--nodes", node, "--image",
+             "edl:dev=" + std::filesystem::path(EDL_BINARY_PATH).parent_path().string(), "--image",
+             "busybox=/bin", "--priority_class", "high=100000", "--priority_class", "low=1000"}) {
     ready_ = WaitFor([&] { return std::filesystem::exists(dir_.File("kubeconfig")); }, 30);
     if (!ready_) return;
     auto config = kube::LoadKubeconfig(kubeconfig(), "");
@@ -74,7 +74,8 @@ class FakeCluster {
   // The job's model version from the master's /status, through the API
   // server's service proxy; -1 while unreachable.
   int64_t ModelVersion(const std::string& job) {
-    auto r = client_->GetRaw("/api/v1/namespaces/default/services/" + job + "-master:50001/proxy/status");
+    auto r = client_->GetRaw("/api/v1/namespaces/default/services/" + job +
+                             "-master:50001/proxy/status");
     if (!r.ok()) return -1;
     Json j = Json::parse(*r, nullptr, false);
     return j.is_object() ? j.value("model_version", int64_t{-1}) : -1;
@@ -89,12 +90,17 @@ class FakeCluster {
 
 std::vector<std::string> KubeJob(const FakeCluster& cluster, const std::string& name,
                                  std::vector<std::string> extra) {
-  std::vector<std::string> args = {
-      "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig(), "--image_name=edl:dev",
-      "--job_name=" + name, "--master_resource_request=cpu=0.5,memory=1Gi",
-      "--ps_resource_request=cpu=1,memory=2Gi", "--worker_resource_request=cpu=1,memory=2Gi",
-      "--master_pod_priority=high", "--ps_pod_priority=high", "--worker_pod_priority=low",
-      "--termination_grace_period=10"};
+  std::vector<std::string> args = {"--cluster=kube",
+                                   "--kubeconfig=" + cluster.kubeconfig(),
+                                   "--image_name=edl:dev",
+                                   "--job_name=" + name,
+                                   "--master_resource_request=cpu=0.5,memory=1Gi",
+                                   "--ps_resource_request=cpu=1,memory=2Gi",
+                                   "--worker_resource_request=cpu=1,memory=2Gi",
+                                   "--master_pod_priority=high",
+                                   "--ps_pod_priority=high",
+                                   "--worker_pod_priority=low",
+                                   "--termination_grace_period=10"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -138,31 +144,44 @@ TEST(EdlOnKube, TrainsTheCnnThroughAPodDeletionAPreemptionAndAKilledPs) {
   for (const Json& p : cluster.Pods(workers + ",edl-process=worker-0")) victim = Name(p);
   ASSERT_FALSE(victim.empty());
   ASSERT_TRUE(cluster.client().Delete(kube::Pods(), "default", victim, {}).ok());
-  ASSERT_TRUE(WaitFor([&] {
-    for (const Json& p : cluster.Pods(workers + ",edl-process=worker-0")) {
-      if (Name(p) != victim && p["status"].value("phase", "") == "Running") return true;
-    }
-    return false;
-  }, 120)) << client.Out() << cluster.Log();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        for (const Json& p : cluster.Pods(workers + ",edl-process=worker-0")) {
+          if (Name(p) != victim && p["status"].value("phase", "") == "Running") return true;
+        }
+        return false;
+      },
+      120))
+      << client.Out() << cluster.Log();
   int64_t version = cluster.ModelVersion("cnn");
   ASSERT_TRUE(progressed(version)) << client.Out();
 
   // 2. A high-priority pod that only fits if a worker goes: the scheduler
   // preempts one; the master's replacement waits for capacity and runs
   // once the hog is gone.
-  Json hog = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", "hog"}}},
-              {"spec", {{"priorityClassName", "high"}, {"restartPolicy", "Never"},
-                        {"containers", Json::array({{{"name", "main"}, {"image", "busybox"},
-                                                     {"command", Json::array({"sleep", "600"})},
-                                                     {"resources", {{"requests", {{"cpu", "2"}}}}}}})}}}};
+  Json hog = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "hog"}}},
+              {"spec",
+               {{"priorityClassName", "high"},
+                {"restartPolicy", "Never"},
+                {"containers", Json::array({{{"name", "main"},
+                                             {"image", "busybox"},
+                                             {"command", Json::array({"sleep", "600"})},
+                                             {"resources", {{"requests", {{"cpu", "2"}}}}}}})}}}};
   ASSERT_TRUE(cluster.client().Create(kube::Pods(), "default", hog).ok());
-  ASSERT_TRUE(WaitFor([&] {
-    auto h = cluster.client().Get(kube::Pods(), "default", "hog");
-    return h.ok() && (*h)["status"].value("phase", "") == "Running";
-  }, 120)) << cluster.Log();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto h = cluster.client().Get(kube::Pods(), "default", "hog");
+        return h.ok() && (*h)["status"].value("phase", "") == "Running";
+      },
+      120))
+      << cluster.Log();
   EXPECT_EQ(cluster.Count(workers, "Running"), 1);
   EXPECT_GE(cluster.Count(workers, "Pending"), 1);
-  ASSERT_TRUE(cluster.client().Delete(kube::Pods(), "default", "hog", kube::DeleteOptions{0, "Background", ""}).ok());
+  ASSERT_TRUE(cluster.client()
+                  .Delete(kube::Pods(), "default", "hog", kube::DeleteOptions{0, "Background", ""})
+                  .ok());
   ASSERT_TRUE(WaitFor([&] { return cluster.Count(workers, "Running") == 2; }, 120))
       << client.Out() << cluster.Log();
 
@@ -171,10 +190,13 @@ TEST(EdlOnKube, TrainsTheCnnThroughAPodDeletionAPreemptionAndAKilledPs) {
   std::vector<int> ps = FindPids({"--ps_index=1", "--job_name=cnn"});
   ASSERT_EQ(ps.size(), 1u);
   ::kill(ps[0], SIGKILL);
-  ASSERT_TRUE(WaitFor([&] {
-    std::vector<int> now = FindPids({"--ps_index=1", "--job_name=cnn"});
-    return now.size() == 1 && now[0] != ps[0];
-  }, 120)) << client.Out() << cluster.Log();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::vector<int> now = FindPids({"--ps_index=1", "--job_name=cnn"});
+        return now.size() == 1 && now[0] != ps[0];
+      },
+      120))
+      << client.Out() << cluster.Log();
 
   RunResult r;
   ASSERT_TRUE(WaitFor([&] { return client.Exited(&r); }, 900)) << client.Out() << cluster.Log();
@@ -246,19 +268,24 @@ TEST(EdlOnKube, StoppingTheJobRemovesEveryPodOfTheJob) {
   ASSERT_EQ(list.exit_code, 0) << list.err;
   EXPECT_NE(list.out.find("gc-master"), std::string::npos) << list.out;
   ASSERT_TRUE(WaitFor([&] { return cluster.ModelVersion("gc") > 0; }, 120));
-  RunResult status = RunEdl({"status", "gc", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
+  RunResult status =
+      RunEdl({"status", "gc", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
   ASSERT_EQ(status.exit_code, 0) << status.err;
   EXPECT_NE(status.out.find("model_version"), std::string::npos) << status.out;
   {
     // edl dashboard: the page and its data on a local port, relayed through
     // the service proxy (no job secret: RBAC on services/proxy guards it).
-    EdlProcess dashboard({"dashboard", "gc", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
+    EdlProcess dashboard(
+        {"dashboard", "gc", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
     std::smatch m;
     std::string out;
-    ASSERT_TRUE(WaitFor([&] {
-      out = dashboard.Out();
-      return std::regex_search(out, m, std::regex(R"(http://127\.0\.0\.1:([0-9]+)/)"));
-    }, 30)) << dashboard.Err();
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          out = dashboard.Out();
+          return std::regex_search(out, m, std::regex(R"(http://127\.0\.0\.1:([0-9]+)/)"));
+        },
+        30))
+        << dashboard.Err();
     net::RpcChannel page("127.0.0.1", std::stoi(m[1]), "any");
     auto html = page.Get("/", net::Millis(10000));
     ASSERT_TRUE(html.ok()) << html.status().message();
@@ -269,20 +296,25 @@ TEST(EdlOnKube, StoppingTheJobRemovesEveryPodOfTheJob) {
     EXPECT_TRUE(page.Get("/series", net::Millis(10000)).ok());
     EXPECT_FALSE(page.Get("/metrics", net::Millis(10000)).ok());  // not relayed
   }
-  RunResult waited = RunEdl({"wait", "gc", "--timeout_s=1", "--cluster=kube",
-                             "--kubeconfig=" + cluster.kubeconfig()});
+  RunResult waited = RunEdl(
+      {"wait", "gc", "--timeout_s=1", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
   EXPECT_EQ(waited.exit_code, 124) << waited.out << waited.err;  // still running
   EXPECT_NE(waited.err.find("job gc still running after 1 s"), std::string::npos) << waited.err;
-  RunResult no_job = RunEdl({"dashboard", "nojob", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
+  RunResult no_job =
+      RunEdl({"dashboard", "nojob", "--cluster=kube", "--kubeconfig=" + cluster.kubeconfig()});
   EXPECT_NE(no_job.exit_code, 0);
   EXPECT_NE(no_job.err.find("nojob"), std::string::npos) << no_job.err;
   // worker-1's own log (its pod's), once it has registered.
   RunResult logs;
-  EXPECT_TRUE(WaitFor([&] {
-    logs = RunEdl({"logs", "gc", "--process=worker-1", "--cluster=kube",
-                   "--kubeconfig=" + cluster.kubeconfig()});
-    return logs.exit_code == 0 && logs.out.find("worker-1: registered as worker") != std::string::npos;
-  }, 60)) << logs.out << logs.err;
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        logs = RunEdl({"logs", "gc", "--process=worker-1", "--cluster=kube",
+                       "--kubeconfig=" + cluster.kubeconfig()});
+        return logs.exit_code == 0 &&
+               logs.out.find("worker-1: registered as worker") != std::string::npos;
+      },
+      60))
+      << logs.out << logs.err;
 
   // edl scale through the master (the API server's service proxy): a third
   // worker pod, then down to one; the PS count cannot change.
@@ -293,10 +325,12 @@ TEST(EdlOnKube, StoppingTheJobRemovesEveryPodOfTheJob) {
   RunResult up = scale("--num_workers=3");
   ASSERT_EQ(up.exit_code, 0) << up.err;
   EXPECT_NE(up.out.find("job gc: scaling to 3 workers"), std::string::npos) << up.out;
-  EXPECT_TRUE(WaitFor([&] { return cluster.Count(workers, "Running") == 3; }, 120)) << cluster.Log();
+  EXPECT_TRUE(WaitFor([&] { return cluster.Count(workers, "Running") == 3; }, 120))
+      << cluster.Log();
   RunResult down = scale("--num_workers=1");
   ASSERT_EQ(down.exit_code, 0) << down.err;
-  EXPECT_TRUE(WaitFor([&] { return cluster.Pods(workers + ",edl-process!=worker-0").empty(); }, 120))
+  EXPECT_TRUE(
+      WaitFor([&] { return cluster.Pods(workers + ",edl-process!=worker-0").empty(); }, 120))
       << cluster.Log();
   EXPECT_EQ(cluster.Count(workers, "Running"), 1);
   const int64_t scaled = cluster.ModelVersion("gc");
@@ -316,7 +350,8 @@ TEST(EdlOnKube, StoppingTheJobRemovesEveryPodOfTheJob) {
   ASSERT_EQ(stop.exit_code, 0) << stop.err;
   EXPECT_NE(stop.out.find("deleted Job gc-master"), std::string::npos) << stop.out;
   EXPECT_TRUE(WaitFor([&] { return cluster.Pods("edl-job=gc").empty(); }, 120)) << cluster.Log();
-  auto services = cluster.client().List(kube::Services(), "default", kube::ListOptions{"edl-job=gc", "", "", 500});
+  auto services = cluster.client().List(kube::Services(), "default",
+                                        kube::ListOptions{"edl-job=gc", "", "", 500});
   ASSERT_TRUE(services.ok());
   EXPECT_TRUE((*services)["items"].empty()) << services->dump();
   EXPECT_EQ(cluster.client().Get(kube::ConfigMaps(), "default", "gc-config").status().code(),
@@ -333,8 +368,11 @@ void MasterPodDeleted(const std::string& name, int epochs, std::vector<std::stri
   ASSERT_TRUE(cluster.ready()) << cluster.Log();
   std::vector<std::string> args = {"train"};
   std::vector<std::string> flags = {"--model_def=zoo:fashion_mnist_mlp",
-                                    "--training_data=" + kTrain, "--validation_data=" + kTest,
-                                    "--num_epochs=" + std::to_string(epochs), "--num_ps_pods=1", "--num_workers=2",
+                                    "--training_data=" + kTrain,
+                                    "--validation_data=" + kTest,
+                                    "--num_epochs=" + std::to_string(epochs),
+                                    "--num_ps_pods=1",
+                                    "--num_workers=2",
                                     "--minibatch_size=32"};
   flags.insert(flags.end(), extra.begin(), extra.end());
   for (auto& a : KubeJob(cluster, name, flags)) args.push_back(a);
@@ -349,12 +387,16 @@ void MasterPodDeleted(const std::string& name, int epochs, std::vector<std::stri
   // which the Job's podFailurePolicy ignores); the Job controller starts
   // another at once, which continues from the state the last one kept.
   ASSERT_TRUE(cluster.client().Delete(kube::Pods(), "default", Name(before[0]), {}).ok());
-  ASSERT_TRUE(WaitFor([&] {
-    for (const Json& p : cluster.Pods(masters)) {
-      if (Name(p) != Name(before[0]) && p["status"].value("phase", "") == "Running") return true;
-    }
-    return false;
-  }, 120)) << client.Out() << cluster.Log();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        for (const Json& p : cluster.Pods(masters)) {
+          if (Name(p) != Name(before[0]) && p["status"].value("phase", "") == "Running")
+            return true;
+        }
+        return false;
+      },
+      120))
+      << client.Out() << cluster.Log();
   RunResult r;
   ASSERT_TRUE(WaitFor([&] { return client.Exited(&r); }, 900)) << client.Out() << cluster.Log();
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err << cluster.Log();
@@ -370,13 +412,18 @@ void MasterPodDeleted(const std::string& name, int epochs, std::vector<std::stri
   // How long the job stood still (reported, not asserted: docs/kubernetes.md):
   // from the old master leaving to the new one's first task.
   std::smatch left, again;
-  if (std::regex_search(r.out, left, std::regex("(\\d\\d):(\\d\\d\\.\\d+)Z WARNING SIGTERM: this master leaves")) &&
-      std::regex_search(r.out, again, std::regex("(\\d\\d):(\\d\\d\\.\\d+)Z INFO dispatching again"))) {
-    double gap = (std::stod(again[1]) - std::stod(left[1])) * 60 + std::stod(again[2]) -
-                 std::stod(left[2]);
+  if (std::regex_search(
+          r.out, left,
+          std::regex("(\\d\\d):(\\d\\d\\.\\d+)Z WARNING SIGTERM: this master leaves")) &&
+      std::regex_search(r.out, again,
+                        std::regex("(\\d\\d):(\\d\\d\\.\\d+)Z INFO dispatching again"))) {
+    double gap =
+        (std::stod(again[1]) - std::stod(left[1])) * 60 + std::stod(again[2]) - std::stod(left[2]);
     if (gap < 0) gap += 3600;
-    std::printf("master failover on the fake cluster: dispatching again %.2f s after the old "
-                "master left\n", gap);
+    std::printf(
+        "master failover on the fake cluster: dispatching again %.2f s after the old "
+        "master left\n",
+        gap);
     ::testing::Test::RecordProperty("master_failover_s", std::to_string(gap));
   }
   auto job = cluster.client().Get(kube::Jobs(), "default", name + "-master");
@@ -413,7 +460,8 @@ TEST(EdlOnKube, YamlWritesTheJobsObjectsAndKubectlCanCreateThem) {
   RunResult r = RunEdl(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string yaml = ReadText(dir.File("job.yaml"));
-  for (const char* kind : {"kind: \"Secret\"", "kind: \"ConfigMap\"", "kind: \"Job\"", "kind: \"Service\""}) {
+  for (const char* kind :
+       {"kind: \"Secret\"", "kind: \"ConfigMap\"", "kind: \"Job\"", "kind: \"Service\""}) {
     EXPECT_NE(yaml.find(kind), std::string::npos) << kind << "\n" << yaml;
   }
   // Nothing was submitted.
@@ -426,11 +474,11 @@ TEST(EdlOnKube, ShardedDataOnAVolumeIsLeftToThePodsAndDataOffEveryVolumeIsRefuse
   ASSERT_TRUE(cluster.ready()) << cluster.Log();
   auto run = [&](const std::string& name, const std::string& data) {
     std::vector<std::string> args = {"train"};
-    for (auto& a : KubeJob(cluster, name,
-                           {"--model_def=zoo:planted_deepfm", "--training_data=" + data,
-                            "--volume=claim_name=datasets,mount_path=/data",
-                            "--data_index_dir=/data/edl-index",
-                            "--yaml=" + dir.File(name + ".yaml")})) {
+    for (auto& a :
+         KubeJob(cluster, name,
+                 {"--model_def=zoo:planted_deepfm", "--training_data=" + data,
+                  "--volume=claim_name=datasets,mount_path=/data",
+                  "--data_index_dir=/data/edl-index", "--yaml=" + dir.File(name + ".yaml")})) {
       args.push_back(a);
     }
     return RunEdl(args);
@@ -455,11 +503,12 @@ TEST(EdlOnKube, ShardedDataOnAVolumeIsLeftToThePodsAndDataOffEveryVolumeIsRefuse
 TEST(EdlOnKube, ABadFlagFailsBeforeAnythingIsCreated) {
   FakeCluster cluster("node-a:cpu=8,memory=64Gi");
   ASSERT_TRUE(cluster.ready()) << cluster.Log();
-  for (const std::string& bad : {std::string("--worker_resource_request=cpu=lots"),
-                                 std::string("--volume=mount_path=/data"),
-                                 std::string("--job_name=Bad_Name")}) {
+  for (const std::string& bad :
+       {std::string("--worker_resource_request=cpu=lots"), std::string("--volume=mount_path=/data"),
+        std::string("--job_name=Bad_Name")}) {
     const bool bad_name = bad.rfind("--job_name=", 0) == 0;
-    std::vector<std::string> extra = {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain};
+    std::vector<std::string> extra = {"--model_def=zoo:fashion_mnist_mlp",
+                                      "--training_data=" + kTrain};
     if (!bad_name) extra.push_back(bad);
     std::vector<std::string> args = {"train"};
     for (auto& a : KubeJob(cluster, bad_name ? "Bad_Name" : "bad", extra)) args.push_back(a);

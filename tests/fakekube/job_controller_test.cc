@@ -15,12 +15,12 @@ namespace edl::fakekube {
 namespace {
 
 Json MasterJob(int backoff_limit, bool ignore_disruptions) {
-  Json spec = {{"backoffLimit", backoff_limit},
-               {"template",
-                {{"metadata", {{"labels", {{"edl-role", "master"}}}}},
-                 {"spec",
-                  {{"restartPolicy", "Never"},
-                   {"containers", {{{"name", "main"}, {"image", "edl"}}}}}}}}};
+  Json spec = {
+      {"backoffLimit", backoff_limit},
+      {"template",
+       {{"metadata", {{"labels", {{"edl-role", "master"}}}}},
+        {"spec",
+         {{"restartPolicy", "Never"}, {"containers", {{{"name", "main"}, {"image", "edl"}}}}}}}}};
   if (ignore_disruptions) {
     spec["podFailurePolicy"] = {
         {"rules", {{{"action", "Ignore"}, {"onPodConditions", {{{"type", "DisruptionTarget"}}}}}}}};
@@ -33,21 +33,25 @@ Json MasterJob(int backoff_limit, bool ignore_disruptions) {
 
 class JobControllerTest : public ::testing::Test {
  protected:
-  JobControllerTest() : controller_(store_, {std::chrono::milliseconds(200), std::chrono::seconds(2)}) {}
+  JobControllerTest()
+      : controller_(store_, {std::chrono::milliseconds(200), std::chrono::seconds(2)}) {}
 
   std::vector<Json> Pods() {
     return store_.List("pods", "default", "job-name=j-master", "").value->items;
   }
   Json Job() { return *store_.Get("jobs", "default", "j-master").value; }
   void SetPhase(const Json& pod, const std::string& phase, bool disrupted = false) {
-    ASSERT_TRUE(store_.Update("pods", "default", pod["metadata"]["name"], [&](Json& p) {
-                        p["status"]["phase"] = phase;
-                        if (disrupted) {
-                          p["status"]["conditions"] = {{{"type", "DisruptionTarget"},
-                                                        {"status", "True"},
-                                                        {"reason", "PreemptionByScheduler"}}};
-                        }
-                      }).ok());
+    ASSERT_TRUE(store_
+                    .Update("pods", "default", pod["metadata"]["name"],
+                            [&](Json& p) {
+                              p["status"]["phase"] = phase;
+                              if (disrupted) {
+                                p["status"]["conditions"] = {{{"type", "DisruptionTarget"},
+                                                              {"status", "True"},
+                                                              {"reason", "PreemptionByScheduler"}}};
+                              }
+                            })
+                    .ok());
   }
 
   Store store_;
@@ -106,11 +110,15 @@ TEST_F(JobControllerTest, APodThatExitedWithAnIgnoredCodeIsReplacedAtOnceWithout
       {"rules", {{{"action", "Ignore"}, {"onExitCodes", {{"operator", "In"}, {"values", {75}}}}}}}};
   ASSERT_TRUE(store_.Create("jobs", "default", job).ok());
   controller_.RunOnce();
-  ASSERT_TRUE(store_.Update("pods", "default", Pods()[0]["metadata"]["name"], [](Json& p) {
-                      p["status"]["phase"] = "Failed";
-                      p["status"]["containerStatuses"] = {
-                          {{"name", "main"}, {"state", {{"terminated", {{"exitCode", 75}}}}}}};
-                    }).ok());
+  ASSERT_TRUE(
+      store_
+          .Update("pods", "default", Pods()[0]["metadata"]["name"],
+                  [](Json& p) {
+                    p["status"]["phase"] = "Failed";
+                    p["status"]["containerStatuses"] = {
+                        {{"name", "main"}, {"state", {{"terminated", {{"exitCode", 75}}}}}}};
+                  })
+          .ok());
   controller_.RunOnce();
   EXPECT_EQ(Pods().size(), 2u);
   EXPECT_FALSE(Job()["status"].contains("failed"));
@@ -122,11 +130,14 @@ TEST_F(JobControllerTest, AFailJobRuleFailsTheJobAtOnce) {
       {"rules", {{{"action", "FailJob"}, {"onExitCodes", {{"operator", "In"}, {"values", {1}}}}}}}};
   ASSERT_TRUE(store_.Create("jobs", "default", job).ok());
   controller_.RunOnce();
-  ASSERT_TRUE(store_.Update("pods", "default", Pods()[0]["metadata"]["name"], [](Json& p) {
-                      p["status"]["phase"] = "Failed";
-                      p["status"]["containerStatuses"] = {
-                          {{"name", "main"}, {"state", {{"terminated", {{"exitCode", 1}}}}}}};
-                    }).ok());
+  ASSERT_TRUE(store_
+                  .Update("pods", "default", Pods()[0]["metadata"]["name"],
+                          [](Json& p) {
+                            p["status"]["phase"] = "Failed";
+                            p["status"]["containerStatuses"] = {
+                                {{"name", "main"}, {"state", {{"terminated", {{"exitCode", 1}}}}}}};
+                          })
+                  .ok());
   controller_.RunOnce();
   const Json status = Job()["status"];
   ASSERT_TRUE(status.contains("conditions")) << status.dump();
@@ -165,7 +176,8 @@ TEST_F(JobControllerTest, BeyondTheBackoffLimitTheJobFailsAndItsActivePodIsDelet
   controller_.RunOnce();
   const Json job = Job();
   EXPECT_EQ(job["status"]["failed"], 2);
-  EXPECT_EQ(job["status"]["conditions"][0]["message"], "Job has reached the specified backoff limit");
+  EXPECT_EQ(job["status"]["conditions"][0]["message"],
+            "Job has reached the specified backoff limit");
   controller_.RunOnce();
   EXPECT_EQ(Pods().size(), 2u);  // failed pods stay for inspection; none new
 }

@@ -37,9 +37,10 @@ class KubeClusterTest : public ::testing::Test {
     ASSERT_TRUE(client.ok()) << client.status().message();
     client_ = std::move(*client);
     // The master pod, owner of the job's pods.
-    auto master = store_.Create("pods", "default",
-                                {{"metadata", {{"name", "j-master"}}},
-                                 {"spec", {{"containers", {{{"name", "main"}, {"image", "edl"}}}}}}});
+    auto master =
+        store_.Create("pods", "default",
+                      {{"metadata", {{"name", "j-master"}}},
+                       {"spec", {{"containers", {{{"name", "main"}, {"image", "edl"}}}}}}});
     ASSERT_TRUE(master.ok());
     KubeClusterOptions ko;
     ko.job_name = "j";
@@ -74,8 +75,9 @@ class KubeClusterTest : public ::testing::Test {
     auto r = store_.Update("pods", "default", pod, [&](Json& p) {
       p["spec"]["nodeName"] = "node-0";
       p["status"]["phase"] = code == 0 ? "Succeeded" : "Failed";
-      p["status"]["containerStatuses"] = Json::array(
-          {{{"name", "main"}, {"state", {{"terminated", {{"exitCode", code}, {"reason", reason}}}}}}});
+      p["status"]["containerStatuses"] =
+          Json::array({{{"name", "main"},
+                        {"state", {{"terminated", {{"exitCode", code}, {"reason", reason}}}}}}});
       if (more) more(p);
     });
     ASSERT_TRUE(r.ok()) << r.error.message;
@@ -108,7 +110,8 @@ TEST_F(KubeClusterTest, LaunchCreatesALabelledOwnedPodWithTheJobsVolumesAndResou
   EXPECT_EQ(c["resources"]["limits"]["memory"], "3Gi");
   bool has_pod_ip = false, has_k = false;
   for (const Json& e : c["env"]) {
-    has_pod_ip |= e["name"] == "POD_IP" && e["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP";
+    has_pod_ip |=
+        e["name"] == "POD_IP" && e["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP";
     has_k |= e["name"] == "K" && e["value"] == "V";
   }
   EXPECT_TRUE(has_pod_ip && has_k) << c["env"].dump();
@@ -138,9 +141,8 @@ TEST_F(KubeClusterTest, AFailedPodIsDeletedAndItsExitReportedOnceItIsGone) {
 TEST_F(KubeClusterTest, APreemptedPodIsDisruptedEvenWhenItExitedCleanly) {
   ASSERT_TRUE(cluster_->Launch(ProcessSpec{"worker-1", {}, {}}).ok());
   Terminate("j-worker-1-1", 0, "Completed", [](Json& p) {
-    p["status"]["conditions"] = Json::array({{{"type", "DisruptionTarget"},
-                                              {"status", "True"},
-                                              {"reason", "PreemptionByScheduler"}}});
+    p["status"]["conditions"] = Json::array(
+        {{{"type", "DisruptionTarget"}, {"status", "True"}, {"reason", "PreemptionByScheduler"}}});
   });
   std::optional<ProcessExit> exit = NextExit();
   ASSERT_TRUE(exit.has_value());
@@ -172,9 +174,13 @@ TEST_F(KubeClusterTest, AnEvictedPodLeftBehindIsRemovedAndCountedAsDisrupted) {
 TEST_F(KubeClusterTest, SigtermIsAGracefulDeleteOfThatPodOnly) {
   ASSERT_TRUE(cluster_->Launch(ProcessSpec{"worker-0", {}, {}}).ok());
   // Scheduled, so the delete is graceful (deletionTimestamp, pod kept).
-  ASSERT_TRUE(store_.Update("pods", "default", "j-worker-0-1",
-                            [](Json& p) { p["spec"]["nodeName"] = "node-0";
-                                          p["status"]["phase"] = "Running"; }).ok());
+  ASSERT_TRUE(store_
+                  .Update("pods", "default", "j-worker-0-1",
+                          [](Json& p) {
+                            p["spec"]["nodeName"] = "node-0";
+                            p["status"]["phase"] = "Running";
+                          })
+                  .ok());
   ASSERT_TRUE(cluster_->Signal("worker-0", SIGTERM).ok());
   auto pod = store_.Get("pods", "default", "j-worker-0-1");
   ASSERT_TRUE(pod.ok());

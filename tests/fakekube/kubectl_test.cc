@@ -63,9 +63,9 @@ class KubectlTest : public ::testing::Test {
   // Starts kubectl with this server's kubeconfig and a fresh cache.
   std::unique_ptr<EdlProcess> Start(std::vector<std::string> args,
                                     const std::string& kubeconfig = "") {
-    std::vector<std::string> full = {
-        "--kubeconfig", kubeconfig.empty() ? dir_.File("kubeconfig") : kubeconfig,
-        "--cache-dir", dir_.File("cache-" + std::to_string(++runs_))};
+    std::vector<std::string> full = {"--kubeconfig",
+                                     kubeconfig.empty() ? dir_.File("kubeconfig") : kubeconfig,
+                                     "--cache-dir", dir_.File("cache-" + std::to_string(++runs_))};
     full.insert(full.end(), args.begin(), args.end());
     return std::make_unique<EdlProcess>(kubectl_, full);
   }
@@ -136,9 +136,9 @@ TEST_F(KubectlTest, DeleteOfAnUnscheduledPodPrintsDeleted) {
 
 TEST_F(KubectlTest, DeleteOfARunningPodWaitsUntilTheKubeletRemovesIt) {
   ASSERT_TRUE(store_.Create("pods", "default", ShellPod("x")).ok());
-  ASSERT_TRUE(store_.Update("pods", "default", "x", [](Json& pod) {
-                      pod["spec"]["nodeName"] = "node-1";
-                    }).ok());
+  ASSERT_TRUE(
+      store_.Update("pods", "default", "x", [](Json& pod) { pod["spec"]["nodeName"] = "node-1"; })
+          .ok());
   auto deleting = Start({"delete", "pod", "x"});
   // kubectl watches the terminating pod (fieldSelector metadata.name=x)
   // until its DELETED event; then the "kubelet" finishes the deletion.
@@ -157,13 +157,17 @@ TEST_F(KubectlTest, DeleteOfARunningPodWaitsUntilTheKubeletRemovesIt) {
 TEST_F(KubectlTest, LogsPrintsWhatTheContainerWrote) {
   auto created = store_.Create("pods", "default", ShellPod("x"));
   ASSERT_TRUE(created.ok());
-  ASSERT_TRUE(store_.Update("pods", "default", "x", [](Json& pod) {
-                      pod["spec"]["nodeName"] = "node-1";
-                      pod["status"]["phase"] = "Running";
-                      pod["status"]["containerStatuses"] = {
-                          {{"name", "main"},
-                           {"state", {{"running", {{"startedAt", "2026-01-01T00:00:00Z"}}}}}}};
-                    }).ok());
+  ASSERT_TRUE(
+      store_
+          .Update("pods", "default", "x",
+                  [](Json& pod) {
+                    pod["spec"]["nodeName"] = "node-1";
+                    pod["status"]["phase"] = "Running";
+                    pod["status"]["containerStatuses"] = {
+                        {{"name", "main"},
+                         {"state", {{"running", {{"startedAt", "2026-01-01T00:00:00Z"}}}}}}};
+                  })
+          .ok());
   store_.AppendLog((*created.value)["metadata"]["uid"], "epoch 1 loss 0.5\nepoch 2 loss 0.3\n");
   RunResult r = Run({"logs", "x"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -197,8 +201,7 @@ TEST_F(KubectlTest, AWrongTokenGivesUnauthorized) {
   // kubectl 1.32 fails in discovery and prints client-go's wording for a
   // 401 there, as it does against a real cluster.
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("error: You must be logged in to the server ("), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("error: You must be logged in to the server ("), std::string::npos) << r.err;
   EXPECT_TRUE(r.err.find("Unauthorized") != std::string::npos ||
               r.err.find("the server has asked for the client to provide credentials") !=
                   std::string::npos)
@@ -220,22 +223,22 @@ TEST_F(KubectlTest, AJobCreatedByKubectlRunsAPodAndDeletingItRemovesThePod) {
   RunResult created = Run({"create", "-f", dir_.File("job.json")});
   ASSERT_EQ(created.exit_code, 0) << created.err;
   EXPECT_EQ(created.out, "job.batch/x created\n");
-  ASSERT_TRUE(edl::testing::WaitFor([&] {
-    return store_.List("pods", "default", "job-name=x", "").value->items.size() == 1;
-  }, 60));
+  ASSERT_TRUE(edl::testing::WaitFor(
+      [&] { return store_.List("pods", "default", "job-name=x", "").value->items.size() == 1; },
+      60));
   RunResult get = Run({"get", "jobs"});
   ASSERT_EQ(get.exit_code, 0) << get.err;
   EXPECT_EQ(get.out.rfind("NAME", 0), 0u) << get.out;
   EXPECT_NE(get.out.find("\nx "), std::string::npos) << get.out;
-  RunResult limit = Run({"get", "job", "x", "-o", "jsonpath={.spec.backoffLimit} {.status.active}"});
+  RunResult limit =
+      Run({"get", "job", "x", "-o", "jsonpath={.spec.backoffLimit} {.status.active}"});
   ASSERT_EQ(limit.exit_code, 0) << limit.err;
   EXPECT_EQ(limit.out, "6 1");
   RunResult deleted = Run({"delete", "job", "x"});
   ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
   EXPECT_EQ(deleted.out, "job.batch \"x\" deleted\n");
-  EXPECT_TRUE(edl::testing::WaitFor([&] {
-    return store_.List("pods", "default", "job-name=x", "").value->items.empty();
-  }, 60));
+  EXPECT_TRUE(edl::testing::WaitFor(
+      [&] { return store_.List("pods", "default", "job-name=x", "").value->items.empty(); }, 60));
   controller.Stop();
 }
 

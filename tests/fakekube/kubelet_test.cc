@@ -115,15 +115,14 @@ TEST_F(KubeletTest, ExpandsVariablesAndFillsTheDownwardApi) {
   Json done = Pod("env");
   std::string uid = created["metadata"]["uid"];
   std::string ip = done["status"]["podIP"];
-  EXPECT_EQ(LogOf(created), "env|default|" + uid + "|" + ip + "|node-0|x-y|debug|pw\n" +
-                                "x-y $(A) $(MISSING)\n");
+  EXPECT_EQ(LogOf(created),
+            "env|default|" + uid + "|" + ip + "|node-0|x-y|debug|pw\n" + "x-y $(A) $(MISSING)\n");
 }
 
 TEST_F(KubeletTest, WaitsWithCreateContainerConfigErrorForAMissingConfigMapKey) {
   Json pod = ShellPod("needs-config", {"/bin/sh", "-c", "echo $V"});
   pod["spec"]["containers"][0]["env"] = {
-      {{"name", "V"},
-       {"valueFrom", {{"configMapKeyRef", {{"name", "later"}, {"key", "v"}}}}}}};
+      {{"name", "V"}, {"valueFrom", {{"configMapKeyRef", {{"name", "later"}, {"key", "v"}}}}}}};
   Json created = Run(pod);
   ASSERT_TRUE(WaitUntil([&] {
     Json p = Pod("needs-config");
@@ -169,8 +168,10 @@ TEST_F(KubeletTest, MountsAConfigMapVolumeReadOnlyAtItsMountPath) {
          {{"metadata", {{"name", "model"}}}, {"data", {{"model.json", "{\"layers\":[]}"}}}});
   const std::string mount_path = "/tmp/edl-sim-test-mount-" + std::to_string(getpid());
   Json pod = ShellPod("reader", {"/bin/sh", "-c",
-                                 "cat " + mount_path + "/model.json; echo; "
-                                 "touch " + mount_path + "/x 2>/dev/null || echo read-only"});
+                                 "cat " + mount_path +
+                                     "/model.json; echo; "
+                                     "touch " +
+                                     mount_path + "/x 2>/dev/null || echo read-only"});
   pod["spec"]["volumes"] = {{{"name", "cfg"}, {"configMap", {{"name", "model"}}}}};
   pod["spec"]["containers"][0]["volumeMounts"] = {
       {{"name", "cfg"}, {"mountPath", mount_path}, {"readOnly", true}}};
@@ -187,8 +188,9 @@ TEST_F(KubeletTest, GracefulDeleteSendsSigtermBeforeTheFinalDelete) {
   const std::string marker = "/tmp/edl-sim-test-term-" + std::to_string(getpid());
   std::filesystem::remove(marker);
   Json pod = ShellPod("graceful", {"/bin/sh", "-c",
-                                   "trap 'echo term > " + marker + "; exit 0' TERM; "
-                                   "echo ready; while true; do sleep 0.05; done"});
+                                   "trap 'echo term > " + marker +
+                                       "; exit 0' TERM; "
+                                       "echo ready; while true; do sleep 0.05; done"});
   Json created = Run(pod);
   ASSERT_TRUE(WaitPhase("graceful", "Running"));
   // Running is reported when the process starts; the trap is set once it
@@ -216,8 +218,8 @@ TEST_F(KubeletTest, GracefulDeleteSendsSigtermBeforeTheFinalDelete) {
 }
 
 TEST_F(KubeletTest, KillsAtTheDeadlineWhenSigtermIsIgnored) {
-  Json pod = ShellPod("stubborn",
-                      {"/bin/sh", "-c", "trap '' TERM; echo ready; while true; do :; done"});
+  Json pod =
+      ShellPod("stubborn", {"/bin/sh", "-c", "trap '' TERM; echo ready; while true; do :; done"});
   pod["spec"]["terminationGracePeriodSeconds"] = 1;
   Json created = Run(pod);
   ASSERT_TRUE(WaitPhase("stubborn", "Running"));
@@ -233,8 +235,8 @@ TEST_F(KubeletTest, KillsAtTheDeadlineWhenSigtermIsIgnored) {
 
 TEST_F(KubeletTest, OomKillsAProcessTreeOverItsMemoryLimit) {
   // dd's 64 MiB buffer in a child of the shell: the whole tree is counted.
-  Json pod = ShellPod("hungry", {"/bin/sh", "-c",
-                                 "dd if=/dev/zero of=/dev/null bs=64M count=1000000; echo done"});
+  Json pod = ShellPod(
+      "hungry", {"/bin/sh", "-c", "dd if=/dev/zero of=/dev/null bs=64M count=1000000; echo done"});
   pod["spec"]["containers"][0]["resources"] = {{"limits", {{"memory", "16Mi"}}}};
   Run(pod);
   ASSERT_TRUE(WaitPhase("hungry", "Failed"));

@@ -34,8 +34,8 @@ inline Json ResourcePod(const std::string& name, const std::string& cpu,
 }
 
 inline Json Create(Store& store, const std::string& resource, Json object) {
-  ApiResult<Json> created = store.Create(resource, resource == "priorityclasses" ? "" : "default",
-                                         std::move(object));
+  ApiResult<Json> created =
+      store.Create(resource, resource == "priorityclasses" ? "" : "default", std::move(object));
   if (!created.ok()) throw std::runtime_error("create failed: " + created.error.message);
   return *created.value;
 }
@@ -69,8 +69,7 @@ inline std::string PodPhaseOf(const Json& pod) {
 
 // The container's terminated state, or null.
 inline Json Terminated(const Json& pod) {
-  if (!pod.is_object() || !pod.contains("status") ||
-      !pod["status"].contains("containerStatuses")) {
+  if (!pod.is_object() || !pod.contains("status") || !pod["status"].contains("containerStatuses")) {
     return Json();
   }
   const Json& state = pod["status"]["containerStatuses"][0]["state"];

@@ -1,6 +1,8 @@
 // The socket-free pieces of the fake API server: request targets, watch
 // filtering, pod-log options, base64 and certificates, malformed input
 // included.
+#include "tests/fakekube/server/request.h"
+
 #include <gtest/gtest.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -9,7 +11,6 @@
 #include "tests/fakekube/server/base64.h"
 #include "tests/fakekube/server/certs.h"
 #include "tests/fakekube/server/pod_log.h"
-#include "tests/fakekube/server/request.h"
 #include "tests/fakekube/server/watch_filter.h"
 
 namespace edl::fakekube {
@@ -135,9 +136,10 @@ TEST(PodLog, TailLinesKeepsTheLastLines) {
 
 TEST(PodLog, ChoosesAndChecksTheContainer) {
   Store store;
-  Json pod = {{"metadata", {{"name", "two"}}},
-              {"spec",
-               {{"containers", {{{"name", "a"}, {"image", "i"}}, {{"name", "b"}, {"image", "i"}}}}}}};
+  Json pod = {
+      {"metadata", {{"name", "two"}}},
+      {"spec",
+       {{"containers", {{{"name", "a"}, {"image", "i"}}, {{"name", "b"}, {"image", "i"}}}}}}};
   ASSERT_TRUE(store.Create("pods", "default", pod).ok());
   LogOptions none;
   auto ambiguous = PodForLog(store, "default", "two", none);
@@ -148,10 +150,14 @@ TEST(PodLog, ChoosesAndChecksTheContainer) {
   wrong.container = "c";
   EXPECT_EQ(PodForLog(store, "default", "two", wrong).error.message,
             "container c is not valid for pod two");
-  ASSERT_TRUE(store.Update("pods", "default", "two", [](Json& p) {
-                     p["status"]["containerStatuses"] = {
-                         {{"name", "b"}, {"state", {{"waiting", {{"reason", "ErrImagePull"}}}}}}};
-                   }).ok());
+  ASSERT_TRUE(
+      store
+          .Update("pods", "default", "two",
+                  [](Json& p) {
+                    p["status"]["containerStatuses"] = {
+                        {{"name", "b"}, {"state", {{"waiting", {{"reason", "ErrImagePull"}}}}}}};
+                  })
+          .ok());
   LogOptions b;
   b.container = "b";
   EXPECT_EQ(PodForLog(store, "default", "two", b).error.message,
@@ -159,8 +165,8 @@ TEST(PodLog, ChoosesAndChecksTheContainer) {
 }
 
 TEST(Base64, RoundTripsAndRefusesMalformedText) {
-  for (const std::string& s : std::vector<std::string>{"", "f", "fo", "foo", "foob",
-                                                       std::string("\0\xff\x10", 3)}) {
+  for (const std::string& s :
+       std::vector<std::string>{"", "f", "fo", "foo", "foob", std::string("\0\xff\x10", 3)}) {
     auto decoded = Base64Decode(Base64Encode(s));
     ASSERT_TRUE(decoded);
     EXPECT_EQ(*decoded, s);

@@ -40,20 +40,22 @@ class StateConfigMapTest : public ::testing::Test {
     client_ = std::move(*client);
     // The master's Job, owner of the ConfigMap (a dangling owner would have
     // the garbage collector delete it).
-    auto job = store_.Create(
-        "jobs", "default",
-        {{"metadata", {{"name", "j-master"}}},
-         {"spec",
-          {{"template",
-            {{"spec",
-              {{"restartPolicy", "Never"},
-               {"containers", {{{"name", "main"}, {"image", "edl"}}}}}}}}}}});
+    auto job = store_.Create("jobs", "default",
+                             {{"metadata", {{"name", "j-master"}}},
+                              {"spec",
+                               {{"template",
+                                 {{"spec",
+                                   {{"restartPolicy", "Never"},
+                                    {"containers", {{{"name", "main"}, {"image", "edl"}}}}}}}}}}});
     ASSERT_TRUE(job.ok()) << job.error.message;
     job_uid_ = (*job.value)["metadata"]["uid"];
   }
   std::unique_ptr<StateConfigMap> Mirror() {
-    const Json owner = {{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"name", "j-master"},
-                         {"uid", job_uid_}, {"controller", false}}};
+    const Json owner = {{{"apiVersion", "batch/v1"},
+                         {"kind", "Job"},
+                         {"name", "j-master"},
+                         {"uid", job_uid_},
+                         {"controller", false}}};
     return std::make_unique<StateConfigMap>(*client_, "default", "j-master-state", owner);
   }
   Json Stored() { return *store_.Get("configmaps", "default", "j-master-state").value; }

@@ -38,8 +38,8 @@ Json MustCreate(Store& store, const std::string& resource, Json object,
 
 // Puts a pod on a node, as the scheduler's binding does.
 void Schedule(Store& store, const std::string& name) {
-  auto bound = store.Update("pods", "default", name,
-                            [](Json& pod) { pod["spec"]["nodeName"] = "node-1"; });
+  auto bound =
+      store.Update("pods", "default", name, [](Json& pod) { pod["spec"]["nodeName"] = "node-1"; });
   ASSERT_TRUE(bound.ok());
 }
 
@@ -175,8 +175,7 @@ TEST(Store, PriorityAdmissionFillsPriorityAndRefusesUnknownClasses) {
   EXPECT_EQ(refused.error.message,
             "pods \"w-0\" is forbidden: no PriorityClass with name edl-low was found");
 
-  MustCreate(store, "priorityclasses",
-             {{"metadata", {{"name", "edl-low"}}}, {"value", 1000}}, "");
+  MustCreate(store, "priorityclasses", {{"metadata", {{"name", "edl-low"}}}, {"value", 1000}}, "");
   Json admitted = MustCreate(store, "pods", pod);
   EXPECT_EQ(admitted["spec"]["priority"], 1000);
   EXPECT_EQ(admitted["spec"]["preemptionPolicy"], "PreemptLowerPriority");
@@ -210,9 +209,8 @@ TEST(Store, ServicesGetAClusterIpAndTargetPortDefaults) {
   EXPECT_TRUE(block >= 12 && block <= 250) << ip;
   EXPECT_EQ(svc["spec"]["ports"][0]["targetPort"], 50001);
   EXPECT_EQ(svc["spec"]["ports"][0]["protocol"], "TCP");
-  Json headless = MustCreate(store, "services",
-                             {{"metadata", {{"name", "headless"}}},
-                              {"spec", {{"clusterIP", "None"}}}});
+  Json headless = MustCreate(
+      store, "services", {{"metadata", {{"name", "headless"}}}, {"spec", {{"clusterIP", "None"}}}});
   EXPECT_EQ(headless["spec"]["clusterIP"], "None");
 }
 
@@ -460,9 +458,9 @@ TEST(Store, EventsSinceAVersionOlderThanTheHistoryIs410Expired) {
   ASSERT_FALSE(events.ok());
   EXPECT_EQ(events.error.code, 410);
   EXPECT_EQ(events.error.reason, "Expired");
-  EXPECT_EQ(events.error.message.rfind("too old resource version: " + std::to_string(start) + " (",
-                                       0),
-            0u);
+  EXPECT_EQ(
+      events.error.message.rfind("too old resource version: " + std::to_string(start) + " (", 0),
+      0u);
   EXPECT_TRUE(store.EventsSince("configmaps", store.CurrentResourceVersion() - 2).ok());
 }
 

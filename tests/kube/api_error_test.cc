@@ -23,8 +23,7 @@ TEST(DecodeApiError, ReadsAStatusBody) {
 }
 
 TEST(DecodeApiError, TurnsANonJsonBodyIntoTheMessage) {
-  ApiError e =
-      DecodeApiError(502, "<html>\n<body>Bad Gateway</body>\n</html>\n");
+  ApiError e = DecodeApiError(502, "<html>\n<body>Bad Gateway</body>\n</html>\n");
   EXPECT_EQ(e.http_code, 502);
   EXPECT_EQ(e.reason, "InternalError");
   EXPECT_EQ(e.message, "<html> <body>Bad Gateway</body> </html>");
@@ -43,14 +42,12 @@ TEST(DecodeApiError, FillsInAnEmptyBody) {
   EXPECT_EQ(e.message,
             "the server responded with the status code 404 but did not return "
             "more information");
-  EXPECT_EQ(KubeReason(ToStatus("GET", "/api/v1/namespaces/n/pods/x", e)),
-            "NotFound");
+  EXPECT_EQ(KubeReason(ToStatus("GET", "/api/v1/namespaces/n/pods/x", e)), "NotFound");
 }
 
 TEST(DecodeApiError, IgnoresFieldsOfTheWrongType) {
   ApiError e = DecodeApiError(
-      403,
-      R"({"kind":"Status","reason":17,"message":["no"],"details":"x","code":"403"})");
+      403, R"({"kind":"Status","reason":17,"message":["no"],"details":"x","code":"403"})");
   EXPECT_EQ(e.http_code, 403);
   EXPECT_EQ(e.reason, "Forbidden");
   EXPECT_NE(e.message.find("status code 403"), std::string::npos);
@@ -60,8 +57,7 @@ TEST(DecodeApiError, IgnoresFieldsOfTheWrongType) {
 }
 
 TEST(DecodeApiError, TakesTheCodeFromAnInBandStatus) {
-  ApiError e =
-      DecodeApiError(0, R"({"kind":"Status","reason":"Expired","code":410})");
+  ApiError e = DecodeApiError(0, R"({"kind":"Status","reason":"Expired","code":410})");
   EXPECT_EQ(e.http_code, 410);
   EXPECT_EQ(ToStatus("GET", "/p", e).code(), StatusCode::kFailedPrecondition);
   ApiError http = DecodeApiError(500, R"({"code":410})");
@@ -93,21 +89,17 @@ TEST(ToStatus, MapsCodesAndKeepsReasons) {
     EXPECT_EQ(KubeReason(s), c.reason);
   }
   // A 409 Conflict is told apart from AlreadyExists.
-  Status conflict =
-      ToStatus("PATCH", "/p", ApiError{409, "Conflict", "m", nullptr});
+  Status conflict = ToStatus("PATCH", "/p", ApiError{409, "Conflict", "m", nullptr});
   EXPECT_EQ(conflict.code(), StatusCode::kAborted);
   EXPECT_EQ(KubeReason(conflict), "Conflict");
 }
 
 TEST(KubeReason, IsEmptyForStatusesNotFromTheApiServer) {
   EXPECT_EQ(KubeReason(Status::Ok()), "");
-  EXPECT_EQ(KubeReason(Unavailable(
-                "kube: GET /api/v1/pods: 127.0.0.1:1: cannot connect")),
-            "");
+  EXPECT_EQ(KubeReason(Unavailable("kube: GET /api/v1/pods: 127.0.0.1:1: cannot connect")), "");
   EXPECT_EQ(KubeReason(Unavailable("something else: 404 NotFound: x")), "");
-  Status wrapped =
-      ToStatus("GET", "/p", ApiError{404, "NotFound", "x", nullptr})
-          .WithPrefix("creating worker 3");
+  Status wrapped = ToStatus("GET", "/p", ApiError{404, "NotFound", "x", nullptr})
+                       .WithPrefix("creating worker 3");
   EXPECT_EQ(KubeReason(wrapped), "NotFound");
 }
 

@@ -23,8 +23,7 @@ using testing::ServerConnection;
 using testing::TempDir;
 using testing::TestApiServer;
 
-constexpr char kPod[] =
-    R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p"}})";
+constexpr char kPod[] = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p"}})";
 constexpr char kUnauthorized[] =
     R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401})";
 
@@ -76,17 +75,14 @@ TEST(ClientRequest, RereadsTheTokenFileAfterA401AndRetriesOnce) {
 }
 
 TEST(ClientRequest, AStaticTokenThatGets401IsNotRetried) {
-  TlsServer tls([&](const SeenRequest& r, ServerConnection& c) {
-    c.Reply(401, kUnauthorized);
-  });
+  TlsServer tls([&](const SeenRequest& r, ServerConnection& c) { c.Reply(401, kUnauthorized); });
   ClusterConfig config = tls.Config();
   config.token = "revoked";
   Result<Json> pod = MakeClient(config)->Get(Pods(), "n", "p");
   ASSERT_FALSE(pod.ok());
   EXPECT_EQ(pod.status().code(), StatusCode::kUnauthenticated);
-  EXPECT_EQ(
-      pod.status().message(),
-      "kube: GET /api/v1/namespaces/n/pods/p: 401 Unauthorized: Unauthorized");
+  EXPECT_EQ(pod.status().message(),
+            "kube: GET /api/v1/namespaces/n/pods/p: 401 Unauthorized: Unauthorized");
   EXPECT_EQ(tls.server.requests().size(), 1u);
 }
 
@@ -121,10 +117,8 @@ TEST(ClientRequest, HonoursRetryAfterOn429) {
 
 TEST(ClientRequest, GivesUpAfterThreeThrottledRetries) {
   TestApiServer server([&](const SeenRequest& r, ServerConnection& c) {
-    c.Reply(
-        429,
-        R"({"kind":"Status","reason":"TooManyRequests","message":"slow down","code":429})",
-        {{"Retry-After", "30"}});
+    c.Reply(429, R"({"kind":"Status","reason":"TooManyRequests","message":"slow down","code":429})",
+            {{"Retry-After", "30"}});
   });
   ClusterConfig config;
   config.server = server.url();
@@ -145,8 +139,8 @@ TEST(ClientRequest, ReportsApiErrorsWithMethodPathAndReason) {
   });
   ClusterConfig config;
   config.server = server.url();
-  Result<Json> created = MakeClient(config)->Create(
-      Pods(), "edl", Json{{"metadata", {{"name", "ps-0"}}}});
+  Result<Json> created =
+      MakeClient(config)->Create(Pods(), "edl", Json{{"metadata", {{"name", "ps-0"}}}});
   ASSERT_FALSE(created.ok());
   EXPECT_EQ(created.status().code(), StatusCode::kAlreadyExists);
   EXPECT_EQ(created.status().message(),
@@ -186,20 +180,17 @@ TEST(ClientRequest, ListFollowsContinueAndMergesItems) {
   std::vector<SeenRequest> seen = server.requests();
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[0].Path(), "/api/v1/namespaces/edl/pods");
-  EXPECT_EQ(seen[0].Query("labelSelector"),
-            "edl-job=j1,edl-role in (worker,ps)");
+  EXPECT_EQ(seen[0].Query("labelSelector"), "edl-job=j1,edl-role in (worker,ps)");
   EXPECT_EQ(seen[0].target.find(' '), std::string::npos);  // escaped
   EXPECT_EQ(seen[0].Query("limit"), "1");
   EXPECT_EQ(seen[0].Query("resourceVersion"), "0");
   EXPECT_EQ(seen[1].Query("continue"), "next-1");
   EXPECT_EQ(seen[1].Query("resourceVersion"), "");  // not allowed with continue
-  EXPECT_EQ(seen[1].Query("labelSelector"),
-            "edl-job=j1,edl-role in (worker,ps)");
+  EXPECT_EQ(seen[1].Query("labelSelector"), "edl-job=j1,edl-role in (worker,ps)");
 }
 
 TEST(ClientRequest, ReusesKeepAliveConnections) {
-  TestApiServer server(
-      [&](const SeenRequest& r, ServerConnection& c) { c.Reply(200, kPod); });
+  TestApiServer server([&](const SeenRequest& r, ServerConnection& c) { c.Reply(200, kPod); });
   ClusterConfig config;
   config.server = server.url();
   auto client = MakeClient(config);
@@ -273,9 +264,8 @@ TEST(ClientRequest, ATruncatedBodyIsAnErrorNotAPod) {
 }
 
 TEST(ClientRequest, TimesOutAServerThatNeverAnswers) {
-  TestApiServer server([&](const SeenRequest& r, ServerConnection& c) {
-    c.Hang(std::chrono::seconds(30));
-  });
+  TestApiServer server(
+      [&](const SeenRequest& r, ServerConnection& c) { c.Hang(std::chrono::seconds(30)); });
   ClusterConfig config;
   config.server = server.url();
   ClientOptions options;
@@ -287,8 +277,7 @@ TEST(ClientRequest, TimesOutAServerThatNeverAnswers) {
 }
 
 TEST(ClientRequest, SendsDeleteOptionsAndPatchMediaTypes) {
-  TestApiServer server(
-      [&](const SeenRequest& r, ServerConnection& c) { c.Reply(200, kPod); });
+  TestApiServer server([&](const SeenRequest& r, ServerConnection& c) { c.Reply(200, kPod); });
   ClusterConfig config;
   config.server = server.url();
   auto client = MakeClient(config);
@@ -296,18 +285,10 @@ TEST(ClientRequest, SendsDeleteOptionsAndPatchMediaTypes) {
   d.grace_period_seconds = 0;
   d.precondition_uid = "uid-7";
   ASSERT_TRUE(client->Delete(Pods(), "edl", "w-1", d).ok());
-  ASSERT_TRUE(client
-                  ->Patch(Pods(), "edl", "w-1",
-                          Json{{"metadata", {{"labels", {{"a", "b"}}}}}})
-                  .ok());
-  ASSERT_TRUE(client
-                  ->Patch(Pods(), "edl", "w-1", Json::array(), PatchType::kJson,
-                          "status")
-                  .ok());
-  ASSERT_TRUE(client
-                  ->Patch(Pods(), "edl", "w-1", Json::object(),
-                          PatchType::kStrategicMerge)
-                  .ok());
+  ASSERT_TRUE(
+      client->Patch(Pods(), "edl", "w-1", Json{{"metadata", {{"labels", {{"a", "b"}}}}}}).ok());
+  ASSERT_TRUE(client->Patch(Pods(), "edl", "w-1", Json::array(), PatchType::kJson, "status").ok());
+  ASSERT_TRUE(client->Patch(Pods(), "edl", "w-1", Json::object(), PatchType::kStrategicMerge).ok());
   ASSERT_TRUE(client->Get(PriorityClasses(), "ignored", "high").ok());
   std::vector<SeenRequest> seen = server.requests();
   ASSERT_EQ(seen.size(), 5u);
@@ -321,20 +302,17 @@ TEST(ClientRequest, SendsDeleteOptionsAndPatchMediaTypes) {
   EXPECT_EQ(seen[1].Header("content-type"), "application/merge-patch+json");
   EXPECT_EQ(seen[2].target, "/api/v1/namespaces/edl/pods/w-1/status");
   EXPECT_EQ(seen[2].Header("content-type"), "application/json-patch+json");
-  EXPECT_EQ(seen[3].Header("content-type"),
-            "application/strategic-merge-patch+json");
+  EXPECT_EQ(seen[3].Header("content-type"), "application/strategic-merge-patch+json");
   EXPECT_EQ(seen[4].target, "/apis/scheduling.k8s.io/v1/priorityclasses/high");
 }
 
 TEST(ClientRequest, PrefixesPathsWithTheServerUrlPath) {
-  TestApiServer server(
-      [&](const SeenRequest& r, ServerConnection& c) { c.Reply(200, kPod); });
+  TestApiServer server([&](const SeenRequest& r, ServerConnection& c) { c.Reply(200, kPod); });
   ClusterConfig config;
   config.server = server.url() + "/k8s/clusters/c-1/";
   ASSERT_TRUE(MakeClient(config)->Get(Pods(), "n", "p").ok());
   ASSERT_EQ(server.requests().size(), 1u);
-  EXPECT_EQ(server.requests()[0].target,
-            "/k8s/clusters/c-1/api/v1/namespaces/n/pods/p");
+  EXPECT_EQ(server.requests()[0].target, "/k8s/clusters/c-1/api/v1/namespaces/n/pods/p");
 }
 
 TEST(ClientRequest, GetRawReturnsTheBodyAndMapsErrors) {
@@ -350,12 +328,10 @@ TEST(ClientRequest, GetRawReturnsTheBodyAndMapsErrors) {
   ClusterConfig config;
   config.server = server.url();
   auto client = MakeClient(config);
-  Result<std::string> log =
-      client->GetRaw("/api/v1/namespaces/n/pods/p/log?tailLines=2");
+  Result<std::string> log = client->GetRaw("/api/v1/namespaces/n/pods/p/log?tailLines=2");
   ASSERT_TRUE(log.ok()) << log.status().message();
   EXPECT_EQ(*log, "line 1\nline 2\n");
-  Result<std::string> missing =
-      client->GetRaw("/api/v1/namespaces/n/pods/x?y=1");
+  Result<std::string> missing = client->GetRaw("/api/v1/namespaces/n/pods/x?y=1");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(missing.status().message(),
@@ -377,20 +353,18 @@ TEST(ClientRequest, StreamsABodyChunkByChunkUntilTheSinkStops) {
   config.server = server.url();
   auto client = MakeClient(config);
   std::string all;
-  Status s = client->Stream("/api/v1/namespaces/n/pods/p/log",
-                            [&](std::string_view b) {
-                              all += b;
-                              return true;
-                            });
+  Status s = client->Stream("/api/v1/namespaces/n/pods/p/log", [&](std::string_view b) {
+    all += b;
+    return true;
+  });
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(all, "line 0\nline 1\nline 2\nline 3\nline 4\n");
 
   std::string followed;
-  s = client->Stream("/api/v1/namespaces/n/pods/p/log?follow=true",
-                     [&](std::string_view b) {
-                       followed += b;
-                       return followed.find("line 4\n") == std::string::npos;
-                     });
+  s = client->Stream("/api/v1/namespaces/n/pods/p/log?follow=true", [&](std::string_view b) {
+    followed += b;
+    return followed.find("line 4\n") == std::string::npos;
+  });
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(followed, all);
   server.Stop();
@@ -452,24 +426,20 @@ TEST(ExecCredential, FailuresNameThePluginAndShowTheInstallHint) {
                      "Install gke-gcloud-auth-plugin with gcloud."};
   Result<ExecCredential> c = RunExecPlugin(missing);
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.status().message().find(
-                "\"/nonexistent/gke-gcloud-auth-plugin\": cannot run"),
+  EXPECT_NE(c.status().message().find("\"/nonexistent/gke-gcloud-auth-plugin\": cannot run"),
             std::string::npos)
       << c.status().message();
-  EXPECT_NE(
-      c.status().message().find("Install gke-gcloud-auth-plugin with gcloud."),
-      std::string::npos);
+  EXPECT_NE(c.status().message().find("Install gke-gcloud-auth-plugin with gcloud."),
+            std::string::npos);
 
-  ExecPlugin failing{
-      "client.authentication.k8s.io/v1",
-      "/bin/sh",
-      {"-c", "echo token expired, run gcloud auth login >&2; exit 1"},
-      {},
-      ""};
+  ExecPlugin failing{"client.authentication.k8s.io/v1",
+                     "/bin/sh",
+                     {"-c", "echo token expired, run gcloud auth login >&2; exit 1"},
+                     {},
+                     ""};
   c = RunExecPlugin(failing);
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.status().message().find(
-                "exited with status 1: token expired, run gcloud auth login"),
+  EXPECT_NE(c.status().message().find("exited with status 1: token expired, run gcloud auth login"),
             std::string::npos)
       << c.status().message();
 }
@@ -483,19 +453,16 @@ TEST(ExecCredential, ParsesTokensCertificatesAndExpiry) {
   EXPECT_EQ(c->token, "t");
   ASSERT_TRUE(c->expiry.has_value());
   EXPECT_EQ(std::chrono::system_clock::to_time_t(*c->expiry), 1795240800);
-  c = ParseExecCredential(
-      p, R"({"status":{"clientCertificateData":"C","clientKeyData":"K"}})");
+  c = ParseExecCredential(p, R"({"status":{"clientCertificateData":"C","clientKeyData":"K"}})");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->client_cert_pem, "C");
   for (const char* bad :
-       {"", "not json", "[]", R"({"status":{}})",
-        R"({"kind":"Pod","status":{"token":"t"}})", R"({"status":{"token":5}})",
-        R"({"status":{"clientCertificateData":"C"}})",
+       {"", "not json", "[]", R"({"status":{}})", R"({"kind":"Pod","status":{"token":"t"}})",
+        R"({"status":{"token":5}})", R"({"status":{"clientCertificateData":"C"}})",
         R"({"status":{"token":"t","expirationTimestamp":"tomorrow"}})"}) {
     EXPECT_FALSE(ParseExecCredential(p, bad).ok()) << bad;
   }
-  EXPECT_EQ(ParseRfc3339("2026-11-21T07:00:00+01:00"),
-            ParseRfc3339("2026-11-21T06:00:00Z"));
+  EXPECT_EQ(ParseRfc3339("2026-11-21T07:00:00+01:00"), ParseRfc3339("2026-11-21T06:00:00Z"));
   EXPECT_TRUE(ParseRfc3339("2026-11-21T06:00:00.123456Z").has_value());
 }
 

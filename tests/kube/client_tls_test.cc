@@ -18,15 +18,12 @@ using testing::ServerConnection;
 using testing::TestApiServer;
 
 void AnswerPod(const SeenRequest& r, ServerConnection& c) {
-  c.Reply(
-      200,
-      R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","uid":"u1"}})");
+  c.Reply(200, R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","uid":"u1"}})");
 }
 
 struct Pki {
   CertAndKey ca = MakeCa("test-ca");
-  CertAndKey server =
-      IssueCert(ca, "kube-apiserver", {"127.0.0.1"}, {"localhost"});
+  CertAndKey server = IssueCert(ca, "kube-apiserver", {"127.0.0.1"}, {"localhost"});
 };
 
 std::unique_ptr<Client> MakeClient(ClusterConfig config) {
@@ -73,21 +70,18 @@ TEST(ClientTls, RefusesAServerCertificateFromAnotherCa) {
   Result<Json> pod = client->Get(Pods(), "edl", "p");
   ASSERT_FALSE(pod.ok());
   EXPECT_EQ(pod.status().code(), StatusCode::kUnavailable);
-  EXPECT_NE(
-      pod.status().message().find("kube: GET /api/v1/namespaces/edl/pods/p: "),
-      std::string::npos)
+  EXPECT_NE(pod.status().message().find("kube: GET /api/v1/namespaces/edl/pods/p: "),
+            std::string::npos)
       << pod.status().message();
   EXPECT_NE(pod.status().message().find("certificate"), std::string::npos)
       << pod.status().message();
   EXPECT_TRUE(server.requests().empty());  // the token never left
-  EXPECT_TRUE(
-      testing::WaitFor([&] { return server.failed_handshakes() >= 1; }));
+  EXPECT_TRUE(testing::WaitFor([&] { return server.failed_handshakes() >= 1; }));
 }
 
 TEST(ClientTls, RefusesACertificateForAnotherNameUnlessTlsServerNameSaysSo) {
   Pki pki;
-  CertAndKey dns_only =
-      IssueCert(pki.ca, "apiserver", {}, {"kubernetes.default.svc"});
+  CertAndKey dns_only = IssueCert(pki.ca, "apiserver", {}, {"kubernetes.default.svc"});
   TestApiServer server(AnswerPod, TestApiServer::Tls{dns_only, ""});
   ClusterConfig config;
   config.server = server.url();
@@ -102,8 +96,7 @@ TEST(ClientTls, RefusesACertificateForAnotherNameUnlessTlsServerNameSaysSo) {
   std::vector<SeenRequest> seen = server.requests();
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0].sni, "kubernetes.default.svc");
-  EXPECT_EQ(seen[0].Header("host"),
-            "127.0.0.1:" + std::to_string(server.port()));
+  EXPECT_EQ(seen[0].Header("host"), "127.0.0.1:" + std::to_string(server.port()));
 }
 
 TEST(ClientTls, InsecureSkipTlsVerifyAcceptsAnyCertificate) {
@@ -121,8 +114,7 @@ TEST(ClientTls, InsecureSkipTlsVerifyAcceptsAnyCertificate) {
 TEST(ClientTls, PresentsTheClientCertificate) {
   Pki pki;
   CertAndKey user = IssueCert(pki.ca, "edl-user", {}, {}, /*client=*/true);
-  TestApiServer server(AnswerPod,
-                       TestApiServer::Tls{pki.server, pki.ca.cert_pem});
+  TestApiServer server(AnswerPod, TestApiServer::Tls{pki.server, pki.ca.cert_pem});
   ClusterConfig config;
   config.server = server.url();
   config.ca_pem = pki.ca.cert_pem;
@@ -157,16 +149,14 @@ TEST(ClientTls, RejectsBadPemAndBadServerUrlsAtCreate) {
   config.ca_pem = "not a pem";
   Result<std::unique_ptr<Client>> bad_ca = Client::Create(config);
   ASSERT_FALSE(bad_ca.ok());
-  EXPECT_NE(bad_ca.status().message().find("kubeconfig /k context c"),
-            std::string::npos)
+  EXPECT_NE(bad_ca.status().message().find("kubeconfig /k context c"), std::string::npos)
       << bad_ca.status().message();
   config.ca_pem = "";
-  config.client_cert_pem =
-      "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+  config.client_cert_pem = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
   config.client_key_pem = "junk";
   EXPECT_FALSE(Client::Create(config).ok());
-  for (const char* url : {"ftp://h", "https://", "https://fd00::1:443",
-                          "https://h:99999", "https://[::1"}) {
+  for (const char* url :
+       {"ftp://h", "https://", "https://fd00::1:443", "https://h:99999", "https://[::1"}) {
     ClusterConfig c;
     c.server = url;
     Result<std::unique_ptr<Client>> made = Client::Create(c);

@@ -13,8 +13,7 @@ namespace {
 
 using testing::TempDir;
 
-constexpr char kCaPem[] =
-    "-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n";
+constexpr char kCaPem[] = "-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n";
 
 std::string TwoContexts() {
   return R"(apiVersion: v1
@@ -59,8 +58,7 @@ TEST(Kubeconfig, UsesTheCurrentContext) {
 
 TEST(Kubeconfig, ContextFlagOverridesCurrentContext) {
   TempDir dir;
-  Result<ClusterConfig> c =
-      LoadKubeconfig(dir.Write("config", TwoContexts()), "dev");
+  Result<ClusterConfig> c = LoadKubeconfig(dir.Write("config", TwoContexts()), "dev");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->server, "https://dev.example:443/prefix");
   EXPECT_TRUE(c->insecure_skip_tls_verify);
@@ -109,8 +107,7 @@ TEST(Kubeconfig, SkipsMissingFilesInAListButNotASingleMissingFile) {
   ASSERT_TRUE(c.ok()) << c.status().message();
   Result<ClusterConfig> missing = LoadKubeconfig(dir.path() + "/nope", "");
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().message().find(dir.path() + "/nope"),
-            std::string::npos)
+  EXPECT_NE(missing.status().message().find(dir.path() + "/nope"), std::string::npos)
       << missing.status().message();
 }
 
@@ -137,16 +134,15 @@ users: [{name: u, user: {tokenFile: token, client-certificate: client.crt, clien
 
 TEST(Kubeconfig, DataFieldsBeatFilePaths) {
   TempDir dir;
-  std::string path =
-      dir.Write("config", R"(
+  std::string path = dir.Write("config", R"(
 current-context: c
 contexts: [{name: c, context: {cluster: k, user: u}}]
 clusters: [{name: k, cluster: {server: "https://h", certificate-authority: /does/not/exist,
-            certificate-authority-data: )" +
-                              Base64Encode(kCaPem) + R"(}}]
+            certificate-authority-data: )" + Base64Encode(kCaPem) +
+                                             R"(}}]
 users: [{name: u, user: {client-certificate-data: )" +
-                              Base64Encode("C") + R"(, client-key-data: )" +
-                              Base64Encode("K") + R"(}}]
+                                             Base64Encode("C") + R"(, client-key-data: )" +
+                                             Base64Encode("K") + R"(}}]
 )");
   Result<ClusterConfig> c = LoadKubeconfig(path, "");
   ASSERT_TRUE(c.ok()) << c.status().message();
@@ -194,13 +190,11 @@ users:
   EXPECT_EQ(c->exec->args, (std::vector<std::string>{"--verbose", "1"}));
   ASSERT_EQ(c->exec->env.size(), 1u);
   EXPECT_EQ(c->exec->env[0], (std::pair<std::string, std::string>{"A", "b"}));
-  EXPECT_EQ(c->exec->install_hint,
-            "Install it with gcloud components install.");
+  EXPECT_EQ(c->exec->install_hint, "Install it with gcloud components install.");
 }
 
 // Loads `yaml` and returns the error message (empty if it loaded).
-std::string ErrorOf(const TempDir& dir, const std::string& yaml,
-                    const std::string& context = "") {
+std::string ErrorOf(const TempDir& dir, const std::string& yaml, const std::string& context = "") {
   Result<ClusterConfig> c = LoadKubeconfig(dir.Write("bad", yaml), context);
   return c.ok() ? "" : c.status().message();
 }
@@ -208,17 +202,14 @@ std::string ErrorOf(const TempDir& dir, const std::string& yaml,
 TEST(Kubeconfig, MalformedYamlNamesTheFileAndLine) {
   TempDir dir;
   std::string m = ErrorOf(dir, "clusters:\n- name: [unclosed\n");
-  EXPECT_NE(m.find("kubeconfig " + dir.path() + "/bad: not valid YAML: line"),
-            std::string::npos)
+  EXPECT_NE(m.find("kubeconfig " + dir.path() + "/bad: not valid YAML: line"), std::string::npos)
       << m;
 }
 
 TEST(Kubeconfig, MissingContextIsNamed) {
   TempDir dir;
   std::string m = ErrorOf(dir, TwoContexts(), "staging");
-  EXPECT_NE(m.find("context \"staging\" not found (contexts: dev, prod)"),
-            std::string::npos)
-      << m;
+  EXPECT_NE(m.find("context \"staging\" not found (contexts: dev, prod)"), std::string::npos) << m;
   std::string none = ErrorOf(dir, "clusters: []\n");
   EXPECT_NE(none.find("current-context is not set"), std::string::npos) << none;
 }
@@ -229,10 +220,8 @@ TEST(Kubeconfig, MissingClusterNamesTheContextField) {
 current-context: c
 contexts: [{name: c, context: {cluster: gone, user: u}}]
 )");
-  EXPECT_NE(
-      m.find(dir.path() +
-             "/bad: contexts[0].context.cluster: cluster \"gone\" not found"),
-      std::string::npos)
+  EXPECT_NE(m.find(dir.path() + "/bad: contexts[0].context.cluster: cluster \"gone\" not found"),
+            std::string::npos)
       << m;
 }
 
@@ -246,15 +235,12 @@ contexts: [{name: c, context: {cluster: k, user: u}}]
 clusters: [{name: k, cluster: {server: "https://h"}}]
 users: [{name: u, user: {client-certificate-data: Zm9v, client-key-data: "!!notbase64"}}]
 )");
-  EXPECT_NE(not_b64.find("kubeconfig " + dir.path() +
-                         "/bad: users[0].user.client-key-data: not base64"),
-            std::string::npos)
+  EXPECT_NE(
+      not_b64.find("kubeconfig " + dir.path() + "/bad: users[0].user.client-key-data: not base64"),
+      std::string::npos)
       << not_b64;
-  std::string no_server =
-      ErrorOf(dir, head + "clusters: [{name: k, cluster: {}}]\n");
-  EXPECT_NE(no_server.find("clusters[0].cluster.server: missing"),
-            std::string::npos)
-      << no_server;
+  std::string no_server = ErrorOf(dir, head + "clusters: [{name: k, cluster: {}}]\n");
+  EXPECT_NE(no_server.find("clusters[0].cluster.server: missing"), std::string::npos) << no_server;
   std::string bad_bool = ErrorOf(dir, head + R"(
 clusters: [{name: k, cluster: {server: "https://h", insecure-skip-tls-verify: perhaps}}]
 )");
@@ -266,30 +252,24 @@ clusters: [{name: k, cluster: {server: "https://h", insecure-skip-tls-verify: pe
 clusters: [{name: k, cluster: {server: "https://h", insecure-skip-tls-verify: true,
             certificate-authority-data: )" +
                                       Base64Encode(kCaPem) + "}}]\n");
-  EXPECT_NE(both.find("insecure-skip-tls-verify: cannot be true together"),
-            std::string::npos)
+  EXPECT_NE(both.find("insecure-skip-tls-verify: cannot be true together"), std::string::npos)
       << both;
   std::string missing_ca = ErrorOf(dir, head + R"(
 clusters: [{name: k, cluster: {server: "https://h", certificate-authority: nope.crt}}]
 )");
-  EXPECT_NE(missing_ca.find(
-                "clusters[0].cluster.certificate-authority: cannot read " +
-                dir.path() + "/nope.crt"),
+  EXPECT_NE(missing_ca.find("clusters[0].cluster.certificate-authority: cannot read " + dir.path() +
+                            "/nope.crt"),
             std::string::npos)
       << missing_ca;
   std::string not_a_list = ErrorOf(dir, head + "clusters: {k: 1}\n");
-  EXPECT_NE(not_a_list.find("clusters: must be a list"), std::string::npos)
-      << not_a_list;
+  EXPECT_NE(not_a_list.find("clusters: must be a list"), std::string::npos) << not_a_list;
   std::string scalar_root = ErrorOf(dir, "just a string\n");
-  EXPECT_NE(scalar_root.find("must be a YAML mapping"), std::string::npos)
-      << scalar_root;
+  EXPECT_NE(scalar_root.find("must be a YAML mapping"), std::string::npos) << scalar_root;
   std::string bad_exec = ErrorOf(dir, head + R"(
 clusters: [{name: k, cluster: {server: "https://h"}}]
 users: [{name: u, user: {exec: {args: [x]}}}]
 )");
-  EXPECT_NE(bad_exec.find("users[0].user.exec.command: missing"),
-            std::string::npos)
-      << bad_exec;
+  EXPECT_NE(bad_exec.find("users[0].user.exec.command: missing"), std::string::npos) << bad_exec;
 }
 
 // Sets an environment variable for one test and restores it afterwards.
@@ -316,11 +296,10 @@ class ScopedEnv {
 TEST(LoadConfig, FlagBeatsKubeconfigEnvWhichBeatsHome) {
   TempDir dir;
   auto one = [&](const std::string& name, const std::string& server) {
-    return dir.Write(
-        name,
-        "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\n"
-        "clusters: [{name: k, cluster: {server: \"" +
-            server + "\"}}]\n");
+    return dir.Write(name,
+                     "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\n"
+                     "clusters: [{name: k, cluster: {server: \"" +
+                         server + "\"}}]\n");
   };
   std::string flag = one("flag", "https://flag");
   std::string env = one("env", "https://env");
@@ -343,8 +322,7 @@ TEST(LoadConfig, FlagBeatsKubeconfigEnvWhichBeatsHome) {
   ScopedEnv nowhere("HOME", dir.path() + "/nowhere");
   Result<ClusterConfig> none = LoadConfig("", "");
   ASSERT_FALSE(none.ok());
-  EXPECT_NE(none.status().message().find("pass --kubeconfig"),
-            std::string::npos)
+  EXPECT_NE(none.status().message().find("pass --kubeconfig"), std::string::npos)
       << none.status().message();
 }
 

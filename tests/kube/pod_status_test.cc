@@ -9,21 +9,19 @@ using Json = nlohmann::json;
 using Kind = PodFate::Kind;
 
 Json Pod(const std::string& phase) {
-  return {{"metadata", {{"name", "j-worker-0-1"}, {"uid", "u1"}}},
-          {"status", {{"phase", phase}}}};
+  return {{"metadata", {{"name", "j-worker-0-1"}, {"uid", "u1"}}}, {"status", {{"phase", phase}}}};
 }
 
 Json Terminated(Json pod, int code, const std::string& reason) {
-  pod["status"]["containerStatuses"] =
-      Json::array({{{"name", "main"},
-                    {"state", {{"terminated", {{"exitCode", code}, {"reason", reason}}}}}}});
+  pod["status"]["containerStatuses"] = Json::array(
+      {{{"name", "main"}, {"state", {{"terminated", {{"exitCode", code}, {"reason", reason}}}}}}});
   return pod;
 }
 
 Json WithCondition(Json pod, const std::string& reason) {
-  pod["status"]["conditions"] = Json::array(
-      {{{"type", "Ready"}, {"status", "False"}},
-       {{"type", "DisruptionTarget"}, {"status", "True"}, {"reason", reason}}});
+  pod["status"]["conditions"] =
+      Json::array({{{"type", "Ready"}, {"status", "False"}},
+                   {{"type", "DisruptionTarget"}, {"status", "True"}, {"reason", reason}}});
   return pod;
 }
 
@@ -93,9 +91,11 @@ TEST(ClassifyPod, MalformedPodsDoNotCrashIt) {
 TEST(UnschedulableMessage, ReadsThePodScheduledFalseCondition) {
   Json pod = Pod("Pending");
   EXPECT_EQ(UnschedulableMessage(pod), "");
-  pod["status"]["conditions"] = Json::array(
-      {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"},
-        {"message", "0/2 nodes are available: 2 Insufficient cpu."}}});
+  pod["status"]["conditions"] =
+      Json::array({{{"type", "PodScheduled"},
+                    {"status", "False"},
+                    {"reason", "Unschedulable"},
+                    {"message", "0/2 nodes are available: 2 Insufficient cpu."}}});
   EXPECT_EQ(UnschedulableMessage(pod), "0/2 nodes are available: 2 Insufficient cpu.");
 }
 

@@ -22,32 +22,21 @@ namespace {
 
 const char* ReasonPhrase(int code) {
   switch (code) {
-    case 200:
-      return "OK";
-    case 201:
-      return "Created";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "Not Found";
-    case 409:
-      return "Conflict";
-    case 410:
-      return "Gone";
-    case 429:
-      return "Too Many Requests";
-    case 500:
-      return "Internal Server Error";
-    default:
-      return "Status";
+    case 200: return "OK";
+    case 201: return "Created";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    default: return "Status";
   }
 }
 
 std::string Lower(std::string s) {
-  for (char& c : s)
-    c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+  for (char& c : s) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
@@ -64,8 +53,8 @@ std::string Unescape(const std::string& s) {
   return out;
 }
 
-int AlpnSelect(SSL* ssl, const unsigned char** out, unsigned char* outlen,
-               const unsigned char* in, unsigned int inlen, void*) {
+int AlpnSelect(SSL* ssl, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+               unsigned int inlen, void*) {
   std::string offered;
   for (unsigned int i = 0; i < inlen;) {
     unsigned len = in[i];
@@ -77,8 +66,8 @@ int AlpnSelect(SSL* ssl, const unsigned char** out, unsigned char* outlen,
   if (seen != nullptr) *seen = offered;
   static const unsigned char kHttp11[] = "\x08http/1.1";
   unsigned char* selected = nullptr;
-  if (SSL_select_next_proto(&selected, outlen, kHttp11, sizeof(kHttp11) - 1, in,
-                            inlen) == OPENSSL_NPN_NEGOTIATED) {
+  if (SSL_select_next_proto(&selected, outlen, kHttp11, sizeof(kHttp11) - 1, in, inlen) ==
+      OPENSSL_NPN_NEGOTIATED) {
     *out = selected;
     return SSL_TLSEXT_ERR_OK;
   }
@@ -99,8 +88,7 @@ std::string SeenRequest::Query(const std::string& key) const {
   size_t pos = 0;
   while (pos <= rest.size()) {
     size_t amp = rest.find('&', pos);
-    std::string pair = rest.substr(
-        pos, amp == std::string::npos ? std::string::npos : amp - pos);
+    std::string pair = rest.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
     size_t eq = pair.find('=');
     if (pair.substr(0, eq) == key) {
       return eq == std::string::npos ? "" : Unescape(pair.substr(eq + 1));
@@ -111,22 +99,19 @@ std::string SeenRequest::Query(const std::string& key) const {
   return "";
 }
 
-void ServerConnection::Reply(
-    int code, const std::string& body,
-    const std::vector<std::pair<std::string, std::string>>& headers,
-    const std::string& content_type) {
-  std::string head = "HTTP/1.1 " + std::to_string(code) + " " +
-                     ReasonPhrase(code) + "\r\nContent-Type: " + content_type +
-                     "\r\nContent-Length: " + std::to_string(body.size()) +
-                     "\r\n";
+void ServerConnection::Reply(int code, const std::string& body,
+                             const std::vector<std::pair<std::string, std::string>>& headers,
+                             const std::string& content_type) {
+  std::string head = "HTTP/1.1 " + std::to_string(code) + " " + ReasonPhrase(code) +
+                     "\r\nContent-Type: " + content_type +
+                     "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
   for (const auto& [n, v] : headers) head += n + ": " + v + "\r\n";
   Write(head + "\r\n" + body);
 }
 
 void ServerConnection::StartChunked(int code, const std::string& content_type) {
   Write("HTTP/1.1 " + std::to_string(code) + " " + ReasonPhrase(code) +
-        "\r\nContent-Type: " + content_type +
-        "\r\nTransfer-Encoding: chunked\r\n\r\n");
+        "\r\nContent-Type: " + content_type + "\r\nTransfer-Encoding: chunked\r\n\r\n");
 }
 
 void ServerConnection::Chunk(std::string_view data) {
@@ -139,14 +124,11 @@ void ServerConnection::EndChunked() { Write("0\r\n\r\n"); }
 
 class TestApiServer::Conn : public ServerConnection {
  public:
-  Conn(TestApiServer* server, int fd, SSL* ssl)
-      : server_(server), fd_(fd), ssl_(ssl) {}
+  Conn(TestApiServer* server, int fd, SSL* ssl) : server_(server), fd_(fd), ssl_(ssl) {}
   bool Write(std::string_view bytes) override {
     while (!bytes.empty()) {
-      int n =
-          ssl_ ? SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size()))
-               : static_cast<int>(
-                     ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL));
+      int n = ssl_ ? SSL_write(ssl_, bytes.data(), static_cast<int>(bytes.size()))
+                   : static_cast<int>(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL));
       if (n <= 0) return false;
       bytes.remove_prefix(static_cast<size_t>(n));
     }
@@ -155,8 +137,7 @@ class TestApiServer::Conn : public ServerConnection {
   void Close() override { close_ = true; }
   bool Hang(std::chrono::milliseconds timeout) override {
     std::unique_lock<std::mutex> lock(server_->mu_);
-    return server_->cv_.wait_for(lock, timeout,
-                                 [&] { return server_->stopping_; });
+    return server_->cv_.wait_for(lock, timeout, [&] { return server_->stopping_; });
   }
   // Reads one request; false when the peer closed or sent garbage.
   bool ReadRequest(SeenRequest* r) {
@@ -221,12 +202,11 @@ TestApiServer::TestApiServer(Handler handler, std::optional<Tls> tls)
   ::signal(SIGPIPE, SIG_IGN);
   if (tls) {
     SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
-    BIO* bio = BIO_new_mem_buf(tls->server.cert_pem.data(),
-                               static_cast<int>(tls->server.cert_pem.size()));
+    BIO* bio =
+        BIO_new_mem_buf(tls->server.cert_pem.data(), static_cast<int>(tls->server.cert_pem.size()));
     X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
     BIO_free(bio);
-    bio = BIO_new_mem_buf(tls->server.key_pem.data(),
-                          static_cast<int>(tls->server.key_pem.size()));
+    bio = BIO_new_mem_buf(tls->server.key_pem.data(), static_cast<int>(tls->server.key_pem.size()));
     EVP_PKEY* key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
     BIO_free(bio);
     EDL_CHECK(cert && key && SSL_CTX_use_certificate(ctx, cert) == 1 &&
@@ -235,15 +215,13 @@ TestApiServer::TestApiServer(Handler handler, std::optional<Tls> tls)
     EVP_PKEY_free(key);
     SSL_CTX_set_alpn_select_cb(ctx, AlpnSelect, nullptr);
     if (!tls->client_ca_pem.empty()) {
-      bio = BIO_new_mem_buf(tls->client_ca_pem.data(),
-                            static_cast<int>(tls->client_ca_pem.size()));
+      bio = BIO_new_mem_buf(tls->client_ca_pem.data(), static_cast<int>(tls->client_ca_pem.size()));
       X509* ca = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
       BIO_free(bio);
       EDL_CHECK(ca != nullptr);
       X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx), ca);
       X509_free(ca);
-      SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
-                         nullptr);
+      SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
     }
     ssl_ctx_ = ctx;
   }
@@ -253,8 +231,7 @@ TestApiServer::TestApiServer(Handler handler, std::optional<Tls> tls)
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = 0;
-  EDL_CHECK(::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr),
-                   sizeof(addr)) == 0);
+  EDL_CHECK(::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
   EDL_CHECK(::listen(listen_fd_, 64) == 0);
   socklen_t len = sizeof(addr);
   ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
@@ -268,8 +245,7 @@ TestApiServer::~TestApiServer() {
 }
 
 std::string TestApiServer::url() const {
-  return std::string(ssl_ctx_ ? "https" : "http") +
-         "://127.0.0.1:" + std::to_string(port_);
+  return std::string(ssl_ctx_ ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_);
 }
 
 std::vector<SeenRequest> TestApiServer::requests() const {
@@ -277,8 +253,7 @@ std::vector<SeenRequest> TestApiServer::requests() const {
   return requests_;
 }
 
-bool TestApiServer::WaitForRequests(size_t n,
-                                    std::chrono::milliseconds timeout) const {
+bool TestApiServer::WaitForRequests(size_t n, std::chrono::milliseconds timeout) const {
   std::unique_lock<std::mutex> lock(mu_);
   return cv_.wait_for(lock, timeout, [&] { return requests_.size() >= n; });
 }
@@ -330,8 +305,7 @@ void TestApiServer::Serve(int fd, int id) {
       if (name != nullptr) sni = name;
       if (X509* peer = SSL_get1_peer_certificate(ssl)) {
         char cn[256] = {0};
-        X509_NAME_get_text_by_NID(X509_get_subject_name(peer), NID_commonName,
-                                  cn, sizeof(cn));
+        X509_NAME_get_text_by_NID(X509_get_subject_name(peer), NID_commonName, cn, sizeof(cn));
         client_cn = cn;
         X509_free(peer);
       }
@@ -387,8 +361,7 @@ void TestApiServer::Stop() {
   for (std::thread& t : threads) t.join();
 }
 
-bool WaitFor(const std::function<bool()>& condition,
-             std::chrono::milliseconds timeout) {
+bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!condition()) {
     if (std::chrono::steady_clock::now() >= deadline) return condition();
@@ -398,8 +371,7 @@ bool WaitFor(const std::function<bool()>& condition,
 }
 
 TempDir::TempDir() {
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "edl-kube-XXXXXX").string();
+  std::string pattern = (std::filesystem::temp_directory_path() / "edl-kube-XXXXXX").string();
   EDL_CHECK(::mkdtemp(pattern.data()) != nullptr);
   path_ = pattern;
 }
@@ -409,11 +381,9 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-std::string TempDir::Write(const std::string& name,
-                           const std::string& contents) const {
+std::string TempDir::Write(const std::string& name, const std::string& contents) const {
   std::string full = path_ + "/" + name;
-  std::filesystem::create_directories(
-      std::filesystem::path(full).parent_path());
+  std::filesystem::create_directories(std::filesystem::path(full).parent_path());
   std::ofstream out(full, std::ios::binary | std::ios::trunc);
   out << contents;
   return full;

@@ -27,10 +27,10 @@ namespace edl::kube::testing {
 struct SeenRequest {
   std::string method, target, body;
   std::map<std::string, std::string> headers;  // names lowercased
-  std::string sni;             // TLS server name the client sent, "" if none
-  std::string alpn_offered;    // e.g. "http/1.1", comma-separated
-  std::string client_cert_cn;  // CN of a verified client certificate
-  int connection = 0;          // which connection (1, 2, ...) carried it
+  std::string sni;                             // TLS server name the client sent, "" if none
+  std::string alpn_offered;                    // e.g. "http/1.1", comma-separated
+  std::string client_cert_cn;                  // CN of a verified client certificate
+  int connection = 0;                          // which connection (1, 2, ...) carried it
   std::string Header(const std::string& lowercase_name) const;
   // The value of query parameter `key` in target ("" if absent).
   std::string Query(const std::string& key) const;
@@ -48,12 +48,10 @@ class ServerConnection {
   virtual bool Hang(std::chrono::milliseconds timeout) = 0;
 
   // A complete response with Content-Length.
-  void Reply(
-      int code, const std::string& body,
-      const std::vector<std::pair<std::string, std::string>>& headers = {},
-      const std::string& content_type = "application/json");
-  void StartChunked(int code,
-                    const std::string& content_type = "application/json");
+  void Reply(int code, const std::string& body,
+             const std::vector<std::pair<std::string, std::string>>& headers = {},
+             const std::string& content_type = "application/json");
+  void StartChunked(int code, const std::string& content_type = "application/json");
   void Chunk(std::string_view data);
   void EndChunked();
 };
@@ -66,8 +64,7 @@ class TestApiServer {
     std::string client_ca_pem;  // non-empty: require a client certificate
   };
 
-  explicit TestApiServer(Handler handler,
-                         std::optional<Tls> tls = std::nullopt);
+  explicit TestApiServer(Handler handler, std::optional<Tls> tls = std::nullopt);
   ~TestApiServer();
   TestApiServer(const TestApiServer&) = delete;
   TestApiServer& operator=(const TestApiServer&) = delete;
@@ -77,8 +74,8 @@ class TestApiServer {
   std::string url() const;
   std::vector<SeenRequest> requests() const;
   // Waits until at least n requests arrived; false after `timeout`.
-  bool WaitForRequests(size_t n, std::chrono::milliseconds timeout =
-                                     std::chrono::seconds(10)) const;
+  bool WaitForRequests(size_t n,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
   int connections_accepted() const;
   int failed_handshakes() const;
   void Stop();

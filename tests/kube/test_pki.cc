@@ -72,8 +72,7 @@ X509* NewCert(EVP_PKEY* key, const std::string& cn) {
   X509_set_pubkey(cert, key);
   X509_NAME* name = X509_get_subject_name(cert);
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>(cn.c_str()),
-                             -1, -1, 0);
+                             reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0);
   return cert;
 }
 
@@ -105,11 +104,9 @@ CertAndKey IssueCert(const CertAndKey& ca, const std::string& common_name,
   X509_set_issuer_name(cert, X509_get_subject_name(ca_cert));
   AddExtension(cert, ca_cert, NID_basic_constraints, "critical,CA:FALSE");
   AddExtension(cert, ca_cert, NID_key_usage, "critical,digitalSignature");
-  AddExtension(cert, ca_cert, NID_ext_key_usage,
-               client ? "clientAuth" : "serverAuth");
+  AddExtension(cert, ca_cert, NID_ext_key_usage, client ? "clientAuth" : "serverAuth");
   std::string sans;
-  for (const std::string& ip : ip_sans)
-    sans += (sans.empty() ? "" : ",") + ("IP:" + ip);
+  for (const std::string& ip : ip_sans) sans += (sans.empty() ? "" : ",") + ("IP:" + ip);
   for (const std::string& dns : dns_sans) {
     sans += (sans.empty() ? "" : ",") + ("DNS:" + dns);
   }

@@ -17,7 +17,6 @@ CertAndKey MakeCa(const std::string& common_name);
 // clientAuth extended key usage instead of serverAuth.
 CertAndKey IssueCert(const CertAndKey& ca, const std::string& common_name,
                      const std::vector<std::string>& ip_sans,
-                     const std::vector<std::string>& dns_sans,
-                     bool client = false);
+                     const std::vector<std::string>& dns_sans, bool client = false);
 
 }  // namespace edl::kube::testing

@@ -14,8 +14,7 @@ WatchEvent NextOk(WatchDecoder& d) {
   Result<std::optional<WatchEvent>> e = d.Next();
   EXPECT_TRUE(e.ok()) << e.status().message();
   EXPECT_TRUE(e.ok() && e->has_value());
-  return e.ok() && e->has_value() ? **e
-                                  : WatchEvent{WatchEvent::Type::kError, {}};
+  return e.ok() && e->has_value() ? **e : WatchEvent{WatchEvent::Type::kError, {}};
 }
 
 bool NothingYet(WatchDecoder& d) {
@@ -115,8 +114,7 @@ TEST(WatchDecoder, NamesAGarbageLineAndGoesOn) {
   Result<std::optional<WatchEvent>> bad = d.Next();
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(bad.status().message(),
-            "watch event line 2: not JSON: <html>502 Bad Gateway</html>");
+  EXPECT_EQ(bad.status().message(), "watch event line 2: not JSON: <html>502 Bad Gateway</html>");
   EXPECT_EQ(NextOk(d).type, WatchEvent::Type::kAdded);
 }
 
@@ -128,8 +126,7 @@ TEST(WatchDecoder, RejectsJsonThatIsNotAnEvent) {
       {R"({"type":"RENAMED","object":{}})", "unknown type \"RENAMED\""},
       {R"({"type":"ADDED"})", "no \"object\" object"},
       {R"({"type":"ADDED","object":"pod"})", "no \"object\" object"},
-      {"{\"type\":\"ADDED\",\"object\":{\"a\":\"\xC3\"}}",
-       "not JSON"},  // bad UTF-8
+      {"{\"type\":\"ADDED\",\"object\":{\"a\":\"\xC3\"}}", "not JSON"},  // bad UTF-8
       {R"({"type":"ADDED","object":{)", "not JSON"},
   };
   for (const auto& [line, what] : cases) {
@@ -137,8 +134,7 @@ TEST(WatchDecoder, RejectsJsonThatIsNotAnEvent) {
     d.Feed(std::string(line) + "\n");
     Result<std::optional<WatchEvent>> e = d.Next();
     ASSERT_FALSE(e.ok()) << line;
-    EXPECT_NE(e.status().message().find(std::string("line 1: ") + what),
-              std::string::npos)
+    EXPECT_NE(e.status().message().find(std::string("line 1: ") + what), std::string::npos)
         << e.status().message();
   }
 }

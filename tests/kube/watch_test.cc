@@ -22,12 +22,10 @@ using testing::SeenRequest;
 using testing::ServerConnection;
 using testing::TestApiServer;
 
-std::string PodJson(const std::string& name, const std::string& uid,
-                    const std::string& rv) {
-  return Json{
-      {"kind", "Pod"},
-      {"apiVersion", "v1"},
-      {"metadata", {{"name", name}, {"uid", uid}, {"resourceVersion", rv}}}}
+std::string PodJson(const std::string& name, const std::string& uid, const std::string& rv) {
+  return Json{{"kind", "Pod"},
+              {"apiVersion", "v1"},
+              {"metadata", {{"name", name}, {"uid", uid}, {"resourceVersion", rv}}}}
       .dump();
 }
 
@@ -36,28 +34,23 @@ std::string Event(const std::string& type, const std::string& object) {
 }
 
 std::string Bookmark(const std::string& rv) {
-  return Event(
-      "BOOKMARK",
-      R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" +
-          rv +
-          R"(","creationTimestamp":null},"spec":{"containers":null},"status":{}})");
+  return Event("BOOKMARK",
+               R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" + rv +
+                   R"(","creationTimestamp":null},"spec":{"containers":null},"status":{}})");
 }
 
 constexpr char kExpired[] =
     R"json({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 10 (40)","reason":"Expired","code":410}})json"
     "\n";
 
-std::string PodList(const std::string& rv,
-                    const std::vector<std::string>& items) {
-  std::string out =
-      R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":")" +
-      rv + R"("},"items":[)";
+std::string PodList(const std::string& rv, const std::vector<std::string>& items) {
+  std::string out = R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":")" + rv +
+                    R"("},"items":[)";
   for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + items[i];
   return out + "]}";
 }
 
-std::unique_ptr<Client> MakeClient(const std::string& url,
-                                   ClusterConfig config = {},
+std::unique_ptr<Client> MakeClient(const std::string& url, ClusterConfig config = {},
                                    ClientOptions options = {}) {
   config.server = url;
   Result<std::unique_ptr<Client>> c = Client::Create(config, options);
@@ -80,16 +73,14 @@ TEST(WatchStream, DecodesEventsSplitAcrossChunksOverTls) {
   CertAndKey cert = IssueCert(ca, "apiserver", {"127.0.0.1"}, {});
   std::string body =
       Event("ADDED", PodJson("w-0", "u0", "11")) +
-      Event(
-          "MODIFIED",
-          R"({"metadata":{"name":"w-0","annotations":{"a":"東京"},"resourceVersion":"12"}})") +
+      Event("MODIFIED",
+            R"({"metadata":{"name":"w-0","annotations":{"a":"東京"},"resourceVersion":"12"}})") +
       Bookmark("13") + Event("DELETED", PodJson("w-0", "u0", "14"));
   TestApiServer server(
       [&](const SeenRequest& r, ServerConnection& c) {
         c.StartChunked(200);
         // Odd pieces: mid-event, several events at once, mid-UTF-8.
-        size_t cuts[] = {
-            5, 40, 41, body.find("東") + 1, body.size() - 3, body.size()};
+        size_t cuts[] = {5, 40, 41, body.find("東") + 1, body.size() - 3, body.size()};
         size_t at = 0;
         for (size_t cut : cuts) {
           c.Chunk(std::string_view(body).substr(at, cut - at));
@@ -125,12 +116,10 @@ TEST(WatchStream, DecodesEventsSplitAcrossChunksOverTls) {
 
 TEST(WatchStream, AcceptsANonChunkedExpiredAnswer) {
   TestApiServer server([&](const SeenRequest& r, ServerConnection& c) {
-    c.Reply(200, std::string(kExpired).substr(
-                     0, sizeof(kExpired) - 2));  // no final \n
+    c.Reply(200, std::string(kExpired).substr(0, sizeof(kExpired) - 2));  // no final \n
   });
   auto client = MakeClient(server.url());
-  Result<std::unique_ptr<WatchStream>> w =
-      client->Watch(Pods(), "edl", ListOptions{});
+  Result<std::unique_ptr<WatchStream>> w = client->Watch(Pods(), "edl", ListOptions{});
   ASSERT_TRUE(w.ok()) << w.status().message();
   std::vector<WatchEvent> events = Drain(**w);
   ASSERT_EQ(events.size(), 1u);
@@ -149,8 +138,7 @@ TEST(WatchStream, ReportsAGarbageLineAndThenStaysFailed) {
   ASSERT_TRUE(w.ok()) << w.status().message();
   Result<std::optional<WatchEvent>> e = (*w)->Next(std::chrono::seconds(10));
   ASSERT_FALSE(e.ok());
-  EXPECT_NE(e.status().message().find("watch event line 1: not JSON"),
-            std::string::npos)
+  EXPECT_NE(e.status().message().find("watch event line 1: not JSON"), std::string::npos)
       << e.status().message();
   EXPECT_FALSE((*w)->Next(std::chrono::seconds(10)).ok());
   server.Stop();
@@ -165,20 +153,17 @@ TEST(WatchStream, AbandonsAHalfOpenConnectionAfterTheReadDeadline) {
   auto client = MakeClient(server.url());
   auto w = client->Watch(Pods(), "edl", ListOptions{});
   ASSERT_TRUE(w.ok()) << w.status().message();
-  Result<std::optional<WatchEvent>> first =
-      (*w)->Next(std::chrono::seconds(10));
+  Result<std::optional<WatchEvent>> first = (*w)->Next(std::chrono::seconds(10));
   ASSERT_TRUE(first.ok() && first->has_value());
-  Result<std::optional<WatchEvent>> silent =
-      (*w)->Next(std::chrono::milliseconds(200));
+  Result<std::optional<WatchEvent>> silent = (*w)->Next(std::chrono::milliseconds(200));
   ASSERT_FALSE(silent.ok());
   EXPECT_EQ(silent.status().code(), StatusCode::kDeadlineExceeded);
   server.Stop();
 }
 
 TEST(WatchStream, OpeningTimesOutWhenTheServerSaysNothing) {
-  TestApiServer server([&](const SeenRequest& r, ServerConnection& c) {
-    c.Hang(std::chrono::seconds(30));
-  });
+  TestApiServer server(
+      [&](const SeenRequest& r, ServerConnection& c) { c.Hang(std::chrono::seconds(30)); });
   ClientOptions options;
   options.request_timeout = std::chrono::milliseconds(200);
   auto client = MakeClient(server.url(), {}, options);
@@ -212,17 +197,15 @@ TEST(WatchStream, CancelAbortsABlockedNext) {
 
 TEST(WatchStream, ReturnsAnHttpErrorAsItsStatus) {
   TestApiServer server([&](const SeenRequest& r, ServerConnection& c) {
-    c.Reply(
-        403,
-        R"({"kind":"Status","reason":"Forbidden","message":"pods is forbidden","code":403})");
+    c.Reply(403,
+            R"({"kind":"Status","reason":"Forbidden","message":"pods is forbidden","code":403})");
   });
   auto client = MakeClient(server.url());
   auto w = client->Watch(Pods(), "edl", ListOptions{});
   ASSERT_FALSE(w.ok());
   EXPECT_EQ(KubeReason(w.status()), "Forbidden");
-  EXPECT_NE(
-      w.status().message().find("kube: GET /api/v1/namespaces/edl/pods: 403"),
-      std::string::npos)
+  EXPECT_NE(w.status().message().find("kube: GET /api/v1/namespaces/edl/pods: 403"),
+            std::string::npos)
       << w.status().message();
 }
 
@@ -243,8 +226,7 @@ struct Recorder {
 
 std::string Describe(const WatchEvent& e) {
   return std::string(WatchEventTypeName(e.type)) + " " +
-         e.object["metadata"].value("name", std::string()) +
-         (e.tombstone ? " tombstone" : "");
+         e.object["metadata"].value("name", std::string()) + (e.tombstone ? " tombstone" : "");
 }
 
 bool IsWatch(const SeenRequest& r) { return r.Query("watch") == "1"; }
@@ -276,8 +258,7 @@ TEST(Reflector, RewatchesFromTheLastResourceVersionAfterACleanClose) {
   reflector.Start();
   ASSERT_TRUE(reflector.WaitForSync(std::chrono::seconds(10)));
   ASSERT_TRUE(server.WaitForRequests(3));
-  ASSERT_TRUE(testing::WaitFor(
-      [&] { return reflector.last_resource_version() == "15"; }));
+  ASSERT_TRUE(testing::WaitFor([&] { return reflector.last_resource_version() == "15"; }));
   reflector.Stop();
   std::vector<SeenRequest> seen = server.requests();
   ASSERT_GE(seen.size(), 3u);
@@ -302,11 +283,9 @@ TEST(Reflector, RelistsAfterAnInBand410AndTombstonesVanishedPods) {
   TestApiServer server([&](const SeenRequest& r, ServerConnection& c) {
     if (!IsWatch(r)) {
       if (lists++ == 0) {
-        c.Reply(200, PodList("10", {PodJson("a", "ua", "5"),
-                                    PodJson("b", "ub", "6")}));
+        c.Reply(200, PodList("10", {PodJson("a", "ua", "5"), PodJson("b", "ub", "6")}));
       } else {  // b vanished while we were away, a changed, c is new
-        c.Reply(200, PodList("40", {PodJson("a", "ua", "31"),
-                                    PodJson("c", "uc", "32")}));
+        c.Reply(200, PodList("40", {PodJson("a", "ua", "31"), PodJson("c", "uc", "32")}));
       }
       return;
     }
@@ -400,9 +379,8 @@ TEST(Reflector, RetriesAFailedListWithBackoff) {
   TestApiServer server([&](const SeenRequest& r, ServerConnection& c) {
     if (!IsWatch(r)) {
       if (lists++ == 0) {
-        c.Reply(
-            500,
-            R"({"kind":"Status","reason":"InternalError","message":"etcd down","code":500})");
+        c.Reply(500,
+                R"({"kind":"Status","reason":"InternalError","message":"etcd down","code":500})");
       } else {
         c.Reply(200, PodList("10", {PodJson("a", "ua", "5")}));
       }

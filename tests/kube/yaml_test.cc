@@ -10,8 +10,9 @@ TEST(ToYaml, WritesOneDocumentPerObjectThatReadsBackAsTheSameValues) {
   nlohmann::json pod = {{"apiVersion", "v1"},
                         {"kind", "Pod"},
                         {"metadata", {{"name", "j-master"}, {"labels", {{"edl-index", "1"}}}}},
-                        {"spec", {{"terminationGracePeriodSeconds", 30},
-                                  {"containers", {{{"name", "main"}, {"args", {"--a=1", "true", ""}}}}}}}};
+                        {"spec",
+                         {{"terminationGracePeriodSeconds", 30},
+                          {"containers", {{{"name", "main"}, {"args", {"--a=1", "true", ""}}}}}}}};
   nlohmann::json config = {{"kind", "ConfigMap"}, {"data", {{"job.json", "{\n  \"x\": 1\n}\n"}}}};
   const std::string text = ToYaml({pod, config});
   std::vector<YAML::Node> docs = YAML::LoadAll(text);

@@ -1,11 +1,11 @@
 // The ring handshake's wire format (net/collective/handshake.h): hellos and
 // answers round-trip, and malformed ones are refused with a reason.
-#include "net/collective/handshake.h"
-
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <string>
+
+#include "net/collective/handshake.h"
 
 namespace edl::net {
 namespace {

@@ -3,8 +3,6 @@
 // with SIGKILL (a real forked process), a silent peer, Abort() while asleep
 // on the futex, no segment left in /dev/shm, mixed shared-memory/TCP rings,
 // the acceptor falling back to TCP, and the ShmLink ring itself.
-#include "net/collective/shm.h"
-
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -33,6 +31,7 @@
 
 #include "net/collective/collective.h"
 #include "net/collective/handshake.h"
+#include "net/collective/shm.h"
 #include "tests/net/net_test_util.h"
 #include "tests/net/ring_test_util.h"
 
@@ -78,8 +77,8 @@ TEST(RingOverSharedMemory, SumsExactlyForTwoToFourRanksWithOddSizes) {
       // Both ends of every link are in this process.
       EXPECT_EQ(MappedRingSegments(), 2 * n);
       // More than the 4 MiB ring per link at the largest size.
-      for (size_t count : {size_t{1}, size_t{7}, size_t(n - 1), size_t{1000},
-                           (size_t{1} << 20) + 3, (size_t{3} << 20) + 5}) {
+      for (size_t count : {size_t{1}, size_t{7}, size_t(n - 1), size_t{1000}, (size_t{1} << 20) + 3,
+                           (size_t{3} << 20) + 5}) {
         EXPECT_EQ(WrongSums(rings, count), 0u)
             << "n=" << n << " piece " << piece_bytes << " count " << count;
       }
@@ -167,8 +166,7 @@ TEST(RingOverSharedMemory, BroadcastsOddLengthsFromEveryRootThenStillSums) {
 TEST(RingOverSharedMemory, MixedRingWithATcpOnlyRankSumsExactly) {
   // n=3, rank 1 without shared memory: only link 2 -> 0 uses it.
   // n=4, rank 0 without: links 1 -> 2 and 2 -> 3 use it.
-  for (auto [n, tcp_rank, shared_links] :
-       {std::tuple{3, 1, 1}, std::tuple{4, 0, 2}}) {
+  for (auto [n, tcp_rank, shared_links] : {std::tuple{3, 1, 1}, std::tuple{4, 0, 2}}) {
     Listeners listeners(n);
     auto rings = FormRing(listeners, [&](int r) {
       RingSpec spec = listeners.Spec(r);
@@ -213,8 +211,7 @@ TEST(RingOverSharedMemory, PeerKilledMidTransferFailsTheSurvivorsPromptly) {
     // Rank 2, in its own process: signals after its first allreduce and
     // keeps reducing until it is killed.
     ::close(ready[0]);
-    auto ring = Ring::Connect(*listeners.listeners[2],
-                              listeners.Spec(2, 1, milliseconds(60000)));
+    auto ring = Ring::Connect(*listeners.listeners[2], listeners.Spec(2, 1, milliseconds(60000)));
     if (!ring.ok()) ::_exit(1);
     std::vector<float> v(count, 1.0f);
     for (int i = 0;; ++i) {
@@ -227,8 +224,7 @@ TEST(RingOverSharedMemory, PeerKilledMidTransferFailsTheSurvivorsPromptly) {
   std::vector<std::thread> survivors;
   for (int r = 0; r < 2; ++r) {
     survivors.emplace_back([&, r] {
-      auto ring = Ring::Connect(*listeners.listeners[r],
-                                listeners.Spec(r, 1, milliseconds(60000)));
+      auto ring = Ring::Connect(*listeners.listeners[r], listeners.Spec(r, 1, milliseconds(60000)));
       if (!ring.ok()) {
         statuses[r] = ring.status();
         return;
@@ -264,20 +260,16 @@ TEST(RingOverSharedMemory, PeerKilledMidTransferFailsTheSurvivorsPromptly) {
 TEST(RingOverSharedMemory, SilentPeerMakesTheOtherMissItsDeadline) {
   const milliseconds deadline(1500);
   Listeners listeners(2);
-  auto rings =
-      FormRing(listeners, [&](int r) { return listeners.Spec(r, 1, deadline); });
+  auto rings = FormRing(listeners, [&](int r) { return listeners.Spec(r, 1, deadline); });
   ASSERT_EQ(MappedRingSegments(), 4);
   // Rank 1 is alive but never joins; rank 0 fills the 4 MiB ring to it.
   std::vector<float> v(size_t{1} << 22, 1.0f);
   Status status = rings[0]->AllReduce(std::span<float>(v));
   EXPECT_EQ(status.code(), StatusCode::kDeadlineExceeded) << status.message();
-  EXPECT_NE(status.message().find("successor rank 1"), std::string::npos)
-      << status.message();
-  EXPECT_NE(status.message().find("accepted no data"), std::string::npos)
-      << status.message();
+  EXPECT_NE(status.message().find("successor rank 1"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("accepted no data"), std::string::npos) << status.message();
   // The broken ring refuses further work.
-  EXPECT_EQ(rings[0]->AllReduce(std::span<float>(v)).code(),
-            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(rings[0]->AllReduce(std::span<float>(v)).code(), StatusCode::kFailedPrecondition);
 }
 
 // What thread `tid` of this process is blocked in: the syscall number from
@@ -291,8 +283,8 @@ long SyscallOf(pid_t tid) {
 
 TEST(RingOverSharedMemory, AbortWakesACollectiveAsleepOnTheFutex) {
   Listeners listeners(2);
-  auto rings = FormRing(
-      listeners, [&](int r) { return listeners.Spec(r, 1, milliseconds(60000)); });
+  auto rings =
+      FormRing(listeners, [&](int r) { return listeners.Spec(r, 1, milliseconds(60000)); });
   ASSERT_EQ(MappedRingSegments(), 4);
   std::atomic<pid_t> tid{0};
   std::atomic<bool> done{false};
@@ -304,14 +296,13 @@ TEST(RingOverSharedMemory, AbortWakesACollectiveAsleepOnTheFutex) {
     done = true;
   });
   // Rank 1 never joins: rank 0 ends up sleeping on the futex.
-  EXPECT_TRUE(testing::WaitFor(
-      [&] { return tid.load() != 0 && SyscallOf(tid.load()) == SYS_futex; },
-      std::chrono::seconds(20)));
+  EXPECT_TRUE(
+      testing::WaitFor([&] { return tid.load() != 0 && SyscallOf(tid.load()) == SYS_futex; },
+                       std::chrono::seconds(20)));
   EXPECT_FALSE(done.load());
   rings[0]->Abort();
   // Far below the 60 s deadline: only Abort can end it this soon.
-  EXPECT_TRUE(
-      testing::WaitFor([&] { return done.load(); }, std::chrono::seconds(20)));
+  EXPECT_TRUE(testing::WaitFor([&] { return done.load(); }, std::chrono::seconds(20)));
   blocked.join();
   EXPECT_EQ(status.code(), StatusCode::kAborted) << status.message();
 }
@@ -319,8 +310,8 @@ TEST(RingOverSharedMemory, AbortWakesACollectiveAsleepOnTheFutex) {
 TEST(RingOverSharedMemory, DestroyedPeerRingFailsItsNeighboursAtOnce) {
   const int n = 3;
   Listeners listeners(n);
-  auto rings = FormRing(
-      listeners, [&](int r) { return listeners.Spec(r, 1, milliseconds(60000)); });
+  auto rings =
+      FormRing(listeners, [&](int r) { return listeners.Spec(r, 1, milliseconds(60000)); });
   auto statuses = OnEveryRank<Status>(n, [&](int r) {
     if (r == 2) {
       rings[2].reset();  // closes its shared rings and sockets
@@ -330,8 +321,7 @@ TEST(RingOverSharedMemory, DestroyedPeerRingFailsItsNeighboursAtOnce) {
     return rings[r]->AllReduce(std::span<float>(v));
   });
   for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(statuses[r].code(), StatusCode::kUnavailable)
-        << statuses[r].message();
+    EXPECT_EQ(statuses[r].code(), StatusCode::kUnavailable) << statuses[r].message();
   }
 }
 
@@ -344,8 +334,7 @@ int ConnectTo(int port) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EDL_CHECK(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) ==
-            0);
+  EDL_CHECK(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
   return fd;
 }
 
@@ -366,16 +355,13 @@ TEST(RingOverSharedMemory, FallsBackToTcpWhenTheOfferIsDeclinedOrBroken) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(
-      ::bind(rank1_listen, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)),
-      0);
+  ASSERT_EQ(::bind(rank1_listen, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
   ASSERT_EQ(::listen(rank1_listen, 4), 0);
   socklen_t len = sizeof(addr);
   ::getsockname(rank1_listen, reinterpret_cast<sockaddr*>(&addr), &len);
   RingSpec spec;
   spec.rank = 0;
-  spec.peers = {(*listener)->address(),
-                "127.0.0.1:" + std::to_string(ntohs(addr.sin_port))};
+  spec.peers = {(*listener)->address(), "127.0.0.1:" + std::to_string(ntohs(addr.sin_port))};
   spec.version = 3;
   spec.secret = testing::kSecret;
   spec.deadline = milliseconds(20000);
@@ -386,15 +372,11 @@ TEST(RingOverSharedMemory, FallsBackToTcpWhenTheOfferIsDeclinedOrBroken) {
   timeval tv{20, 0};
   ::setsockopt(from_rank0, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   RingHello offer;
-  auto tail_len = DecodeRingHelloHeader(
-      ReadBytes(from_rank0, kRingHelloHeaderBytes), offer);
+  auto tail_len = DecodeRingHelloHeader(ReadBytes(from_rank0, kRingHelloHeaderBytes), offer);
   ASSERT_TRUE(tail_len.ok()) << tail_len.status().message();
-  ASSERT_TRUE(
-      DecodeRingHelloTail(ReadBytes(from_rank0, *tail_len), offer).ok());
+  ASSERT_TRUE(DecodeRingHelloTail(ReadBytes(from_rank0, *tail_len), offer).ok());
   EXPECT_EQ(offer.host, HostIdentity());
-  ASSERT_EQ(offer.segment.rfind("/edl-ring-" + std::to_string(::getpid()), 0),
-            0u)
-      << offer.segment;
+  ASSERT_EQ(offer.segment.rfind("/edl-ring-" + std::to_string(::getpid()), 0), 0u) << offer.segment;
   EXPECT_EQ(SegmentNamesOf(::getpid()).size(), 1u);  // while in flight
   std::string declined = EncodeRingAnswer(Status::Ok(), false);
   ASSERT_EQ(::send(from_rank0, declined.data(), declined.size(), 0),
@@ -402,10 +384,8 @@ TEST(RingOverSharedMemory, FallsBackToTcpWhenTheOfferIsDeclinedOrBroken) {
 
   int to_rank0 = ConnectTo((*listener)->port());
   std::string hello =
-      EncodeRingHello({3, 1, 0, 2, testing::kSecret, HostIdentity(),
-                       "/edl-ring-1-does-not-exist"});
-  ASSERT_EQ(::send(to_rank0, hello.data(), hello.size(), 0),
-            static_cast<ssize_t>(hello.size()));
+      EncodeRingHello({3, 1, 0, 2, testing::kSecret, HostIdentity(), "/edl-ring-1-does-not-exist"});
+  ASSERT_EQ(::send(to_rank0, hello.data(), hello.size(), 0), static_cast<ssize_t>(hello.size()));
   auto answer = DecodeRingAnswer(ReadBytes(to_rank0, kRingAnswerHeaderBytes));
   ASSERT_TRUE(answer.ok()) << answer.status().message();
   EXPECT_EQ(answer->code, StatusCode::kOk);

@@ -38,8 +38,7 @@ using testing::Sum;
 using testing::Value;
 
 void ExpectExactSums(int n, size_t piece_bytes, bool shared_memory,
-                     size_t small_allreduce_bytes =
-                         RingSpec{}.small_allreduce_bytes) {
+                     size_t small_allreduce_bytes = RingSpec{}.small_allreduce_bytes) {
   Listeners listeners(n, shared_memory);
   auto rings = FormRing(listeners, [&](int r) {
     RingSpec spec = listeners.Spec(r);
@@ -49,8 +48,8 @@ void ExpectExactSums(int n, size_t piece_bytes, bool shared_memory,
   });
   ASSERT_EQ(rings.size(), static_cast<size_t>(n));
   for (auto& ring : rings) ASSERT_NE(ring, nullptr);
-  for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t(n - 1),
-                       size_t{1000}, (size_t{1} << 20) + 3}) {
+  for (size_t count :
+       {size_t{0}, size_t{1}, size_t{7}, size_t(n - 1), size_t{1000}, (size_t{1} << 20) + 3}) {
     auto data = OnEveryRank<std::vector<float>>(n, [&](int r) {
       std::vector<float> v(count);
       for (size_t i = 0; i < count; ++i) v[i] = Value(r, i);
@@ -80,13 +79,12 @@ TEST_P(RingOnEachTransport, AllReduceSumsExactlyForOneToFiveRanks) {
 }
 
 TEST_P(RingOnEachTransport, AllReduceSumsExactlyWithTinyOddPieces) {
-  for (int n : {2, 3})
-    ExpectExactSums(n, 4100, GetParam());  // pieces of 1025 floats
+  for (int n : {2, 3}) ExpectExactSums(n, 4100, GetParam());  // pieces of 1025 floats
 }
 
 TEST_P(RingOnEachTransport, EitherAllReduceAlgorithmSumsExactlyAtAnySize) {
   for (int n : {2, 3, 4}) {
-    ExpectExactSums(n, size_t{1} << 19, GetParam(), 0);  // ring only
+    ExpectExactSums(n, size_t{1} << 19, GetParam(), 0);         // ring only
     ExpectExactSums(n, size_t{1} << 19, GetParam(), SIZE_MAX);  // gather only
   }
 }
@@ -100,13 +98,12 @@ TEST_P(RingOnEachTransport, SmallAllReduceSumsInRankOrderOnEveryRank) {
     std::vector<std::vector<float>> inputs(n, std::vector<float>(count));
     for (int r = 0; r < n; ++r) {
       for (size_t i = 0; i < count; ++i) {
-        inputs[r][i] = static_cast<float>((r * 7919 + i * 104729) % 1000003) *
-                       (r % 2 ? 1e-7f : 3.1f);
+        inputs[r][i] =
+            static_cast<float>((r * 7919 + i * 104729) % 1000003) * (r % 2 ? 1e-7f : 3.1f);
       }
     }
     Listeners listeners(n, GetParam());
-    auto rings =
-        FormRing(listeners, [&](int r) { return listeners.Spec(r); });
+    auto rings = FormRing(listeners, [&](int r) { return listeners.Spec(r); });
     auto data = OnEveryRank<std::vector<float>>(n, [&](int r) {
       std::vector<float> v = inputs[r];
       EXPECT_TRUE(rings[r]->AllReduce(std::span<float>(v)).ok());
@@ -133,8 +130,7 @@ TEST_P(RingOnEachTransport, AllReduceAveragesAndEveryRankAgrees) {
   auto rings = FormRing(listeners, [&](int r) { return listeners.Spec(r); });
   auto data = OnEveryRank<std::vector<float>>(n, [&](int r) {
     std::vector<float> v(4099, static_cast<float>(r) * 0.1f + 1.0f);
-    EXPECT_TRUE(
-        rings[r]->AllReduce(std::span<float>(v), ReduceOp::kAverage).ok());
+    EXPECT_TRUE(rings[r]->AllReduce(std::span<float>(v), ReduceOp::kAverage).ok());
     return v;
   });
   EXPECT_NEAR(data[0][0], 1.15f, 1e-6);
@@ -190,8 +186,7 @@ TEST_P(RingOnEachTransport, BroadcastsFromEveryRoot) {
         return v;
       });
       for (int r = 0; r < n; ++r) {
-        EXPECT_EQ(data[r], data[root])
-            << "n=" << n << " root " << root << " rank " << r;
+        EXPECT_EQ(data[r], data[root]) << "n=" << n << " root " << root << " rank " << r;
       }
       EXPECT_EQ(data[root][bytes - 1], std::byte((bytes - 1) * 7 + root));
     }
@@ -199,16 +194,14 @@ TEST_P(RingOnEachTransport, BroadcastsFromEveryRoot) {
 }
 
 bool IsPeerFailure(const Status& s) {
-  return s.code() == StatusCode::kDeadlineExceeded ||
-         s.code() == StatusCode::kUnavailable;
+  return s.code() == StatusCode::kDeadlineExceeded || s.code() == StatusCode::kUnavailable;
 }
 
 TEST_P(RingOnEachTransport, RankThatClosesItsSocketsFailsTheOthers) {
   const int n = 3;
   const milliseconds deadline(3000);
   Listeners listeners(n, GetParam());
-  auto rings = FormRing(listeners,
-                        [&](int r) { return listeners.Spec(r, 1, deadline); });
+  auto rings = FormRing(listeners, [&](int r) { return listeners.Spec(r, 1, deadline); });
   auto start = Clock::now();
   auto statuses = OnEveryRank<Status>(n, [&](int r) {
     if (r == 2) {
@@ -225,16 +218,14 @@ TEST_P(RingOnEachTransport, RankThatClosesItsSocketsFailsTheOthers) {
   EXPECT_LT(Clock::now() - start, 20 * deadline);  // returned at all
   // The broken ring refuses further work instead of hanging.
   std::vector<float> v(10);
-  EXPECT_EQ(rings[0]->AllReduce(std::span<float>(v)).code(),
-            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(rings[0]->AllReduce(std::span<float>(v)).code(), StatusCode::kFailedPrecondition);
 }
 
 TEST_P(RingOnEachTransport, SilentRankMakesTheOthersMissTheirDeadline) {
   const int n = 3;
   const milliseconds deadline(1500);
   Listeners listeners(n, GetParam());
-  auto rings = FormRing(listeners,
-                        [&](int r) { return listeners.Spec(r, 1, deadline); });
+  auto rings = FormRing(listeners, [&](int r) { return listeners.Spec(r, 1, deadline); });
   auto start = Clock::now();
   auto statuses = OnEveryRank<Status>(n, [&](int r) {
     if (r == 2) return Status::Ok();  // alive but never joins the collective
@@ -245,19 +236,16 @@ TEST_P(RingOnEachTransport, SilentRankMakesTheOthersMissTheirDeadline) {
     EXPECT_TRUE(IsPeerFailure(statuses[r])) << statuses[r].message();
   }
   // Rank 0 waits for its predecessor, the silent rank 2.
-  EXPECT_EQ(statuses[0].code(), StatusCode::kDeadlineExceeded)
-      << statuses[0].message();
-  EXPECT_NE(statuses[0].message().find("rank 2"), std::string::npos)
-      << statuses[0].message();
+  EXPECT_EQ(statuses[0].code(), StatusCode::kDeadlineExceeded) << statuses[0].message();
+  EXPECT_NE(statuses[0].message().find("rank 2"), std::string::npos) << statuses[0].message();
   EXPECT_LT(Clock::now() - start, 20 * deadline);
 }
 
 TEST_P(RingOnEachTransport, AbortBeforeOrDuringACollectiveEndsIt) {
   const int n = 2;
   Listeners listeners(n, GetParam());
-  auto rings = FormRing(listeners, [&](int r) {
-    return listeners.Spec(r, 1, milliseconds(60000));
-  });
+  auto rings =
+      FormRing(listeners, [&](int r) { return listeners.Spec(r, 1, milliseconds(60000)); });
   Status status;
   std::atomic<bool> done{false};
   std::thread blocked([&] {
@@ -267,8 +255,7 @@ TEST_P(RingOnEachTransport, AbortBeforeOrDuringACollectiveEndsIt) {
   });
   rings[0]->Abort();
   // Far below the 60 s transfer deadline: only Abort can end it this soon.
-  EXPECT_TRUE(
-      testing::WaitFor([&] { return done.load(); }, std::chrono::seconds(20)));
+  EXPECT_TRUE(testing::WaitFor([&] { return done.load(); }, std::chrono::seconds(20)));
   blocked.join();
   EXPECT_EQ(status.code(), StatusCode::kAborted) << status.message();
   std::vector<float> v(3);
@@ -284,8 +271,7 @@ class HandPlayedRank1 {
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EDL_CHECK(::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr),
-                     sizeof(addr)) == 0);
+    EDL_CHECK(::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
     EDL_CHECK(::listen(listen_fd_, 4) == 0);
     socklen_t len = sizeof(addr);
     ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
@@ -310,9 +296,8 @@ class HandPlayedRank1 {
     Result<size_t> tail_len = DecodeRingHelloHeader(header, hello);
     EDL_CHECK(tail_len.ok()) << tail_len.status().message();
     std::string tail(*tail_len, '\0');
-    EDL_CHECK(*tail_len == 0 ||
-              ::recv(from_rank0_, tail.data(), tail.size(), MSG_WAITALL) ==
-                  static_cast<ssize_t>(tail.size()));
+    EDL_CHECK(*tail_len == 0 || ::recv(from_rank0_, tail.data(), tail.size(), MSG_WAITALL) ==
+                                    static_cast<ssize_t>(tail.size()));
     EDL_CHECK(DecodeRingHelloTail(tail, hello).ok());
     EDL_CHECK(hello.ring_version == version && hello.from_rank == 0);
     // No shared memory: the collective's bytes come over this socket.
@@ -320,8 +305,7 @@ class HandPlayedRank1 {
     EDL_CHECK(::send(from_rank0_, answer.data(), answer.size(), 0) ==
               static_cast<ssize_t>(answer.size()));
     to_rank0_ = std::make_unique<testing::RawConnection>(rank0_port);
-    EDL_CHECK(to_rank0_->Send(
-        EncodeRingHello({version, 1, 0, 2, testing::kSecret, "", ""})));
+    EDL_CHECK(to_rank0_->Send(EncodeRingHello({version, 1, 0, 2, testing::kSecret, "", ""})));
   }
   // Blocks until rank 0 has sent at least one byte of collective data.
   bool ReceivedData() {
@@ -362,8 +346,7 @@ TEST(Ring, AbortUnblocksACollectiveThatIsWaitingForAPeer) {
   EXPECT_FALSE(done.load());          // and waits for rank 1's data
   (*ring)->Abort();
   // Far below the 60 s transfer deadline: only Abort can end it this soon.
-  EXPECT_TRUE(
-      testing::WaitFor([&] { return done.load(); }, std::chrono::seconds(20)));
+  EXPECT_TRUE(testing::WaitFor([&] { return done.load(); }, std::chrono::seconds(20)));
   collective.join();
   EXPECT_EQ(status.code(), StatusCode::kAborted) << status.message();
 }
@@ -399,11 +382,9 @@ TEST(Ring, RefusesAPeerOfAnotherVersion) {
 
 TEST(Ring, ConnectFailsWithinTheDeadlineWhenAPeerNeverComes) {
   Listeners listeners(2);
-  auto ring = Ring::Connect(*listeners.listeners[0],
-                            listeners.Spec(0, 1, milliseconds(300)));
+  auto ring = Ring::Connect(*listeners.listeners[0], listeners.Spec(0, 1, milliseconds(300)));
   ASSERT_FALSE(ring.ok());
-  EXPECT_EQ(ring.status().code(), StatusCode::kDeadlineExceeded)
-      << ring.status().message();
+  EXPECT_EQ(ring.status().code(), StatusCode::kDeadlineExceeded) << ring.status().message();
   EXPECT_NE(ring.status().message().find("rank 1"), std::string::npos);
 }
 
@@ -413,12 +394,11 @@ TEST_P(RingOnEachTransport, IgnoresGarbageConnectionsWhileForming) {
   ASSERT_TRUE(garbage.connected());
   ASSERT_TRUE(garbage.Send("GET / HTTP/1.1\r\nHost: x\r\n\r\n0123456789"));
   auto rings = FormRing(listeners, [&](int r) { return listeners.Spec(r); });
-  std::vector<std::vector<float>> data =
-      OnEveryRank<std::vector<float>>(2, [&](int r) {
-        std::vector<float> v(5, static_cast<float>(r + 1));
-        EXPECT_TRUE(rings[r]->AllReduce(std::span<float>(v)).ok());
-        return v;
-      });
+  std::vector<std::vector<float>> data = OnEveryRank<std::vector<float>>(2, [&](int r) {
+    std::vector<float> v(5, static_cast<float>(r + 1));
+    EXPECT_TRUE(rings[r]->AllReduce(std::span<float>(v)).ok());
+    return v;
+  });
   EXPECT_EQ(data[1], std::vector<float>(5, 3.0f));
 }
 
@@ -434,13 +414,10 @@ TEST(Ring, RejectsAnInvalidSpec) {
             StatusCode::kInvalidArgument);
 }
 
-TEST_P(RingOnEachTransport,
-       SurvivorsReformWithAHigherVersionOnTheSameListeners) {
+TEST_P(RingOnEachTransport, SurvivorsReformWithAHigherVersionOnTheSameListeners) {
   const int n = 3;
   Listeners listeners(n, GetParam());
-  auto rings = FormRing(listeners, [&](int r) {
-    return listeners.Spec(r, 1, milliseconds(3000));
-  });
+  auto rings = FormRing(listeners, [&](int r) { return listeners.Spec(r, 1, milliseconds(3000)); });
   // Rank 2 dies: its ring and listener go away mid-training.
   auto failed = OnEveryRank<Status>(n, [&](int r) {
     if (r == 2) {

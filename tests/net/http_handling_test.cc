@@ -15,9 +15,8 @@ constexpr char kSecret[] = "fuzz-secret";
 
 HttpRouter TestRouter() {
   HttpRouter router(kSecret);
-  router.AddRpc("/test.Echo/Echo", [](std::string_view body) {
-    return Result<std::string>(std::string(body));
-  });
+  router.AddRpc("/test.Echo/Echo",
+                [](std::string_view body) { return Result<std::string>(std::string(body)); });
   router.AddRpc("/test.Fail/Fail", [](std::string_view) {
     return Result<std::string>(FailedPrecondition("not yet"));
   });
@@ -37,8 +36,7 @@ HttpRouter TestRouter() {
 }
 
 HttpRequest Request(std::string method, std::string target,
-                    std::string authorization = std::string("Bearer ") +
-                                                kSecret) {
+                    std::string authorization = std::string("Bearer ") + kSecret) {
   HttpRequest request;
   request.method = std::move(method);
   request.target = std::move(target);
@@ -108,28 +106,23 @@ TEST(ParseHttpRequest, ParsesOneRequestAndReportsTheBytesUsed) {
 TEST(ParseHttpRequest, TellsIncompleteMalformedAndOversizedApart) {
   EXPECT_EQ(ParseHttpRequest("POST /a HTTP/1.1\r\nContent-Len", 100).kind,
             ParsedHttpRequest::Kind::kIncomplete);
-  EXPECT_EQ(ParseHttpRequest("", 100).kind,
-            ParsedHttpRequest::Kind::kIncomplete);
+  EXPECT_EQ(ParseHttpRequest("", 100).kind, ParsedHttpRequest::Kind::kIncomplete);
   ParsedHttpRequest bad = ParseHttpRequest("HELLO\r\n\r\n", 100);
   ASSERT_EQ(bad.kind, ParsedHttpRequest::Kind::kError);
   EXPECT_EQ(bad.error_reply.status, 400);
   EXPECT_TRUE(bad.error_reply.close);
-  ParsedHttpRequest big =
-      ParseHttpRequest("POST /a HTTP/1.1\r\nContent-Length: 101\r\n\r\n", 100);
+  ParsedHttpRequest big = ParseHttpRequest("POST /a HTTP/1.1\r\nContent-Length: 101\r\n\r\n", 100);
   ASSERT_EQ(big.kind, ParsedHttpRequest::Kind::kError);
   EXPECT_EQ(big.error_reply.status, 413);
-  EXPECT_EQ(big.error_reply.body,
-            "request body exceeds the server's limit of 100 bytes");
+  EXPECT_EQ(big.error_reply.body, "request body exceeds the server's limit of 100 bytes");
 }
 
 TEST(ServeHttpBytes, AnswersPipelinedRequestsInOrderAndStopsAtClose) {
   std::string auth = std::string("Authorization: Bearer ") + kSecret + "\r\n";
   std::string bytes = "POST /test.Echo/Echo HTTP/1.1\r\n" + auth +
-                      "Content-Length: 5\r\n\r\nfirst" +
-                      "POST /test.Echo/Echo HTTP/1.1\r\n" + auth +
-                      "Connection: close\r\nContent-Length: 6\r\n\r\nsecond" +
-                      "POST /test.Echo/Echo HTTP/1.1\r\n" + auth +
-                      "Content-Length: 5\r\n\r\nthird";
+                      "Content-Length: 5\r\n\r\nfirst" + "POST /test.Echo/Echo HTTP/1.1\r\n" +
+                      auth + "Connection: close\r\nContent-Length: 6\r\n\r\nsecond" +
+                      "POST /test.Echo/Echo HTTP/1.1\r\n" + auth + "Content-Length: 5\r\n\r\nthird";
   std::string out = ServeHttpBytes(TestRouter(), bytes, 1000);
   size_t first = out.find("first");
   size_t second = out.find("second");
@@ -140,8 +133,7 @@ TEST(ServeHttpBytes, AnswersPipelinedRequestsInOrderAndStopsAtClose) {
 }
 
 TEST(ServeHttpBytes, SurvivesEveryInputInTheFuzzCorpus) {
-  std::filesystem::path dir =
-      std::filesystem::path(EDL_SOURCE_DIR) / "fuzz/corpus/net_http";
+  std::filesystem::path dir = std::filesystem::path(EDL_SOURCE_DIR) / "fuzz/corpus/net_http";
   ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
   HttpRouter router = TestRouter();
   int files = 0;

@@ -10,8 +10,7 @@
 
 namespace edl::net::testing {
 
-bool WaitFor(const std::function<bool()>& condition,
-             std::chrono::milliseconds timeout) {
+bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (!condition()) {
     if (std::chrono::steady_clock::now() > deadline) return condition();

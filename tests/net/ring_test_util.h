@@ -4,7 +4,6 @@
 #pragma once
 
 #include <gtest/gtest.h>
-
 #include <sys/types.h>
 
 #include <chrono>
@@ -65,12 +64,11 @@ struct Listeners {
 };
 
 // Forms a ring of every listener from the specs; fails the test on error.
-inline std::vector<std::unique_ptr<Ring>> FormRing(
-    Listeners& listeners, const std::function<RingSpec(int)>& spec_of) {
+inline std::vector<std::unique_ptr<Ring>> FormRing(Listeners& listeners,
+                                                   const std::function<RingSpec(int)>& spec_of) {
   int n = static_cast<int>(listeners.listeners.size());
-  auto rings = OnEveryRank<Result<std::unique_ptr<Ring>>>(n, [&](int r) {
-    return Ring::Connect(*listeners.listeners[r], spec_of(r));
-  });
+  auto rings = OnEveryRank<Result<std::unique_ptr<Ring>>>(
+      n, [&](int r) { return Ring::Connect(*listeners.listeners[r], spec_of(r)); });
   std::vector<std::unique_ptr<Ring>> out;
   for (auto& ring : rings) {
     EXPECT_TRUE(ring.ok()) << ring.status().message();

@@ -46,8 +46,7 @@ class RpcCallTest : public ::testing::Test {
 
 TEST_F(RpcCallTest, EchoesTheRequestBody) {
   auto channel = Channel();
-  Result<std::string> reply =
-      channel->Call("/test.Echo/Echo", "hello", kDeadline);
+  Result<std::string> reply = channel->Call("/test.Echo/Echo", "hello", kDeadline);
   ASSERT_TRUE(reply.ok()) << reply.status().message();
   EXPECT_EQ(*reply, "hello");
   EXPECT_EQ(echo_calls_.load(), 1);
@@ -59,8 +58,7 @@ TEST_F(RpcCallTest, EchoesAnEmptyBodyAndBinaryBytes) {
   ASSERT_TRUE(empty.ok()) << empty.status().message();
   EXPECT_EQ(*empty, "");
   std::string binary("\0\r\n\r\n\xff\x01", 7);
-  Result<std::string> reply =
-      channel->Call("/test.Echo/Echo", binary, kDeadline);
+  Result<std::string> reply = channel->Call("/test.Echo/Echo", binary, kDeadline);
   ASSERT_TRUE(reply.ok()) << reply.status().message();
   EXPECT_EQ(*reply, binary);
 }
@@ -69,8 +67,7 @@ TEST_F(RpcCallTest, CarriesA64MegabyteBodyBothWays) {
   std::string body(size_t{64} << 20, '\0');
   for (size_t i = 0; i < body.size(); i += 4093) body[i] = static_cast<char>(i);
   auto channel = Channel();
-  Result<std::string> reply =
-      channel->Call("/test.Echo/Echo", body, Millis(60000));
+  Result<std::string> reply = channel->Call("/test.Echo/Echo", body, Millis(60000));
   ASSERT_TRUE(reply.ok()) << reply.status().message();
   EXPECT_TRUE(*reply == body);
 }
@@ -113,8 +110,7 @@ TEST_F(RpcCallTest, SequentialCallsReuseOneConnection) {
   auto channel = Channel();
   for (int i = 0; i < 200; ++i) {
     std::string body = "call " + std::to_string(i);
-    Result<std::string> reply =
-        channel->Call("/test.Echo/Echo", body, kDeadline);
+    Result<std::string> reply = channel->Call("/test.Echo/Echo", body, kDeadline);
     ASSERT_TRUE(reply.ok()) << reply.status().message();
     ASSERT_EQ(*reply, body);
   }
@@ -129,8 +125,7 @@ TEST_F(RpcCallTest, ConcurrentCallersOnOneChannelEachGetTheirOwnAnswer) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 50; ++i) {
         std::string body = std::to_string(t) + "/" + std::to_string(i);
-        Result<std::string> reply =
-            channel->Call("/test.Echo/Echo", body, kDeadline);
+        Result<std::string> reply = channel->Call("/test.Echo/Echo", body, kDeadline);
         if (!reply.ok() || *reply != body) ++wrong;
       }
     });
@@ -149,8 +144,7 @@ TEST_F(RpcCallTest, ChannelsInManyThreadsAreServedConcurrently) {
       auto channel = Channel();
       for (int i = 0; i < 30; ++i) {
         std::string body(1000 + t * 100 + i, static_cast<char>('a' + t));
-        Result<std::string> reply =
-            channel->Call("/test.Echo/Echo", body, kDeadline);
+        Result<std::string> reply = channel->Call("/test.Echo/Echo", body, kDeadline);
         if (!reply.ok() || *reply != body) ++wrong;
       }
     });
@@ -171,9 +165,9 @@ TEST_F(RpcCallTest, AWrongSecretIsUnauthenticatedAndNeverReachesTheHandler) {
 TEST_F(RpcCallTest, AMissingSecretIsAnswered401AndNeverReachesTheHandler) {
   testing::RawConnection raw(server_->port());
   ASSERT_TRUE(raw.connected());
-  ASSERT_TRUE(raw.Send(
-      "POST /test.Echo/Echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
-      "Connection: close\r\n\r\nhi"));
+  ASSERT_TRUE(
+      raw.Send("POST /test.Echo/Echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+               "Connection: close\r\n\r\nhi"));
   std::string response = raw.ReadUntilClosed();
   EXPECT_EQ(response.rfind("HTTP/1.1 401", 0), 0u) << response;
   EXPECT_NE(response.find("Edl-Status: Unauthenticated"), std::string::npos);
@@ -203,8 +197,7 @@ TEST_F(RpcCallTest, AnUnknownPathIsNotFound) {
   Result<std::string> reply = channel->Call("/test.Echo/Nope", "x", kDeadline);
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(reply.status().code(), StatusCode::kNotFound);
-  EXPECT_NE(reply.status().message().find("/test.Echo/Nope"),
-            std::string::npos);
+  EXPECT_NE(reply.status().message().find("/test.Echo/Nope"), std::string::npos);
 }
 
 TEST_F(RpcCallTest, AGetOfAnRpcPathIsMethodNotAllowed) {
@@ -227,20 +220,16 @@ TEST(RpcErrors, EveryHandlerStatusArrivesWithItsCodeAndMessage) {
     int code = std::stoi(std::string(body));
     auto status_code = static_cast<StatusCode>(code);
     return Result<std::string>(
-        Status(status_code,
-               std::string("failed with ") + StatusCodeName(status_code)));
+        Status(status_code, std::string("failed with ") + StatusCodeName(status_code)));
   });
   ASSERT_TRUE(server.Start().ok());
   RpcChannel channel("127.0.0.1", server.port(), kSecret);
-  for (int code = 1; code <= static_cast<int>(StatusCode::kFailedPrecondition);
-       ++code) {
+  for (int code = 1; code <= static_cast<int>(StatusCode::kFailedPrecondition); ++code) {
     auto expected = static_cast<StatusCode>(code);
-    Result<std::string> reply =
-        channel.Call("/test.Fail/Fail", std::to_string(code), kDeadline);
+    Result<std::string> reply = channel.Call("/test.Fail/Fail", std::to_string(code), kDeadline);
     ASSERT_FALSE(reply.ok());
     EXPECT_EQ(reply.status().code(), expected) << StatusCodeName(expected);
-    EXPECT_EQ(reply.status().message(),
-              std::string("failed with ") + StatusCodeName(expected));
+    EXPECT_EQ(reply.status().message(), std::string("failed with ") + StatusCodeName(expected));
   }
   EXPECT_EQ(server.connections_accepted(), 1u);
 }
@@ -249,12 +238,10 @@ TEST(RpcErrors, AHandlerThatThrowsIsAnInternalErrorAndTheServerLivesOn) {
   ServerOptions options;
   options.secret = kSecret;
   RpcServer server(options);
-  server.HandleRpc("/test.Throw/Throw",
-                   [](std::string_view) -> Result<std::string> {
-                     throw std::runtime_error("boom");
-                   });
-  server.HandleRpc("/test.Ok/Ok",
-                   [](std::string_view) { return Result<std::string>("ok"); });
+  server.HandleRpc("/test.Throw/Throw", [](std::string_view) -> Result<std::string> {
+    throw std::runtime_error("boom");
+  });
+  server.HandleRpc("/test.Ok/Ok", [](std::string_view) { return Result<std::string>("ok"); });
   ASSERT_TRUE(server.Start().ok());
   RpcChannel channel("127.0.0.1", server.port(), kSecret);
   Result<std::string> thrown = channel.Call("/test.Throw/Throw", "", kDeadline);
@@ -277,9 +264,7 @@ TEST(RpcGet, ServesGetHandlersWithTheSecretAndPublicOnesWithout) {
         return HttpResponse{200, "text/plain", "edl_up 1\n"};
       },
       /*public_access=*/true);
-  server.HandleGet("/broken", [] {
-    return HttpResponse{503, "text/plain", "master is starting"};
-  });
+  server.HandleGet("/broken", [] { return HttpResponse{503, "text/plain", "master is starting"}; });
   ASSERT_TRUE(server.Start().ok());
 
   RpcChannel good("127.0.0.1", server.port(), kSecret);
@@ -293,15 +278,13 @@ TEST(RpcGet, ServesGetHandlersWithTheSecretAndPublicOnesWithout) {
   EXPECT_EQ(broken.status().message(), "master is starting");
 
   RpcChannel bad("127.0.0.1", server.port(), "wrong");
-  EXPECT_EQ(bad.Get("/status", kDeadline).status().code(),
-            StatusCode::kUnauthenticated);
+  EXPECT_EQ(bad.Get("/status", kDeadline).status().code(), StatusCode::kUnauthenticated);
   Result<std::string> metrics = bad.Get("/metrics", kDeadline);
   ASSERT_TRUE(metrics.ok()) << metrics.status().message();
   EXPECT_EQ(*metrics, "edl_up 1\n");
 
   testing::RawConnection raw(server.port());
-  ASSERT_TRUE(raw.Send(
-      "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  ASSERT_TRUE(raw.Send("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
   std::string response = raw.ReadUntilClosed();
   EXPECT_EQ(response.rfind("HTTP/1.1 200", 0), 0u) << response;
   EXPECT_NE(response.find("Content-Type: text/plain"), std::string::npos);
@@ -342,9 +325,8 @@ TEST(RpcReplyGate, RepliesWaitForTheGateWithoutHoldingAServerThread) {
   options.num_threads = 1;  // one thread serves every held call
   options.reply_gate = [&](std::function<void(Status)> release) { held.Hold(std::move(release)); };
   RpcServer server(options);
-  server.HandleRpc("/test.Echo/Echo", [](std::string_view body) {
-    return Result<std::string>(std::string(body));
-  });
+  server.HandleRpc("/test.Echo/Echo",
+                   [](std::string_view body) { return Result<std::string>(std::string(body)); });
   server.HandleGet("/status", [] { return HttpResponse{200, "text/plain", "up"}; });
   ASSERT_TRUE(server.Start().ok());
   constexpr int kCalls = 16;
@@ -372,9 +354,8 @@ TEST(RpcReplyGate, AReleaseWithAnErrorSendsTheErrorInstead) {
   options.secret = kSecret;
   options.reply_gate = [&](std::function<void(Status)> release) { held.Hold(std::move(release)); };
   RpcServer server(options);
-  server.HandleRpc("/test.Echo/Echo", [](std::string_view body) {
-    return Result<std::string>(std::string(body));
-  });
+  server.HandleRpc("/test.Echo/Echo",
+                   [](std::string_view body) { return Result<std::string>(std::string(body)); });
   ASSERT_TRUE(server.Start().ok());
   auto call = std::async(std::launch::async, [&] {
     RpcChannel channel("127.0.0.1", server.port(), kSecret);
@@ -394,9 +375,8 @@ TEST(RpcReplyGate, AServerStoppedWhileRepliesAreHeldAnswersNoneAndAReleaseAfterI
   options.secret = kSecret;
   options.reply_gate = [&](std::function<void(Status)> release) { held.Hold(std::move(release)); };
   auto server = std::make_unique<RpcServer>(options);
-  server->HandleRpc("/test.Echo/Echo", [](std::string_view body) {
-    return Result<std::string>(std::string(body));
-  });
+  server->HandleRpc("/test.Echo/Echo",
+                    [](std::string_view body) { return Result<std::string>(std::string(body)); });
   ASSERT_TRUE(server->Start().ok());
   auto call = std::async(std::launch::async, [&, port = server->port()] {
     RpcChannel channel("127.0.0.1", port, kSecret);

@@ -2,9 +2,9 @@
 // down or restarted, bad bytes on the wire, oversized bodies, Stop() with
 // connections open.
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -32,9 +32,8 @@ ServerOptions Options(int port = 0) {
 }
 
 void AddEcho(RpcServer& server) {
-  server.HandleRpc("/test.Echo/Echo", [](std::string_view body) {
-    return Result<std::string>(std::string(body));
-  });
+  server.HandleRpc("/test.Echo/Echo",
+                   [](std::string_view body) { return Result<std::string>(std::string(body)); });
 }
 
 // A port nothing listens on (it was just bound and released).
@@ -85,14 +84,12 @@ TEST(RpcFailure, ASlowHandlerMakesTheCallExceedItsDeadline) {
   gate.Open();
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(reply.status().code(), StatusCode::kDeadlineExceeded);
-  EXPECT_NE(reply.status().message().find("200 ms"), std::string::npos)
-      << reply.status().message();
+  EXPECT_NE(reply.status().message().find("200 ms"), std::string::npos) << reply.status().message();
   EXPECT_GE(elapsed, Millis(200));
   EXPECT_LT(elapsed, Millis(5000));
   EXPECT_EQ(gate.waiting(), 1);
   // The channel reconnects for the next call.
-  Result<std::string> next =
-      channel.Call("/test.Echo/Echo", "again", kDeadline);
+  Result<std::string> next = channel.Call("/test.Echo/Echo", "again", kDeadline);
   ASSERT_TRUE(next.ok()) << next.status().message();
   EXPECT_EQ(*next, "again");
 }
@@ -105,8 +102,7 @@ TEST(RpcFailure, ACallToAServerThatIsDownIsUnavailableQuickly) {
   EXPECT_LT(Clock::now() - start, Millis(2000));
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(reply.status().code(), StatusCode::kUnavailable);
-  EXPECT_NE(reply.status().message().find("127.0.0.1:" + std::to_string(port)),
-            std::string::npos)
+  EXPECT_NE(reply.status().message().find("127.0.0.1:" + std::to_string(port)), std::string::npos)
       << reply.status().message();
 }
 
@@ -160,8 +156,8 @@ TEST(RpcFailure, StartingOnABusyPortIsUnavailableNamingTheAddress) {
   RpcServer second(Options(first.port()));
   Status status = second.Start();
   EXPECT_EQ(status.code(), StatusCode::kUnavailable);
-  EXPECT_EQ(status.message(), "127.0.0.1:" + std::to_string(first.port()) +
-                                  ": cannot bind: Address already in use");
+  EXPECT_EQ(status.message(),
+            "127.0.0.1:" + std::to_string(first.port()) + ": cannot bind: Address already in use");
   second.Stop();  // harmless on a server that never started
 }
 
@@ -183,12 +179,10 @@ TEST(RpcFailure, MalformedBytesGet400AndTheServerKeepsServing) {
     ASSERT_TRUE(raw.connected());
     ASSERT_TRUE(raw.Send(input));
     std::string response = raw.ReadUntilClosed();
-    EXPECT_EQ(response.rfind("HTTP/1.1 400", 0), 0u)
-        << "input " << input << " got " << response;
+    EXPECT_EQ(response.rfind("HTTP/1.1 400", 0), 0u) << "input " << input << " got " << response;
   }
   RpcChannel channel("127.0.0.1", server.port(), kSecret);
-  Result<std::string> reply =
-      channel.Call("/test.Echo/Echo", "fine", kDeadline);
+  Result<std::string> reply = channel.Call("/test.Echo/Echo", "fine", kDeadline);
   ASSERT_TRUE(reply.ok()) << reply.status().message();
   EXPECT_TRUE(testing::WaitFor([&] { return server.open_connections() == 1; }));
 }
@@ -200,14 +194,12 @@ TEST(RpcFailure, ABodyOverTheLimitIsRefusedAndTheNextCallWorks) {
   AddEcho(server);
   ASSERT_TRUE(server.Start().ok());
   RpcChannel channel("127.0.0.1", server.port(), kSecret);
-  Result<std::string> reply =
-      channel.Call("/test.Echo/Echo", std::string(1 << 20, 'x'), kDeadline);
+  Result<std::string> reply = channel.Call("/test.Echo/Echo", std::string(1 << 20, 'x'), kDeadline);
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(reply.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(reply.status().message().find("1024 bytes"), std::string::npos)
       << reply.status().message();
-  Result<std::string> small =
-      channel.Call("/test.Echo/Echo", "small", kDeadline);
+  Result<std::string> small = channel.Call("/test.Echo/Echo", "small", kDeadline);
   ASSERT_TRUE(small.ok()) << small.status().message();
 }
 
@@ -219,8 +211,7 @@ TEST(RpcFailure, AnIdleConnectionIsClosedAfterTheIdleTimeout) {
   ASSERT_TRUE(server.Start().ok());
   testing::RawConnection raw(server.port());
   ASSERT_TRUE(raw.Send("POST /test.Echo/Echo HTTP/1.1\r\nContent-Le"));
-  EXPECT_TRUE(
-      testing::WaitFor([&] { return server.connections_accepted() == 1; }));
+  EXPECT_TRUE(testing::WaitFor([&] { return server.connections_accepted() == 1; }));
   EXPECT_TRUE(testing::WaitFor([&] { return server.open_connections() == 0; }));
   EXPECT_EQ(raw.ReadUntilClosed(), "");
   // A channel whose connection the server timed out reconnects by itself.
@@ -239,16 +230,14 @@ TEST(RpcFailure, StopClosesOpenConnectionsAndIsIdempotent) {
   ASSERT_TRUE(channel.Call("/test.Echo/Echo", "x", kDeadline).ok());
   testing::RawConnection idle(server.port());
   testing::RawConnection half(server.port());
-  ASSERT_TRUE(half.Send(
-      "POST /test.Echo/Echo HTTP/1.1\r\nContent-Length: 10\r\n\r\nab"));
+  ASSERT_TRUE(half.Send("POST /test.Echo/Echo HTTP/1.1\r\nContent-Length: 10\r\n\r\nab"));
   EXPECT_TRUE(testing::WaitFor([&] { return server.open_connections() == 3; }));
   server.Stop();
   EXPECT_EQ(server.open_connections(), 0u);
   EXPECT_EQ(idle.ReadUntilClosed(), "");
   EXPECT_EQ(half.ReadUntilClosed(), "");
   server.Stop();
-  Result<std::string> reply =
-      channel.Call("/test.Echo/Echo", "x", Millis(2000));
+  Result<std::string> reply = channel.Call("/test.Echo/Echo", "x", Millis(2000));
   EXPECT_EQ(reply.status().code(), StatusCode::kUnavailable);
 }
 
@@ -262,8 +251,7 @@ TEST(RpcFailure, StopWhileACallIsInFlightFailsThatCallAsUnavailable) {
   ASSERT_TRUE(server.Start().ok());
   RpcChannel channel("127.0.0.1", server.port(), kSecret);
   Result<std::string> reply = Status(Internal("not called"));
-  std::thread caller(
-      [&] { reply = channel.Call("/test.Slow/Slow", "", kDeadline); });
+  std::thread caller([&] { reply = channel.Call("/test.Slow/Slow", "", kDeadline); });
   ASSERT_TRUE(testing::WaitFor([&] { return gate.waiting() == 1; }));
   std::thread stopper([&] { server.Stop(); });
   EXPECT_TRUE(testing::WaitFor([&] { return server.stopping(); }));
@@ -321,14 +309,12 @@ class LyingServer {
 TEST(RpcFailure, AnAnswerClaimingAHugeBodyIsRefusedBeforeAnythingIsAllocated) {
   for (const char* length : {"18446744073709551615", "18446744073709547520", "1125899906842624"}) {
     SCOPED_TRACE(length);
-    LyingServer server(std::string("HTTP/1.1 200 OK\r\nContent-Length: ") + length +
-                       "\r\n\r\nabc");
+    LyingServer server(std::string("HTTP/1.1 200 OK\r\nContent-Length: ") + length + "\r\n\r\nabc");
     RpcChannel channel("127.0.0.1", server.port(), kSecret);
     Result<std::string> reply = channel.Call("/test.Echo/Echo", "x", Millis(5000));
     ASSERT_FALSE(reply.ok());
     EXPECT_EQ(reply.status().code(), StatusCode::kResourceExhausted) << reply.status().message();
-    EXPECT_NE(reply.status().message().find(length), std::string::npos)
-        << reply.status().message();
+    EXPECT_NE(reply.status().message().find(length), std::string::npos) << reply.status().message();
   }
 }
 

@@ -3,8 +3,6 @@
 // wrap-around and padding, reducing straight from the ring, closing, refusing
 // foreign names and segments, cleaning up after dead processes, and the
 // host identity that decides when two ranks may share memory.
-#include "net/collective/shm.h"
-
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -17,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "net/collective/shm.h"
 #include "tests/net/ring_test_util.h"
 
 namespace edl::net {
@@ -58,9 +57,7 @@ TEST(ShmLink, ReducesFloatsStraightFromTheRing) {
     dest[i] = 1000.0f;
   }
   const size_t bytes = sent.size() * sizeof(float);
-  ASSERT_EQ(
-      (*producer)->Write(reinterpret_cast<const char*>(sent.data()), bytes),
-      bytes);
+  ASSERT_EQ((*producer)->Write(reinterpret_cast<const char*>(sent.data()), bytes), bytes);
   ASSERT_EQ((*consumer)->Read(reinterpret_cast<char*>(dest.data()), bytes,
                               /*reduce_sum=*/true),
             bytes);
@@ -78,21 +75,18 @@ TEST(ShmLink, ClosingOneEndIsSeenByTheOtherAndEndsItsWait) {
   std::atomic<bool> woke{false};
   std::thread waiter([&] {
     while (!(*consumer)->Closed()) {
-      (*consumer)->Wait(std::chrono::steady_clock::now() +
-                        std::chrono::seconds(60));
+      (*consumer)->Wait(std::chrono::steady_clock::now() + std::chrono::seconds(60));
     }
     woke = true;
   });
   (*producer)->Close();
-  EXPECT_TRUE(
-      testing::WaitFor([&] { return woke.load(); }, std::chrono::seconds(20)));
+  EXPECT_TRUE(testing::WaitFor([&] { return woke.load(); }, std::chrono::seconds(20)));
   waiter.join();
   EXPECT_TRUE((*producer)->Closed());
 }
 
 TEST(ShmLink, OpenRefusesForeignNamesAndSegments) {
-  for (const char* name :
-       {"", "/etc-passwd", "/edl-ring-1/../x", "edl-ring-no-slash"}) {
+  for (const char* name : {"", "/etc-passwd", "/edl-ring-1/../x", "edl-ring-no-slash"}) {
     auto link = ShmLink::Open(name);
     ASSERT_FALSE(link.ok()) << name;
     EXPECT_EQ(link.status().code(), StatusCode::kInvalidArgument) << name;
@@ -105,8 +99,7 @@ TEST(ShmLink, OpenRefusesForeignNamesAndSegments) {
   // A segment of the right name but not made by Create: wrong size, then
   // right size but no magic. Either way it is refused and unlinked.
   for (size_t size : {size_t{100}, size_t{4096 + 4096}}) {
-    const std::string name =
-        "/edl-ring-" + std::to_string(::getpid()) + "-foreign";
+    const std::string name = "/edl-ring-" + std::to_string(::getpid()) + "-foreign";
     int fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
     ASSERT_GE(fd, 0) << std::strerror(errno);
     ASSERT_EQ(::ftruncate(fd, static_cast<off_t>(size)), 0);
@@ -125,8 +118,7 @@ TEST(ShmLink, CreateUnlinksTheSegmentsOfProcessesThatAreGone) {
   if (dead == 0) ::_exit(0);
   ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);
   const std::string orphan = "/edl-ring-" + std::to_string(dead) + "-orphan";
-  const std::string alive =
-      "/edl-ring-" + std::to_string(::getppid()) + "-alive";  // our parent
+  const std::string alive = "/edl-ring-" + std::to_string(::getppid()) + "-alive";  // our parent
   for (const std::string& name : {orphan, alive}) {
     int fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
     ASSERT_GE(fd, 0) << name << ": " << std::strerror(errno);

@@ -131,10 +131,8 @@ TEST(Embedding, GradientIsSparseAndAppendsRows) {
   EXPECT_EQ(table.sparse_grad->ids.ToVector(), (std::vector<float>{2, 0, 2}));
   EXPECT_EQ(table.sparse_grad->num_rows, 4);
 
-  Backward(fn::Sum(
-      fn::Affine(fn::Embedding(table, Tensor::FromInts({1, 1}, {3})), 2.f)));
-  EXPECT_EQ(table.sparse_grad->ids.ToVector(),
-            (std::vector<float>{2, 0, 2, 3}));
+  Backward(fn::Sum(fn::Affine(fn::Embedding(table, Tensor::FromInts({1, 1}, {3})), 2.f)));
+  EXPECT_EQ(table.sparse_grad->ids.ToVector(), (std::vector<float>{2, 0, 2, 3}));
   Tensor dense = tensor::Densify(*table.sparse_grad);
   EXPECT_EQ(dense.ToVector(), (std::vector<float>{1, 1, 0, 0, 2, 2, 2, 2}));
 }
@@ -152,11 +150,9 @@ TEST(Embedding, SparseGradientMatchesFiniteDifferences) {
     float& v = table.value.f32()[k];
     const float saved = v;
     v = saved + 1e-2f;
-    const double plus =
-        testing::WeightedSum(fn::Embedding(table, ids).value(), seed);
+    const double plus = testing::WeightedSum(fn::Embedding(table, ids).value(), seed);
     v = saved - 1e-2f;
-    const double minus =
-        testing::WeightedSum(fn::Embedding(table, ids).value(), seed);
+    const double minus = testing::WeightedSum(fn::Embedding(table, ids).value(), seed);
     v = saved;
     EXPECT_NEAR(dense.f32()[k], (plus - minus) / 2e-2, 1e-3) << "element " << k;
   }
@@ -166,8 +162,7 @@ TEST(Embedding, RecordsNothingUnderNoGradGuard) {
   Parameter table;
   table.value = Tensor::Zeros({3, 2});
   NoGradGuard guard;
-  EXPECT_FALSE(
-      fn::Embedding(table, Tensor::FromInts({1}, {1})).requires_grad());
+  EXPECT_FALSE(fn::Embedding(table, Tensor::FromInts({1}, {1})).requires_grad());
 }
 
 }  // namespace

@@ -22,8 +22,8 @@
 namespace edl::nn {
 namespace {
 
-using tensor::Device;
 using ::edl::nn::testing::RandomTensor;
+using tensor::Device;
 
 constexpr Device kDev = Device::kCUDA;
 
@@ -42,8 +42,7 @@ class NnOnDevice : public ::testing::Test {
 
 // |got - want| <= tol * max|want| elementwise (relative to the tensor's
 // scale, so small gradients are held to the same precision as large ones).
-void ExpectNear(const Tensor& got, const Tensor& want, float tol,
-                const std::string& what) {
+void ExpectNear(const Tensor& got, const Tensor& want, float tol, const std::string& what) {
   ASSERT_EQ(got.shape(), want.shape()) << what;
   const std::vector<float> g = got.ToVector(), w = want.ToVector();
   float scale = 0;
@@ -89,8 +88,8 @@ TEST_F(NnOnDevice, EveryLossMatchesTheHostLossAndGradientAndStaysOnTheDevice) {
   };
   std::mt19937_64 rng(3);
   for (const LossCase& c : cases) {
-    const std::string what = c.name + (c.from_logits ? " logits" : "") + " smoothing " +
-                             std::to_string(c.smoothing);
+    const std::string what =
+        c.name + (c.from_logits ? " logits" : "") + " smoothing " + std::to_string(c.smoothing);
     const bool sparse = c.name.rfind("sparse", 0) == 0;
     const bool probs = !c.from_logits && c.name.find("crossentropy") != std::string::npos;
     Tensor y_pred = probs ? (c.name == "binary_crossentropy"
@@ -104,9 +103,9 @@ TEST_F(NnOnDevice, EveryLossMatchesTheHostLossAndGradientAndStaysOnTheDevice) {
     } else if (c.name.find("categorical") != std::string::npos) {
       y_true = Probabilities({6, 5}, rng);  // soft targets
     } else if (c.name == "binary_crossentropy") {
-      y_true = tensor::Cast(tensor::Cast(RandomTensor({6, 5}, rng, 0.f, 1.99f),
-                                         tensor::DType::kInt64),
-                            tensor::DType::kFloat32);
+      y_true =
+          tensor::Cast(tensor::Cast(RandomTensor({6, 5}, rng, 0.f, 1.99f), tensor::DType::kInt64),
+                       tensor::DType::kFloat32);
     } else {
       y_true = RandomTensor({6, 5}, rng, -2.f, 2.f);
     }
@@ -216,12 +215,11 @@ TEST_F(NnOnDevice, BatchNormWithoutScaleOrCenterMakesItsConstantsOnTheDevice) {
   Parameter host = Param("x", x.Clone());
   Parameter dev = Param("x", x.To(kDev));
   for (bool training : {true, false}) {
-    Backward(fn::Sum(fn::Mul(fn::BatchNorm(Use(host), Var(), Var(), mean_h, var_h, 0.9f,
-                                           1e-3f, training),
-                             Var(x))));
-    Backward(fn::Sum(fn::Mul(fn::BatchNorm(Use(dev), Var(), Var(), mean_d, var_d, 0.9f,
-                                           1e-3f, training),
-                             Var(x.To(kDev)))));
+    Backward(fn::Sum(fn::Mul(
+        fn::BatchNorm(Use(host), Var(), Var(), mean_h, var_h, 0.9f, 1e-3f, training), Var(x))));
+    Backward(
+        fn::Sum(fn::Mul(fn::BatchNorm(Use(dev), Var(), Var(), mean_d, var_d, 0.9f, 1e-3f, training),
+                        Var(x.To(kDev)))));
   }
   EXPECT_EQ(dev.grad.ToVector(), host.grad.ToVector());
   EXPECT_EQ(mean_d.ToVector(), mean_h.ToVector());
@@ -232,8 +230,8 @@ TEST_F(NnOnDevice, WholeSequenceRecurrencesRunOnTheDeviceAndMatchTheHost) {
   using tensor::RnnCell;
   std::mt19937_64 rng(10);
   const int64_t n = 3, t = 4, f = 5, u = 2;
-  for (RnnCell cell : {RnnCell::kSimpleRNN, RnnCell::kLSTM, RnnCell::kGRU,
-                       RnnCell::kGRUResetAfter}) {
+  for (RnnCell cell :
+       {RnnCell::kSimpleRNN, RnnCell::kLSTM, RnnCell::kGRU, RnnCell::kGRUResetAfter}) {
     for (bool with_bias : {true, false}) {
       // Without a bias the sequence's gradient is left undefined, as when a
       // model reads only the last state.
@@ -243,15 +241,14 @@ TEST_F(NnOnDevice, WholeSequenceRecurrencesRunOnTheDeviceAndMatchTheHost) {
       const int64_t g = tensor::RnnGates(cell);
       const Tensor x = RandomTensor({n, t, f}, rng), wx = RandomTensor({f, g * u}, rng),
                    wh = RandomTensor({u, g * u}, rng),
-                   b = RandomTensor(cell == RnnCell::kGRUResetAfter ? Shape{2, g * u}
-                                                                     : Shape{g * u},
-                                    rng);
+                   b = RandomTensor(
+                       cell == RnnCell::kGRUResetAfter ? Shape{2, g * u} : Shape{g * u}, rng);
       const Tensor seed_y = RandomTensor({n, t, u}, rng), seed_h = RandomTensor({n, u}, rng);
       auto run = [&](Device d, std::vector<Parameter>& ps) {
         ps = {Param("x", x.To(d)), Param("wx", wx.To(d)), Param("wh", wh.To(d)),
               Param("b", b.To(d))};
-        std::vector<Var> out = fn::Rnn(cell, /*reverse=*/true, Use(ps[0]), Use(ps[1]),
-                                       Use(ps[2]), with_bias ? Use(ps[3]) : Var());
+        std::vector<Var> out = fn::Rnn(cell, /*reverse=*/true, Use(ps[0]), Use(ps[1]), Use(ps[2]),
+                                       with_bias ? Use(ps[3]) : Var());
         EXPECT_EQ(out[0].value().device(), d);
         Var last = fn::Sum(fn::Mul(out[1], Var(seed_h.To(d))));
         Backward(whole_sequence ? fn::Add(fn::Sum(fn::Mul(out[0], Var(seed_y.To(d)))), last)

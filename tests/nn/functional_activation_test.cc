@@ -29,37 +29,29 @@ TEST_P(ActivationGradient, MatchesFiniteDifferences) {
     // Keep away from the clip bounds.
     for (int64_t i = 0; i < x.numel(); ++i) {
       float& v = x.f32()[i];
-      if (std::abs(v - c.alpha) < 0.05f || std::abs(v - c.beta) < 0.05f)
-        v += 0.1f;
+      if (std::abs(v - c.alpha) < 0.05f || std::abs(v - c.beta) < 0.05f) v += 0.1f;
     }
   }
-  ExpectGradientsMatch(
-      [c](auto& v) { return fn::Activation(c.kind, v[0], c.alpha, c.beta); },
-      {x});
+  ExpectGradientsMatch([c](auto& v) { return fn::Activation(c.kind, v[0], c.alpha, c.beta); }, {x});
 }
 
 INSTANTIATE_TEST_SUITE_P(
     AllKinds, ActivationGradient,
-    ::testing::Values(ActivationCase{Eltwise::kRelu, 0, 0, -1, 1},
-                      ActivationCase{Eltwise::kRelu, 0.1f, 0, -1, 1},
-                      ActivationCase{Eltwise::kSigmoid, 0, 0, -3, 3},
-                      ActivationCase{Eltwise::kTanh, 0, 0, -2, 2},
-                      ActivationCase{Eltwise::kGelu, 0, 0, -2, 2},
-                      ActivationCase{Eltwise::kGeluTanh, 0, 0, -2, 2},
-                      ActivationCase{Eltwise::kElu, 1.f, 0, -2, 2},
-                      ActivationCase{Eltwise::kSelu, 0, 0, -2, 2},
-                      ActivationCase{Eltwise::kSoftplus, 0, 0, -2, 2},
-                      ActivationCase{Eltwise::kSwish, 0, 0, -2, 2},
-                      ActivationCase{Eltwise::kLinear, 1.5f, 0.5f, -2, 2},
-                      ActivationCase{Eltwise::kExp, 0, 0, -1, 1},
-                      ActivationCase{Eltwise::kLog, 0, 0, 0.5f, 2},
-                      ActivationCase{Eltwise::kSqrt, 0, 0, 0.5f, 2},
-                      ActivationCase{Eltwise::kSquare, 0, 0, -2, 2},
-                      ActivationCase{Eltwise::kAbs, 0, 0, -2, 2},
-                      ActivationCase{Eltwise::kClip, -0.5f, 0.5f, -1, 1}),
+    ::testing::Values(
+        ActivationCase{Eltwise::kRelu, 0, 0, -1, 1}, ActivationCase{Eltwise::kRelu, 0.1f, 0, -1, 1},
+        ActivationCase{Eltwise::kSigmoid, 0, 0, -3, 3}, ActivationCase{Eltwise::kTanh, 0, 0, -2, 2},
+        ActivationCase{Eltwise::kGelu, 0, 0, -2, 2},
+        ActivationCase{Eltwise::kGeluTanh, 0, 0, -2, 2},
+        ActivationCase{Eltwise::kElu, 1.f, 0, -2, 2}, ActivationCase{Eltwise::kSelu, 0, 0, -2, 2},
+        ActivationCase{Eltwise::kSoftplus, 0, 0, -2, 2},
+        ActivationCase{Eltwise::kSwish, 0, 0, -2, 2},
+        ActivationCase{Eltwise::kLinear, 1.5f, 0.5f, -2, 2},
+        ActivationCase{Eltwise::kExp, 0, 0, -1, 1}, ActivationCase{Eltwise::kLog, 0, 0, 0.5f, 2},
+        ActivationCase{Eltwise::kSqrt, 0, 0, 0.5f, 2},
+        ActivationCase{Eltwise::kSquare, 0, 0, -2, 2}, ActivationCase{Eltwise::kAbs, 0, 0, -2, 2},
+        ActivationCase{Eltwise::kClip, -0.5f, 0.5f, -1, 1}),
     [](const ::testing::TestParamInfo<ActivationCase>& info) {
-      return std::string(tensor::EltwiseName(info.param.kind)) + "_" +
-             std::to_string(info.index);
+      return std::string(tensor::EltwiseName(info.param.kind)) + "_" + std::to_string(info.index);
     });
 
 TEST(Softmax, GradientsMatchFiniteDifferencesOnEitherAxis) {

@@ -19,9 +19,8 @@ class Arithmetic : public ::testing::Test {
 TEST_F(Arithmetic, AddGradientsSumOverBroadcastDimensions) {
   ExpectGradientsMatch([](auto& v) { return fn::Add(v[0], v[1]); },
                        {RandomTensor({2, 3}, rng_), RandomTensor({3}, rng_)});
-  ExpectGradientsMatch(
-      [](auto& v) { return fn::Add(v[0], v[1]); },
-      {RandomTensor({2, 1}, rng_), RandomTensor({1, 3}, rng_)});
+  ExpectGradientsMatch([](auto& v) { return fn::Add(v[0], v[1]); },
+                       {RandomTensor({2, 1}, rng_), RandomTensor({1, 3}, rng_)});
 }
 
 TEST_F(Arithmetic, SubGradientsMatchFiniteDifferences) {
@@ -30,15 +29,13 @@ TEST_F(Arithmetic, SubGradientsMatchFiniteDifferences) {
 }
 
 TEST_F(Arithmetic, MulGradientsMatchFiniteDifferences) {
-  ExpectGradientsMatch(
-      [](auto& v) { return fn::Mul(v[0], v[1]); },
-      {RandomTensor({2, 3}, rng_), RandomTensor({2, 1}, rng_)});
+  ExpectGradientsMatch([](auto& v) { return fn::Mul(v[0], v[1]); },
+                       {RandomTensor({2, 3}, rng_), RandomTensor({2, 1}, rng_)});
 }
 
 TEST_F(Arithmetic, DivGradientsMatchFiniteDifferences) {
-  ExpectGradientsMatch(
-      [](auto& v) { return fn::Div(v[0], v[1]); },
-      {RandomTensor({2, 3}, rng_), RandomTensor({3}, rng_, 0.5f, 2.f)});
+  ExpectGradientsMatch([](auto& v) { return fn::Div(v[0], v[1]); },
+                       {RandomTensor({2, 3}, rng_), RandomTensor({3}, rng_, 0.5f, 2.f)});
 }
 
 TEST_F(Arithmetic, MaximumAndMinimumRouteGradientsToTheWinner) {
@@ -65,37 +62,32 @@ TEST_F(Arithmetic, MatMulGradientsMatchForEveryTransposition) {
       SCOPED_TRACE(::testing::Message() << "ta=" << ta << " tb=" << tb);
       Tensor a = RandomTensor(ta ? Shape{4, 2} : Shape{2, 4}, rng_);
       Tensor b = RandomTensor(tb ? Shape{3, 4} : Shape{4, 3}, rng_);
-      ExpectGradientsMatch(
-          [ta, tb](auto& v) { return fn::MatMul(v[0], v[1], ta, tb); }, {a, b});
+      ExpectGradientsMatch([ta, tb](auto& v) { return fn::MatMul(v[0], v[1], ta, tb); }, {a, b});
     }
   }
 }
 
 TEST_F(Arithmetic, BatchedMatMulGradientsMatchFiniteDifferences) {
-  ExpectGradientsMatch(
-      [](auto& v) { return fn::MatMul(v[0], v[1]); },
-      {RandomTensor({2, 2, 3}, rng_), RandomTensor({2, 3, 2}, rng_)});
-  ExpectGradientsMatch(
-      [](auto& v) { return fn::MatMul(v[0], v[1], false, true); },
-      {RandomTensor({2, 2, 3}, rng_), RandomTensor({2, 4, 3}, rng_)});
+  ExpectGradientsMatch([](auto& v) { return fn::MatMul(v[0], v[1]); },
+                       {RandomTensor({2, 2, 3}, rng_), RandomTensor({2, 3, 2}, rng_)});
+  ExpectGradientsMatch([](auto& v) { return fn::MatMul(v[0], v[1], false, true); },
+                       {RandomTensor({2, 2, 3}, rng_), RandomTensor({2, 4, 3}, rng_)});
 }
 
 TEST_F(Arithmetic, DenseGradientsMatchWithAndWithoutBias) {
-  ExpectGradientsMatch([](auto& v) { return fn::Dense(v[0], v[1], v[2]); },
-                       {RandomTensor({3, 4}, rng_), RandomTensor({4, 2}, rng_),
-                        RandomTensor({2}, rng_)});
   ExpectGradientsMatch(
-      [](auto& v) { return fn::Dense(v[0], v[1], Var()); },
-      {RandomTensor({3, 4}, rng_), RandomTensor({4, 2}, rng_)});
+      [](auto& v) { return fn::Dense(v[0], v[1], v[2]); },
+      {RandomTensor({3, 4}, rng_), RandomTensor({4, 2}, rng_), RandomTensor({2}, rng_)});
+  ExpectGradientsMatch([](auto& v) { return fn::Dense(v[0], v[1], Var()); },
+                       {RandomTensor({3, 4}, rng_), RandomTensor({4, 2}, rng_)});
 }
 
 TEST_F(Arithmetic, DenseAppliesToTheLastAxisOfHigherRankInputs) {
-  Var y = fn::Dense(Var(RandomTensor({2, 3, 4}, rng_)),
-                    Var(RandomTensor({4, 5}, rng_)), Var());
+  Var y = fn::Dense(Var(RandomTensor({2, 3, 4}, rng_)), Var(RandomTensor({4, 5}, rng_)), Var());
   EXPECT_EQ(y.shape(), (Shape{2, 3, 5}));
-  ExpectGradientsMatch([](auto& v) { return fn::Dense(v[0], v[1], v[2]); },
-                       {RandomTensor({2, 3, 4}, rng_),
-                        RandomTensor({4, 2}, rng_), RandomTensor({2}, rng_)});
+  ExpectGradientsMatch(
+      [](auto& v) { return fn::Dense(v[0], v[1], v[2]); },
+      {RandomTensor({2, 3, 4}, rng_), RandomTensor({4, 2}, rng_), RandomTensor({2}, rng_)});
 }
 
 TEST_F(Arithmetic, ConstantInputsGetNoGraphNode) {

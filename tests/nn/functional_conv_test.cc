@@ -17,19 +17,16 @@ TEST(Conv2D, GradientsMatchWithValidPaddingAndBias) {
   tensor::Conv2DParams p;
   ExpectGradientsMatch(
       [p](auto& v) { return fn::Conv2D(v[0], v[1], v[2], p); },
-      {RandomTensor({2, 4, 4, 2}, rng), RandomTensor({3, 3, 2, 3}, rng),
-       RandomTensor({3}, rng)});
+      {RandomTensor({2, 4, 4, 2}, rng), RandomTensor({3, 3, 2, 3}, rng), RandomTensor({3}, rng)});
 }
 
 TEST(Conv2D, GradientsMatchWithStridesSamePaddingAndNoBias) {
   std::mt19937_64 rng(2);
   tensor::Conv2DParams p;
   p.strides = {2, 2};
-  p.padding = tensor::ComputePadding(tensor::Padding::kSame, 5, 5, 3, 3,
-                                     p.strides, p.dilations);
-  ExpectGradientsMatch(
-      [p](auto& v) { return fn::Conv2D(v[0], v[1], Var(), p); },
-      {RandomTensor({1, 5, 5, 2}, rng), RandomTensor({3, 3, 2, 2}, rng)});
+  p.padding = tensor::ComputePadding(tensor::Padding::kSame, 5, 5, 3, 3, p.strides, p.dilations);
+  ExpectGradientsMatch([p](auto& v) { return fn::Conv2D(v[0], v[1], Var(), p); },
+                       {RandomTensor({1, 5, 5, 2}, rng), RandomTensor({3, 3, 2, 2}, rng)});
 }
 
 TEST(Conv2D, GradientsMatchWithDilation) {
@@ -38,8 +35,7 @@ TEST(Conv2D, GradientsMatchWithDilation) {
   p.dilations = {2, 2};
   ExpectGradientsMatch(
       [p](auto& v) { return fn::Conv2D(v[0], v[1], v[2], p); },
-      {RandomTensor({1, 5, 5, 1}, rng), RandomTensor({2, 2, 1, 2}, rng),
-       RandomTensor({2}, rng)});
+      {RandomTensor({1, 5, 5, 1}, rng), RandomTensor({2, 2, 1, 2}, rng), RandomTensor({2}, rng)});
 }
 
 TEST(Conv2DTranspose, IsTheAdjointOfConv2D) {
@@ -62,23 +58,26 @@ TEST(Conv2DTranspose, GradientsMatchFiniteDifferences) {
   std::mt19937_64 rng(6);
   tensor::Conv2DParams valid;
   ExpectGradientsMatch(
-      [valid](auto& v) { return fn::Conv2DTranspose(v[0], v[1], {2, 5, 4, 3}, valid); },
+      [valid](auto& v) {
+        return fn::Conv2DTranspose(v[0], v[1], {2, 5, 4, 3}, valid);
+      },
       {RandomTensor({2, 3, 2, 2}, rng), RandomTensor({3, 3, 3, 2}, rng)});
   tensor::Conv2DParams strided;
   strided.strides = {2, 2};
-  strided.padding =
-      tensor::ComputePadding(tensor::Padding::kSame, 4, 6, 3, 3, strided.strides, strided.dilations);
+  strided.padding = tensor::ComputePadding(tensor::Padding::kSame, 4, 6, 3, 3, strided.strides,
+                                           strided.dilations);
   ExpectGradientsMatch(
-      [strided](auto& v) { return fn::Conv2DTranspose(v[0], v[1], {1, 4, 6, 2}, strided); },
+      [strided](auto& v) {
+        return fn::Conv2DTranspose(v[0], v[1], {1, 4, 6, 2}, strided);
+      },
       {RandomTensor({1, 2, 3, 3}, rng), RandomTensor({3, 3, 2, 3}, rng)});
 }
 
 TEST(Pool2D, MaxPoolGradientsMatchFiniteDifferences) {
   std::mt19937_64 rng(4);
   tensor::Pool2DParams p;
-  ExpectGradientsMatch(
-      [p](auto& v) { return fn::Pool2D(tensor::PoolKind::kMax, v[0], p); },
-      {RandomTensor({2, 4, 4, 2}, rng)});
+  ExpectGradientsMatch([p](auto& v) { return fn::Pool2D(tensor::PoolKind::kMax, v[0], p); },
+                       {RandomTensor({2, 4, 4, 2}, rng)});
 }
 
 TEST(Pool2D, AvgPoolGradientsMatchWithPadding) {
@@ -87,9 +86,8 @@ TEST(Pool2D, AvgPoolGradientsMatchWithPadding) {
   p.kernel = {3, 3};
   p.strides = {2, 2};
   p.padding = {1, 1, 1, 1};
-  ExpectGradientsMatch(
-      [p](auto& v) { return fn::Pool2D(tensor::PoolKind::kAvg, v[0], p); },
-      {RandomTensor({1, 5, 5, 2}, rng)});
+  ExpectGradientsMatch([p](auto& v) { return fn::Pool2D(tensor::PoolKind::kAvg, v[0], p); },
+                       {RandomTensor({1, 5, 5, 2}, rng)});
 }
 
 }  // namespace

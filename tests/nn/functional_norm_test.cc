@@ -18,8 +18,7 @@ TEST(BatchNorm, TrainingGradientsMatchFiniteDifferences) {
         Tensor mm = Tensor::Zeros({3}), mv = Tensor::Full({3}, 1.f);
         return fn::BatchNorm(v[0], v[1], v[2], mm, mv, 0.99f, 1e-3f, true);
       },
-      {RandomTensor({4, 2, 3}, rng), RandomTensor({3}, rng, 0.5f, 1.5f),
-       RandomTensor({3}, rng)});
+      {RandomTensor({4, 2, 3}, rng), RandomTensor({3}, rng, 0.5f, 1.5f), RandomTensor({3}, rng)});
 }
 
 TEST(BatchNorm, TrainingGradientsMatchWithoutScaleAndCenter) {
@@ -40,8 +39,7 @@ TEST(BatchNorm, InferenceGradientsMatchFiniteDifferences) {
         Tensor m = mm, var = mv;
         return fn::BatchNorm(v[0], v[1], v[2], m, var, 0.99f, 1e-3f, false);
       },
-      {RandomTensor({4, 3}, rng), RandomTensor({3}, rng),
-       RandomTensor({3}, rng)});
+      {RandomTensor({4, 3}, rng), RandomTensor({3}, rng), RandomTensor({3}, rng)});
 }
 
 TEST(BatchNorm, TrainingUpdatesMovingStatisticsWithUnbiasedVariance) {
@@ -58,8 +56,8 @@ TEST(BatchNorm, TrainingUpdatesMovingStatisticsWithUnbiasedVariance) {
 TEST(BatchNorm, InferenceUsesTheMovingStatistics) {
   Tensor x = Tensor::FromVector({2, 1}, {1, 3});
   Tensor mm = Tensor::Full({1}, 1.f), mv = Tensor::Full({1}, 4.f);
-  Var y = fn::BatchNorm(Var(x), Var(Tensor::Full({1}, 2.f)),
-                        Var(Tensor::Full({1}, 0.5f)), mm, mv, 0.9f, 0.f, false);
+  Var y = fn::BatchNorm(Var(x), Var(Tensor::Full({1}, 2.f)), Var(Tensor::Full({1}, 0.5f)), mm, mv,
+                        0.9f, 0.f, false);
   EXPECT_NEAR(y.value().ToVector()[0], 0.5, 1e-5);
   EXPECT_NEAR(y.value().ToVector()[1], 2 * 2 / 2.0 + 0.5, 1e-5);
   EXPECT_FLOAT_EQ(mm.ToVector()[0], 1.f);
@@ -69,8 +67,7 @@ TEST(LayerNorm, GradientsMatchFiniteDifferences) {
   std::mt19937_64 rng(4);
   ExpectGradientsMatch(
       [](auto& v) { return fn::LayerNorm(v[0], v[1], v[2], 1e-3f); },
-      {RandomTensor({3, 4}, rng), RandomTensor({4}, rng, 0.5f, 1.5f),
-       RandomTensor({4}, rng)});
+      {RandomTensor({3, 4}, rng), RandomTensor({4}, rng, 0.5f, 1.5f), RandomTensor({4}, rng)});
 }
 
 }  // namespace

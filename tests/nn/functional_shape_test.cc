@@ -39,8 +39,7 @@ TEST(Concat, GradientsSplitAlongTheAxis) {
 TEST(Slice, KeepsARangeAlongAnAxisAndItsGradientPadsWithZeros) {
   const Tensor x = Tensor::FromVector({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
   EXPECT_EQ(fn::Slice(Var(x), 1, 1, 2).value().ToVector(), (std::vector<float>{1, 2, 5, 6}));
-  EXPECT_EQ(fn::Slice(Var(x), -1, 0, 3).value().ToVector(),
-            (std::vector<float>{0, 1, 2, 4, 5, 6}));
+  EXPECT_EQ(fn::Slice(Var(x), -1, 0, 3).value().ToVector(), (std::vector<float>{0, 1, 2, 4, 5, 6}));
   EXPECT_EQ(fn::Slice(Var(x), 0, 1, 1).value().ToVector(), (std::vector<float>{4, 5, 6, 7}));
   std::mt19937_64 rng(4);
   for (auto [begin, size] : {std::pair<int64_t, int64_t>{0, 2}, {1, 2}, {2, 3}, {0, 5}}) {
@@ -72,19 +71,15 @@ TEST_P(ReduceGradient, MatchesFiniteDifferences) {
   std::mt19937_64 rng(4);
   // Distinct values, so max/min have no ties.
   Tensor x = RandomTensor({2, 3, 4}, rng);
-  ExpectGradientsMatch(
-      [c](auto& v) { return fn::ReduceOp(c.kind, v[0], c.axes, c.keepdims); },
-      {x});
+  ExpectGradientsMatch([c](auto& v) { return fn::ReduceOp(c.kind, v[0], c.axes, c.keepdims); },
+                       {x});
 }
 
 INSTANTIATE_TEST_SUITE_P(
     KindsAndAxes, ReduceGradient,
-    ::testing::Values(ReduceCase{Reduce::kSum, {1}, false},
-                      ReduceCase{Reduce::kSum, {0, 2}, true},
-                      ReduceCase{Reduce::kMean, {-1}, false},
-                      ReduceCase{Reduce::kMean, {}, false},
-                      ReduceCase{Reduce::kMax, {1}, false},
-                      ReduceCase{Reduce::kMax, {0, 2}, true},
+    ::testing::Values(ReduceCase{Reduce::kSum, {1}, false}, ReduceCase{Reduce::kSum, {0, 2}, true},
+                      ReduceCase{Reduce::kMean, {-1}, false}, ReduceCase{Reduce::kMean, {}, false},
+                      ReduceCase{Reduce::kMax, {1}, false}, ReduceCase{Reduce::kMax, {0, 2}, true},
                       ReduceCase{Reduce::kMin, {2}, false}));
 
 TEST(ReduceMax, SplitsTheGradientBetweenTies) {
@@ -100,10 +95,8 @@ TEST(SumAndMean, ReduceEverythingToAScalar) {
   EXPECT_EQ(s.value().numel(), 1);
   EXPECT_FLOAT_EQ(s.value().item(), 12.f);
   EXPECT_FLOAT_EQ(fn::Mean(Var(Tensor::Full({2, 3}, 2.f))).value().item(), 2.f);
-  ExpectGradientsMatch([](auto& v) { return fn::Sum(v[0]); },
-                       {RandomTensor({2, 3}, rng)});
-  ExpectGradientsMatch([](auto& v) { return fn::Mean(v[0]); },
-                       {RandomTensor({2, 3}, rng)});
+  ExpectGradientsMatch([](auto& v) { return fn::Sum(v[0]); }, {RandomTensor({2, 3}, rng)});
+  ExpectGradientsMatch([](auto& v) { return fn::Mean(v[0]); }, {RandomTensor({2, 3}, rng)});
 }
 
 }  // namespace

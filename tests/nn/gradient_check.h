@@ -25,9 +25,8 @@ struct GradCheckOptions {
 };
 
 // Uniform values in [lo, hi] with |x| >= min_abs (keeps inputs off kinks).
-inline Tensor RandomTensor(const Shape& shape, std::mt19937_64& rng,
-                           float lo = -1.f, float hi = 1.f,
-                           float min_abs = 0.f) {
+inline Tensor RandomTensor(const Shape& shape, std::mt19937_64& rng, float lo = -1.f,
+                           float hi = 1.f, float min_abs = 0.f) {
   Tensor t = Tensor::Empty(shape);
   std::uniform_real_distribution<float> u(lo, hi);
   for (int64_t i = 0; i < t.numel(); ++i) {
@@ -114,8 +113,7 @@ inline void ExpectWeightGradientsMatchOnCurrentBackend(const MultiFn& f,
 
 // Checks d sum(seed * f(x)) / dx for every input against central
 // differences on the backend ops.h currently uses.
-inline void ExpectGradientsMatchOnCurrentBackend(const TestFn& f,
-                                                 const std::vector<Tensor>& inputs,
+inline void ExpectGradientsMatchOnCurrentBackend(const TestFn& f, const std::vector<Tensor>& inputs,
                                                  const GradCheckOptions& o) {
   ExpectWeightGradientsMatchOnCurrentBackend(
       [&](const std::vector<Var>& v) { return std::vector<Var>{f(v)}; }, inputs, {}, o);

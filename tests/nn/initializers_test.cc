@@ -72,10 +72,7 @@ INSTANTIATE_TEST_SUITE_P(
     KerasInitializers, InitializerStatistics,
     ::testing::Values(
         // uniform limit sqrt(3 * scale / fan): stddev = limit / sqrt(3).
-        StatCase{R"("glorot_uniform")",
-                 {200, 300},
-                 std::sqrt(2.0 / 500),
-                 std::sqrt(6.0 / 500)},
+        StatCase{R"("glorot_uniform")", {200, 300}, std::sqrt(2.0 / 500), std::sqrt(6.0 / 500)},
         StatCase{R"({"class_name": "GlorotNormal", "config": {"seed": null}})",
                  {200, 300},
                  std::sqrt(2.0 / 500),
@@ -84,10 +81,7 @@ INSTANTIATE_TEST_SUITE_P(
                  {3, 3, 16, 64},
                  std::sqrt(2.0 / 144),
                  2 * std::sqrt(2.0 / 144) / 0.87962566103423978},
-        StatCase{R"("HeUniform")",
-                 {3, 3, 16, 64},
-                 std::sqrt(2.0 / 144),
-                 std::sqrt(6.0 / 144)},
+        StatCase{R"("HeUniform")", {3, 3, 16, 64}, std::sqrt(2.0 / 144), std::sqrt(6.0 / 144)},
         StatCase{R"("lecun_normal")", {400, 100}, std::sqrt(1.0 / 400), 0},
         StatCase{R"({"class_name": "LecunUniform", "config": {"seed": 3}})",
                  {400, 100},
@@ -98,16 +92,14 @@ INSTANTIATE_TEST_SUITE_P(
                  {100, 400},
                  std::sqrt(3.0 / 400),
                  0},
-        StatCase{
-            R"({"class_name": "RandomNormal", "config": {"mean": 0.0, "stddev": 0.5}})",
-            {100, 100},
-            0.5,
-            0},
-        StatCase{
-            R"({"class_name": "TruncatedNormal", "config": {"stddev": 0.5}})",
-            {100, 100},
-            0.5 * 0.87962566103423978,
-            1.0},
+        StatCase{R"({"class_name": "RandomNormal", "config": {"mean": 0.0, "stddev": 0.5}})",
+                 {100, 100},
+                 0.5,
+                 0},
+        StatCase{R"({"class_name": "TruncatedNormal", "config": {"stddev": 0.5}})",
+                 {100, 100},
+                 0.5 * 0.87962566103423978,
+                 1.0},
         StatCase{R"({"class_name": "RandomUniform",
                    "config": {"minval": -0.3, "maxval": 0.3}})",
                  {100, 100},
@@ -116,23 +108,18 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Initialize, FillsConstants) {
   std::mt19937_64 rng(1);
-  EXPECT_EQ(Initialize(Parse(R"("zeros")"), {3}, rng).ToVector(),
-            (std::vector<float>{0, 0, 0}));
-  EXPECT_EQ(Initialize(Parse(R"("Ones")"), {2}, rng).ToVector(),
-            (std::vector<float>{1, 1}));
+  EXPECT_EQ(Initialize(Parse(R"("zeros")"), {3}, rng).ToVector(), (std::vector<float>{0, 0, 0}));
+  EXPECT_EQ(Initialize(Parse(R"("Ones")"), {2}, rng).ToVector(), (std::vector<float>{1, 1}));
   EXPECT_EQ(
-      Initialize(Parse(R"({"class_name":"Constant","config":{"value":2.5}})"),
-                 {2}, rng)
-          .ToVector(),
+      Initialize(Parse(R"({"class_name":"Constant","config":{"value":2.5}})"), {2}, rng).ToVector(),
       (std::vector<float>{2.5f, 2.5f}));
 }
 
 TEST(Initialize, OrthogonalGivesOrthonormalRowsOrColumns) {
   for (Shape shape : {Shape{6, 4}, Shape{4, 6}, Shape{2, 2, 3, 5}}) {
     std::mt19937_64 rng(5);
-    Tensor t = Initialize(
-        Parse(R"({"class_name":"Orthogonal","config":{"gain":2.0}})"), shape,
-        rng);
+    Tensor t =
+        Initialize(Parse(R"({"class_name":"Orthogonal","config":{"gain":2.0}})"), shape, rng);
     const int64_t cols = shape.back(), rows = t.numel() / cols;
     const bool by_cols = rows >= cols;
     const int64_t k = by_cols ? cols : rows, len = by_cols ? rows : cols;
@@ -140,10 +127,8 @@ TEST(Initialize, OrthogonalGivesOrthonormalRowsOrColumns) {
       for (int64_t b = 0; b < k; ++b) {
         double dot = 0;
         for (int64_t i = 0; i < len; ++i) {
-          const float x =
-              by_cols ? t.f32()[i * cols + a] : t.f32()[a * cols + i];
-          const float y =
-              by_cols ? t.f32()[i * cols + b] : t.f32()[b * cols + i];
+          const float x = by_cols ? t.f32()[i * cols + a] : t.f32()[a * cols + i];
+          const float y = by_cols ? t.f32()[i * cols + b] : t.f32()[b * cols + i];
           dot += double(x) * y;
         }
         EXPECT_NEAR(dot, a == b ? 4.0 : 0.0, 1e-4);
@@ -155,8 +140,7 @@ TEST(Initialize, OrthogonalGivesOrthonormalRowsOrColumns) {
 TEST(Initialize, SameRngSeedGivesTheSameTensor) {
   std::mt19937_64 a(9), b(9);
   InitializerOptions o;  // glorot_uniform by default
-  EXPECT_EQ(Initialize(o, {4, 4}, a).ToVector(),
-            Initialize(o, {4, 4}, b).ToVector());
+  EXPECT_EQ(Initialize(o, {4, 4}, a).ToVector(), Initialize(o, {4, 4}, b).ToVector());
 }
 
 TEST(InitializerFromJson, ReadsSeedsAndKeras3Envelopes) {
@@ -172,8 +156,7 @@ TEST(InitializerFromJson, ReadsSeedsAndKeras3Envelopes) {
 }
 
 TEST(InitializerFromJson, RejectsMalformedConfigsNamingTheField) {
-  const std::string where =
-      "model.json: layers[2] (Dense \"d\"): kernel_initializer";
+  const std::string where = "model.json: layers[2] (Dense \"d\"): kernel_initializer";
   struct Case {
     std::string json, expected;
   } cases[] = {
@@ -190,8 +173,7 @@ TEST(InitializerFromJson, RejectsMalformedConfigsNamingTheField) {
        "config.maxval: must be >= minval"},
       {R"({"class_name": "GlorotUniform", "config": {"seed": 1.5}})",
        "config.seed: expected an integer"},
-      {R"({"class_name": "Zeros", "config": {"value": 1}})",
-       "config.value: unknown field"},
+      {R"({"class_name": "Zeros", "config": {"value": 1}})", "config.value: unknown field"},
       {R"(["glorot_uniform"])", "expected a name"},
       {R"({"class_name": "GlorotUniform")", "not valid JSON"},
   };

@@ -41,10 +41,8 @@ Tensor RandomProbabilities(const Shape& shape, std::mt19937_64& rng) {
 
 // Values from the Keras documentation examples.
 TEST(Losses, MatchKerasDocumentedValues) {
-  Tensor probs =
-      Tensor::FromVector({2, 3}, {0.05f, 0.95f, 0.f, 0.1f, 0.8f, 0.1f});
-  EXPECT_NEAR(Value(*Make("sparse_categorical_crossentropy"), probs,
-                    Tensor::FromInts({2}, {1, 2})),
+  Tensor probs = Tensor::FromVector({2, 3}, {0.05f, 0.95f, 0.f, 0.1f, 0.8f, 0.1f});
+  EXPECT_NEAR(Value(*Make("sparse_categorical_crossentropy"), probs, Tensor::FromInts({2}, {1, 2})),
               1.177, 1e-3);
   EXPECT_NEAR(Value(*Make("categorical_crossentropy"), probs,
                     Tensor::FromVector({2, 3}, {0, 1, 0, 0, 0, 1})),
@@ -74,9 +72,9 @@ TEST(Losses, FusedSparseCrossentropyEqualsLogSoftmaxPick) {
   const double lse0 = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
   const double lse1 = std::log(2 + std::exp(5.0));
   const double expected = ((lse0 - 1) + (lse1 - 5)) / 2;
-  EXPECT_NEAR(Value(*Make("sparse_categorical_crossentropy", true), logits,
-                    Tensor::FromInts({2}, {0, 2})),
-              expected, 1e-5);
+  EXPECT_NEAR(
+      Value(*Make("sparse_categorical_crossentropy", true), logits, Tensor::FromInts({2}, {0, 2})),
+      expected, 1e-5);
 }
 
 TEST(Losses, ReduceOverSequenceRowsToo) {
@@ -101,8 +99,8 @@ TEST_P(LossGradient, MatchesFiniteDifferences) {
   const LossCase c = GetParam();
   std::mt19937_64 rng(17);
   const Shape shape{3, 4};
-  Tensor y_pred = c.probabilities ? RandomProbabilities(shape, rng)
-                                  : RandomTensor(shape, rng, -2, 2);
+  Tensor y_pred =
+      c.probabilities ? RandomProbabilities(shape, rng) : RandomTensor(shape, rng, -2, 2);
   Tensor y_true;
   if (c.sparse) {
     y_true = Tensor::FromInts({3}, {1, 3, 0});
@@ -115,32 +113,29 @@ TEST_P(LossGradient, MatchesFiniteDifferences) {
     // Keep residuals off the kinks of |e| and huber's delta.
     for (int64_t i = 0; i < y_true.numel(); ++i) {
       const float e = y_pred.f32()[i] - y_true.f32()[i];
-      if (std::abs(e) < 0.05f || std::abs(std::abs(e) - 1.f) < 0.05f)
-        y_true.f32()[i] += 0.2f;
+      if (std::abs(e) < 0.05f || std::abs(std::abs(e) - 1.f) < 0.05f) y_true.f32()[i] += 0.2f;
     }
   }
   auto loss = Make(c.name, c.from_logits, c.label_smoothing);
   testing::GradCheckOptions o;
   o.eps = 1e-3;
-  ExpectGradientsMatch([&](auto& v) { return loss->Compute(v[0], y_true); },
-                       {y_pred}, o);
+  ExpectGradientsMatch([&](auto& v) { return loss->Compute(v[0], y_true); }, {y_pred}, o);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     AllLosses, LossGradient,
-    ::testing::Values(
-        LossCase{"sparse_categorical_crossentropy", true, 0, true, false},
-        LossCase{"sparse_categorical_crossentropy", false, 0, true, true},
-        LossCase{"categorical_crossentropy", true, 0, false, false},
-        LossCase{"categorical_crossentropy", true, 0.1f, false, false},
-        LossCase{"categorical_crossentropy", false, 0, false, true},
-        LossCase{"categorical_crossentropy", false, 0.2f, false, true},
-        LossCase{"binary_crossentropy", true, 0, false, false},
-        LossCase{"binary_crossentropy", true, 0.1f, false, false},
-        LossCase{"binary_crossentropy", false, 0, false, true},
-        LossCase{"mean_squared_error", false, 0, false, false},
-        LossCase{"mean_absolute_error", false, 0, false, false},
-        LossCase{"huber", false, 0, false, false}),
+    ::testing::Values(LossCase{"sparse_categorical_crossentropy", true, 0, true, false},
+                      LossCase{"sparse_categorical_crossentropy", false, 0, true, true},
+                      LossCase{"categorical_crossentropy", true, 0, false, false},
+                      LossCase{"categorical_crossentropy", true, 0.1f, false, false},
+                      LossCase{"categorical_crossentropy", false, 0, false, true},
+                      LossCase{"categorical_crossentropy", false, 0.2f, false, true},
+                      LossCase{"binary_crossentropy", true, 0, false, false},
+                      LossCase{"binary_crossentropy", true, 0.1f, false, false},
+                      LossCase{"binary_crossentropy", false, 0, false, true},
+                      LossCase{"mean_squared_error", false, 0, false, false},
+                      LossCase{"mean_absolute_error", false, 0, false, false},
+                      LossCase{"huber", false, 0, false, false}),
     [](const ::testing::TestParamInfo<LossCase>& info) {
       return info.param.name + (info.param.from_logits ? "_logits" : "_probs") +
              std::to_string(info.index);
@@ -150,16 +145,14 @@ TEST(Losses, ASeededBackwardScalesTheGradient) {
   Parameter p;
   p.value = Tensor::FromVector({1, 2}, {0.f, 0.f});
   auto loss = Make("sparse_categorical_crossentropy", true);
-  Backward(loss->Compute(Use(p), Tensor::FromInts({1}, {0})),
-           Tensor::Scalar(2.f));
+  Backward(loss->Compute(Use(p), Tensor::FromInts({1}, {0})), Tensor::Scalar(2.f));
   EXPECT_NEAR(p.grad.ToVector()[0], 2 * (0.5 - 1), 1e-6);
   EXPECT_NEAR(p.grad.ToVector()[1], 2 * 0.5, 1e-6);
 }
 
 TEST(Losses, RecordNothingForConstantPredictions) {
   auto loss = Make("mse");
-  EXPECT_FALSE(loss->Compute(Var(Tensor::Zeros({2})), Tensor::Zeros({2}))
-                   .requires_grad());
+  EXPECT_FALSE(loss->Compute(Var(Tensor::Zeros({2})), Tensor::Zeros({2})).requires_grad());
 }
 
 TEST(LossFromJson, AcceptsNamesAliasesAndClassConfigs) {
@@ -167,10 +160,8 @@ TEST(LossFromJson, AcceptsNamesAliasesAndClassConfigs) {
     std::string json, name;
     bool from_logits;
   } cases[] = {
-      {R"("sparse_categorical_crossentropy")",
-       "sparse_categorical_crossentropy", false},
-      {R"("SparseCategoricalCrossentropy")", "sparse_categorical_crossentropy",
-       false},
+      {R"("sparse_categorical_crossentropy")", "sparse_categorical_crossentropy", false},
+      {R"("SparseCategoricalCrossentropy")", "sparse_categorical_crossentropy", false},
       {R"("mse")", "mean_squared_error", false},
       {R"("MAE")", "mean_absolute_error", false},
       {R"("huber_loss")", "huber", false},
@@ -193,8 +184,7 @@ TEST(LossFromJson, AcceptsNamesAliasesAndClassConfigs) {
     ASSERT_TRUE(loss.ok());
     EXPECT_EQ((*loss)->name(), c.name);
   }
-  auto huber = LossOptionsFromJson(
-      R"({"class_name":"Huber","config":{"delta":2.5}})", "x");
+  auto huber = LossOptionsFromJson(R"({"class_name":"Huber","config":{"delta":2.5}})", "x");
   ASSERT_TRUE(huber.ok());
   EXPECT_FLOAT_EQ(huber->delta, 2.5f);
 }
@@ -203,8 +193,7 @@ TEST(LossFromJson, RejectsMalformedConfigsNamingTheField) {
   struct Case {
     std::string json, expected;
   } cases[] = {
-      {R"("cosine_similarity")",
-       "model.json: loss: unknown loss \"cosine_similarity\""},
+      {R"("cosine_similarity")", "model.json: loss: unknown loss \"cosine_similarity\""},
       {R"({"class_name": "Huber", "config": {"delta": "big"}})",
        "model.json: loss: config.delta: expected a number"},
       {R"({"class_name": "Huber", "config": {"delta": -1}})",
@@ -216,10 +205,8 @@ TEST(LossFromJson, RejectsMalformedConfigsNamingTheField) {
       {R"({"class_name": "BinaryCrossentropy", "config": {"reduction": "sum"}})",
        "model.json: loss: config.reduction: only"},
       {R"({"config": {}})", "model.json: loss: class_name: expected a string"},
-      {R"({"class_name": "Huber", "extra": 1})",
-       "model.json: loss: unknown field \"extra\""},
-      {R"({"class_name": "Huber", "config": [1]})",
-       "model.json: loss: config: expected an object"},
+      {R"({"class_name": "Huber", "extra": 1})", "model.json: loss: unknown field \"extra\""},
+      {R"({"class_name": "Huber", "config": [1]})", "model.json: loss: config: expected an object"},
       {R"(42)", "model.json: loss: expected a name"},
       {R"({"class_name": )", "model.json: loss: not valid JSON"},
   };

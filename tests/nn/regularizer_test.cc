@@ -24,9 +24,8 @@ TEST(Regularizer, PenaltyIsL1AbsPlusL2Squares) {
 TEST(Regularizer, PenaltyGradientMatchesFiniteDifferences) {
   std::mt19937_64 rng(3);
   Regularizer r{0.3, 0.7};
-  testing::ExpectGradientsMatch(
-      [r](auto& v) { return r.Penalty(v[0]); },
-      {testing::RandomTensor({3, 4}, rng, -1, 1, 0.05f)});
+  testing::ExpectGradientsMatch([r](auto& v) { return r.Penalty(v[0]); },
+                                {testing::RandomTensor({3, 4}, rng, -1, 1, 0.05f)});
 }
 
 TEST(RegularizerFromJson, ReadsKerasForms) {
@@ -38,8 +37,7 @@ TEST(RegularizerFromJson, ReadsKerasForms) {
   Regularizer both = Parse(R"("l1_l2")");
   EXPECT_DOUBLE_EQ(both.l1, 0.01);
   EXPECT_DOUBLE_EQ(both.l2, 0.01);
-  EXPECT_NEAR(Parse(R"({"class_name": "L2", "config": {"l2": 0.001}})").l2,
-              0.001, 1e-12);
+  EXPECT_NEAR(Parse(R"({"class_name": "L2", "config": {"l2": 0.001}})").l2, 0.001, 1e-12);
   Regularizer cls = Parse(
       R"({"module": "keras.regularizers", "class_name": "L1L2",
           "config": {"l1": 0.0, "l2": 0.02}, "registered_name": null})");
@@ -63,8 +61,7 @@ TEST(RegularizerFromJson, RejectsMalformedConfigsNamingTheField) {
   for (const Case& c : cases) {
     auto r = RegularizerFromJson(c.json, "kernel_regularizer");
     ASSERT_FALSE(r.ok()) << c.json;
-    EXPECT_EQ(r.status().message().rfind(c.expected, 0), 0u)
-        << "got: " << r.status().message();
+    EXPECT_EQ(r.status().message().rfind(c.expected, 0), 0u) << "got: " << r.status().message();
   }
 }
 

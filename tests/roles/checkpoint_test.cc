@@ -84,7 +84,8 @@ TEST_F(CheckpointTest, DetectsCorruptAndTruncatedData) {
   auto corrupt = ReadCheckpoint(root_);
   ASSERT_FALSE(corrupt.ok());
   EXPECT_NE(corrupt.status().message().find("checksum mismatch in tensor \"dense/kernel\""),
-            std::string::npos) << corrupt.status().message();
+            std::string::npos)
+      << corrupt.status().message();
 
   fs::resize_file(data, 10);
   auto truncated = ReadCheckpoint(root_);
@@ -96,8 +97,8 @@ TEST_F(CheckpointTest, DetectsCorruptAndTruncatedData) {
 TEST_F(CheckpointTest, RejectsMalformedManifestsWithThePathNamed) {
   ASSERT_TRUE(WriteCheckpoint(root_, Make(3), 0).ok());
   fs::path manifest = root_ / "version-3" / "manifest.json";
-  for (const char* bad : {"{not json", R"({"format": "other"})",
-                          R"({"format": "edl-checkpoint-1", "version": 3})"}) {
+  for (const char* bad :
+       {"{not json", R"({"format": "other"})", R"({"format": "edl-checkpoint-1", "version": 3})"}) {
     std::ofstream(manifest) << bad;
     auto c = ReadCheckpoint((root_ / "version-3").string());
     ASSERT_FALSE(c.ok()) << bad;

@@ -134,8 +134,7 @@ TEST_F(DeviceTraining, AnUnknownDeviceIsRefusedNamingTheFlag) {
   mo.device = "tpu";
   auto cm = CompileModel(mo);
   ASSERT_FALSE(cm.ok());
-  EXPECT_NE(cm.status().message().find("--device"), std::string::npos)
-      << cm.status().message();
+  EXPECT_NE(cm.status().message().find("--device"), std::string::npos) << cm.status().message();
 }
 
 }  // namespace

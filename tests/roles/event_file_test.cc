@@ -37,9 +37,9 @@ TEST_F(EventFileTest, ScalarsReadBackWithTheirTagsStepsAndTimes) {
   auto w = EventFileWriter::Open("--tensorboard_log_dir", (dir_ / "run").string(), 1.7e9);
   ASSERT_TRUE(w.ok()) << w.status().message();
   ASSERT_TRUE((*w)->Write(0, 1.7e9 + 1, {{"train/loss", 2.5}}).ok());
-  ASSERT_TRUE((*w)->Write(938, 1.7e9 + 2.25,
-                          {{"train/loss", 0.4125}, {"validation/accuracy", 0.875}})
-                  .ok());
+  ASSERT_TRUE(
+      (*w)->Write(938, 1.7e9 + 2.25, {{"train/loss", 0.4125}, {"validation/accuracy", 0.875}})
+          .ok());
   ASSERT_TRUE((*w)->Write(int64_t{1} << 40, 1.7e9 + 3, {{"train/loss", 0.25}}).ok());
 
   auto files = ReadEventFiles((dir_ / "run").string());
@@ -101,8 +101,9 @@ TEST_F(EventFileTest, AnUnwritableDirectoryIsRefusedNamingTheFlagAndPath) {
     std::ofstream(dir_ / "file") << "x";
     auto w = EventFileWriter::Open("--tensorboard_log_dir", (dir_ / "file" / "run").string(), 1);
     ASSERT_FALSE(w.ok());
-    EXPECT_NE(w.status().message().find("--tensorboard_log_dir " + (dir_ / "file" / "run").string()),
-              std::string::npos)
+    EXPECT_NE(
+        w.status().message().find("--tensorboard_log_dir " + (dir_ / "file" / "run").string()),
+        std::string::npos)
         << w.status().message();
     return;
   }
@@ -110,8 +111,7 @@ TEST_F(EventFileTest, AnUnwritableDirectoryIsRefusedNamingTheFlagAndPath) {
   ::chmod(dir_.c_str(), 0500);
   auto w = EventFileWriter::Open("--tensorboard_log_dir", dir_.string(), 1);
   ASSERT_FALSE(w.ok());
-  EXPECT_NE(w.status().message().find("--tensorboard_log_dir " + dir_.string()),
-            std::string::npos);
+  EXPECT_NE(w.status().message().find("--tensorboard_log_dir " + dir_.string()), std::string::npos);
   EXPECT_NE(w.status().message().find("Permission denied"), std::string::npos)
       << w.status().message();
 }

@@ -24,8 +24,8 @@ TEST(ScalarSeries, AThousandTimesItsCapacityStaysBoundedEvenlySpacedAndCurrent) 
   const int n = 16000;
   for (int i = 0; i < n; ++i) s.Add("loss", i, i, i);
   auto points = s.Points("loss");
-  ASSERT_LE(points.size(), 17u);   // the kept ones and the newest
-  ASSERT_GE(points.size(), 9u);    // never less than half full after a halving
+  ASSERT_LE(points.size(), 17u);  // the kept ones and the newest
+  ASSERT_GE(points.size(), 9u);   // never less than half full after a halving
   EXPECT_EQ(points.front().step, 0);
   EXPECT_EQ(points.back().step, n - 1);  // the current value is always there
   const int64_t gap = points[1].step - points[0].step;

@@ -13,8 +13,7 @@
 
 namespace edl::tensor::testing {
 
-inline Tensor Random(const Shape& shape, uint32_t seed, float lo = -1.f,
-                     float hi = 1.f) {
+inline Tensor Random(const Shape& shape, uint32_t seed, float lo = -1.f, float hi = 1.f) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<float> v(NumElements(shape));
@@ -23,13 +22,11 @@ inline Tensor Random(const Shape& shape, uint32_t seed, float lo = -1.f,
 }
 
 // |a - b| <= atol + rtol * |b| elementwise, same shapes.
-inline ::testing::AssertionResult Close(const Tensor& a, const Tensor& b,
-                                        float rtol = 1e-4f,
+inline ::testing::AssertionResult Close(const Tensor& a, const Tensor& b, float rtol = 1e-4f,
                                         float atol = 1e-5f) {
   if (a.shape() != b.shape()) {
     return ::testing::AssertionFailure()
-           << "shapes " << ShapeString(a.shape()) << " vs "
-           << ShapeString(b.shape());
+           << "shapes " << ShapeString(a.shape()) << " vs " << ShapeString(b.shape());
   }
   if (a.dtype() != b.dtype()) {
     return ::testing::AssertionFailure() << "dtypes differ";
@@ -39,9 +36,8 @@ inline ::testing::AssertionResult Close(const Tensor& a, const Tensor& b,
     bool both_nan = std::isnan(va[i]) && std::isnan(vb[i]);
     if (both_nan || va[i] == vb[i]) continue;
     if (!(std::abs(va[i] - vb[i]) <= atol + rtol * std::abs(vb[i]))) {
-      return ::testing::AssertionFailure()
-             << "element " << i << " of " << ShapeString(a.shape()) << ": "
-             << va[i] << " vs " << vb[i];
+      return ::testing::AssertionFailure() << "element " << i << " of " << ShapeString(a.shape())
+                                           << ": " << va[i] << " vs " << vb[i];
     }
   }
   return ::testing::AssertionSuccess();

@@ -31,8 +31,8 @@ class CudaBackendTest : public ::testing::Test {
   // f(device) builds its inputs on `device` (with On) and returns outputs;
   // the CUDA outputs must match the reference's.
   using Outputs = std::vector<Tensor>;
-  static void ExpectMatch(const std::function<Outputs(Device)>& f,
-                          float rtol = 1e-4f, float atol = 1e-5f) {
+  static void ExpectMatch(const std::function<Outputs(Device)>& f, float rtol = 1e-4f,
+                          float atol = 1e-5f) {
     Outputs ref;
     {
       ScopedBackend scope(ReferenceBackend());
@@ -42,8 +42,7 @@ class CudaBackendTest : public ::testing::Test {
     ASSERT_EQ(ref.size(), gpu.size());
     for (size_t i = 0; i < ref.size(); ++i) {
       ASSERT_EQ(gpu[i].device(), Device::kCUDA) << "output " << i;
-      EXPECT_TRUE(Close(gpu[i].To(Device::kCPU), ref[i], rtol, atol))
-          << "output " << i;
+      EXPECT_TRUE(Close(gpu[i].To(Device::kCPU), ref[i], rtol, atol)) << "output " << i;
     }
   }
 };
@@ -56,33 +55,23 @@ TEST_F(CudaBackendTest, EltwiseForwardAndBackwardMatchForEveryKind) {
     float alpha, beta, lo, hi;
   };
   const Case cases[] = {
-      {Eltwise::kRelu, 0.f, 0.f, -2, 2},
-      {Eltwise::kRelu, 0.1f, 0.f, -2, 2},
-      {Eltwise::kSigmoid, 0, 0, -6, 6},
-      {Eltwise::kTanh, 0, 0, -3, 3},
-      {Eltwise::kGelu, 0, 0, -4, 4},
-      {Eltwise::kGeluTanh, 0, 0, -4, 4},
-      {Eltwise::kElu, 1.f, 0, -3, 3},
-      {Eltwise::kElu, 0.5f, 0, -3, 3},
-      {Eltwise::kSelu, 0, 0, -3, 3},
-      {Eltwise::kSoftplus, 0, 0, -20, 20},
-      {Eltwise::kSwish, 0, 0, -5, 5},
-      {Eltwise::kLinear, 1.5f, -0.25f, -2, 2},
-      {Eltwise::kExp, 0, 0, -5, 5},
-      {Eltwise::kLog, 0, 0, 0.01f, 10},
-      {Eltwise::kSqrt, 0, 0, 0.01f, 10},
-      {Eltwise::kSquare, 0, 0, -3, 3},
-      {Eltwise::kAbs, 0, 0, -3, 3},
-      {Eltwise::kClip, -0.5f, 0.7f, -2, 2},
+      {Eltwise::kRelu, 0.f, 0.f, -2, 2}, {Eltwise::kRelu, 0.1f, 0.f, -2, 2},
+      {Eltwise::kSigmoid, 0, 0, -6, 6},  {Eltwise::kTanh, 0, 0, -3, 3},
+      {Eltwise::kGelu, 0, 0, -4, 4},     {Eltwise::kGeluTanh, 0, 0, -4, 4},
+      {Eltwise::kElu, 1.f, 0, -3, 3},    {Eltwise::kElu, 0.5f, 0, -3, 3},
+      {Eltwise::kSelu, 0, 0, -3, 3},     {Eltwise::kSoftplus, 0, 0, -20, 20},
+      {Eltwise::kSwish, 0, 0, -5, 5},    {Eltwise::kLinear, 1.5f, -0.25f, -2, 2},
+      {Eltwise::kExp, 0, 0, -5, 5},      {Eltwise::kLog, 0, 0, 0.01f, 10},
+      {Eltwise::kSqrt, 0, 0, 0.01f, 10}, {Eltwise::kSquare, 0, 0, -3, 3},
+      {Eltwise::kAbs, 0, 0, -3, 3},      {Eltwise::kClip, -0.5f, 0.7f, -2, 2},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(EltwiseName(c.kind));
     Tensor x = Random({7, 131}, 2, c.lo, c.hi);
     Tensor dy = Random({7, 131}, 3);
     ExpectMatch([&](Device d) {
-      return Outputs{
-          EltwiseForward(c.kind, On(x, d), c.alpha, c.beta),
-          EltwiseBackward(c.kind, On(dy, d), On(x, d), c.alpha, c.beta)};
+      return Outputs{EltwiseForward(c.kind, On(x, d), c.alpha, c.beta),
+                     EltwiseBackward(c.kind, On(dy, d), On(x, d), c.alpha, c.beta)};
     });
   }
 }
@@ -101,8 +90,7 @@ TEST_F(CudaBackendTest, BinaryOpsBroadcastLikeTheReference) {
       SCOPED_TRACE(ShapeString(sa) + " op " + ShapeString(sb) + " kind " +
                    std::to_string(static_cast<int>(kind)));
       ExpectMatch([&](Device d) {
-        return Outputs{BinaryOp(kind, On(a, d), On(b, d)),
-                       BinaryOp(kind, On(b, d), On(a, d))};
+        return Outputs{BinaryOp(kind, On(a, d), On(b, d)), BinaryOp(kind, On(b, d), On(a, d))};
       });
     }
   }
@@ -119,8 +107,7 @@ TEST_F(CudaBackendTest, AffineAndAddInPlaceMatch) {
 
 TEST_F(CudaBackendTest, SumToShapeMatchesForEveryBroadcastPattern) {
   Tensor x = Random({2, 3, 4, 5}, 8);
-  const Shape targets[] = {{3, 1, 5},    {5},          {1},
-                           {2, 1, 1, 1}, {2, 3, 4, 5}, {4, 1}};
+  const Shape targets[] = {{3, 1, 5}, {5}, {1}, {2, 1, 1, 1}, {2, 3, 4, 5}, {4, 1}};
   for (const Shape& s : targets) {
     SCOPED_TRACE(ShapeString(s));
     ExpectMatch([&](Device d) { return Outputs{SumToShape(On(x, d), s)}; });
@@ -131,16 +118,13 @@ TEST_F(CudaBackendTest, SumToShapeMatchesForEveryBroadcastPattern) {
 
 TEST_F(CudaBackendTest, ReductionsMatchOverAnyAxes) {
   Tensor x = Random({3, 4, 5, 6}, 10);
-  const std::vector<std::vector<int>> axes = {{},     {0},    {-1},
-                                              {1, 2}, {0, 3}, {0, 1, 2, 3}};
-  for (Reduce kind :
-       {Reduce::kSum, Reduce::kMean, Reduce::kMax, Reduce::kMin}) {
+  const std::vector<std::vector<int>> axes = {{}, {0}, {-1}, {1, 2}, {0, 3}, {0, 1, 2, 3}};
+  for (Reduce kind : {Reduce::kSum, Reduce::kMean, Reduce::kMax, Reduce::kMin}) {
     for (const auto& a : axes) {
-      SCOPED_TRACE(std::to_string(static_cast<int>(kind)) + " over " +
-                   std::to_string(a.size()) + " axes");
+      SCOPED_TRACE(std::to_string(static_cast<int>(kind)) + " over " + std::to_string(a.size()) +
+                   " axes");
       ExpectMatch([&](Device d) {
-        return Outputs{ReduceOp(kind, On(x, d), a, false),
-                       ReduceOp(kind, On(x, d), a, true)};
+        return Outputs{ReduceOp(kind, On(x, d), a, false), ReduceOp(kind, On(x, d), a, true)};
       });
     }
   }
@@ -162,8 +146,7 @@ TEST_F(CudaBackendTest, MatMulMatchesWithEveryTransposeAndBatch) {
       Tensor a3 = ta ? Random({4, 19, 13}, 15) : Random({4, 13, 19}, 15);
       Tensor b3 = tb ? Random({4, 11, 19}, 16) : Random({4, 19, 11}, 16);
       ExpectMatch([&](Device d) {
-        return Outputs{MatMul(On(a, d), On(b, d), ta, tb),
-                       MatMul(On(a3, d), On(b, d), ta, tb),
+        return Outputs{MatMul(On(a, d), On(b, d), ta, tb), MatMul(On(a3, d), On(b, d), ta, tb),
                        MatMul(On(a3, d), On(b3, d), ta, tb)};
       });
     }
@@ -171,8 +154,7 @@ TEST_F(CudaBackendTest, MatMulMatchesWithEveryTransposeAndBatch) {
 }
 
 TEST_F(CudaBackendTest, DenseForwardMatchesWithAndWithoutBias) {
-  Tensor x = Random({37, 64}, 17), w = Random({64, 10}, 18),
-         b = Random({10}, 19);
+  Tensor x = Random({37, 64}, 17), w = Random({64, 10}, 18), b = Random({10}, 19);
   ExpectMatch([&](Device d) {
     return Outputs{DenseForward(On(x, d), On(w, d), On(b, d)),
                    DenseForward(On(x, d), On(w, d), Tensor())};
@@ -188,29 +170,13 @@ TEST_F(CudaBackendTest, Conv2DMatchesForwardAndBothGradients) {
   };
   const Case cases[] = {
       {{2, 9, 9, 3}, {3, 3, 3, 4}, {1, 1}, {1, 1}, Padding::kValid},
-      {{2, 8, 8, 4}, {3, 3, 2, 6}, {1, 1}, {1, 1}, Padding::kSame, 2},  // grouped
-      {{2, 9, 9, 6}, {3, 3, 1, 6}, {2, 2}, {1, 1}, Padding::kSame, 6},  // depthwise
+      {{2, 8, 8, 4}, {3, 3, 2, 6}, {1, 1}, {1, 1}, Padding::kSame, 2},   // grouped
+      {{2, 9, 9, 6}, {3, 3, 1, 6}, {2, 2}, {1, 1}, Padding::kSame, 6},   // depthwise
       {{2, 7, 7, 3}, {3, 3, 1, 6}, {1, 1}, {1, 1}, Padding::kValid, 3},  // multiplier 2
-      {{2, 9, 9, 3},
-       {3, 3, 3, 4},
-       {1, 1},
-       {1, 1},
-       Padding::kSame},  // symmetric
-      {{2, 8, 7, 2},
-       {2, 2, 2, 5},
-       {1, 1},
-       {1, 1},
-       Padding::kSame},  // asymmetric
-      {{1, 10, 11, 4},
-       {3, 3, 4, 6},
-       {2, 2},
-       {1, 1},
-       Padding::kSame},  // strided
-      {{2, 12, 12, 3},
-       {3, 3, 3, 2},
-       {1, 1},
-       {2, 2},
-       Padding::kSame},  // dilated
+      {{2, 9, 9, 3}, {3, 3, 3, 4}, {1, 1}, {1, 1}, Padding::kSame},      // symmetric
+      {{2, 8, 7, 2}, {2, 2, 2, 5}, {1, 1}, {1, 1}, Padding::kSame},      // asymmetric
+      {{1, 10, 11, 4}, {3, 3, 4, 6}, {2, 2}, {1, 1}, Padding::kSame},    // strided
+      {{2, 12, 12, 3}, {3, 3, 3, 2}, {1, 1}, {2, 2}, Padding::kSame},    // dilated
       {{3, 7, 5, 1}, {5, 3, 1, 8}, {2, 1}, {1, 1}, Padding::kValid},
       // The shapes of the zoo models' layers, where cuDNN picks other
       // algorithms than for the small cases above.
@@ -219,26 +185,23 @@ TEST_F(CudaBackendTest, Conv2DMatchesForwardAndBothGradients) {
       {{16, 28, 28, 1}, {3, 3, 1, 32}, {1, 1}, {1, 1}, Padding::kValid},
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(ShapeString(c.x) + " * " + ShapeString(c.w) + " in " +
-                 std::to_string(c.groups) + " groups");
+    SCOPED_TRACE(ShapeString(c.x) + " * " + ShapeString(c.w) + " in " + std::to_string(c.groups) +
+                 " groups");
     Conv2DParams p;
     p.groups = c.groups;
     p.strides = c.strides;
     p.dilations = c.dilations;
-    p.padding = ComputePadding(c.padding, c.x[1], c.x[2], c.w[0], c.w[1],
-                               c.strides, c.dilations);
-    Tensor x = Random(c.x, 20), w = Random(c.w, 21),
-           bias = Random({c.w[3]}, 22);
+    p.padding = ComputePadding(c.padding, c.x[1], c.x[2], c.w[0], c.w[1], c.strides, c.dilations);
+    Tensor x = Random(c.x, 20), w = Random(c.w, 21), bias = Random({c.w[3]}, 22);
     Tensor y = Conv2DForward(x, w, bias, p);
     Tensor dy = Random(y.shape(), 23);
     ExpectMatch(
         [&](Device d) {
-          Conv2DWeightGrads g = Conv2DBackwardWeights(On(dy, d), On(x, d), c.w,
-                                                      p, /*with_bias=*/true);
+          Conv2DWeightGrads g =
+              Conv2DBackwardWeights(On(dy, d), On(x, d), c.w, p, /*with_bias=*/true);
           return Outputs{Conv2DForward(On(x, d), On(w, d), On(bias, d), p),
                          Conv2DForward(On(x, d), On(w, d), Tensor(), p),
-                         Conv2DBackwardData(On(dy, d), On(w, d), c.x, p), g.dw,
-                         g.dbias};
+                         Conv2DBackwardData(On(dy, d), On(w, d), c.x, p), g.dw, g.dbias};
         },
         1e-4f, 1e-4f);
   }
@@ -260,45 +223,40 @@ TEST_F(CudaBackendTest, PoolingMatchesForwardAndBackward) {
     Pool2DParams p;
     p.kernel = c.kernel;
     p.strides = c.strides;
-    p.padding = ComputePadding(c.padding, c.x[1], c.x[2], c.kernel[0],
-                               c.kernel[1], c.strides, {1, 1});
+    p.padding =
+        ComputePadding(c.padding, c.x[1], c.x[2], c.kernel[0], c.kernel[1], c.strides, {1, 1});
     for (PoolKind kind : {PoolKind::kMax, PoolKind::kAvg}) {
-      SCOPED_TRACE(ShapeString(c.x) +
-                   (kind == PoolKind::kMax ? " max" : " avg"));
+      SCOPED_TRACE(ShapeString(c.x) + (kind == PoolKind::kMax ? " max" : " avg"));
       Tensor x = Random(c.x, 24);
       Tensor dy = Random(Pool2DForward(kind, x, p).y.shape(), 25);
       ExpectMatch([&](Device d) {
         Pool2DResult f = Pool2DForward(kind, On(x, d), p);
         Pool2DResult without_workspace{f.y, Tensor()};
-        return Outputs{
-            f.y, Pool2DBackward(kind, On(dy, d), On(x, d), f, p),
-            Pool2DBackward(kind, On(dy, d), On(x, d), without_workspace, p)};
+        return Outputs{f.y, Pool2DBackward(kind, On(dy, d), On(x, d), f, p),
+                       Pool2DBackward(kind, On(dy, d), On(x, d), without_workspace, p)};
       });
     }
   }
 }
 
 TEST_F(CudaBackendTest, BatchNormMatchesTrainingInferenceAndBackward) {
-  for (const Shape& s :
-       {Shape{6, 5}, Shape{16, 10, 10, 8}, Shape{3, 4, 4, 70}}) {
+  for (const Shape& s : {Shape{6, 5}, Shape{16, 10, 10, 8}, Shape{3, 4, 4, 70}}) {
     SCOPED_TRACE(ShapeString(s));
     const int64_t c = s.back();
     Tensor x = Random(s, 26, -2.f, 3.f), dy = Random(s, 27);
     Tensor gamma = Random({c}, 28, 0.5f, 1.5f), beta = Random({c}, 29);
     Tensor mean = Random({c}, 30), var = Random({c}, 31, 0.1f, 2.f);
     ExpectMatch([&](Device d) {
-      BatchNormResult t =
-          BatchNormTraining(On(x, d), On(gamma, d), On(beta, d), 1e-3f);
-      NormGrads g = BatchNormBackward(On(dy, d), On(x, d), On(gamma, d), t.mean,
-                                      t.variance, 1e-3f);
-      return Outputs{t.y,
-                     t.mean,
-                     t.variance,
-                     BatchNormInference(On(x, d), On(gamma, d), On(beta, d),
-                                        On(mean, d), On(var, d), 1e-3f),
-                     g.dx,
-                     g.dgamma,
-                     g.dbeta};
+      BatchNormResult t = BatchNormTraining(On(x, d), On(gamma, d), On(beta, d), 1e-3f);
+      NormGrads g = BatchNormBackward(On(dy, d), On(x, d), On(gamma, d), t.mean, t.variance, 1e-3f);
+      return Outputs{
+          t.y,
+          t.mean,
+          t.variance,
+          BatchNormInference(On(x, d), On(gamma, d), On(beta, d), On(mean, d), On(var, d), 1e-3f),
+          g.dx,
+          g.dgamma,
+          g.dbeta};
     });
   }
 }
@@ -310,10 +268,8 @@ TEST_F(CudaBackendTest, LayerNormMatchesForwardAndBackward) {
     Tensor x = Random(s, 32, -2.f, 3.f), dy = Random(s, 33);
     Tensor gamma = Random({c}, 34, 0.5f, 1.5f), beta = Random({c}, 35);
     ExpectMatch([&](Device d) {
-      LayerNormResult f =
-          LayerNormForward(On(x, d), On(gamma, d), On(beta, d), 1e-5f);
-      NormGrads g = LayerNormBackward(On(dy, d), On(x, d), On(gamma, d), f.mean,
-                                      f.variance, 1e-5f);
+      LayerNormResult f = LayerNormForward(On(x, d), On(gamma, d), On(beta, d), 1e-5f);
+      NormGrads g = LayerNormBackward(On(dy, d), On(x, d), On(gamma, d), f.mean, f.variance, 1e-5f);
       return Outputs{f.y, f.mean, f.variance, g.dx, g.dgamma, g.dbeta};
     });
   }
@@ -345,9 +301,7 @@ TEST_F(CudaBackendTest, ConcatAndSplitMatchOnEveryAxis) {
     });
   }
   Tensor ids = Tensor::FromInts({2, 2}, {1, 2, 3, 4});
-  ExpectMatch([&](Device d) {
-    return Outputs{Concat({On(ids, d), On(ids, d)}, 1)};
-  });
+  ExpectMatch([&](Device d) { return Outputs{Concat({On(ids, d), On(ids, d)}, 1)}; });
 }
 
 // Uploads are staged in a 64 MiB pinned ring (tensor/cuda/upload_ring.h):
@@ -358,8 +312,7 @@ TEST_F(CudaBackendTest, DropoutMasksAreTheHostsBitForBit) {
     SCOPED_TRACE(rate);
     ExpectMatch(
         [&](Device d) {
-          return Outputs{DropoutMask({37, 1001}, rate, 12345, d),
-                         DropoutMask({5}, rate, 7, d)};
+          return Outputs{DropoutMask({37, 1001}, rate, 12345, d), DropoutMask({5}, rate, 7, d)};
         },
         0.f, 0.f);
   }
@@ -371,8 +324,7 @@ TEST_F(CudaBackendTest, CastsMatchBetweenFloatInt64AndUInt8) {
   ExpectMatch([&](Device d) {
     Tensor as_int = Cast(On(x, d), DType::kInt64);
     Tensor as_byte = Cast(On(positive, d), DType::kUInt8);
-    return Outputs{as_int, Cast(as_int, DType::kFloat32),
-                   Cast(as_byte, DType::kFloat32),
+    return Outputs{as_int, Cast(as_int, DType::kFloat32), Cast(as_byte, DType::kFloat32),
                    Cast(Cast(as_byte, DType::kInt64), DType::kFloat32)};
   });
 }
@@ -386,8 +338,7 @@ TEST_F(CudaBackendTest, GatherCoalesceAndScatterAddMatch) {
     SparseRows unique = Coalesce(rows);
     Tensor t = On(table, d);
     ScatterAdd(t, rows, -0.5f);
-    return Outputs{Gather(On(table, d), On(ids, d)), unique.ids, unique.values,
-                   t};
+    return Outputs{Gather(On(table, d), On(ids, d)), unique.ids, unique.values, t};
   });
 }
 
@@ -428,16 +379,10 @@ TEST_F(CudaBackendTest, OptimizerUpdatesMatchForEveryRuleDenseAndSparse) {
   for (UpdateRule rule : testing::AllUpdateRules()) {
     SCOPED_TRACE(UpdateRuleName(rule));
     const std::vector<Tensor> slots = testing::TestSlots(rule, shape, 49);
-    ExpectMatch(
-        [&](Device d) {
-          return testing::RunUpdate(rule, value, grad, slots, Tensor(), d);
-        },
-        1e-5f, 1e-5f);
-    ExpectMatch(
-        [&](Device d) {
-          return testing::RunUpdate(rule, value, rows, slots, ids, d);
-        },
-        1e-5f, 1e-5f);
+    ExpectMatch([&](Device d) { return testing::RunUpdate(rule, value, grad, slots, Tensor(), d); },
+                1e-5f, 1e-5f);
+    ExpectMatch([&](Device d) { return testing::RunUpdate(rule, value, rows, slots, ids, d); },
+                1e-5f, 1e-5f);
   }
 }
 

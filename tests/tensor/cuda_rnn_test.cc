@@ -61,10 +61,9 @@ struct RnnCase {
 
 TEST_F(CudaBackendRnnTest, RecurrencesMatchTheHostForwardAndBackward) {
   const RnnCase cases[] = {
-      {RnnCell::kSimpleRNN, 3, 5, 4, 6, true},  {RnnCell::kSimpleRNN, 1, 1, 2, 3, false},
-      {RnnCell::kLSTM, 3, 5, 4, 6, true},       {RnnCell::kLSTM, 4, 7, 3, 2, false},
-      {RnnCell::kGRUResetAfter, 3, 5, 4, 6, true},
-      {RnnCell::kGRUResetAfter, 2, 9, 5, 3, false},
+      {RnnCell::kSimpleRNN, 3, 5, 4, 6, true},     {RnnCell::kSimpleRNN, 1, 1, 2, 3, false},
+      {RnnCell::kLSTM, 3, 5, 4, 6, true},          {RnnCell::kLSTM, 4, 7, 3, 2, false},
+      {RnnCell::kGRUResetAfter, 3, 5, 4, 6, true}, {RnnCell::kGRUResetAfter, 2, 9, 5, 3, false},
       {RnnCell::kLSTM, 16, 20, 32, 64, true},
   };
   uint32_t seed = 10;

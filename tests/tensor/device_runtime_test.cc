@@ -47,35 +47,29 @@ TEST(OpenCudaPlugin, NamesAMissingPluginFile) {
   Result<DeviceRuntime*> r = OpenCudaPlugin("/nonexistent/dir/libedl_cuda.so");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
-  EXPECT_NE(r.status().message().find("/nonexistent/dir/libedl_cuda.so"),
-            std::string::npos)
+  EXPECT_NE(r.status().message().find("/nonexistent/dir/libedl_cuda.so"), std::string::npos)
       << r.status().message();
-  EXPECT_NE(r.status().message().find("not found"), std::string::npos)
-      << r.status().message();
+  EXPECT_NE(r.status().message().find("not found"), std::string::npos) << r.status().message();
 }
 
 TEST(OpenCudaPlugin, RefusesASharedLibraryThatIsNotAnEdlPlugin) {
-  const std::string libm = LibraryOf(reinterpret_cast<const void*>(
-      static_cast<double (*)(double)>(&std::cos)));
+  const std::string libm =
+      LibraryOf(reinterpret_cast<const void*>(static_cast<double (*)(double)>(&std::cos)));
   ASSERT_FALSE(libm.empty());
   Result<DeviceRuntime*> r = OpenCudaPlugin(libm);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(r.status().message().find("not an edl CUDA plugin"),
-            std::string::npos)
+  EXPECT_NE(r.status().message().find("not an edl CUDA plugin"), std::string::npos)
       << r.status().message();
-  EXPECT_NE(r.status().message().find(kCudaPluginEntrySymbol),
-            std::string::npos)
+  EXPECT_NE(r.status().message().find(kCudaPluginEntrySymbol), std::string::npos)
       << r.status().message();
 }
 
 TEST(OpenCudaPlugin, RefusesAFileThatIsNotASharedLibrary) {
-  Result<DeviceRuntime*> r =
-      OpenCudaPlugin(EDL_SOURCE_DIR "/tensor/device_runtime.h");
+  Result<DeviceRuntime*> r = OpenCudaPlugin(EDL_SOURCE_DIR "/tensor/device_runtime.h");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(r.status().message().find("cannot load CUDA plugin"),
-            std::string::npos)
+  EXPECT_NE(r.status().message().find("cannot load CUDA plugin"), std::string::npos)
       << r.status().message();
 }
 
@@ -87,8 +81,7 @@ TEST(LoadCudaRuntime, ReportsTheMissingPluginNamedByTheEnvironment) {
   EXPECT_EQ(DefaultCudaPluginPath(), "/nonexistent/libedl_cuda.so");
   Status s = LoadCudaRuntime();
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("/nonexistent/libedl_cuda.so"), std::string::npos)
-      << s.message();
+  EXPECT_NE(s.message().find("/nonexistent/libedl_cuda.so"), std::string::npos) << s.message();
   EXPECT_EQ(RuntimeFor(Device::kCUDA), nullptr);
 }
 
@@ -102,16 +95,14 @@ TEST(DefaultCudaPluginPath, LooksBesideTheExecutableWithoutTheVariable) {
 
 TEST(OpenCudaPlugin, TheBuiltPluginLoadsOrSaysWhyNot) {
   const std::string plugin = EDL_CUDA_PLUGIN_PATH;
-  if (plugin.empty())
-    GTEST_SKIP() << "this build has no CUDA plugin (nvcc not found)";
+  if (plugin.empty()) GTEST_SKIP() << "this build has no CUDA plugin (nvcc not found)";
   Result<DeviceRuntime*> r = OpenCudaPlugin(plugin);
   if (r.ok()) {
     EXPECT_FALSE((*r)->Describe().empty());
     return;
   }
   // Loading got past dlopen and dlsym: the plugin itself is sound.
-  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable)
-      << r.status().message();
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable) << r.status().message();
   EXPECT_TRUE(r.status().message().find("libcuda.so.1") != std::string::npos ||
               r.status().message().find("GPU") != std::string::npos)
       << r.status().message();

@@ -19,15 +19,15 @@ struct EltwiseCase {
 };
 
 const EltwiseCase kEltwiseCases[] = {
-    {Eltwise::kRelu, 0.f, 0.f, -3, 3},     {Eltwise::kRelu, 0.2f, 0.f, -3, 3},
-    {Eltwise::kSigmoid, 0, 0, -6, 6},      {Eltwise::kTanh, 0, 0, -4, 4},
-    {Eltwise::kGelu, 0, 0, -4, 4},         {Eltwise::kGeluTanh, 0, 0, -4, 4},
-    {Eltwise::kElu, 1.f, 0, -3, 3},        {Eltwise::kElu, 0.5f, 0, -3, 3},
-    {Eltwise::kSelu, 0, 0, -3, 3},         {Eltwise::kSoftplus, 0, 0, -8, 8},
-    {Eltwise::kSwish, 0, 0, -5, 5},        {Eltwise::kLinear, 2.5f, -1.f, -3, 3},
-    {Eltwise::kExp, 0, 0, -4, 4},          {Eltwise::kLog, 0, 0, 0.1f, 5},
-    {Eltwise::kSqrt, 0, 0, 0.1f, 5},       {Eltwise::kSquare, 0, 0, -3, 3},
-    {Eltwise::kAbs, 0, 0, -3, 3},          {Eltwise::kClip, -0.5f, 0.7f, -2, 2},
+    {Eltwise::kRelu, 0.f, 0.f, -3, 3}, {Eltwise::kRelu, 0.2f, 0.f, -3, 3},
+    {Eltwise::kSigmoid, 0, 0, -6, 6},  {Eltwise::kTanh, 0, 0, -4, 4},
+    {Eltwise::kGelu, 0, 0, -4, 4},     {Eltwise::kGeluTanh, 0, 0, -4, 4},
+    {Eltwise::kElu, 1.f, 0, -3, 3},    {Eltwise::kElu, 0.5f, 0, -3, 3},
+    {Eltwise::kSelu, 0, 0, -3, 3},     {Eltwise::kSoftplus, 0, 0, -8, 8},
+    {Eltwise::kSwish, 0, 0, -5, 5},    {Eltwise::kLinear, 2.5f, -1.f, -3, 3},
+    {Eltwise::kExp, 0, 0, -4, 4},      {Eltwise::kLog, 0, 0, 0.1f, 5},
+    {Eltwise::kSqrt, 0, 0, 0.1f, 5},   {Eltwise::kSquare, 0, 0, -3, 3},
+    {Eltwise::kAbs, 0, 0, -3, 3},      {Eltwise::kClip, -0.5f, 0.7f, -2, 2},
 };
 
 TEST(Eltwise, CpuForwardAndBackwardMatchTheReferenceForEveryKind) {
@@ -36,11 +36,12 @@ TEST(Eltwise, CpuForwardAndBackwardMatchTheReferenceForEveryKind) {
     for (Shape shape : {Shape{1}, Shape{7, 13}, Shape{3, 5, 4, 33}}) {
       Tensor x = Random(shape, 1, c.lo, c.hi);
       Tensor dy = Random(shape, 2);
-      ExpectBackendsAgree([&] {
-        return std::vector<Tensor>{
-            EltwiseForward(c.kind, x, c.alpha, c.beta),
-            EltwiseBackward(c.kind, dy, x, c.alpha, c.beta)};
-      }, 2e-4f, 2e-5f);
+      ExpectBackendsAgree(
+          [&] {
+            return std::vector<Tensor>{EltwiseForward(c.kind, x, c.alpha, c.beta),
+                                       EltwiseBackward(c.kind, dy, x, c.alpha, c.beta)};
+          },
+          2e-4f, 2e-5f);
     }
   }
 }
@@ -53,8 +54,8 @@ TEST(Eltwise, ReferenceMatchesKerasDefinitions) {
   };
   EXPECT_NEAR(at(Eltwise::kGelu, 2), 1.9544997f, 1e-6);
   EXPECT_NEAR(at(Eltwise::kGelu, 0), -0.15865525f, 1e-6);
-  EXPECT_NEAR(at(Eltwise::kSelu, 0), 1.0507009873554805 * 1.6732632423543772 *
-                                         (std::exp(-1.0) - 1.0), 1e-6);
+  EXPECT_NEAR(at(Eltwise::kSelu, 0),
+              1.0507009873554805 * 1.6732632423543772 * (std::exp(-1.0) - 1.0), 1e-6);
   EXPECT_NEAR(at(Eltwise::kSelu, 2), 2 * 1.0507009873554805, 1e-6);
   EXPECT_NEAR(at(Eltwise::kSoftplus, 1), std::log(2.0), 1e-6);
   EXPECT_NEAR(at(Eltwise::kSwish, 2), 2.0 / (1.0 + std::exp(-2.0)), 1e-6);
@@ -81,13 +82,20 @@ TEST(Eltwise, EmptyTensorsGiveEmptyResults) {
 
 TEST(Binary, CpuMatchesTheReferenceOnBroadcastPatterns) {
   const std::pair<Shape, Shape> patterns[] = {
-      {{5, 7}, {5, 7}},       {{5, 7}, {7}},          {{7}, {5, 7}},
-      {{5, 7}, {}},           {{}, {5, 7}},           {{5, 1}, {1, 7}},
-      {{2, 3, 4, 5}, {3, 1, 5}}, {{3, 1, 5}, {2, 3, 4, 5}}, {{6, 1}, {6, 9}},
-      {{1}, {1}},             {{4, 1, 3}, {4, 2, 1}},
+      {{5, 7}, {5, 7}},
+      {{5, 7}, {7}},
+      {{7}, {5, 7}},
+      {{5, 7}, {}},
+      {{}, {5, 7}},
+      {{5, 1}, {1, 7}},
+      {{2, 3, 4, 5}, {3, 1, 5}},
+      {{3, 1, 5}, {2, 3, 4, 5}},
+      {{6, 1}, {6, 9}},
+      {{1}, {1}},
+      {{4, 1, 3}, {4, 2, 1}},
   };
-  for (Binary kind : {Binary::kAdd, Binary::kSub, Binary::kMul, Binary::kDiv,
-                      Binary::kMax, Binary::kMin}) {
+  for (Binary kind :
+       {Binary::kAdd, Binary::kSub, Binary::kMul, Binary::kDiv, Binary::kMax, Binary::kMin}) {
     for (const auto& [sa, sb] : patterns) {
       SCOPED_TRACE(ShapeString(sa) + " op " + ShapeString(sb) + " kind " +
                    std::to_string(static_cast<int>(kind)));
@@ -99,8 +107,7 @@ TEST(Binary, CpuMatchesTheReferenceOnBroadcastPatterns) {
 
 TEST(Binary, BroadcastsAScalarAndARow) {
   Tensor a = Tensor::FromVector({2, 2}, {1, 2, 3, 4});
-  EXPECT_EQ(Sub(Tensor::Scalar(10), a).ToVector(),
-            (std::vector<float>{9, 8, 7, 6}));
+  EXPECT_EQ(Sub(Tensor::Scalar(10), a).ToVector(), (std::vector<float>{9, 8, 7, 6}));
   EXPECT_EQ(Div(Tensor::FromVector({2}, {2, 4}), a).ToVector(),
             (std::vector<float>{2, 2, 2.f / 3, 1}));
   EXPECT_EQ(Mul(a, Tensor::Scalar(2)).shape(), (Shape{2, 2}));
@@ -132,9 +139,9 @@ TEST(AddInPlace, AccumulatesScaledValues) {
 
 TEST(SumToShape, CpuMatchesTheReferenceAndUndoesBroadcasting) {
   const std::pair<Shape, Shape> cases[] = {
-      {{64, 10}, {10}},       {{64, 10}, {64, 1}},     {{2, 3, 4, 5}, {3, 1, 5}},
-      {{2, 3, 4, 5}, {}},     {{2, 3, 4, 5}, {1, 3, 1, 1}}, {{7, 5}, {7, 5}},
-      {{4, 6, 6, 32}, {32}},  {{3, 1, 5}, {1, 1}},
+      {{64, 10}, {10}},      {{64, 10}, {64, 1}},          {{2, 3, 4, 5}, {3, 1, 5}},
+      {{2, 3, 4, 5}, {}},    {{2, 3, 4, 5}, {1, 3, 1, 1}}, {{7, 5}, {7, 5}},
+      {{4, 6, 6, 32}, {32}}, {{3, 1, 5}, {1, 1}},
   };
   for (const auto& [from, to] : cases) {
     SCOPED_TRACE(ShapeString(from) + " -> " + ShapeString(to));
@@ -146,15 +153,13 @@ TEST(SumToShape, CpuMatchesTheReferenceAndUndoesBroadcasting) {
 }
 
 TEST(Reduce, CpuMatchesTheReferenceOverAxes) {
-  const std::vector<std::vector<int>> axes_list = {
-      {}, {0}, {1}, {-1}, {0, 2}, {1, 3}, {0, 1, 2, 3}, {2, 3}};
+  const std::vector<std::vector<int>> axes_list = {{},     {0},    {1},          {-1},
+                                                   {0, 2}, {1, 3}, {0, 1, 2, 3}, {2, 3}};
   Tensor x = Random({3, 5, 4, 7}, 9);
   for (Reduce kind : {Reduce::kSum, Reduce::kMean, Reduce::kMax, Reduce::kMin}) {
     for (const auto& axes : axes_list) {
       for (bool keepdims : {false, true}) {
-        ExpectBackendsAgree([&] {
-          return std::vector<Tensor>{ReduceOp(kind, x, axes, keepdims)};
-        });
+        ExpectBackendsAgree([&] { return std::vector<Tensor>{ReduceOp(kind, x, axes, keepdims)}; });
       }
     }
   }

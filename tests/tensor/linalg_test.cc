@@ -41,11 +41,12 @@ TEST(MatMul, DiesOnMismatchedInnerDimensions) {
 }
 
 TEST(Dense, CpuMatchesTheReferenceWithAndWithoutBias) {
-  Tensor x = Random({64, 784}, 5), w = Random({784, 128}, 6),
-         b = Random({128}, 7);
-  ExpectBackendsAgree([&] {
-    return std::vector<Tensor>{DenseForward(x, w, b), DenseForward(x, w, Tensor())};
-  }, 2e-4f, 1e-4f);
+  Tensor x = Random({64, 784}, 5), w = Random({784, 128}, 6), b = Random({128}, 7);
+  ExpectBackendsAgree(
+      [&] {
+        return std::vector<Tensor>{DenseForward(x, w, b), DenseForward(x, w, Tensor())};
+      },
+      2e-4f, 1e-4f);
   Tensor x3 = Random({2, 5, 7}, 8), w3 = Random({7, 3}, 9), b3 = Random({3}, 10);
   ExpectBackendsAgree([&] { return std::vector<Tensor>{DenseForward(x3, w3, b3)}; });
   EXPECT_EQ(DenseForward(x3, w3, b3).shape(), (Shape{2, 5, 3}));
@@ -80,22 +81,24 @@ TEST(Conv2D, CpuMatchesTheReferenceForwardAndBackward) {
     Conv2DParams p;
     p.strides = c.strides;
     p.dilations = c.dilations;
-    p.padding = ComputePadding(c.padding, c.x[1], c.x[2], c.w[0], c.w[1],
-                               c.strides, c.dilations);
-    SCOPED_TRACE("x " + ShapeString(c.x) + " w " + ShapeString(c.w) +
-                 " stride " + std::to_string(c.strides[0]) + " dilation " +
-                 std::to_string(c.dilations[0]));
+    p.padding = ComputePadding(c.padding, c.x[1], c.x[2], c.w[0], c.w[1], c.strides, c.dilations);
+    SCOPED_TRACE("x " + ShapeString(c.x) + " w " + ShapeString(c.w) + " stride " +
+                 std::to_string(c.strides[0]) + " dilation " + std::to_string(c.dilations[0]));
     Tensor x = Random(c.x, 11), w = Random(c.w, 12), b = Random({c.w[3]}, 13);
     Tensor y = Conv2DForward(x, w, b, p);
     Tensor dy = Random(y.shape(), 14);
-    ExpectBackendsAgree([&] {
-      Conv2DWeightGrads g = Conv2DBackwardWeights(dy, x, c.w, p, true);
-      Conv2DWeightGrads g2 = Conv2DBackwardWeights(dy, x, c.w, p, false);
-      return std::vector<Tensor>{Conv2DForward(x, w, b, p),
-                                 Conv2DForward(x, w, Tensor(), p),
-                                 Conv2DBackwardData(dy, w, c.x, p),
-                                 g.dw, g.dbias, g2.dw};
-    }, 2e-4f, 2e-4f);
+    ExpectBackendsAgree(
+        [&] {
+          Conv2DWeightGrads g = Conv2DBackwardWeights(dy, x, c.w, p, true);
+          Conv2DWeightGrads g2 = Conv2DBackwardWeights(dy, x, c.w, p, false);
+          return std::vector<Tensor>{Conv2DForward(x, w, b, p),
+                                     Conv2DForward(x, w, Tensor(), p),
+                                     Conv2DBackwardData(dy, w, c.x, p),
+                                     g.dw,
+                                     g.dbias,
+                                     g2.dw};
+        },
+        2e-4f, 2e-4f);
   }
 }
 
@@ -110,8 +113,7 @@ TEST(Conv2D, ReferenceComputesAKnownConvolution) {
   Conv2DParams same;
   same.padding = ComputePadding(Padding::kSame, 3, 3, 2, 2, {1, 1}, {1, 1});
   Tensor ys = Conv2DForward(x, w, Tensor(), same);
-  EXPECT_EQ(ys.ToVector(),
-            (std::vector<float>{12, 16, 9, 24, 28, 15, 15, 17, 9}));
+  EXPECT_EQ(ys.ToVector(), (std::vector<float>{12, 16, 9, 24, 28, 15, 15, 17, 9}));
 }
 
 TEST(Conv2D, EmptyBatchGivesEmptyOutputAndZeroWeightGradients) {
@@ -126,8 +128,8 @@ TEST(Conv2D, EmptyBatchGivesEmptyOutputAndZeroWeightGradients) {
 
 TEST(Conv2D, DiesWhenTheInputIsTooSmall) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_DEATH(Conv2DForward(Tensor::Zeros({1, 2, 2, 1}), Tensor::Zeros({3, 3, 1, 1}),
-                             Tensor(), Conv2DParams{}),
+  EXPECT_DEATH(Conv2DForward(Tensor::Zeros({1, 2, 2, 1}), Tensor::Zeros({3, 3, 1, 1}), Tensor(),
+                             Conv2DParams{}),
                "too small");
 }
 

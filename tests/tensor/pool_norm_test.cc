@@ -31,8 +31,8 @@ TEST(Pool2D, CpuMatchesTheReferenceForwardAndBackward) {
     Pool2DParams p;
     p.kernel = c.kernel;
     p.strides = c.strides;
-    p.padding = ComputePadding(c.padding, c.x[1], c.x[2], c.kernel[0],
-                               c.kernel[1], c.strides, {1, 1});
+    p.padding =
+        ComputePadding(c.padding, c.x[1], c.x[2], c.kernel[0], c.kernel[1], c.strides, {1, 1});
     for (PoolKind kind : {PoolKind::kMax, PoolKind::kAvg}) {
       SCOPED_TRACE(ShapeString(c.x) + (kind == PoolKind::kMax ? " max" : " avg"));
       Tensor x = Random(c.x, 21);
@@ -71,8 +71,7 @@ TEST(Pool2D, AverageExcludesPadding) {
     EXPECT_EQ(Pool2DForward(PoolKind::kAvg, x, p).y.ToVector(),
               (std::vector<float>{2.5f, 3, 3.5f, 4}))
         << b->name();
-    EXPECT_EQ(Pool2DForward(PoolKind::kMax, x, p).y.ToVector(),
-              (std::vector<float>{4, 4, 4, 4}))
+    EXPECT_EQ(Pool2DForward(PoolKind::kMax, x, p).y.ToVector(), (std::vector<float>{4, 4, 4, 4}))
         << b->name();
   }
 }
@@ -84,13 +83,15 @@ TEST(BatchNorm, CpuMatchesTheReferenceInTrainingInferenceAndBackward) {
     Tensor x = Random(shape, 31, -2, 3), dy = Random(shape, 32);
     Tensor gamma = Random({c}, 33, 0.5f, 1.5f), beta = Random({c}, 34);
     Tensor mean = Random({c}, 35), var = Random({c}, 36, 0.5f, 2.f);
-    ExpectBackendsAgree([&] {
-      BatchNormResult r = BatchNormTraining(x, gamma, beta, 1e-3f);
-      NormGrads g = BatchNormBackward(dy, x, gamma, r.mean, r.variance, 1e-3f);
-      return std::vector<Tensor>{r.y, r.mean, r.variance,
-                                 BatchNormInference(x, gamma, beta, mean, var, 1e-3f),
-                                 g.dx, g.dgamma, g.dbeta};
-    }, 5e-4f, 5e-5f);
+    ExpectBackendsAgree(
+        [&] {
+          BatchNormResult r = BatchNormTraining(x, gamma, beta, 1e-3f);
+          NormGrads g = BatchNormBackward(dy, x, gamma, r.mean, r.variance, 1e-3f);
+          return std::vector<Tensor>{
+              r.y,  r.mean,   r.variance, BatchNormInference(x, gamma, beta, mean, var, 1e-3f),
+              g.dx, g.dgamma, g.dbeta};
+        },
+        5e-4f, 5e-5f);
   }
 }
 
@@ -108,11 +109,13 @@ TEST(LayerNorm, CpuMatchesTheReferenceForwardAndBackward) {
     const int64_t c = shape.back();
     Tensor x = Random(shape, 41, -2, 3), dy = Random(shape, 42);
     Tensor gamma = Random({c}, 43, 0.5f, 1.5f), beta = Random({c}, 44);
-    ExpectBackendsAgree([&] {
-      LayerNormResult r = LayerNormForward(x, gamma, beta, 1e-5f);
-      NormGrads g = LayerNormBackward(dy, x, gamma, r.mean, r.variance, 1e-5f);
-      return std::vector<Tensor>{r.y, r.mean, r.variance, g.dx, g.dgamma, g.dbeta};
-    }, 5e-4f, 5e-5f);
+    ExpectBackendsAgree(
+        [&] {
+          LayerNormResult r = LayerNormForward(x, gamma, beta, 1e-5f);
+          NormGrads g = LayerNormBackward(dy, x, gamma, r.mean, r.variance, 1e-5f);
+          return std::vector<Tensor>{r.y, r.mean, r.variance, g.dx, g.dgamma, g.dbeta};
+        },
+        5e-4f, 5e-5f);
   }
 }
 
@@ -133,8 +136,7 @@ TEST(Softmax, RowsSumToOneEvenForLargeInputs) {
   Tensor s = ReduceOp(Reduce::kSum, Softmax(x), {1});
   EXPECT_NEAR(s.ToVector()[0], 1.f, 1e-6);
   EXPECT_NEAR(s.ToVector()[1], 1.f, 1e-6);
-  EXPECT_NEAR(LogSoftmax(x).ToVector()[2], -std::log1p(std::exp(-1.f) + std::exp(-2.f)),
-              1e-5);
+  EXPECT_NEAR(LogSoftmax(x).ToVector()[2], -std::log1p(std::exp(-1.f) + std::exp(-2.f)), 1e-5);
 }
 
 }  // namespace

@@ -57,8 +57,7 @@ TEST(Cast, TruncatesTowardZeroAndRoundTrips) {
     ScopedBackend scope(*backend);
     Tensor i = Cast(x, DType::kInt64);
     EXPECT_EQ(i.dtype(), DType::kInt64);
-    EXPECT_EQ(std::vector<int64_t>(i.i64(), i.i64() + 4),
-              (std::vector<int64_t>{-1, 0, 0, 2}));
+    EXPECT_EQ(std::vector<int64_t>(i.i64(), i.i64() + 4), (std::vector<int64_t>{-1, 0, 0, 2}));
     EXPECT_EQ(Cast(i, DType::kFloat32).ToVector(), (std::vector<float>{-1, 0, 0, 2}));
     Tensor bytes = Tensor::Empty({2}, DType::kUInt8);
     bytes.data<uint8_t>()[0] = 7;

@@ -11,15 +11,21 @@
 namespace edl::tensor::testing {
 
 inline const std::vector<UpdateRule>& AllUpdateRules() {
-  static const std::vector<UpdateRule> rules = {
-      UpdateRule::kSgd,           UpdateRule::kSgdMomentum,
-      UpdateRule::kSgdNesterov,   UpdateRule::kAdam,
-      UpdateRule::kAmsgrad,       UpdateRule::kAdamax,
-      UpdateRule::kNadam,         UpdateRule::kAdagrad,
-      UpdateRule::kAdadelta,      UpdateRule::kRmsprop,
-      UpdateRule::kRmspropCentered, UpdateRule::kRmspropMomentum,
-      UpdateRule::kRmspropMomentumCentered, UpdateRule::kFtrl,
-      UpdateRule::kFtrlSqrt};
+  static const std::vector<UpdateRule> rules = {UpdateRule::kSgd,
+                                                UpdateRule::kSgdMomentum,
+                                                UpdateRule::kSgdNesterov,
+                                                UpdateRule::kAdam,
+                                                UpdateRule::kAmsgrad,
+                                                UpdateRule::kAdamax,
+                                                UpdateRule::kNadam,
+                                                UpdateRule::kAdagrad,
+                                                UpdateRule::kAdadelta,
+                                                UpdateRule::kRmsprop,
+                                                UpdateRule::kRmspropCentered,
+                                                UpdateRule::kRmspropMomentum,
+                                                UpdateRule::kRmspropMomentumCentered,
+                                                UpdateRule::kFtrl,
+                                                UpdateRule::kFtrlSqrt};
   return rules;
 }
 
@@ -48,8 +54,7 @@ inline UpdateCoefficients TestCoefficients() {
 
 // The rule's slots for a value of `shape`: the first in [0.5, 1] (a square
 // accumulator), the others in [0, 0.3] (so rms - mg^2 > 0).
-inline std::vector<Tensor> TestSlots(UpdateRule rule, const Shape& shape,
-                                     uint32_t seed) {
+inline std::vector<Tensor> TestSlots(UpdateRule rule, const Shape& shape, uint32_t seed) {
   std::vector<Tensor> slots;
   for (int k = 0; k < UpdateSlotCount(rule); ++k) {
     slots.push_back(k == 0 ? Random(shape, seed + k, 0.5f, 1.f)
@@ -60,10 +65,9 @@ inline std::vector<Tensor> TestSlots(UpdateRule rule, const Shape& shape,
 
 // Runs `rule` twice on copies moved to `device` (dense, or the rows `ids`
 // when defined) and returns the value and the slots.
-inline std::vector<Tensor> RunUpdate(UpdateRule rule, const Tensor& value,
-                                     const Tensor& grad,
-                                     const std::vector<Tensor>& slots,
-                                     const Tensor& ids, Device device) {
+inline std::vector<Tensor> RunUpdate(UpdateRule rule, const Tensor& value, const Tensor& grad,
+                                     const std::vector<Tensor>& slots, const Tensor& ids,
+                                     Device device) {
   Tensor v = value.To(device);
   Tensor g = grad.To(device);
   Tensor i = ids.defined() ? ids.To(device) : Tensor();

@@ -26,11 +26,8 @@ TEST(ApplyUpdate, CpuMatchesReferenceForEveryRuleOnDenseGradients) {
   for (UpdateRule rule : AllUpdateRules()) {
     SCOPED_TRACE(UpdateRuleName(rule));
     const std::vector<Tensor> slots = TestSlots(rule, shape, 3);
-    ExpectBackendsAgree(
-        [&] {
-          return RunUpdate(rule, value, grad, slots, Tensor(), Device::kCPU);
-        },
-        1e-6f, 1e-7f);
+    ExpectBackendsAgree([&] { return RunUpdate(rule, value, grad, slots, Tensor(), Device::kCPU); },
+                        1e-6f, 1e-7f);
   }
 }
 
@@ -42,9 +39,8 @@ TEST(ApplyUpdate, CpuMatchesReferenceForEveryRuleOnSparseRows) {
   for (UpdateRule rule : AllUpdateRules()) {
     SCOPED_TRACE(UpdateRuleName(rule));
     const std::vector<Tensor> slots = TestSlots(rule, shape, 6);
-    ExpectBackendsAgree(
-        [&] { return RunUpdate(rule, value, grad, slots, ids, Device::kCPU); },
-        1e-6f, 1e-7f);
+    ExpectBackendsAgree([&] { return RunUpdate(rule, value, grad, slots, ids, Device::kCPU); },
+                        1e-6f, 1e-7f);
   }
 }
 
@@ -56,18 +52,15 @@ TEST(ApplyUpdate, SparseRowsEqualTheDenseUpdateOfThoseRowsAndLeaveTheRest) {
   for (UpdateRule rule : AllUpdateRules()) {
     SCOPED_TRACE(UpdateRuleName(rule));
     const std::vector<Tensor> slots = TestSlots(rule, shape, 9);
-    const std::vector<Tensor> sparse =
-        RunUpdate(rule, value, rows, slots, ids, Device::kCPU);
+    const std::vector<Tensor> sparse = RunUpdate(rule, value, rows, slots, ids, Device::kCPU);
     for (int64_t r = 0; r < shape[0]; ++r) {
       const int64_t k = r == 4 ? 0 : r == 1 ? 1 : -1;
       if (k < 0) {
         // Untouched: value and slots exactly as they were.
-        EXPECT_EQ(sparse[0].Slice(r, r + 1).ToVector(),
-                  value.Slice(r, r + 1).ToVector())
+        EXPECT_EQ(sparse[0].Slice(r, r + 1).ToVector(), value.Slice(r, r + 1).ToVector())
             << "row " << r;
         for (size_t s = 0; s < slots.size(); ++s) {
-          EXPECT_EQ(sparse[s + 1].Slice(r, r + 1).ToVector(),
-                    slots[s].Slice(r, r + 1).ToVector())
+          EXPECT_EQ(sparse[s + 1].Slice(r, r + 1).ToVector(), slots[s].Slice(r, r + 1).ToVector())
               << "row " << r << " slot " << s;
         }
         continue;
@@ -75,9 +68,8 @@ TEST(ApplyUpdate, SparseRowsEqualTheDenseUpdateOfThoseRowsAndLeaveTheRest) {
       // A dense update of this row alone must give the same numbers.
       std::vector<Tensor> row_slots;
       for (const Tensor& s : slots) row_slots.push_back(s.Slice(r, r + 1));
-      const std::vector<Tensor> dense =
-          RunUpdate(rule, value.Slice(r, r + 1), rows.Slice(k, k + 1),
-                    row_slots, Tensor(), Device::kCPU);
+      const std::vector<Tensor> dense = RunUpdate(rule, value.Slice(r, r + 1), rows.Slice(k, k + 1),
+                                                  row_slots, Tensor(), Device::kCPU);
       for (size_t j = 0; j < dense.size(); ++j) {
         EXPECT_EQ(sparse[j].Slice(r, r + 1).ToVector(), dense[j].ToVector())
             << "row " << r << " output " << j;
@@ -91,52 +83,47 @@ TEST(ApplyUpdate, PlainSgdStepsAgainstTheGradient) {
   std::vector<Tensor> none;
   UpdateCoefficients c;
   c.lr = 0.5f;
-  ApplyUpdate(UpdateRule::kSgd, c, value,
-              Tensor::FromVector({3}, {2.f, -2.f, 0.f}), none);
+  ApplyUpdate(UpdateRule::kSgd, c, value, Tensor::FromVector({3}, {2.f, -2.f, 0.f}), none);
   EXPECT_EQ(value.ToVector(), (std::vector<float>{0.f, 3.f, 3.f}));
 }
 
 TEST(ApplyUpdate, EmptyValuesAndNoRowsChangeNothing) {
   Tensor empty = Tensor::Zeros({0, 3});
   std::vector<Tensor> slots = {Tensor::Zeros({0, 3})};
-  ApplyUpdate(UpdateRule::kAdagrad, TestCoefficients(), empty,
-              Tensor::Zeros({0, 3}), slots);
+  ApplyUpdate(UpdateRule::kAdagrad, TestCoefficients(), empty, Tensor::Zeros({0, 3}), slots);
   Tensor value = Tensor::FromVector({2, 2}, {1.f, 2.f, 3.f, 4.f});
   slots = {Tensor::Full({2, 2}, 0.1f)};
-  ApplyUpdate(UpdateRule::kAdagrad, TestCoefficients(), value,
-              Tensor::Zeros({0, 2}), slots, Tensor::FromInts({0}, {}));
+  ApplyUpdate(UpdateRule::kAdagrad, TestCoefficients(), value, Tensor::Zeros({0, 2}), slots,
+              Tensor::FromInts({0}, {}));
   EXPECT_EQ(value.ToVector(), (std::vector<float>{1.f, 2.f, 3.f, 4.f}));
 }
 
 TEST(ApplyUpdateDeathTest, RejectsTheWrongNumberOfSlots) {
   Tensor value = Tensor::Zeros({4});
   std::vector<Tensor> one = {Tensor::Zeros({4})};
-  EXPECT_DEATH(ApplyUpdate(UpdateRule::kAdam, TestCoefficients(), value,
-                           Tensor::Zeros({4}), one),
+  EXPECT_DEATH(ApplyUpdate(UpdateRule::kAdam, TestCoefficients(), value, Tensor::Zeros({4}), one),
                "slots");
 }
 
 TEST(ApplyUpdateDeathTest, RejectsASlotOfAnotherSize) {
   Tensor value = Tensor::Zeros({4});
   std::vector<Tensor> slots = {Tensor::Zeros({5})};
-  EXPECT_DEATH(ApplyUpdate(UpdateRule::kAdagrad, TestCoefficients(), value,
-                           Tensor::Zeros({4}), slots),
-               "slot");
+  EXPECT_DEATH(
+      ApplyUpdate(UpdateRule::kAdagrad, TestCoefficients(), value, Tensor::Zeros({4}), slots),
+      "slot");
 }
 
 TEST(ApplyUpdateDeathTest, RejectsAGradientOfAnotherSize) {
   Tensor value = Tensor::Zeros({4});
   std::vector<Tensor> none;
-  EXPECT_DEATH(ApplyUpdate(UpdateRule::kSgd, TestCoefficients(), value,
-                           Tensor::Zeros({3}), none),
+  EXPECT_DEATH(ApplyUpdate(UpdateRule::kSgd, TestCoefficients(), value, Tensor::Zeros({3}), none),
                "grad");
 }
 
 TEST(ApplyUpdateDeathTest, RejectsSparseRowsOfTheWrongWidth) {
   Tensor value = Tensor::Zeros({4, 3});
   std::vector<Tensor> none;
-  EXPECT_DEATH(ApplyUpdate(UpdateRule::kSgd, TestCoefficients(), value,
-                           Tensor::Zeros({2, 2}), none,
+  EXPECT_DEATH(ApplyUpdate(UpdateRule::kSgd, TestCoefficients(), value, Tensor::Zeros({2, 2}), none,
                            Tensor::FromInts({2}, {0, 1})),
                "rows of 3");
 }
@@ -144,8 +131,7 @@ TEST(ApplyUpdateDeathTest, RejectsSparseRowsOfTheWrongWidth) {
 TEST(ApplyUpdateDeathTest, RejectsARowIdOutsideTheValue) {
   Tensor value = Tensor::Zeros({4, 3});
   std::vector<Tensor> none;
-  EXPECT_DEATH(ApplyUpdate(UpdateRule::kSgd, TestCoefficients(), value,
-                           Tensor::Zeros({1, 3}), none,
+  EXPECT_DEATH(ApplyUpdate(UpdateRule::kSgd, TestCoefficients(), value, Tensor::Zeros({1, 3}), none,
                            Tensor::FromInts({1}, {4})),
                "outside \\[0, 4\\)");
 }
@@ -153,8 +139,8 @@ TEST(ApplyUpdateDeathTest, RejectsARowIdOutsideTheValue) {
 TEST(ApplyUpdateDeathTest, RejectsFloatIds) {
   Tensor value = Tensor::Zeros({4, 3});
   std::vector<Tensor> none;
-  EXPECT_DEATH(ApplyUpdate(UpdateRule::kSgd, TestCoefficients(), value,
-                           Tensor::Zeros({1, 3}), none, Tensor::Zeros({1})),
+  EXPECT_DEATH(ApplyUpdate(UpdateRule::kSgd, TestCoefficients(), value, Tensor::Zeros({1, 3}), none,
+                           Tensor::Zeros({1})),
                "int64");
 }
 

@@ -18,9 +18,9 @@ struct ScalarPoint {
 
 struct EventFile {
   std::string path;
-  std::string file_version;        // of the first event
+  std::string file_version;          // of the first event
   std::vector<ScalarPoint> scalars;  // in file order
-  std::string error;               // empty when every frame and event parsed
+  std::string error;                 // empty when every frame and event parsed
 };
 
 // Every file under `dir` whose name contains "tfevents", sorted by name.

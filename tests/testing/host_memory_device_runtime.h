@@ -84,7 +84,7 @@ class HostMemoryDeviceRuntime : public tensor::DeviceRuntime {
   std::atomic<int64_t> downloads_{0};
   std::atomic<int64_t> live_bytes_{0};
   mutable std::mutex mu_;
-  uint64_t last_ticket_ = 0;                      // guarded by mu_
+  uint64_t last_ticket_ = 0;                       // guarded by mu_
   std::map<uint64_t, std::vector<char>> started_;  // guarded by mu_
 };
 

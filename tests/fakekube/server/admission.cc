@@ -48,12 +48,10 @@ Json ObjectAt(const Json& object, const char* key) {
   return it != object.end() && it->is_object() ? *it : Json::object();
 }
 
-void ValidateName(const ResourceInfo& resource, const Json& meta,
-                  std::vector<FieldError>& errors) {
+void ValidateName(const ResourceInfo& resource, const Json& meta, std::vector<FieldError>& errors) {
   std::string name = StringAt(meta, "name");
   if (name.empty()) {
-    errors.push_back(
-        RequiredField("metadata.name", "name or generateName is required"));
+    errors.push_back(RequiredField("metadata.name", "name or generateName is required"));
     return;
   }
   if (resource.name == "services") {
@@ -83,8 +81,7 @@ void ValidatePod(const Json& pod, std::vector<FieldError>& errors) {
       if (name.empty()) {
         errors.push_back(RequiredField(path + ".name"));
       } else if (!names.insert(name).second) {
-        errors.push_back(FieldError{"FieldValueDuplicate", path + ".name", "",
-                                    Json(name).dump()});
+        errors.push_back(FieldError{"FieldValueDuplicate", path + ".name", "", Json(name).dump()});
       }
       if (!c.is_object() || StringAt(c, "image").empty()) {
         errors.push_back(RequiredField(path + ".image"));
@@ -92,8 +89,7 @@ void ValidatePod(const Json& pod, std::vector<FieldError>& errors) {
     }
   }
   std::string policy = StringAt(spec, "restartPolicy");
-  if (!policy.empty() && policy != "Always" && policy != "OnFailure" &&
-      policy != "Never") {
+  if (!policy.empty() && policy != "Always" && policy != "OnFailure" && policy != "Never") {
     errors.push_back(FieldError{"FieldValueNotSupported", "spec.restartPolicy",
                                 "supported values: \"Always\", \"OnFailure\", \"Never\"",
                                 Json(policy).dump()});
@@ -111,8 +107,7 @@ void ValidateJob(const Json& job, std::vector<FieldError>& errors) {
   const std::string policy = StringAt(pod_spec, "restartPolicy");
   if (policy != "Never" && policy != "OnFailure") {
     errors.push_back(FieldError{"FieldValueNotSupported", "spec.template.spec.restartPolicy",
-                                "supported values: \"OnFailure\", \"Never\"",
-                                Json(policy).dump()});
+                                "supported values: \"OnFailure\", \"Never\"", Json(policy).dump()});
   }
   for (const char* field : {"parallelism", "completions"}) {
     if (spec.contains(field) && spec[field] != 1) {
@@ -136,8 +131,8 @@ void ValidateService(const Json& service, std::vector<FieldError>& errors) {
       if (!p.is_object() || !p.contains("port") || !p["port"].is_number_integer()) {
         errors.push_back(RequiredField(path));
       } else if (int port = p["port"].get<int>(); port < 1 || port > 65535) {
-        errors.push_back(InvalidField(path, std::to_string(port),
-                                      "must be between 1 and 65535, inclusive"));
+        errors.push_back(
+            InvalidField(path, std::to_string(port), "must be between 1 and 65535, inclusive"));
       }
     }
   }
@@ -273,8 +268,8 @@ std::optional<ApiError> Admit(const ResourceInfo& resource, Json& object,
     return ForbiddenError(
         "pods", name,
         "the string value of PreemptionPolicy (" + StringAt(spec, "preemptionPolicy") +
-            ") must not be provided in pod spec; priority admission controller computed " +
-            policy + " from the given PriorityClass name");
+            ") must not be provided in pod spec; priority admission controller computed " + policy +
+            " from the given PriorityClass name");
   }
   spec["priority"] = priority;
   spec["preemptionPolicy"] = policy;
@@ -336,8 +331,7 @@ void ApplyCreateDefaults(const ResourceInfo& resource, Json& object,
     }
   }
   if (resource.name == "namespaces") {
-    object["metadata"]["labels"]["kubernetes.io/metadata.name"] =
-        object["metadata"]["name"];
+    object["metadata"]["labels"]["kubernetes.io/metadata.name"] = object["metadata"]["name"];
     object["spec"] = {{"finalizers", {"kubernetes"}}};
     object["status"] = {{"phase", "Active"}};
   }

@@ -4,9 +4,8 @@
 namespace edl::fakekube {
 
 Json ApiError::ToStatus() const {
-  Json status = {{"kind", "Status"},        {"apiVersion", "v1"},
-                 {"metadata", Json::object()}, {"status", "Failure"},
-                 {"message", message},      {"reason", reason}};
+  Json status = {{"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", Json::object()},
+                 {"status", "Failure"}, {"message", message}, {"reason", reason}};
   if (!details.empty()) status["details"] = details;
   status["code"] = code;
   return status;
@@ -14,8 +13,7 @@ Json ApiError::ToStatus() const {
 
 namespace {
 
-ApiError Make(int code, std::string reason, std::string message,
-              Json details = Json::object()) {
+ApiError Make(int code, std::string reason, std::string message, Json details = Json::object()) {
   ApiError e;
   e.code = code;
   e.reason = std::move(reason);
@@ -56,9 +54,7 @@ std::string ErrorBody(const FieldError& e) {
 
 }  // namespace
 
-ApiError BadRequest(const std::string& message) {
-  return Make(400, "BadRequest", message);
-}
+ApiError BadRequest(const std::string& message) { return Make(400, "BadRequest", message); }
 
 ApiError NotFoundError(const std::string& resource, const std::string& name) {
   return Make(404, "NotFound", resource + " " + Quote(name) + " not found",
@@ -66,8 +62,7 @@ ApiError NotFoundError(const std::string& resource, const std::string& name) {
 }
 
 ApiError PathNotFound() {
-  return Make(404, "NotFound", "the server could not find the requested resource",
-              Json::object());
+  return Make(404, "NotFound", "the server could not find the requested resource", Json::object());
 }
 
 ApiError AlreadyExistsError(const std::string& resource, const std::string& name) {
@@ -78,8 +73,7 @@ ApiError AlreadyExistsError(const std::string& resource, const std::string& name
 ApiError ConflictError(const std::string& resource, const std::string& name,
                        const std::string& detail) {
   return Make(409, "Conflict",
-              "Operation cannot be fulfilled on " + resource + " " + Quote(name) +
-                  ": " + detail,
+              "Operation cannot be fulfilled on " + resource + " " + Quote(name) + ": " + detail,
               NameKind(resource, name));
 }
 
@@ -115,28 +109,23 @@ ApiError InvalidError(const std::string& kind, const std::string& name,
   }
   if (errors.size() > 1) joined = "[" + joined + "]";
   Json details = {{"name", name}, {"kind", kind}, {"causes", causes}};
-  return Make(422, "Invalid", kind + " " + Quote(name) + " is invalid: " + joined,
-              details);
+  return Make(422, "Invalid", kind + " " + Quote(name) + " is invalid: " + joined, details);
 }
 
 ApiError ForbiddenError(const std::string& resource, const std::string& name,
                         const std::string& reason) {
   std::string subject = name.empty() ? resource : resource + " " + Quote(name);
-  return Make(403, "Forbidden", subject + " is forbidden: " + reason,
-              NameKind(resource, name));
+  return Make(403, "Forbidden", subject + " is forbidden: " + reason, NameKind(resource, name));
 }
 
 ApiError UnauthorizedError() { return Make(401, "Unauthorized", "Unauthorized"); }
 
 ApiError MethodNotAllowedError() {
   return Make(405, "MethodNotAllowed",
-              "the server does not allow this method on the requested resource",
-              Json::object());
+              "the server does not allow this method on the requested resource", Json::object());
 }
 
-ApiError ExpiredError(const std::string& message) {
-  return Make(410, "Expired", message);
-}
+ApiError ExpiredError(const std::string& message) { return Make(410, "Expired", message); }
 
 ApiError UnsupportedPatchTypeError(const std::string& content_type) {
   return Make(415, "UnsupportedMediaType",

@@ -18,16 +18,16 @@ bool HasStatus(const ResourceInfo& r) {
 ApiResult<Json> ParseBody(const ApiRequest& request, const ResourceInfo& r) {
   Json body = Json::parse(request.body, nullptr, false);
   if (body.is_discarded() || !body.is_object()) {
-    return ApiResult<Json>::Err(BadRequest("the body of the request was in an unknown format - "
-                                           "accepted media types include: application/json, "
-                                           "application/yaml, application/vnd.kubernetes.protobuf"));
+    return ApiResult<Json>::Err(
+        BadRequest("the body of the request was in an unknown format - "
+                   "accepted media types include: application/json, "
+                   "application/yaml, application/vnd.kubernetes.protobuf"));
   }
   if (body.contains("kind") && body["kind"] != r.kind && body["kind"] != "DeleteOptions") {
     std::string kind = body["kind"].is_string() ? body["kind"].get<std::string>() : "";
-    return ApiResult<Json>::Err(BadRequest(r.kind + " in version \"" + r.version +
-                                           "\" cannot be handled as a " + r.kind +
-                                           ": the object kind \"" + kind +
-                                           "\" does not match " + r.kind));
+    return ApiResult<Json>::Err(
+        BadRequest(r.kind + " in version \"" + r.version + "\" cannot be handled as a " + r.kind +
+                   ": the object kind \"" + kind + "\" does not match " + r.kind));
   }
   return ApiResult<Json>::Ok(std::move(body));
 }
@@ -54,11 +54,11 @@ ApiResponse List(Store& store, const ParsedTarget& target, const ResourcePath& p
   if (!list.ok()) return ErrorResponse(list.error);
   Json items = Json::array();
   for (Json& item : list.value->items) items.push_back(std::move(item));
-  return JsonResponse(200, {{"kind", path.resource->list_kind()},
-                            {"apiVersion", path.resource->api_version()},
-                            {"metadata",
-                             {{"resourceVersion", std::to_string(list.value->resource_version)}}},
-                            {"items", items}});
+  return JsonResponse(
+      200, {{"kind", path.resource->list_kind()},
+            {"apiVersion", path.resource->api_version()},
+            {"metadata", {{"resourceVersion", std::to_string(list.value->resource_version)}}},
+            {"items", items}});
 }
 
 ApiResponse Create(Store& store, const ApiRequest& request, const ParsedTarget& target,
@@ -121,12 +121,11 @@ ApiResponse Delete(Store& store, const ApiRequest& request, const ParsedTarget& 
       items.push_back(*deleted.value);
     }
   }
-  return JsonResponse(200, {{"kind", path.resource->list_kind()},
-                            {"apiVersion", path.resource->api_version()},
-                            {"metadata",
-                             {{"resourceVersion",
-                               std::to_string(store.CurrentResourceVersion())}}},
-                            {"items", items}});
+  return JsonResponse(
+      200, {{"kind", path.resource->list_kind()},
+            {"apiVersion", path.resource->api_version()},
+            {"metadata", {{"resourceVersion", std::to_string(store.CurrentResourceVersion())}}},
+            {"items", items}});
 }
 
 // PUT and PATCH: `compute` turns the current object into the requested one
@@ -145,10 +144,9 @@ ApiResponse Write(Store& store, const ResourcePath& path,
       error = BadRequest("the request did not produce a JSON object");
       return;
     }
-    const std::string wanted_rv =
-        next.contains("metadata") && next["metadata"].is_object()
-            ? next["metadata"].value("resourceVersion", "")
-            : "";
+    const std::string wanted_rv = next.contains("metadata") && next["metadata"].is_object()
+                                      ? next["metadata"].value("resourceVersion", "")
+                                      : "";
     if (!wanted_rv.empty() && wanted_rv != current["metadata"].value("resourceVersion", "")) {
       error = ModifiedConflict(resource, path.name);
       return;
@@ -183,8 +181,7 @@ ApiResponse Put(Store& store, const ApiRequest& request, const ResourcePath& pat
     std::string name = meta.value("name", "");
     if (!name.empty() && name != path.name) {
       return ErrorResponse(BadRequest("the name of the object (" + name +
-                                      ") does not match the name on the URL (" + path.name +
-                                      ")"));
+                                      ") does not match the name on the URL (" + path.name + ")"));
     }
     std::string ns = meta.value("namespace", "");
     if (path.resource->namespaced && !ns.empty() && ns != path.ns) {
@@ -198,8 +195,8 @@ ApiResponse Put(Store& store, const ApiRequest& request, const ResourcePath& pat
 
 ApiResponse Patch(Store& store, const ApiRequest& request, const ResourcePath& path) {
   std::string type = request.content_type.substr(0, request.content_type.find(';'));
-  const bool merge = type == "application/merge-patch+json" ||
-                     type == "application/strategic-merge-patch+json";
+  const bool merge =
+      type == "application/merge-patch+json" || type == "application/strategic-merge-patch+json";
   const bool json_patch = type == "application/json-patch+json";
   if (!merge && !json_patch) return ErrorResponse(UnsupportedPatchTypeError(type));
   Json patch = Json::parse(request.body, nullptr, false);
@@ -215,8 +212,10 @@ ApiResponse Patch(Store& store, const ApiRequest& request, const ResourcePath& p
     try {
       return current.patch(patch);
     } catch (const Json::exception& e) {
-      error = ApiError{422, "Invalid", std::string("the server rejected our request due to an "
-                                                   "error in our request: ") + e.what(),
+      error = ApiError{422, "Invalid",
+                       std::string("the server rejected our request due to an "
+                                   "error in our request: ") +
+                           e.what(),
                        Json::object()};
       return current;
     }
@@ -230,8 +229,8 @@ ApiResponse Log(Store& store, const ParsedTarget& target, const ResourcePath& pa
   options.limit_bytes = QueryInt(target, "limitBytes");
   auto pod = PodForLog(store, path.ns, path.name, options);
   if (!pod.ok()) return ErrorResponse(pod.error);
-  std::string text = TailLines(store.Log((*pod.value)["metadata"].value("uid", "")),
-                               options.tail_lines);
+  std::string text =
+      TailLines(store.Log((*pod.value)["metadata"].value("uid", "")), options.tail_lines);
   if (options.limit_bytes && *options.limit_bytes >= 0 &&
       text.size() > static_cast<size_t>(*options.limit_bytes)) {
     text.resize(static_cast<size_t>(*options.limit_bytes));
@@ -301,8 +300,8 @@ ApiResult<WatchPlan> PlanWatch(const ParsedTarget& target, const ResourcePath& p
   }
   auto fields = ParseFieldSelector(*path.resource, field_text);
   if (!fields.ok()) return ApiResult<WatchPlan>::Err(fields.error);
-  plan.filter = std::make_shared<WatchFilter>(*path.resource, path.ns, *labels,
-                                              std::move(*fields.value));
+  plan.filter =
+      std::make_shared<WatchFilter>(*path.resource, path.ns, *labels, std::move(*fields.value));
   const std::string rv = QueryString(target, "resourceVersion");
   if (!rv.empty() && rv != "0") {
     if (rv.find_first_not_of("0123456789") != std::string::npos || rv.size() > 19) {

@@ -47,7 +47,7 @@ namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
-constexpr auto kIdleTimeout = std::chrono::minutes(5);   // between requests
+constexpr auto kIdleTimeout = std::chrono::minutes(5);  // between requests
 constexpr auto kWriteTimeout = std::chrono::seconds(60);
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 constexpr auto kLogPollInterval = std::chrono::milliseconds(100);
@@ -202,8 +202,7 @@ asio::awaitable<void> ApiServer::Impl::AcceptLoop() {
     co_await acceptor->async_accept(socket, Redirect(ec));
     if (ec == asio::error::operation_aborted || !acceptor->is_open()) co_return;
     if (ec) {
-      asio::steady_timer pause(co_await asio::this_coro::executor,
-                               std::chrono::milliseconds(50));
+      asio::steady_timer pause(co_await asio::this_coro::executor, std::chrono::milliseconds(50));
       co_await pause.async_wait(Redirect(ec));
       continue;
     }
@@ -249,10 +248,10 @@ asio::awaitable<void> ApiServer::Impl::Serve(Stream& stream) {
     co_await http::async_read(stream, buffer, parser, Redirect(ec));
     if (ec) {
       if (ec == http::error::body_limit) {
-        (void)co_await WriteResponse(stream, 11, false,
-                                     ErrorResponse(ApiError{413, "RequestEntityTooLarge",
-                                                            "Request entity too large",
-                                                            Json::object()}));
+        (void)co_await WriteResponse(
+            stream, 11, false,
+            ErrorResponse(ApiError{413, "RequestEntityTooLarge", "Request entity too large",
+                                   Json::object()}));
       } else if (ec.category() == http::make_error_code(http::error::need_more).category() &&
                  ec != http::error::end_of_stream && ec != http::error::partial_message) {
         (void)co_await WriteResponse(stream, 11, false,
@@ -323,16 +322,15 @@ asio::awaitable<bool> ApiServer::Impl::Dispatch(Stream& stream,
 }
 
 template <class Stream>
-asio::awaitable<bool> ApiServer::Impl::Watch(Stream& stream, unsigned version,
-                                             bool keep_alive, const WatchPlan& plan,
-                                             const ResourceInfo& resource) {
+asio::awaitable<bool> ApiServer::Impl::Watch(Stream& stream, unsigned version, bool keep_alive,
+                                             const WatchPlan& plan, const ResourceInfo& resource) {
   auto executor = co_await asio::this_coro::executor;
   asio::steady_timer timer(executor);
   auto queue = std::make_shared<WatchQueue>();
   queue->executor = executor;
   queue->timer = &timer;
-  const uint64_t subscription = store.Subscribe(
-      [queue, name = resource.name](const WatchEvent& event) {
+  const uint64_t subscription =
+      store.Subscribe([queue, name = resource.name](const WatchEvent& event) {
         std::lock_guard<std::mutex> lock(queue->mu);
         if (queue->closed) return;
         queue->last_seen_rv = std::max(queue->last_seen_rv, event.resource_version);
@@ -361,8 +359,8 @@ asio::awaitable<bool> ApiServer::Impl::Watch(Stream& stream, unsigned version,
   uint64_t delivered = 0;
   if (!plan.since) {
     auto list = store.List(resource.name, plan.ns, "", "");
-    if (!list.ok()) co_return co_await WriteResponse(stream, version, keep_alive,
-                                                      ErrorResponse(list.error));
+    if (!list.ok())
+      co_return co_await WriteResponse(stream, version, keep_alive, ErrorResponse(list.error));
     for (Json& item : list.value->items) {
       if (plan.filter->Matches(item)) initial.push_back(plan.filter->AddedLine(std::move(item)));
     }
@@ -377,7 +375,7 @@ asio::awaitable<bool> ApiServer::Impl::Watch(Stream& stream, unsigned version,
       }
       if (!co_await WriteChunk(stream, ErrorLine(events.error))) co_return false;
       const bool ended = co_await WriteLastChunk(stream);
-      co_return ended && keep_alive;
+      co_return ended&& keep_alive;
     }
     delivered = *plan.since;
     for (const WatchEvent& event : *events.value) {
@@ -429,12 +427,12 @@ asio::awaitable<bool> ApiServer::Impl::Watch(Stream& stream, unsigned version,
     co_await timer.async_wait(Redirect(ec));  // cancelled by Wake()
   }
   const bool ended = co_await WriteLastChunk(stream);
-  co_return ended && keep_alive;
+  co_return ended&& keep_alive;
 }
 
 template <class Stream>
-asio::awaitable<bool> ApiServer::Impl::FollowLog(Stream& stream, unsigned version,
-                                                 bool keep_alive, const ParsedTarget& target,
+asio::awaitable<bool> ApiServer::Impl::FollowLog(Stream& stream, unsigned version, bool keep_alive,
+                                                 const ParsedTarget& target,
                                                  const ResourcePath& path) {
   LogOptions options;
   options.container = QueryString(target, "container");
@@ -475,7 +473,7 @@ asio::awaitable<bool> ApiServer::Impl::FollowLog(Stream& stream, unsigned versio
     co_await timer.async_wait(Redirect(ec));
   }
   const bool ended = co_await WriteLastChunk(stream);
-  co_return ended && keep_alive;
+  co_return ended&& keep_alive;
 }
 
 ApiServer::ApiServer(Store& store, Options options)

@@ -24,8 +24,8 @@ class ApiServer {
  public:
   struct Options {
     std::string host = "127.0.0.1";
-    int port = 0;        // 0: an ephemeral port, see port()
-    std::string token;   // "" accepts every request
+    int port = 0;          // 0: an ephemeral port, see port()
+    std::string token;     // "" accepts every request
     std::string cert_dir;  // if set, ca.crt/server.crt/server.key are written there
     bool tls = true;
     std::chrono::seconds default_watch_timeout{1800};
@@ -60,8 +60,8 @@ class ApiServer {
   // watches).
   size_t open_watches() const;
 
-  using ProxyTarget = std::function<std::optional<std::string>(const Json& pod_or_service,
-                                                               int port)>;
+  using ProxyTarget =
+      std::function<std::optional<std::string>(const Json& pod_or_service, int port)>;
   void SetProxyTarget(ProxyTarget target);
 
  private:

@@ -66,8 +66,8 @@ Result<CertPtr> NewCert(EVP_PKEY* key, const std::string& common_name, X509* iss
   X509_set_pubkey(cert.get(), key);
   X509_NAME* name = X509_get_subject_name(cert.get());
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>(common_name.c_str()),
-                             -1, -1, 0);
+                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1,
+                             0);
   X509* signer = issuer ? issuer : cert.get();
   X509_set_issuer_name(cert.get(), X509_get_subject_name(signer));
   bool ok = true;
@@ -91,9 +91,9 @@ Result<CertPtr> NewCert(EVP_PKEY* key, const std::string& common_name, X509* iss
 
 Result<std::string> ToPem(X509* cert, EVP_PKEY* key) {
   BioPtr bio(BIO_new(BIO_s_mem()));
-  bool ok = cert ? PEM_write_bio_X509(bio.get(), cert) == 1
-                 : PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr,
-                                            nullptr) == 1;
+  bool ok =
+      cert ? PEM_write_bio_X509(bio.get(), cert) == 1
+           : PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) == 1;
   if (!ok) return OpenSslError("PEM encoding");
   char* data = nullptr;
   long size = BIO_get_mem_data(bio.get(), &data);
@@ -107,8 +107,7 @@ bool IsIpAddress(const std::string& name) {
   return true;
 }
 
-Status WriteFile(const std::filesystem::path& path, const std::string& content,
-                 bool secret) {
+Status WriteFile(const std::filesystem::path& path, const std::string& content, bool secret) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return IoError(path.string() + ": cannot open for writing: " + std::strerror(errno));
   out << content;
@@ -122,19 +121,17 @@ Status WriteFile(const std::filesystem::path& path, const std::string& content,
 
 }  // namespace
 
-Result<ServerCertificates> GenerateServerCertificates(
-    const std::vector<std::string>& extra_names) {
+Result<ServerCertificates> GenerateServerCertificates(const std::vector<std::string>& extra_names) {
   EDL_ASSIGN_OR_RETURN(KeyPtr ca_key, NewKey());
-  EDL_ASSIGN_OR_RETURN(CertPtr ca_cert, NewCert(ca_key.get(), "edl-fake-kube-ca", nullptr,
-                                                ca_key.get(), true, ""));
+  EDL_ASSIGN_OR_RETURN(CertPtr ca_cert,
+                       NewCert(ca_key.get(), "edl-fake-kube-ca", nullptr, ca_key.get(), true, ""));
   std::string san = "IP:127.0.0.1,DNS:localhost";
   for (const std::string& name : extra_names) {
     san += (IsIpAddress(name) ? ",IP:" : ",DNS:") + name;
   }
   EDL_ASSIGN_OR_RETURN(KeyPtr server_key, NewKey());
-  EDL_ASSIGN_OR_RETURN(CertPtr server_cert,
-                       NewCert(server_key.get(), "kube-apiserver", ca_cert.get(),
-                               ca_key.get(), false, san));
+  EDL_ASSIGN_OR_RETURN(CertPtr server_cert, NewCert(server_key.get(), "kube-apiserver",
+                                                    ca_cert.get(), ca_key.get(), false, san));
   ServerCertificates certs;
   EDL_ASSIGN_OR_RETURN(certs.ca_cert_pem, ToPem(ca_cert.get(), nullptr));
   EDL_ASSIGN_OR_RETURN(certs.ca_key_pem, ToPem(nullptr, ca_key.get()));

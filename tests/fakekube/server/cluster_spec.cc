@@ -121,8 +121,8 @@ Result<std::vector<NodeSpec>> ParseNodeSpecs(const std::string& text) {
 }
 
 std::vector<NodeSpec> DefaultNodeSpecs() {
-  return {NodeSpec{"node-0",
-                   {{"cpu", 8 * 1000}, {"memory", int64_t{32} * 1024 * 1024 * 1024 * 1000}}}};
+  return {
+      NodeSpec{"node-0", {{"cpu", 8 * 1000}, {"memory", int64_t{32} * 1024 * 1024 * 1024 * 1000}}}};
 }
 
 nlohmann::json NodeObject(const NodeSpec& node, const std::string& host_ip) {

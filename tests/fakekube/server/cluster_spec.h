@@ -4,10 +4,9 @@
 // and rendered as v1 Node objects. Values, no shared state.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/status.h"
 #include "tests/fakekube/server/resource_list.h"

@@ -32,8 +32,8 @@ std::string Field(const Json& object, const char* a, const char* b) {
 }
 
 // metadata.labels['key'] / metadata.annotations['key'].
-bool MapField(const Json& pod, const std::string& path, const std::string& prefix,
-              const char* map, std::string* value) {
+bool MapField(const Json& pod, const std::string& path, const std::string& prefix, const char* map,
+              std::string* value) {
   if (path.rfind(prefix + "['", 0) != 0 || path.size() < prefix.size() + 4 ||
       path.compare(path.size() - 2, 2, "']") != 0) {
     return false;
@@ -61,9 +61,7 @@ Result<std::string> FieldRef(const Json& pod, const std::string& path,
   return InvalidArgument("unsupported fieldRef fieldPath \"" + path + "\"");
 }
 
-const char* KindName(const std::string& kind) {
-  return kind == "secrets" ? "Secret" : "ConfigMap";
-}
+const char* KindName(const std::string& kind) { return kind == "secrets" ? "Secret" : "ConfigMap"; }
 
 // secretKeyRef / configMapKeyRef.
 Result<std::optional<std::string>> KeyRef(const Store& store, const std::string& kind,

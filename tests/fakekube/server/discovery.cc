@@ -6,15 +6,17 @@
 namespace edl::fakekube {
 namespace {
 
-const Json kVerbs = {"create", "delete", "deletecollection", "get", "list",
-                     "patch",  "update", "watch"};
+const Json kVerbs = {"create", "delete", "deletecollection", "get",
+                     "list",   "patch",  "update",           "watch"};
 
 Json ResourceList(const std::string& group, const std::string& version) {
   Json resources = Json::array();
   for (const ResourceInfo& r : AllResources()) {
     if (r.group != group || r.version != version) continue;
-    Json entry = {{"name", r.name},           {"singularName", r.singular},
-                  {"namespaced", r.namespaced}, {"kind", r.kind},
+    Json entry = {{"name", r.name},
+                  {"singularName", r.singular},
+                  {"namespaced", r.namespaced},
+                  {"kind", r.kind},
                   {"verbs", kVerbs}};
     if (!r.short_names.empty()) entry["shortNames"] = r.short_names;
     resources.push_back(entry);
@@ -49,11 +51,12 @@ Json OpenApiDocument(const std::string& group) {
   for (const ResourceInfo& r : AllResources()) {
     if (r.group != group) continue;
     std::string prefix = group.empty() ? "/api/v1" : "/apis/" + group + "/v1";
-    std::string path = prefix + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.name +
-                       "/{name}";
+    std::string path =
+        prefix + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.name + "/{name}";
     std::string op = "patch" +
-                     std::string(group.empty() ? "CoreV1" : group == "batch" ? "BatchV1"
-                                                                             : "SchedulingV1") +
+                     std::string(group.empty()      ? "CoreV1"
+                                 : group == "batch" ? "BatchV1"
+                                                    : "SchedulingV1") +
                      (r.namespaced ? "Namespaced" : "") + r.kind;
     paths[path] = {
         {"patch",
@@ -62,13 +65,10 @@ Json OpenApiDocument(const std::string& group) {
           {"x-kubernetes-group-version-kind",
            {{"group", group}, {"version", "v1"}, {"kind", r.kind}}},
           {"parameters",
-           Json::array({{{"name", "fieldValidation"},
-                         {"in", "query"},
-                         {"schema", {{"type", "string"}}}},
-                        {{"name", "fieldManager"},
-                         {"in", "query"},
-                         {"schema", {{"type", "string"}}}},
-                        {{"name", "dryRun"}, {"in", "query"}, {"schema", {{"type", "string"}}}}})},
+           Json::array(
+               {{{"name", "fieldValidation"}, {"in", "query"}, {"schema", {{"type", "string"}}}},
+                {{"name", "fieldManager"}, {"in", "query"}, {"schema", {{"type", "string"}}}},
+                {{"name", "dryRun"}, {"in", "query"}, {"schema", {{"type", "string"}}}}})},
           {"responses", {{"200", {{"description", "OK"}}}}}}}};
   }
   return {{"openapi", "3.0.0"},
@@ -78,8 +78,7 @@ Json OpenApiDocument(const std::string& group) {
 
 }  // namespace
 
-std::optional<Json> DiscoveryDocument(const std::string& path,
-                                      const std::string& server_address) {
+std::optional<Json> DiscoveryDocument(const std::string& path, const std::string& server_address) {
   if (path == "/version") {
     return Json{{"major", "1"},
                 {"minor", "32"},
@@ -114,13 +113,13 @@ std::optional<Json> DiscoveryDocument(const std::string& path,
   if (path == "/apis/scheduling.k8s.io/v1") return ResourceList("scheduling.k8s.io", "v1");
   if (path == "/apis/batch/v1") return ResourceList("batch", "v1");
   if (path == "/openapi/v3") {
-    return Json{{"paths",
-                 {{"api/v1", {{"serverRelativeURL", "/openapi/v3/api/v1?hash=0123456789ABCDEF"}}},
-                  {"apis/scheduling.k8s.io/v1",
-                   {{"serverRelativeURL",
-                     "/openapi/v3/apis/scheduling.k8s.io/v1?hash=FEDCBA9876543210"}}},
-                  {"apis/batch/v1",
-                   {{"serverRelativeURL", "/openapi/v3/apis/batch/v1?hash=0F1E2D3C4B5A6978"}}}}}};
+    return Json{
+        {"paths",
+         {{"api/v1", {{"serverRelativeURL", "/openapi/v3/api/v1?hash=0123456789ABCDEF"}}},
+          {"apis/scheduling.k8s.io/v1",
+           {{"serverRelativeURL", "/openapi/v3/apis/scheduling.k8s.io/v1?hash=FEDCBA9876543210"}}},
+          {"apis/batch/v1",
+           {{"serverRelativeURL", "/openapi/v3/apis/batch/v1?hash=0F1E2D3C4B5A6978"}}}}}};
   }
   if (path == "/openapi/v3/api/v1") return OpenApiDocument("");
   if (path == "/openapi/v3/apis/scheduling.k8s.io/v1") return OpenApiDocument("scheduling.k8s.io");

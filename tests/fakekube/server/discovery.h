@@ -14,7 +14,6 @@ namespace edl::fakekube {
 // The document served at `path` ("/version", "/api/v1", "/openapi/v3", ...),
 // or nullopt if `path` is not a discovery path. `server_address` is
 // "host:port" for /api's serverAddressByClientCIDRs.
-std::optional<Json> DiscoveryDocument(const std::string& path,
-                                      const std::string& server_address);
+std::optional<Json> DiscoveryDocument(const std::string& path, const std::string& server_address);
 
 }  // namespace edl::fakekube

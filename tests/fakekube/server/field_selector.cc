@@ -12,20 +12,31 @@ namespace {
 // (metadata.name and metadata.namespace are accepted everywhere).
 std::vector<std::string> SupportedFields(const std::string& resource) {
   if (resource == "pods") {
-    return {"spec.nodeName",           "spec.restartPolicy", "spec.schedulerName",
-            "spec.serviceAccountName", "spec.hostNetwork",   "status.phase",
-            "status.podIP",            "status.podIPs",      "status.nominatedNodeName"};
+    return {"spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.phase",
+            "status.podIP",
+            "status.podIPs",
+            "status.nominatedNodeName"};
   }
   if (resource == "services") return {"spec.clusterIP", "spec.type"};
   if (resource == "secrets") return {"type"};
   if (resource == "nodes") return {"spec.unschedulable"};
   if (resource == "namespaces") return {"status.phase"};
   if (resource == "events") {
-    return {"involvedObject.kind",       "involvedObject.namespace",
-            "involvedObject.name",       "involvedObject.uid",
-            "involvedObject.apiVersion", "involvedObject.resourceVersion",
-            "involvedObject.fieldPath",  "reason",
-            "reportingComponent",        "source",
+    return {"involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "source",
             "type"};
   }
   return {};
@@ -54,8 +65,7 @@ std::string Unescape(const std::string& s) {
 
 }  // namespace
 
-ApiResult<FieldSelector> ParseFieldSelector(const ResourceInfo& resource,
-                                            const std::string& text) {
+ApiResult<FieldSelector> ParseFieldSelector(const ResourceInfo& resource, const std::string& text) {
   FieldSelector selector;
   if (text.empty()) return ApiResult<FieldSelector>::Ok(selector);
   // Split on unescaped commas, keeping escapes for the operator search.
@@ -82,16 +92,15 @@ ApiResult<FieldSelector> ParseFieldSelector(const ResourceInfo& resource,
     } else if ((at = FindOperator(term, "=")) != std::string::npos) {
       op_len = 1;
     } else {
-      return ApiResult<FieldSelector>::Err(BadRequest(
-          "invalid selector: '" + text + "'; can't understand '" + term + "'"));
+      return ApiResult<FieldSelector>::Err(
+          BadRequest("invalid selector: '" + text + "'; can't understand '" + term + "'"));
     }
     r.field = Unescape(term.substr(0, at));
     r.value = Unescape(term.substr(at + op_len));
     bool known = r.field == "metadata.name" || r.field == "metadata.namespace" ||
                  std::find(supported.begin(), supported.end(), r.field) != supported.end();
     if (!known) {
-      return ApiResult<FieldSelector>::Err(
-          BadRequest("field label not supported: " + r.field));
+      return ApiResult<FieldSelector>::Err(BadRequest("field label not supported: " + r.field));
     }
     selector.push_back(std::move(r));
   }
@@ -107,8 +116,8 @@ std::string FieldValue(const Json& object, const std::string& field) {
   const std::string path = field == "status.podIPs" ? "status.podIP" : field;
   for (;;) {
     size_t dot = path.find('.', start);
-    std::string part = path.substr(start, dot == std::string::npos ? std::string::npos
-                                                                    : dot - start);
+    std::string part =
+        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (!node->is_object() || !node->contains(part)) return "";
     node = &(*node)[part];
     if (dot == std::string::npos) break;

@@ -12,7 +12,7 @@
 namespace edl::fakekube {
 
 struct FieldRequirement {
-  std::string field;  // "status.phase"
+  std::string field;   // "status.phase"
   bool equals = true;  // `=`/`==` (true) or `!=`
   std::string value;
 };
@@ -20,8 +20,7 @@ using FieldSelector = std::vector<FieldRequirement>;
 
 // Parses `text` for `resource`; 400 BadRequest on bad syntax or an
 // unsupported field label. "" selects everything.
-ApiResult<FieldSelector> ParseFieldSelector(const ResourceInfo& resource,
-                                            const std::string& text);
+ApiResult<FieldSelector> ParseFieldSelector(const ResourceInfo& resource, const std::string& text);
 // The field's value as the server's field-label conversion renders it
 // (missing fields are "", booleans "true"/"false").
 std::string FieldValue(const Json& object, const std::string& field);

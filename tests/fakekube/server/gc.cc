@@ -33,7 +33,7 @@ bool HasFinalizer(const Json& object, const std::string& finalizer) {
 }  // namespace
 
 void GarbageCollector::Collect(const std::string& ns) {
-  std::vector<Entry> entries;   // namespaced objects in scope
+  std::vector<Entry> entries;  // namespaced objects in scope
   std::set<std::string> cluster_uids;
   std::map<std::string, std::set<std::string>> uids_by_ns;
   for (const ResourceInfo& r : AllResources()) {

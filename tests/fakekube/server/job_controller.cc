@@ -72,9 +72,8 @@ std::string PolicyAction(const Json& job, const Json& pod, std::string* why) {
         if (code != 0 && listed == in) {
           match = true;
           *why = "Container main for pod " + Str(pod, {"metadata", "namespace"}) + "/" +
-                 Str(pod, {"metadata", "name"}) + " failed with exit code " +
-                 std::to_string(code) + " matching " + rule.value("action", "") +
-                 " rule at index " + std::to_string(i);
+                 Str(pod, {"metadata", "name"}) + " failed with exit code " + std::to_string(code) +
+                 " matching " + rule.value("action", "") + " rule at index " + std::to_string(i);
         }
       }
     }
@@ -119,14 +118,13 @@ void Release(Store& store, const Json& pod) {
 
 Json Condition(const std::string& type, const std::string& reason, const std::string& message) {
   const std::string now = Rfc3339(Now());
-  return {{"type", type},         {"status", "True"},         {"reason", reason},
-          {"message", message},   {"lastProbeTime", now},     {"lastTransitionTime", now}};
+  return {{"type", type},       {"status", "True"},     {"reason", reason},
+          {"message", message}, {"lastProbeTime", now}, {"lastTransitionTime", now}};
 }
 
 }  // namespace
 
-JobController::JobController(Store& store, Options options)
-    : store_(store), options_(options) {}
+JobController::JobController(Store& store, Options options) : store_(store), options_(options) {}
 
 JobController::~JobController() { Stop(); }
 
@@ -237,8 +235,8 @@ void JobController::Sync(const Json& job, Tracked& t) {
       ++t.consecutive;
       t.last_failure = Clock::now();
       EDL_LOG(INFO) << "job controller: " << ns << "/" << name << ": pod "
-                    << Str(pod, {"metadata", "name"}) << (gone ? " vanished" : " failed")
-                    << " (" << t.failed << " failed)";
+                    << Str(pod, {"metadata", "name"}) << (gone ? " vanished" : " failed") << " ("
+                    << t.failed << " failed)";
     }
   };
   // Pods gone since the last pass count as they were last seen.
@@ -272,10 +270,9 @@ void JobController::Sync(const Json& job, Tracked& t) {
     conditions.push_back(Condition("Complete", "", ""));
     completion = Rfc3339(Now());
   } else if (!fail_job.empty() || t.failed > backoff_limit) {
-    conditions.push_back(
-        fail_job.empty()
-            ? Condition("Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit")
-            : Condition("Failed", "PodFailurePolicy", fail_job));
+    conditions.push_back(fail_job.empty() ? Condition("Failed", "BackoffLimitExceeded",
+                                                      "Job has reached the specified backoff limit")
+                                          : Condition("Failed", "PodFailurePolicy", fail_job));
     for (const Json& p : pods) {
       if (!Terminal(p) && Str(p, {"metadata", "deletionTimestamp"}).empty()) {
         (void)store_.Delete("pods", ns, Str(p, {"metadata", "name"}), {});

@@ -47,7 +47,7 @@ namespace edl::fakekube {
 class JobController {
  public:
   struct Options {
-    std::chrono::milliseconds backoff{10000};      // after the first failure
+    std::chrono::milliseconds backoff{10000};  // after the first failure
     std::chrono::milliseconds max_backoff{360000};
   };
   JobController(Store& store, Options options);
@@ -61,7 +61,7 @@ class JobController {
 
  private:
   struct Tracked {
-    std::set<std::string> counted;  // pod uids already counted (failed/succeeded/ignored)
+    std::set<std::string> counted;     // pod uids already counted (failed/succeeded/ignored)
     std::map<std::string, Json> seen;  // live pods by uid, as last seen
     int64_t failed = 0;
     int consecutive = 0;  // counted failures since the last pod started
@@ -74,7 +74,7 @@ class JobController {
 
   Store& store_;
   const Options options_;
-  std::mutex pass_mu_;  // serializes passes; guards jobs_
+  std::mutex pass_mu_;                   // serializes passes; guards jobs_
   std::map<std::string, Tracked> jobs_;  // by Job uid
   std::mutex mu_;
   std::condition_variable cv_;

@@ -100,8 +100,7 @@ struct KubeProxy::Impl {
 
   std::vector<std::string> Backends(const Json& service, const std::string& port);
   void Reconcile();
-  asio::awaitable<void> Accept(tcp::acceptor* acceptor, std::string ns, std::string name,
-                               int port);
+  asio::awaitable<void> Accept(tcp::acceptor* acceptor, std::string ns, std::string name, int port);
   asio::awaitable<void> Forward(tcp::socket client, std::string ns, std::string name, int port);
 
   Store& store;
@@ -113,13 +112,12 @@ struct KubeProxy::Impl {
   mutable std::mutex mu;  // guards started, stopped, listeners, round_robin
   bool started = false;
   bool stopped = false;
-  std::map<std::string, Listener> listeners;        // "ip:port" →
-  std::map<std::string, uint64_t> round_robin;      // "ns/name:port" → next
+  std::map<std::string, Listener> listeners;         // "ip:port" →
+  std::map<std::string, uint64_t> round_robin;       // "ns/name:port" → next
   std::map<std::string, std::string> bind_failures;  // "ip:port" → logged error
 };
 
-std::vector<std::string> KubeProxy::Impl::Backends(const Json& service,
-                                                   const std::string& port) {
+std::vector<std::string> KubeProxy::Impl::Backends(const Json& service, const std::string& port) {
   const std::string ns = Field(service, "metadata", "namespace");
   const std::string name = Field(service, "metadata", "name");
   if (!service.contains("spec")) return {};
@@ -137,8 +135,7 @@ std::vector<std::string> KubeProxy::Impl::Backends(const Json& service,
     }
   }
   if (!chosen) return {};
-  const Json target = chosen->contains("targetPort") ? (*chosen)["targetPort"]
-                                                     : (*chosen)["port"];
+  const Json target = chosen->contains("targetPort") ? (*chosen)["targetPort"] : (*chosen)["port"];
   std::string label_selector;
   for (const auto& [key, value] : selector.items()) {
     if (!value.is_string()) return {};
@@ -191,8 +188,7 @@ void KubeProxy::Impl::Reconcile() {
   if (stopped) return;
   for (auto it = listeners.begin(); it != listeners.end();) {
     auto w = wanted.find(it->first);
-    if (w != wanted.end() && w->second.ns == it->second.ns &&
-        w->second.name == it->second.name) {
+    if (w != wanted.end() && w->second.ns == it->second.ns && w->second.name == it->second.name) {
       ++it;
       continue;
     }
@@ -213,8 +209,8 @@ void KubeProxy::Impl::Reconcile() {
     if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
     if (ec) {
       if (bind_failures[key] != ec.message()) {
-        EDL_LOG(WARNING) << "kube-proxy: cannot listen on " << key << " for service "
-                         << listener.ns << "/" << listener.name << ": " << ec.message();
+        EDL_LOG(WARNING) << "kube-proxy: cannot listen on " << key << " for service " << listener.ns
+                         << "/" << listener.name << ": " << ec.message();
         bind_failures[key] = ec.message();
       }
       continue;
@@ -245,8 +241,8 @@ asio::awaitable<void> KubeProxy::Impl::Accept(tcp::acceptor* acceptor, std::stri
   }
 }
 
-asio::awaitable<void> KubeProxy::Impl::Forward(tcp::socket client, std::string ns,
-                                               std::string name, int port) {
+asio::awaitable<void> KubeProxy::Impl::Forward(tcp::socket client, std::string ns, std::string name,
+                                               int port) {
   ApiResult<Json> service = store.Get("services", ns, name);
   std::vector<std::string> backends;
   if (service.ok()) backends = Backends(*service.value, std::to_string(port));

@@ -51,8 +51,7 @@ Status Kubelet::Start() {
   EDL_CHECK(!started_) << "Kubelet started twice";
   started_ = true;
   subscription_ = store_.Subscribe([this](const WatchEvent& event) {
-    if (event.resource == "pods" || event.resource == "configmaps" ||
-        event.resource == "secrets") {
+    if (event.resource == "pods" || event.resource == "configmaps" || event.resource == "secrets") {
       Wake();
     }
   });
@@ -173,8 +172,7 @@ void Kubelet::SyncOnce() {
   }
 }
 
-Status Kubelet::Evict(const std::string& ns, const std::string& name,
-                      const std::string& message) {
+Status Kubelet::Evict(const std::string& ns, const std::string& name, const std::string& message) {
   ApiResult<Json> pod = store_.Get("pods", ns, name);
   if (!pod.ok()) return NotFound("pods \"" + name + "\" not found in namespace " + ns);
   const std::string uid = Field(*pod.value, "metadata", "uid");

@@ -8,8 +8,7 @@ namespace edl::fakekube {
 namespace {
 
 double WallSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -33,10 +32,10 @@ void SetPodCondition(Json& pod, const std::string& type, const std::string& stat
   if (!conditions.is_array()) conditions = Json::array();
   for (Json& c : conditions) {
     if (c.value("type", std::string()) != type) continue;
-    condition["lastTransitionTime"] = c.value("status", std::string()) == status &&
-                                              c.contains("lastTransitionTime")
-                                          ? c["lastTransitionTime"]
-                                          : Json(NowRfc3339());
+    condition["lastTransitionTime"] =
+        c.value("status", std::string()) == status && c.contains("lastTransitionTime")
+            ? c["lastTransitionTime"]
+            : Json(NowRfc3339());
     c = std::move(condition);
     return;
   }
@@ -66,9 +65,9 @@ Json PodEvent(const Json& pod, const std::string& component, const std::string& 
               const std::string& reason, const std::string& action, const std::string& message) {
   const Json& meta = pod["metadata"];
   char suffix[32];
-  std::snprintf(suffix, sizeof(suffix), ".%llx",
-                static_cast<unsigned long long>(
-                    std::chrono::system_clock::now().time_since_epoch().count()));
+  std::snprintf(
+      suffix, sizeof(suffix), ".%llx",
+      static_cast<unsigned long long>(std::chrono::system_clock::now().time_since_epoch().count()));
   std::string now = NowRfc3339();
   return {{"apiVersion", "v1"},
           {"kind", "Event"},

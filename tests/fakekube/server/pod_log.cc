@@ -37,8 +37,8 @@ ApiResult<Json> PodForLog(const Store& store, const std::string& ns, const std::
     if (regular != 1) {
       std::string choices;
       for (size_t i = 0; i < regular; ++i) choices += (i ? " " : "") + names[i];
-      return ApiResult<Json>::Err(BadRequest("a container name must be specified for pod " +
-                                             name + ", choose one of: [" + choices + "]"));
+      return ApiResult<Json>::Err(BadRequest("a container name must be specified for pod " + name +
+                                             ", choose one of: [" + choices + "]"));
     }
     options.container = names[0];
   }
@@ -49,8 +49,7 @@ ApiResult<Json> PodForLog(const Store& store, const std::string& ns, const std::
         BadRequest("container " + options.container + " is not valid for pod " + name));
   }
   Json status = ContainerStatus(*pod.value, options.container);
-  bool started = HasState(status, "state", "running") ||
-                 HasState(status, "state", "terminated") ||
+  bool started = HasState(status, "state", "running") || HasState(status, "state", "terminated") ||
                  HasState(status, "lastState", "terminated");
   if (!started) {
     std::string reason = "ContainerCreating";
@@ -78,9 +77,8 @@ std::string TailLines(const std::string& text, std::optional<int64_t> tail_lines
 }
 
 bool LogFinished(const Json& pod, const std::string& container) {
-  std::string phase = pod.contains("status") && pod["status"].is_object()
-                          ? pod["status"].value("phase", "")
-                          : "";
+  std::string phase =
+      pod.contains("status") && pod["status"].is_object() ? pod["status"].value("phase", "") : "";
   if (phase == "Succeeded" || phase == "Failed") return true;
   return HasState(ContainerStatus(pod, container), "state", "terminated");
 }

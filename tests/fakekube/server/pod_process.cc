@@ -21,9 +21,9 @@ namespace {
 
 // What a failed child reports on the error pipe before _exit.
 struct ChildError {
-  int step = 0;  // a Step
-  int err = 0;   // errno
-  int index = 0; // mount index for mount steps
+  int step = 0;   // a Step
+  int err = 0;    // errno
+  int index = 0;  // mount index for mount steps
 };
 
 enum Step { kUnshare = 1, kMakePrivate, kMkdir, kBind, kRemount, kChdir, kExec, kDup };
@@ -50,8 +50,7 @@ std::string DescribeError(const ChildError& e, const std::vector<PreparedMount>&
     case kMakePrivate: return "making / rprivate in the pod's mount namespace failed: " + err;
     case kMkdir: return "creating mount point " + target() + " failed: " + err;
     case kBind:
-      return "bind-mounting \"" + mounts[e.index].source + "\" at " + target() +
-             " failed: " + err;
+      return "bind-mounting \"" + mounts[e.index].source + "\" at " + target() + " failed: " + err;
     case kRemount: return "remounting " + target() + " read-only failed: " + err;
     case kChdir: return "chdir to the working directory failed: " + err;
     case kDup: return "setting up stdio failed: " + err;

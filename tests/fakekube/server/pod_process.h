@@ -29,8 +29,8 @@ struct ProcessSpec {
 };
 
 struct ChildProcess {
-  pid_t pid = -1;         // also the process group id
-  int output_fd = -1;     // read end of the stdout+stderr pipe; caller closes
+  pid_t pid = -1;      // also the process group id
+  int output_fd = -1;  // read end of the stdout+stderr pipe; caller closes
 };
 
 // Outcomes other than a running child:

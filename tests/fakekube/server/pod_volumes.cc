@@ -33,8 +33,8 @@ Status WriteKeys(const std::map<std::string, std::string>& data, const Json& sou
       auto it = data.find(key);
       if (it == data.end()) {
         if (source.value("optional", false)) continue;
-        return FailedPrecondition("configmap references non-existent config key: " + key +
-                                  " (" + what + ")");
+        return FailedPrecondition("configmap references non-existent config key: " + key + " (" +
+                                  what + ")");
       }
       EDL_RETURN_IF_ERROR(WriteFile(dir / item.value("path", key), it->second));
     }
@@ -56,15 +56,15 @@ Status WriteKeyedVolume(const Store& store, const std::string& kind, const std::
   return WriteKeys(*data, source, dir, name);
 }
 
-Status WriteProjected(const Store& store, const Json& pod, const Json& source,
-                      const fs::path& dir, const ServiceAccountFiles& service_account) {
+Status WriteProjected(const Store& store, const Json& pod, const Json& source, const fs::path& dir,
+                      const ServiceAccountFiles& service_account) {
   const std::string ns = pod["metadata"].value("namespace", std::string("default"));
   if (!source.contains("sources") || !source["sources"].is_array()) return Status::Ok();
   for (const Json& part : source["sources"]) {
     if (part.contains("serviceAccountToken")) {
-      EDL_RETURN_IF_ERROR(WriteFile(
-          dir / part["serviceAccountToken"].value("path", std::string("token")),
-          service_account.token));
+      EDL_RETURN_IF_ERROR(
+          WriteFile(dir / part["serviceAccountToken"].value("path", std::string("token")),
+                    service_account.token));
     } else if (part.contains("configMap")) {
       EDL_RETURN_IF_ERROR(WriteKeyedVolume(store, "configmaps", ns, part["configMap"], dir));
     } else if (part.contains("secret")) {
@@ -72,14 +72,17 @@ Status WriteProjected(const Store& store, const Json& pod, const Json& source,
     } else if (part.contains("downwardAPI")) {
       const Json& items = part["downwardAPI"].value("items", Json::array());
       for (const Json& item : items) {
-        std::string field = item.contains("fieldRef")
-                                ? item["fieldRef"].value("fieldPath", std::string())
-                                : "";
+        std::string field =
+            item.contains("fieldRef") ? item["fieldRef"].value("fieldPath", std::string()) : "";
         std::string value;
-        if (field == "metadata.namespace") value = ns;
-        else if (field == "metadata.name") value = pod["metadata"].value("name", std::string());
-        else if (field == "metadata.uid") value = pod["metadata"].value("uid", std::string());
-        else return InvalidArgument("unsupported downwardAPI fieldPath \"" + field + "\"");
+        if (field == "metadata.namespace")
+          value = ns;
+        else if (field == "metadata.name")
+          value = pod["metadata"].value("name", std::string());
+        else if (field == "metadata.uid")
+          value = pod["metadata"].value("uid", std::string());
+        else
+          return InvalidArgument("unsupported downwardAPI fieldPath \"" + field + "\"");
         EDL_RETURN_IF_ERROR(WriteFile(dir / item.value("path", field), value));
       }
     }

@@ -67,8 +67,8 @@ void PodWorker::Start() {
 void PodWorker::Terminate(double grace_seconds) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto deadline = Clock::now() + milliseconds(static_cast<int64_t>(
-                                       std::max(0.0, grace_seconds) * 1000));
+    auto deadline =
+        Clock::now() + milliseconds(static_cast<int64_t>(std::max(0.0, grace_seconds) * 1000));
     if (!term_deadline_ || deadline < *term_deadline_) term_deadline_ = deadline;
   }
   cv_.notify_all();
@@ -169,13 +169,13 @@ void PodWorker::Run() {
     ++restart_count_;
     milliseconds backoff = options_.restart_backoff * (1 << std::min(restart_count_ - 1, 10));
     backoff = std::min(backoff, milliseconds(10000));
-    WriteWaiting("CrashLoopBackOff",
-                 "back-off " +
-                     (backoff.count() % 1000 == 0 ? std::to_string(backoff.count() / 1000) + "s"
-                                                  : std::to_string(backoff.count()) + "ms") +
-                     " restarting failed container=" +
-                     FirstContainer(pod_).value("name", std::string()) + " pod=" + name_ + "_" +
-                     ns_ + "(" + uid_ + ")");
+    WriteWaiting(
+        "CrashLoopBackOff",
+        "back-off " +
+            (backoff.count() % 1000 == 0 ? std::to_string(backoff.count() / 1000) + "s"
+                                         : std::to_string(backoff.count()) + "ms") +
+            " restarting failed container=" + FirstContainer(pod_).value("name", std::string()) +
+            " pod=" + name_ + "_" + ns_ + "(" + uid_ + ")");
     WaitFor(backoff, /*wake_on_notify=*/false);
   }
 }
@@ -218,9 +218,8 @@ std::optional<ChildProcess> PodWorker::StartContainer(std::optional<Outcome>* st
     std::ofstream(dir / "namespace", std::ios::trunc) << ns_;
     mounts->push_back(BindMount{dir.string(), kServiceAccountPath, true});
   }
-  EnvList base = {{"PATH", found->second + ":" + kDefaultPath},
-                  {"HOSTNAME", name_},
-                  {"HOME", "/root"}};
+  EnvList base = {
+      {"PATH", found->second + ":" + kDefaultPath}, {"HOSTNAME", name_}, {"HOME", "/root"}};
   if (!options_.api_host.empty()) {
     std::string port = std::to_string(options_.api_port);
     base.emplace_back("KUBERNETES_SERVICE_HOST", options_.api_host);
@@ -228,8 +227,8 @@ std::optional<ChildProcess> PodWorker::StartContainer(std::optional<Outcome>* st
     base.emplace_back("KUBERNETES_SERVICE_PORT_HTTPS", port);
     base.emplace_back("KUBERNETES_PORT", "tcp://" + options_.api_host + ":" + port);
   }
-  Result<EnvList> env = ContainerEnv(store_, pod_, container,
-                                     PodPlacement{pod_ip_, options_.host_ip}, base);
+  Result<EnvList> env =
+      ContainerEnv(store_, pod_, container, PodPlacement{pod_ip_, options_.host_ip}, base);
   if (!env.ok()) {
     WriteWaiting("CreateContainerConfigError", env.status().message());
     return std::nullopt;
@@ -343,8 +342,7 @@ PodWorker::Outcome PodWorker::Supervise(const ChildProcess& child, const std::st
   close(fd);
   AppendOutput("", true);
   outcome.finished_at = NowRfc3339();
-  outcome.exit_code =
-      WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  outcome.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
   if (oom) {
     outcome.exit_code = 137;
     outcome.reason = "OOMKilled";
@@ -406,8 +404,7 @@ void PodWorker::WriteStatus(const std::function<void(Json&)>& mutate) {
     if (MetaField(pod, "uid") == uid_) with_placement(pod);
   });
   if (!updated.ok()) {
-    EDL_LOG(DEBUG) << "kubelet: status of " << ns_ << "/" << name_ << ": "
-                   << updated.error.message;
+    EDL_LOG(DEBUG) << "kubelet: status of " << ns_ << "/" << name_ << ": " << updated.error.message;
   }
 }
 
@@ -415,8 +412,7 @@ void PodWorker::WriteWaiting(const std::string& reason, const std::string& messa
   Json waiting = {{"reason", reason}};
   if (!message.empty()) waiting["message"] = message;
   const std::string unready =
-      "containers with unready status: [" + FirstContainer(pod_).value("name", std::string()) +
-      "]";
+      "containers with unready status: [" + FirstContainer(pod_).value("name", std::string()) + "]";
   const bool restarting = restart_count_ > 0;
   Json status = ContainerStatus({{"waiting", waiting}}, false);
   WriteStatus([&](Json& pod) {

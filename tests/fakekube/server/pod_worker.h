@@ -55,7 +55,7 @@ class PodWorker {
     std::string message;
     std::string started_at;
     std::string finished_at;
-    bool killed = false;     // Kill(): no status
+    bool killed = false;  // Kill(): no status
     bool evicted = false;
     bool terminated = false;  // by a delete
   };

@@ -60,8 +60,7 @@ std::optional<PreemptionPlan> PlanPreemption(
       return m;
     };
     if (!best || max_priority(plan) < max_priority(*best) ||
-        (max_priority(plan) == max_priority(*best) &&
-         plan.victims.size() < best->victims.size())) {
+        (max_priority(plan) == max_priority(*best) && plan.victims.size() < best->victims.size())) {
       best = std::move(plan);
     }
   }

@@ -34,10 +34,8 @@ bool Forwarded(const std::string& name) {
     case http::field::transfer_encoding:
     case http::field::keep_alive:
     case http::field::upgrade:
-    case http::field::proxy_authorization:
-      return false;
-    default:
-      return true;
+    case http::field::proxy_authorization: return false;
+    default: return true;
   }
 }
 
@@ -104,9 +102,8 @@ asio::awaitable<ApiResponse> Proxy(Store& store, const ApiServer::ProxyTarget& r
   if (ec) co_return unreachable(ec);
   std::string forward = path.proxy_path;
   if (!target.raw_query.empty()) forward += "?" + target.raw_query;
-  http::request<http::string_body> req{request.method == "POST" ? http::verb::post
-                                                                : http::verb::get,
-                                       forward, 11};
+  http::request<http::string_body> req{
+      request.method == "POST" ? http::verb::post : http::verb::get, forward, 11};
   for (const auto& [name, value] : request.headers) {
     if (Forwarded(name)) req.set(name, value);
   }
@@ -126,8 +123,7 @@ asio::awaitable<ApiResponse> Proxy(Store& store, const ApiServer::ProxyTarget& r
   auto res = parser.release();
   std::string type(res[http::field::content_type]);
   co_return ApiResponse{static_cast<int>(res.result_int()),
-                        type.empty() ? "text/plain; charset=utf-8" : type,
-                        std::move(res.body())};
+                        type.empty() ? "text/plain; charset=utf-8" : type, std::move(res.body())};
 }
 
 }  // namespace edl::fakekube

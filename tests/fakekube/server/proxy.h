@@ -28,7 +28,7 @@ struct ProxiedRequest {
 
 // REQUIRES: path.subresource == "proxy". Runs on the caller's executor.
 boost::asio::awaitable<ApiResponse> Proxy(Store& store, const ApiServer::ProxyTarget& resolve,
-                                          const ProxiedRequest& request,
-                                          const ParsedTarget& target, const ResourcePath& path);
+                                          const ProxiedRequest& request, const ParsedTarget& target,
+                                          const ResourcePath& path);
 
 }  // namespace edl::fakekube

@@ -12,10 +12,9 @@ namespace {
 using Int128 = __int128;
 
 Status Malformed(const std::string& text) {
-  return InvalidArgument(
-      "quantity \"" + text +
-      "\": quantities must match the regular expression "
-      "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+  return InvalidArgument("quantity \"" + text +
+                         "\": quantities must match the regular expression "
+                         "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
 }
 
 // Multiplier of a suffix as num / den (den is a power of 10).

@@ -18,8 +18,7 @@ int HexValue(char c) {
 std::string PercentDecode(const std::string& s, bool plus_is_space) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 &&
-        HexValue(s[i + 2]) >= 0) {
+    if (s[i] == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 && HexValue(s[i + 2]) >= 0) {
       out += static_cast<char>(HexValue(s[i + 1]) * 16 + HexValue(s[i + 2]));
       i += 2;
     } else if (plus_is_space && s[i] == '+') {
@@ -36,8 +35,8 @@ std::vector<std::string> SplitPath(const std::string& raw_path) {
   size_t start = 0;
   while (start <= raw_path.size()) {
     size_t slash = raw_path.find('/', start);
-    std::string part = raw_path.substr(start, slash == std::string::npos ? std::string::npos
-                                                                          : slash - start);
+    std::string part =
+        raw_path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
     if (!part.empty()) parts.push_back(part);
     if (slash == std::string::npos) break;
     start = slash + 1;
@@ -57,13 +56,12 @@ ParsedTarget ParseTarget(const std::string& target) {
   size_t start = 0;
   while (start <= parsed.raw_query.size()) {
     size_t amp = parsed.raw_query.find('&', start);
-    std::string pair = parsed.raw_query.substr(
-        start, amp == std::string::npos ? std::string::npos : amp - start);
+    std::string pair =
+        parsed.raw_query.substr(start, amp == std::string::npos ? std::string::npos : amp - start);
     if (!pair.empty()) {
       size_t eq = pair.find('=');
       std::string key = PercentDecode(pair.substr(0, eq), true);
-      std::string value =
-          eq == std::string::npos ? "" : PercentDecode(pair.substr(eq + 1), true);
+      std::string value = eq == std::string::npos ? "" : PercentDecode(pair.substr(eq + 1), true);
       parsed.query.emplace(key, value);  // the first value wins
     }
     if (amp == std::string::npos) break;

@@ -22,9 +22,9 @@ struct ApiRequest {
 
 // The path and the decoded query of a target.
 struct ParsedTarget {
-  std::string path;                           // percent-decoded
-  std::string raw_path;                       // as sent
-  std::string raw_query;                      // after '?', as sent
+  std::string path;                          // percent-decoded
+  std::string raw_path;                      // as sent
+  std::string raw_query;                     // after '?', as sent
   std::map<std::string, std::string> query;  // first value of each parameter
 };
 ParsedTarget ParseTarget(const std::string& target);

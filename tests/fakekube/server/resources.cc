@@ -12,8 +12,14 @@ const std::vector<ResourceInfo>& AllResources() {
       {"events", "event", "Event", "", "v1", true, {"ev"}, {}},
       {"nodes", "node", "Node", "", "v1", false, {"no"}, {"status", "proxy"}},
       {"namespaces", "namespace", "Namespace", "", "v1", false, {"ns"}, {"status"}},
-      {"priorityclasses", "priorityclass", "PriorityClass", "scheduling.k8s.io", "v1",
-       false, {"pc"}, {}},
+      {"priorityclasses",
+       "priorityclass",
+       "PriorityClass",
+       "scheduling.k8s.io",
+       "v1",
+       false,
+       {"pc"},
+       {}},
       {"jobs", "job", "Job", "batch", "v1", true, {}, {"status"}},
   };
   return kResources;

@@ -9,11 +9,11 @@
 namespace edl::fakekube {
 
 struct ResourceInfo {
-  std::string name;           // "pods"
-  std::string singular;       // "pod"
-  std::string kind;           // "Pod"
-  std::string group;          // "" for core, "scheduling.k8s.io"
-  std::string version;        // "v1"
+  std::string name;      // "pods"
+  std::string singular;  // "pod"
+  std::string kind;      // "Pod"
+  std::string group;     // "" for core, "scheduling.k8s.io"
+  std::string version;   // "v1"
   bool namespaced = true;
   std::vector<std::string> short_names;
   std::vector<std::string> subresources;  // "status", "log", "proxy"

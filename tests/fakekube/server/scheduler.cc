@@ -36,8 +36,7 @@ std::string NodesAvailable(size_t nodes, const std::map<std::string, int>& reaso
 
 }  // namespace
 
-Scheduler::Scheduler(Store& store, Options options)
-    : store_(store), options_(std::move(options)) {}
+Scheduler::Scheduler(Store& store, Options options) : store_(store), options_(std::move(options)) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
@@ -158,8 +157,10 @@ void Scheduler::SchedulePod(const PodInfo& pod, const Json& object, Usage& used,
   // The nominated node first, then the others in order.
   std::vector<const NodeSpec*> order;
   for (const NodeSpec& node : options_.nodes) {
-    if (node.name == pod.nominated) order.insert(order.begin(), &node);
-    else order.push_back(&node);
+    if (node.name == pod.nominated)
+      order.insert(order.begin(), &node);
+    else
+      order.push_back(&node);
   }
   std::map<std::string, int> reasons;
   for (const NodeSpec* node : order) {
@@ -169,8 +170,7 @@ void Scheduler::SchedulePod(const PodInfo& pod, const Json& object, Usage& used,
     }
     // A nominated pod's own reservation is not in `used`: it is added only
     // when the pod cannot be bound.
-    std::vector<std::string> missing = Insufficient(used[node->name], pod.requests,
-                                                    node->capacity);
+    std::vector<std::string> missing = Insufficient(used[node->name], pod.requests, node->capacity);
     if (missing.empty()) {
       Bind(pod, node->name);
       AddTo(used[node->name], pod.requests);
@@ -208,8 +208,7 @@ void Scheduler::SchedulePod(const PodInfo& pod, const Json& object, Usage& used,
     }
     MarkUnschedulable(
         pod, object,
-        message + " preemption: " + NodesAvailable(options_.nodes.size(), preemption_reasons),
-        "");
+        message + " preemption: " + NodesAvailable(options_.nodes.size(), preemption_reasons), "");
     return;
   }
   for (const PodInfo& victim : plan->victims) {
@@ -233,8 +232,8 @@ void Scheduler::Bind(const PodInfo& pod, const std::string& node) {
     if (object.contains("status")) object["status"].erase("nominatedNodeName");
   });
   if (!result.ok()) {
-    EDL_LOG(WARNING) << "scheduler: binding " << pod.ns << "/" << pod.name << " to " << node
-                     << ": " << result.error.message;
+    EDL_LOG(WARNING) << "scheduler: binding " << pod.ns << "/" << pod.name << " to " << node << ": "
+                     << result.error.message;
     return;
   }
   EDL_LOG(INFO) << "scheduler: bound " << pod.ns << "/" << pod.name << " to " << node;
@@ -251,8 +250,7 @@ void Scheduler::MarkUnschedulable(const PodInfo& pod, const Json& object,
     return;  // already says so: no event for an unchanged status
   }
   ApiResult<Json> result = store_.Update("pods", pod.ns, pod.name, [&](Json& updated) {
-    if (Str(updated, "metadata", "uid") != pod.uid ||
-        !Str(updated, "spec", "nodeName").empty()) {
+    if (Str(updated, "metadata", "uid") != pod.uid || !Str(updated, "spec", "nodeName").empty()) {
       return;
     }
     SetPodCondition(updated, "PodScheduled", "False", "Unschedulable", message);
@@ -264,8 +262,7 @@ void Scheduler::MarkUnschedulable(const PodInfo& pod, const Json& object,
   });
   if (!result.ok()) return;  // deleted meanwhile
   if (!current || current->value("message", std::string()) != message) {
-    EDL_LOG(INFO) << "scheduler: " << pod.ns << "/" << pod.name << " unschedulable: "
-                  << message;
+    EDL_LOG(INFO) << "scheduler: " << pod.ns << "/" << pod.name << " unschedulable: " << message;
     RecordEvent(*result.value, "FailedScheduling", "Scheduling", message);
   }
 }
@@ -291,8 +288,8 @@ void Scheduler::Preempt(const PodInfo& victim, const PodInfo& preemptor, const s
               "Preempted by pod " + preemptor.uid + " on node " + node);
 }
 
-void Scheduler::RecordEvent(const Json& pod, const std::string& reason,
-                            const std::string& action, const std::string& message) {
+void Scheduler::RecordEvent(const Json& pod, const std::string& reason, const std::string& action,
+                            const std::string& message) {
   const std::string type = reason == "FailedScheduling" ? "Warning" : "Normal";
   Json event = PodEvent(pod, options_.scheduler_name, type, reason, action, message);
   std::string ns = event["metadata"]["namespace"];

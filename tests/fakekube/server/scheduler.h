@@ -64,7 +64,7 @@ class Scheduler {
   Store& store_;
   const Options options_;
 
-  std::mutex pass_mu_;  // serializes passes; guards first_seen_, next_seen_
+  std::mutex pass_mu_;                          // serializes passes; guards first_seen_, next_seen_
   std::map<std::string, uint64_t> first_seen_;  // pod uid → order first seen
   uint64_t next_seen_ = 0;
 

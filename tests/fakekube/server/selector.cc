@@ -21,8 +21,8 @@ struct LabelSelector {
 namespace {
 
 bool IsKeyChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
-         c == '.' || c == '/';
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
+         c == '/';
 }
 bool IsValueChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
@@ -44,8 +44,7 @@ Status CheckKey(const std::string& term, const std::string& key) {
   if (key.size() > 316) return TermError(term, "key too long");
   for (char c : key) {
     if (!IsKeyChar(c)) {
-      return TermError(term, std::string("invalid character '") + c + "' in key \"" +
-                                 key + "\"");
+      return TermError(term, std::string("invalid character '") + c + "' in key \"" + key + "\"");
     }
   }
   return Status::Ok();
@@ -55,8 +54,8 @@ Status CheckValue(const std::string& term, const std::string& value) {
   if (value.size() > 63) return TermError(term, "value longer than 63 characters");
   for (char c : value) {
     if (!IsValueChar(c)) {
-      return TermError(term, std::string("invalid character '") + c + "' in value \"" +
-                                 value + "\"");
+      return TermError(term,
+                       std::string("invalid character '") + c + "' in value \"" + value + "\"");
     }
   }
   return Status::Ok();
@@ -70,8 +69,7 @@ Result<std::vector<std::string>> SplitTerms(const std::string& text) {
   for (char c : text) {
     if (c == '(') ++depth;
     if (c == ')' && --depth < 0) {
-      return InvalidArgument("unable to parse requirement: unbalanced ')' in \"" + text +
-                             "\"");
+      return InvalidArgument("unable to parse requirement: unbalanced ')' in \"" + text + "\"");
     }
     if (c == ',' && depth == 0) {
       terms.push_back(current);
@@ -81,8 +79,7 @@ Result<std::vector<std::string>> SplitTerms(const std::string& text) {
     }
   }
   if (depth != 0) {
-    return InvalidArgument("unable to parse requirement: unbalanced '(' in \"" + text +
-                           "\"");
+    return InvalidArgument("unable to parse requirement: unbalanced '(' in \"" + text + "\"");
   }
   terms.push_back(current);
   return terms;
@@ -138,9 +135,8 @@ Result<LabelSelector::Requirement> ParseTerm(const std::string& raw) {
     size_t start = 0;
     for (;;) {
       size_t comma = inner.find(',', start);
-      std::string v = Trim(inner.substr(start, comma == std::string::npos
-                                                   ? std::string::npos
-                                                   : comma - start));
+      std::string v =
+          Trim(inner.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
       EDL_RETURN_IF_ERROR(CheckValue(term, v));
       r.values.insert(v);
       if (comma == std::string::npos) break;
@@ -156,8 +152,7 @@ Result<LabelSelector::Requirement> ParseTerm(const std::string& raw) {
 
 bool Holds(const LabelSelector::Requirement& r, const Json& labels) {
   using Op = LabelSelector::Op;
-  const bool has = labels.is_object() && labels.contains(r.key) &&
-                   labels.at(r.key).is_string();
+  const bool has = labels.is_object() && labels.contains(r.key) && labels.at(r.key).is_string();
   const std::string value = has ? labels.at(r.key).get<std::string>() : "";
   switch (r.op) {
     case Op::kExists: return has;
@@ -168,8 +163,7 @@ bool Holds(const LabelSelector::Requirement& r, const Json& labels) {
     case Op::kNotIn: return !has || r.values.count(value) == 0;
     case Op::kGreater:
     case Op::kLess: {
-      if (!has || value.empty() ||
-          value.find_first_not_of("-0123456789") != std::string::npos) {
+      if (!has || value.empty() || value.find_first_not_of("-0123456789") != std::string::npos) {
         return false;
       }
       long long have = std::stoll(value);

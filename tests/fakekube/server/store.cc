@@ -21,8 +21,8 @@ thread_local const void* tls_dispatching_store = nullptr;
 }  // namespace
 
 using store_internal::Finalizers;
-using store_internal::Key;
 using store_internal::kAllNamespaces;
+using store_internal::Key;
 using store_internal::Meta;
 using store_internal::MetaString;
 using store_internal::NowSeconds;
@@ -50,8 +50,8 @@ std::string Store::Impl::NewUid() {
   return uid;
 }
 
-void Store::Impl::Record(const std::string& type, const std::string& resource,
-                         Json& object, Json previous) {
+void Store::Impl::Record(const std::string& type, const std::string& resource, Json& object,
+                         Json previous) {
   const ResourceInfo* info = FindResource(resource);
   object["kind"] = info->kind;
   object["apiVersion"] = info->api_version();
@@ -66,8 +66,8 @@ void Store::Impl::Record(const std::string& type, const std::string& resource,
   undispatched.push_back(std::move(event));
 }
 
-void Store::Impl::NoteGc(const std::string& type, const ResourceInfo& info,
-                         const Json& object, const Json& previous) {
+void Store::Impl::NoteGc(const std::string& type, const ResourceInfo& info, const Json& object,
+                         const Json& previous) {
   const std::string ns = info.namespaced ? MetaString(object, "namespace") : kAllNamespaces;
   const Json& meta = Meta(object);
   bool has_refs = meta.contains("ownerReferences") && !meta["ownerReferences"].empty();
@@ -161,13 +161,15 @@ Store::Store(Options options) : impl_(std::make_unique<Impl>(*this, options)) {
   (void)Create("priorityclasses", "",
                Json{{"metadata", {{"name", "system-cluster-critical"}}},
                     {"value", 2000000000},
-                    {"description", "Used for system critical pods that must run in the "
-                                    "cluster, but can be moved to another node if necessary."}});
+                    {"description",
+                     "Used for system critical pods that must run in the "
+                     "cluster, but can be moved to another node if necessary."}});
   (void)Create("priorityclasses", "",
                Json{{"metadata", {{"name", "system-node-critical"}}},
                     {"value", 2000001000},
-                    {"description", "Used for system critical pods that must not be moved "
-                                    "from their current node."}});
+                    {"description",
+                     "Used for system critical pods that must not be moved "
+                     "from their current node."}});
 }
 
 Store::~Store() = default;

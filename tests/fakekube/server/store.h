@@ -30,11 +30,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/status.h"
 
@@ -64,7 +63,7 @@ struct ApiResult {
 struct WatchEvent {
   std::string type;  // ADDED MODIFIED DELETED
   std::string resource;
-  Json object;       // with kind and apiVersion
+  Json object;  // with kind and apiVersion
   uint64_t resource_version = 0;
   // MODIFIED: the object before the change (watch selectors turn a change
   // into or out of the selection into ADDED/DELETED); null otherwise.

@@ -6,17 +6,16 @@ namespace edl::fakekube {
 namespace {
 
 using store_internal::Finalizers;
-using store_internal::Key;
 using store_internal::kAllNamespaces;
+using store_internal::Key;
 using store_internal::Meta;
 using store_internal::MetaString;
 using store_internal::NowSeconds;
 using store_internal::UnknownResource;
 
 bool IsTerminalPod(const Json& pod) {
-  std::string phase = pod.contains("status") && pod["status"].is_object()
-                          ? pod["status"].value("phase", "")
-                          : "";
+  std::string phase =
+      pod.contains("status") && pod["status"].is_object() ? pod["status"].value("phase", "") : "";
   return phase == "Succeeded" || phase == "Failed";
 }
 
@@ -42,8 +41,7 @@ ApiResult<Json> Store::Delete(const std::string& resource, const std::string& ns
   const ResourceInfo* info = FindResource(resource);
   if (!info) return ApiResult<Json>::Err(UnknownResource());
   const std::string& policy = request.propagation_policy;
-  if (!policy.empty() && policy != "Background" && policy != "Foreground" &&
-      policy != "Orphan") {
+  if (!policy.empty() && policy != "Background" && policy != "Foreground" && policy != "Orphan") {
     return ApiResult<Json>::Err(InvalidError(
         "DeleteOptions", "",
         {FieldError{"FieldValueNotSupported", "propagationPolicy",
@@ -61,18 +59,17 @@ ApiResult<Json> Store::Delete(const std::string& resource, const std::string& ns
     const std::string uid = MetaString(stored, "uid");
     const std::string rv = MetaString(stored, "resourceVersion");
     if (!request.precondition_uid.empty() && request.precondition_uid != uid) {
-      return ApiResult<Json>::Err(ConflictError(
-          resource, name,
-          "Precondition failed: UID in precondition: " + request.precondition_uid +
-              ", UID in object meta: " + uid));
+      return ApiResult<Json>::Err(
+          ConflictError(resource, name,
+                        "Precondition failed: UID in precondition: " + request.precondition_uid +
+                            ", UID in object meta: " + uid));
     }
     if (!request.precondition_resource_version.empty() &&
         request.precondition_resource_version != rv) {
       return ApiResult<Json>::Err(ConflictError(
           resource, name,
           "Precondition failed: ResourceVersion in precondition: " +
-              request.precondition_resource_version + ", ResourceVersion in object meta: " +
-              rv));
+              request.precondition_resource_version + ", ResourceVersion in object meta: " + rv));
     }
     int64_t grace = 0;
     if (resource == "pods") {

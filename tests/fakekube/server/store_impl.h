@@ -2,8 +2,6 @@
 // Everything in Store::Impl below `mu` is guarded by it unless noted.
 #pragma once
 
-#include "tests/fakekube/server/loopback_block.h"
-
 #include <chrono>
 #include <deque>
 #include <map>
@@ -14,6 +12,7 @@
 
 #include "tests/fakekube/server/api_errors.h"
 #include "tests/fakekube/server/gc.h"
+#include "tests/fakekube/server/loopback_block.h"
 #include "tests/fakekube/server/resources.h"
 #include "tests/fakekube/server/store.h"
 
@@ -79,7 +78,7 @@ struct Store::Impl {
 
   mutable std::mutex mu;  // guards everything below up to `subs_mu`
   uint64_t rv = store_internal::WallClockMicros();
-  uint64_t oldest_servable = rv;  // EventsSince(N) works for N >= this
+  uint64_t oldest_servable = rv;                               // EventsSince(N) works for N >= this
   std::map<std::string, std::map<std::string, Json>> objects;  // resource -> ns/name
   std::deque<WatchEvent> history;
   std::deque<WatchEvent> undispatched;

@@ -6,15 +6,14 @@
 namespace edl::fakekube {
 
 using store_internal::Finalizers;
-using store_internal::Key;
 using store_internal::kAllNamespaces;
+using store_internal::Key;
 using store_internal::Meta;
 using store_internal::MetaString;
 using store_internal::NowSeconds;
 using store_internal::UnknownResource;
 
-ApiResult<Json> Store::Create(const std::string& resource, const std::string& ns,
-                              Json object) {
+ApiResult<Json> Store::Create(const std::string& resource, const std::string& ns, Json object) {
   const ResourceInfo* info = FindResource(resource);
   if (!info) return ApiResult<Json>::Err(UnknownResource());
   if (!object.is_object()) {
@@ -31,9 +30,9 @@ ApiResult<Json> Store::Create(const std::string& resource, const std::string& ns
         return ApiResult<Json>::Err(BadRequest("a namespace is required to create " + resource));
       }
       if (!object_ns.empty() && object_ns != ns) {
-        return ApiResult<Json>::Err(BadRequest(
-            "the namespace of the provided object does not match the namespace sent on "
-            "the request"));
+        return ApiResult<Json>::Err(
+            BadRequest("the namespace of the provided object does not match the namespace sent on "
+                       "the request"));
       }
       meta["namespace"] = ns;
     } else {
@@ -137,8 +136,7 @@ ApiResult<Store::ListResult> Store::List(const std::string& resource, const std:
 }
 
 ApiResult<Json> Store::Update(const std::string& resource, const std::string& ns,
-                              const std::string& name,
-                              const std::function<void(Json&)>& mutate) {
+                              const std::string& name, const std::function<void(Json&)>& mutate) {
   const ResourceInfo* info = FindResource(resource);
   if (!info) return ApiResult<Json>::Err(UnknownResource());
   Json result;

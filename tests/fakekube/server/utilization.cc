@@ -28,7 +28,8 @@ Status UtilizationRecorder::Start() {
   if (!totals_ || !jobs_) {
     return IoError("--utilization_csv " + path_ + ": " + std::strerror(errno));
   }
-  std::fprintf(totals_, "time_s,capacity_cpu,allocated_cpu,utilization,running_pods,pending_pods\n");
+  std::fprintf(totals_,
+               "time_s,capacity_cpu,allocated_cpu,utilization,running_pods,pending_pods\n");
   std::fprintf(jobs_, "time_s,job,allocated_cpu,running_pods,pending_pods\n");
   start_ = std::chrono::steady_clock::now();
   thread_ = std::thread([this] {
@@ -87,8 +88,7 @@ void UtilizationRecorder::SampleOnce() {
     ++running;
     ++j.running;
   }
-  const double t =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double capacity = capacity_milli_cpu_ / 1000.0;
   std::fprintf(totals_, "%.2f,%.3f,%.3f,%.4f,%d,%d\n", t, capacity, allocated / 1000.0,
                capacity > 0 ? allocated / 1000.0 / capacity : 0.0, running, pending);

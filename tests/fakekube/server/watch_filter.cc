@@ -12,7 +12,9 @@ std::string Line(const std::string& type, const Json& object) {
 
 WatchFilter::WatchFilter(const ResourceInfo& resource, std::string ns,
                          std::shared_ptr<const LabelSelector> labels, FieldSelector fields)
-    : resource_(resource), ns_(std::move(ns)), labels_(std::move(labels)),
+    : resource_(resource),
+      ns_(std::move(ns)),
+      labels_(std::move(labels)),
       fields_(std::move(fields)) {}
 
 bool WatchFilter::Matches(const Json& object) const {
@@ -50,11 +52,11 @@ std::string WatchFilter::AddedLine(Json item) const {
 }
 
 std::string WatchFilter::BookmarkLine(uint64_t resource_version) const {
-  Json object = {{"kind", resource_.kind},
-                 {"apiVersion", resource_.api_version()},
-                 {"metadata",
-                  {{"resourceVersion", std::to_string(resource_version)},
-                   {"creationTimestamp", nullptr}}}};
+  Json object = {
+      {"kind", resource_.kind},
+      {"apiVersion", resource_.api_version()},
+      {"metadata",
+       {{"resourceVersion", std::to_string(resource_version)}, {"creationTimestamp", nullptr}}}};
   if (resource_.name == "pods") {
     object["spec"] = {{"containers", nullptr}};
     object["status"] = Json::object();

@@ -2,12 +2,12 @@
 // shards, the zoo, and malformed specs.
 #include "nn/keras/model_spec.h"
 
+#include <gtest/gtest.h>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
-
-#include <gtest/gtest.h>
 
 #include "nn/keras/zoo.h"
 
@@ -46,11 +46,10 @@ TEST(ModelSpec, ReadsABareKerasModel) {
 }
 
 TEST(ModelSpec, LoadsEveryZooModel) {
-  ASSERT_EQ(ZooNames(), (std::vector<std::string>{"cifar10_resnet", "cifar10_resnet50",
-                                                  "criteo_deepfm", "dcn",
-                                                  "fashion_mnist_cnn", "fashion_mnist_mlp",
-                                                  "imdb_bilstm", "mobilenet_v2", "planted_deepfm",
-                                                  "transformer_encoder", "wide_and_deep"}));
+  ASSERT_EQ(ZooNames(), (std::vector<std::string>{
+                            "cifar10_resnet", "cifar10_resnet50", "criteo_deepfm", "dcn",
+                            "fashion_mnist_cnn", "fashion_mnist_mlp", "imdb_bilstm", "mobilenet_v2",
+                            "planted_deepfm", "transformer_encoder", "wide_and_deep"}));
   for (const std::string& name : ZooNames()) {
     auto s = LoadModelSpec("zoo:" + name);
     ASSERT_TRUE(s.ok()) << s.status().message();
@@ -96,7 +95,8 @@ class TfjsDir : public ::testing::Test {
     return std::string(R"({"format": "layers-model", "modelTopology": {"model_config": )") +
            kDense + R"(, "training_config": {"loss": "meanSquaredError",
              "optimizer_config": {"class_name": "Adam", "config": {"learning_rate": 0.01}},
-             "metrics": ["accuracy"]}}, "weightsManifest": )" + manifest + "}";
+             "metrics": ["accuracy"]}}, "weightsManifest": )" +
+           manifest + "}";
   }
   fs::path dir_;
 };
@@ -120,15 +120,18 @@ TEST_F(TfjsDir, RejectsBadManifests) {
   WriteShard("a.bin", {1, 2, 3, 4, 5, 6, 7, 8});
   EXPECT_EQ(SpecError(ModelJson(R"([{"paths": ["a.bin"], "weights": [
       {"name": "d/kernel", "shape": [3, 2], "dtype": "float32"},
-      {"name": "d/bias", "shape": [3], "dtype": "float32"}]}])"), dir_.string()),
+      {"name": "d/bias", "shape": [3], "dtype": "float32"}]}])"),
+                      dir_.string()),
             "model.json: weightsManifest[0].weights[1]: the shards of group 0 hold 32 bytes, "
             "too few for weight \"d/bias\" [3]");
   EXPECT_EQ(SpecError(ModelJson(R"([{"paths": ["a.bin"], "weights": [
-      {"name": "d/kernel", "shape": [4, 2], "dtype": "float32"}]}])"), dir_.string()),
+      {"name": "d/kernel", "shape": [4, 2], "dtype": "float32"}]}])"),
+                      dir_.string()),
             "model.json: weightsManifest: weight \"d/kernel\" has shape [4, 2], but "
             "\"d/kernel\" needs float32 [3, 2]");
   EXPECT_EQ(SpecError(ModelJson(R"([{"paths": ["a.bin"], "weights": [
-      {"name": "d/kernel", "shape": [3, 2], "dtype": "int32"}]}])"), dir_.string()),
+      {"name": "d/kernel", "shape": [3, 2], "dtype": "int32"}]}])"),
+                      dir_.string()),
             "model.json: weightsManifest[0].weights[0]: weight \"d/kernel\" has dtype \"int32\"; "
             "only float32 is supported");
   EXPECT_EQ(SpecError(ModelJson(R"([{"paths": ["a.bin"], "weights": [
@@ -142,17 +145,16 @@ TEST_F(TfjsDir, RejectsBadManifests) {
 }
 
 TEST(ModelSpec, MalformedSpecsGetOneLineErrors) {
-  EXPECT_EQ(SpecError("{\"model\": 3}"),
-            "model.json: model must be a Keras model JSON object");
+  EXPECT_EQ(SpecError("{\"model\": 3}"), "model.json: model must be a Keras model JSON object");
   EXPECT_EQ(SpecError(std::string("{\"model\": ") + kDense + ", \"los\": \"mse\"}"),
             "model.json: unknown field \"los\"; a model spec has model, loss, optimizer, "
             "metrics, input");
   EXPECT_EQ(SpecError("{\"layers\": []}"),
             "model.json: expected a model spec ({\"model\": ...}), a Keras model JSON "
             "(\"class_name\") or a TF.js model.json (\"modelTopology\")");
-  EXPECT_EQ(SpecError("{\"model\": {\n\"class_name\": \"Sequential\"\n\"config\": {}}}")
-                .substr(0, 46),
-            "model.json: invalid JSON at line 3, column 8: ");
+  EXPECT_EQ(
+      SpecError("{\"model\": {\n\"class_name\": \"Sequential\"\n\"config\": {}}}").substr(0, 46),
+      "model.json: invalid JSON at line 3, column 8: ");
   EXPECT_NE(SpecError(std::string("{\"model\": ") + kDense + ", \"loss\": \"nonsense\"}")
                 .find("model.json: loss"),
             std::string::npos);
@@ -163,7 +165,8 @@ TEST(ModelSpec, MalformedSpecsGetOneLineErrors) {
             "model.json: metrics must be a list, got \"acc\"");
   EXPECT_EQ(SpecError(R"({"model": {"class_name": "Sequential", "config": {"layers": [
       {"class_name": "Dense", "config": {"units": 2, "batch_input_shape": [null, 3]}},
-      {"class_name": "ConvLSTM2D", "config": {}}]}}})").substr(0, 72),
+      {"class_name": "ConvLSTM2D", "config": {}}]}}})")
+                .substr(0, 72),
             "model.json: model.config.layers[1]: unsupported layer class \"ConvLSTM2D\"");
   EXPECT_EQ(LoadModelSpec("/nonexistent/model.json").ok(), false);
 }

@@ -4,6 +4,7 @@
 #include "nn/keras/model.h"
 
 #include <gtest/gtest.h>
+
 #include "tests/nn/keras/model_test_util.h"
 
 namespace edl::nn::keras {
@@ -105,16 +106,19 @@ TEST(Model, ReadsKeras3SubtractLeakyReLUAndPReLUAndRoundTripsThem) {
       {"module": "keras.layers", "class_name": "InputLayer", "name": "b",
        "config": {"batch_shape": [null, 2], "dtype": "float32", "name": "b"}, "inbound_nodes": []},
       {"module": "keras.layers", "class_name": "Subtract", "name": "diff", "config": {"name": "diff"},
-       "inbound_nodes": [{"args": [[)" + tensor + R"("a", 0, 0]}}, )" + tensor + R"("b", 0, 0]}}]],
+       "inbound_nodes": [{"args": [[)" +
+                 tensor + R"("a", 0, 0]}}, )" + tensor + R"("b", 0, 0]}}]],
                           "kwargs": {}}]},
       {"module": "keras.layers", "class_name": "LeakyReLU", "name": "leaky",
        "config": {"name": "leaky", "negative_slope": 0.5},
-       "inbound_nodes": [{"args": [)" + tensor + R"("diff", 0, 0]}}], "kwargs": {}}]},
+       "inbound_nodes": [{"args": [)" +
+                 tensor + R"("diff", 0, 0]}}], "kwargs": {}}]},
       {"module": "keras.layers", "class_name": "PReLU", "name": "p",
        "config": {"name": "p", "alpha_initializer": {"module": "keras.initializers",
          "class_name": "Constant", "config": {"value": 2.0}, "registered_name": null},
          "alpha_regularizer": null, "alpha_constraint": null, "shared_axes": [1]},
-       "inbound_nodes": [{"args": [)" + tensor + R"("leaky", 0, 0]}}], "kwargs": {}}]}],
+       "inbound_nodes": [{"args": [)" +
+                 tensor + R"("leaky", 0, 0]}}], "kwargs": {}}]}],
     "input_layers": [["a", 0, 0], ["b", 0, 0]], "output_layers": ["p", 0, 0]}})");
   EXPECT_EQ(Names(*m), (std::vector<std::string>{"p/alpha"}));
   const std::vector<Tensor> in = {Tensor::FromVector({1, 2}, {1, 5}),
@@ -194,8 +198,9 @@ TEST(Model, MalformedJsonGetsErrorsNamingPathAndLayer) {
       {R"({"class_name": "Graph", "config": {}})",
        "m.json: model.class_name: unsupported model class \"Graph\"; supported: Sequential, "
        "Functional, Model"},
-      {R"({"config": {}})", "m.json: model.class_name: is required (\"Sequential\", "
-                            "\"Functional\" or \"Model\")"},
+      {R"({"config": {}})",
+       "m.json: model.class_name: is required (\"Sequential\", "
+       "\"Functional\" or \"Model\")"},
       {R"({"class_name": "Sequential", "config": {"layers": 3}})",
        "m.json: model.config.layers: is required and must be a list of layers"},
       {R"({"class_name": "Sequential", "config": {"layers": [

@@ -42,7 +42,8 @@ std::string TransferJson(const std::string& base_extra = "") {
   return R"({"class_name": "Functional", "config": {"name": "outer", "layers": [
     {"class_name": "InputLayer", "name": "x", "config": {"name": "x", "batch_input_shape": [null, 4]},
      "inbound_nodes": []},
-    {"class_name": "Functional", "name": "base", "config": {"name": "base", )" + base_extra + R"(
+    {"class_name": "Functional", "name": "base", "config": {"name": "base", )" +
+         base_extra + R"(
        "layers": [
          {"class_name": "InputLayer", "name": "base_in",
           "config": {"name": "base_in", "batch_input_shape": [null, 4]}, "inbound_nodes": []},
@@ -71,10 +72,9 @@ const char kFlatJson[] = R"({"class_name": "Functional", "config": {"name": "fla
 
 TEST(NestedModel, ComputesWhatItsLayersComputeInlineForwardAndBackward) {
   auto nested = Build(TransferJson()), flat = Build(kFlatJson);
-  EXPECT_EQ(Names(*nested),
-            (std::vector<std::string>{"feat/kernel", "feat/bias", "bn/gamma", "bn/beta",
-                                      "bn/moving_mean", "bn/moving_variance", "head/kernel",
-                                      "head/bias"}));
+  EXPECT_EQ(Names(*nested), (std::vector<std::string>{
+                                "feat/kernel", "feat/bias", "bn/gamma", "bn/beta", "bn/moving_mean",
+                                "bn/moving_variance", "head/kernel", "head/bias"}));
   CopyWeights(*nested, *flat);
   const Tensor x = RandomInput({5, 4}, 3);
   for (bool training : {false, true}) {
@@ -130,19 +130,21 @@ TEST(NestedModel, FollowsTheNodeIndicesItsReferencesUse) {
   auto model = [](const std::string& nested, int node) {
     return R"({"class_name": "Functional", "config": {"name": "outer", "layers": [
       {"class_name": "InputLayer", "name": "x", "config": {"name": "x", "batch_input_shape": [null, 4]},
-       "inbound_nodes": []}, )" + nested + R"(,
+       "inbound_nodes": []}, )" +
+           nested + R"(,
       {"class_name": "Dense", "name": "head", "config": {"name": "head", "units": 2},
-       "inbound_nodes": [[["seq", )" + std::to_string(node) + R"(, 0, {}]]]}],
+       "inbound_nodes": [[["seq", )" +
+           std::to_string(node) + R"(, 0, {}]]]}],
       "input_layers": [["x", 0, 0]], "output_layers": [["head", 0, 0]]}})";
   };
-  for (const auto& [nested, node] : std::vector<std::pair<std::string, int>>{
-           {with_input, 1}, {with_input, 0}, {without, 0}}) {
+  for (const auto& [nested, node] :
+       std::vector<std::pair<std::string, int>>{{with_input, 1}, {with_input, 0}, {without, 0}}) {
     SCOPED_TRACE(std::to_string(node));
     auto m = Build(model(nested, node));
     EXPECT_EQ(m->output_shapes(), (std::vector<Shape>{{2}}));
     EXPECT_EQ(m->Forward({RandomInput({2, 4}, 1)}, false)[0].shape(), (Shape{2, 2}));
-    EXPECT_EQ(Names(*m), (std::vector<std::string>{"s1/kernel", "s1/bias", "head/kernel",
-                                                   "head/bias"}));
+    EXPECT_EQ(Names(*m),
+              (std::vector<std::string>{"s1/kernel", "s1/bias", "head/kernel", "head/bias"}));
     // Exported, the nested Sequential declares its input: its call is node 1.
     const std::string exported = m->ToKerasJson();
     EXPECT_NE(exported.find(R"(["seq",1,0,{}])"), std::string::npos) << exported;
@@ -167,17 +169,21 @@ TEST(NestedModel, ReadsKeras3sNestedFunctionalModel) {
           "config": {"batch_shape": [null, 4], "dtype": "float32", "name": "b_in"}, "inbound_nodes": []},
          {"module": "keras.layers", "class_name": "Dense", "name": "b_dense",
           "config": {"name": "b_dense", "units": 3},
-          "inbound_nodes": [{"args": [)" + tensor + R"("b_in", 0, 0]}}], "kwargs": {}}]}],
+          "inbound_nodes": [{"args": [)" +
+                 tensor + R"("b_in", 0, 0]}}], "kwargs": {}}]}],
          "input_layers": [["b_in", 0, 0]], "output_layers": [["b_dense", 0, 0]]},
        "build_config": {"input_shape": [null, 4]},
-       "inbound_nodes": [{"args": [)" + tensor + R"("x", 0, 0]}}], "kwargs": {"training": false}}]},
+       "inbound_nodes": [{"args": [)" +
+                 tensor + R"("x", 0, 0]}}], "kwargs": {"training": false}}]},
       {"module": "keras.layers", "class_name": "Dense", "name": "top", "config": {"name": "top", "units": 1},
-       "inbound_nodes": [{"args": [)" + tensor + R"("base", 1, 0]}}], "kwargs": {}}]}],
+       "inbound_nodes": [{"args": [)" +
+                 tensor + R"("base", 1, 0]}}], "kwargs": {}}]}],
     "input_layers": ["x", 0, 0], "output_layers": ["top", 0, 0]}})");
   EXPECT_EQ(m->output_shapes(), (std::vector<Shape>{{1}}));
-  EXPECT_EQ(Names(*m), (std::vector<std::string>{"b_dense/kernel", "b_dense/bias", "top/kernel",
-                                                 "top/bias"}));
-  for (Parameter* p : m->parameters()) EXPECT_EQ(p->trainable, p->name.starts_with("top/")) << p->name;
+  EXPECT_EQ(Names(*m),
+            (std::vector<std::string>{"b_dense/kernel", "b_dense/bias", "top/kernel", "top/bias"}));
+  for (Parameter* p : m->parameters())
+    EXPECT_EQ(p->trainable, p->name.starts_with("top/")) << p->name;
   EXPECT_EQ(m->Forward({RandomInput({2, 4}, 3)}, false)[0].shape(), (Shape{2, 1}));
 }
 
@@ -225,9 +231,10 @@ TEST(NestedModel, EmbeddingTablesInsideReadTheOuterInputThatFeedsThem) {
   const Model::IdLimit limit = m->InputIdLimit(1);
   EXPECT_EQ(limit.input_dim, 7);
   EXPECT_EQ(limit.description, "Embedding \"emb\" has input_dim 7 (inside nested model \"enc\")");
-  EXPECT_EQ(m->Forward({RandomInput({2, 2}, 1), Tensor::FromInts({2, 3}, {0, 6, 1, 2, 3, 4})},
-                       false)[0].shape(),
-            (Shape{2, 8}));
+  EXPECT_EQ(
+      m->Forward({RandomInput({2, 2}, 1), Tensor::FromInts({2, 3}, {0, 6, 1, 2, 3, 4})}, false)[0]
+          .shape(),
+      (Shape{2, 8}));
 }
 
 TEST(NestedModel, ANestedModelMayStartASequential) {

@@ -3,14 +3,14 @@
 // models edl exports load into TF.js and predict the same. Skipped when
 // node or tests/tfjs/node_modules is missing; under CI=true that fails
 // (tests/testing/skip.h).
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <random>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "base/file.h"
 #include "nn/keras/model_spec.h"
@@ -33,12 +33,12 @@ bool HaveTfjs() {
 
 // In CI (CI=true) the round trip must run: scripts/test.sh installs tfjs.
 // Elsewhere it is skipped when node or the npm packages are missing.
-#define EDL_REQUIRE_TFJS()                                                   \
-  do {                                                                       \
-    if (HaveTfjs()) break;                                                   \
-    EDL_SKIP_OR_FAIL_IN_CI(                                                  \
+#define EDL_REQUIRE_TFJS()                                                    \
+  do {                                                                        \
+    if (HaveTfjs()) break;                                                    \
+    EDL_SKIP_OR_FAIL_IN_CI(                                                   \
         "node (Debian package nodejs) or tests/tfjs/node_modules is missing " \
-        "(run npm ci in tests/tfjs, as scripts/test.sh does)");              \
+        "(run npm ci in tests/tfjs, as scripts/test.sh does)");               \
   } while (0)
 
 // Runs a node script in tests/tfjs; returns its exit status.
@@ -98,8 +98,8 @@ TEST(TfjsRoundTrip, ModelsBuiltByTfjsPredictTheSameInEdl) {
     ASSERT_EQ(outputs.size(), io["outputs"].size());
     for (size_t i = 0; i < outputs.size(); ++i) {
       EXPECT_EQ(outputs[i].shape(), io["outputs"][i]["shape"].get<Shape>());
-      ExpectNear(outputs[i].value().ToVector(),
-                 io["outputs"][i]["data"].get<std::vector<float>>(), name);
+      ExpectNear(outputs[i].value().ToVector(), io["outputs"][i]["data"].get<std::vector<float>>(),
+                 name);
     }
   }
   fs::remove_all(dir);
@@ -149,8 +149,8 @@ void ExpectTfjsAgrees(Model& model, const ModelSpec& spec, const std::string& wh
   json in = {{"inputs", json::array()}};
   for (const Tensor& t : inputs) in["inputs"].push_back(ToJson(t));
   std::ofstream((dir / "in.json").string()) << in.dump();
-  ASSERT_EQ(RunNode("predict.js '" + (dir / "model").string() + "' '" +
-                    (dir / "in.json").string() + "' '" + (dir / "out.json").string() + "'"),
+  ASSERT_EQ(RunNode("predict.js '" + (dir / "model").string() + "' '" + (dir / "in.json").string() +
+                    "' '" + (dir / "out.json").string() + "'"),
             0);
   json out = json::parse(ReadFile((dir / "out.json").string()).value());
   NoGradGuard no_grad;

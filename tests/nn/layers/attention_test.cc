@@ -3,8 +3,8 @@
 // by mha_torch.py), with and without masks; gradients of inputs and weights;
 // a mask keeps masked positions out; errors.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <nlohmann/json.hpp>
 
 #include "nn/functional.h"
 #include "tests/nn/gradient_check.h"
@@ -52,8 +52,8 @@ TEST(MultiHeadAttention, PredictsWhatPyTorchPredictsWithTheSameWeights) {
 
 TEST(MultiHeadAttention, GradientsMatchFiniteDifferences) {
   std::mt19937_64 rng(2);
-  auto l = BuiltLayer("MultiHeadAttention", {{"num_heads", 2}, {"key_dim", 2}, {"value_dim", 3},
-                                             {"output_shape", 3}},
+  auto l = BuiltLayer("MultiHeadAttention",
+                      {{"num_heads", 2}, {"key_dim", 2}, {"value_dim", 3}, {"output_shape", 3}},
                       {{3, 4}, {2, 5}});
   RandomizeWeights(*l, 3);
   testing::ExpectWeightGradientsMatch([&](const std::vector<Var>& v) { return l->Call(v, {}); },
@@ -85,10 +85,10 @@ TEST(MultiHeadAttention, AMaskedPositionDoesNotChangeTheOutput) {
 TEST(MultiHeadAttention, RefusesWhatItCannotHonourNamingTheField) {
   EXPECT_EQ(LayerError("MultiHeadAttention", {{"key_dim", 2}}, {{2, 4}, {3, 4}}),
             "num_heads is required");
-  EXPECT_EQ(LayerError("MultiHeadAttention", {{"num_heads", 2}, {"key_dim", 2},
-                                              {"attention_axes", {1}}},
-                       {{2, 4}, {3, 4}}),
-            "attention_axes is not supported, got [1]");
+  EXPECT_EQ(
+      LayerError("MultiHeadAttention", {{"num_heads", 2}, {"key_dim", 2}, {"attention_axes", {1}}},
+                 {{2, 4}, {3, 4}}),
+      "attention_axes is not supported, got [1]");
   EXPECT_EQ(LayerError("MultiHeadAttention", {{"num_heads", 2}, {"key_dim", 2}}, {{2, 4}}),
             "layer \"l\" (MultiHeadAttention): expects query, value and optionally key and "
             "attention_mask, got 1 inputs");

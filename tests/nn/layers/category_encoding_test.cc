@@ -1,6 +1,7 @@
 // CategoryEncoding: multi-hot, count and one-hot vectors of ids as Keras
 // makes them; ids out of range; errors.
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/nn/layers/layer_test_util.h"
@@ -24,7 +25,8 @@ TEST(CategoryEncoding, MakesMultiHotCountAndOneHotVectors) {
   EXPECT_EQ(Encode({{"num_tokens", 3}, {"output_mode", "one_hot"}}, {1},
                    Tensor::FromVector({2, 1}, {2, 0})),  // float ids, as from a CSV
             (std::vector<float>{0, 0, 1, /**/ 1, 0, 0}));
-  auto per_id = BuiltLayer("CategoryEncoding", {{"num_tokens", 4}, {"output_mode", "oneHot"}}, {{3}});
+  auto per_id =
+      BuiltLayer("CategoryEncoding", {{"num_tokens", 4}, {"output_mode", "oneHot"}}, {{3}});
   EXPECT_EQ(per_id->Call({Var(ids)}, {})[0].shape(), (Shape{2, 3, 4}));
 }
 
@@ -36,7 +38,8 @@ TEST(CategoryEncoding, IdsOutsideTheTokensAreABugTheDataCheckCatchesFirst) {
 }
 
 TEST(CategoryEncoding, RefusesWhatItCannotHonourNamingTheField) {
-  EXPECT_EQ(LayerError("CategoryEncoding", nlohmann::json::object(), {{2}}), "num_tokens is required");
+  EXPECT_EQ(LayerError("CategoryEncoding", nlohmann::json::object(), {{2}}),
+            "num_tokens is required");
   EXPECT_EQ(LayerError("CategoryEncoding", {{"num_tokens", 3}, {"output_mode", "tf_idf"}}, {{2}}),
             "output_mode must be one of \"multi_hot\", \"multiHot\", \"count\", \"one_hot\", "
             "\"oneHot\", got \"tf_idf\"");

@@ -1,9 +1,9 @@
 // Conv2DTranspose: Keras' kernel layout and output sizes, what a strided
 // transposed convolution computes, gradients, and config errors.
-#include <random>
-
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "nn/layers/layer_factory.h"
 #include "tests/nn/gradient_check.h"
@@ -36,9 +36,10 @@ TEST(Conv2DTranspose, HasKerasKernelLayoutAndOutputSizes) {
   EXPECT_EQ(OutputShape({{"filters", 4}, {"kernel_size", 3}}, {5, 6, 2}), (Shape{7, 8, 4}));
   EXPECT_EQ(OutputShape({{"filters", 4}, {"kernel_size", 3}, {"strides", 2}}, {5, 6, 2}),
             (Shape{11, 13, 4}));
-  EXPECT_EQ(OutputShape({{"filters", 4}, {"kernel_size", 3}, {"strides", {2, 3}},
-                         {"padding", "same"}}, {5, 6, 2}),
-            (Shape{10, 18, 4}));
+  EXPECT_EQ(
+      OutputShape({{"filters", 4}, {"kernel_size", 3}, {"strides", {2, 3}}, {"padding", "same"}},
+                  {5, 6, 2}),
+      (Shape{10, 18, 4}));
   EXPECT_EQ(OutputShape({{"filters", 1}, {"kernel_size", 3}, {"dilation_rate", 2}}, {5, 6, 2}),
             (Shape{9, 10, 1}));
 }
@@ -64,8 +65,12 @@ TEST(Conv2DTranspose, GradientsMatchFiniteDifferences) {
   std::mt19937_64 rng(3);
   for (const char* padding : {"valid", "same"}) {
     SCOPED_TRACE(padding);
-    auto l = BuiltLayer("Conv2DTranspose", {{"filters", 2}, {"kernel_size", 3}, {"strides", 2},
-                                            {"padding", padding}, {"bias_initializer", "ones"}},
+    auto l = BuiltLayer("Conv2DTranspose",
+                        {{"filters", 2},
+                         {"kernel_size", 3},
+                         {"strides", 2},
+                         {"padding", padding},
+                         {"bias_initializer", "ones"}},
                         {{2, 3, 2}});
     ExpectGradientsMatch([&](const std::vector<Var>& v) { return l->Call(v, {})[0]; },
                          {RandomTensor({2, 2, 3, 2}, rng)});
@@ -73,13 +78,15 @@ TEST(Conv2DTranspose, GradientsMatchFiniteDifferences) {
 }
 
 TEST(Conv2DTranspose, RefusesWhatItCannotHonourNamingTheField) {
-  EXPECT_NE(LayerError("Conv2DTranspose", {{"filters", 2}, {"kernel_size", 3},
-                                           {"output_padding", {1, 1}}}, {{4, 4, 1}})
-                .find("output_padding"),
-            std::string::npos);
+  EXPECT_NE(
+      LayerError("Conv2DTranspose",
+                 {{"filters", 2}, {"kernel_size", 3}, {"output_padding", {1, 1}}}, {{4, 4, 1}})
+          .find("output_padding"),
+      std::string::npos);
   EXPECT_EQ(LayerError("Conv2DTranspose", {{"filters", 2}, {"kernel_size", 3}}, {{4, 4}}),
             "layer \"l\" (Conv2DTranspose): expects rank-3 input [H, W, C], got [4, 4]");
-  EXPECT_EQ(LayerError("Conv2DTranspose", {{"kernel_size", 3}}, {{4, 4, 1}}), "filters is required");
+  EXPECT_EQ(LayerError("Conv2DTranspose", {{"kernel_size", 3}}, {{4, 4, 1}}),
+            "filters is required");
 }
 
 }  // namespace

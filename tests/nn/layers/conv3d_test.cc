@@ -5,11 +5,11 @@
 // config errors. (Predictions are held to the real TF.js by the round trip,
 // tests/tfjs/build_models.js.)
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "nn/functional.h"
 #include "nn/functional_3d.h"
@@ -79,13 +79,17 @@ TEST(Conv3D, MatchesTheDefinitionForStridesDilationsSamePaddingAndGroups) {
   const Case cases[] = {
       {{{"filters", 3}, {"kernel_size", 2}}, {4, 5, 3, 2}, {0, 0, 0}},
       {{{"filters", 2}, {"kernel_size", {3, 2, 2}}, {"strides", {2, 1, 2}}, {"padding", "same"}},
-       {5, 4, 5, 3}, {1, 0, 0}},  // depth 5, k 3, stride 2: 2 pad planes, 1 before
-      {{{"filters", 2}, {"kernel_size", {2, 3, 1}}, {"padding", "same"}}, {4, 5, 3, 2},
+       {5, 4, 5, 3},
+       {1, 0, 0}},  // depth 5, k 3, stride 2: 2 pad planes, 1 before
+      {{{"filters", 2}, {"kernel_size", {2, 3, 1}}, {"padding", "same"}},
+       {4, 5, 3, 2},
        {0, 1, 0}},  // depth: 1 pad plane, after (as TensorFlow)
       {{{"filters", 2}, {"kernel_size", 2}, {"dilation_rate", {2, 1, 2}}}, {5, 3, 5, 1}, {0, 0, 0}},
       {{{"filters", 4}, {"kernel_size", {1, 2, 2}}, {"groups", 2}, {"use_bias", false}},
-       {3, 3, 3, 4}, {0, 0, 0}},
-      {{{"filters", 2}, {"kernel_size", 3}, {"strides", 3}, {"padding", "same"}}, {4, 4, 4, 1},
+       {3, 3, 3, 4},
+       {0, 0, 0}},
+      {{{"filters", 2}, {"kernel_size", 3}, {"strides", 3}, {"padding", "same"}},
+       {4, 4, 4, 1},
        {1, 1, 1}},  // out 2 per axis: (2 - 1) * 3 + 3 - 4 = 2 padded, 1 before
   };
   std::mt19937_64 rng(1);
@@ -99,7 +103,8 @@ TEST(Conv3D, MatchesTheDefinitionForStridesDilationsSamePaddingAndGroups) {
     const json& cfg = c.config;
     auto triple = [&](const char* f) -> Triple {
       if (!cfg.contains(f)) return {1, 1, 1};
-      if (cfg[f].is_number()) return {cfg[f].get<int64_t>(), cfg[f].get<int64_t>(), cfg[f].get<int64_t>()};
+      if (cfg[f].is_number())
+        return {cfg[f].get<int64_t>(), cfg[f].get<int64_t>(), cfg[f].get<int64_t>()};
       return {cfg[f][0].get<int64_t>(), cfg[f][1].get<int64_t>(), cfg[f][2].get<int64_t>()};
     };
     const Tensor bias = l->weights().size() > 1 ? l->weights()[1]->value : Tensor();
@@ -107,9 +112,9 @@ TEST(Conv3D, MatchesTheDefinitionForStridesDilationsSamePaddingAndGroups) {
       SCOPED_TRACE(b->name());
       tensor::ScopedBackend scoped(*b);
       const Tensor y = l->Call({Var(x)}, {})[0].value();
-      ExpectNear(y.ToVector(), NaiveConv3D(x, l->weights()[0]->value, bias, triple("strides"),
-                                           triple("dilation_rate"), c.pad, y.shape(),
-                                           cfg.value("groups", 1)));
+      ExpectNear(y.ToVector(),
+                 NaiveConv3D(x, l->weights()[0]->value, bias, triple("strides"),
+                             triple("dilation_rate"), c.pad, y.shape(), cfg.value("groups", 1)));
     }
   }
 }
@@ -153,14 +158,19 @@ TEST(Pooling3D, MaxAndAverageMatchTheDefinitionWithPaddingLeftOutOfTheAverage) {
   };
   const Case cases[] = {
       {{}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}},
-      {{{"pool_size", {3, 2, 2}}, {"strides", 1}, {"padding", "same"}}, {3, 2, 2}, {1, 1, 1},
+      {{{"pool_size", {3, 2, 2}}, {"strides", 1}, {"padding", "same"}},
+       {3, 2, 2},
+       {1, 1, 1},
        {1, 0, 0}},
-      {{{"pool_size", 2}, {"strides", {2, 1, 2}}, {"padding", "same"}}, {2, 2, 2}, {2, 1, 2},
+      {{{"pool_size", 2}, {"strides", {2, 1, 2}}, {"padding", "same"}},
+       {2, 2, 2},
+       {2, 1, 2},
        {0, 0, 0}},
   };
   for (const Case& c : cases) {
-    for (auto [cls, kind] : {std::pair<const char*, tensor::PoolKind>{"MaxPooling3D", tensor::PoolKind::kMax},
-                             {"AveragePooling3D", tensor::PoolKind::kAvg}}) {
+    for (auto [cls, kind] :
+         {std::pair<const char*, tensor::PoolKind>{"MaxPooling3D", tensor::PoolKind::kMax},
+          {"AveragePooling3D", tensor::PoolKind::kAvg}}) {
       SCOPED_TRACE(std::string(cls) + " " + c.config.dump());
       auto l = BuiltLayer(cls, c.config, {{5, 4, 5, 3}});
       for (tensor::Backend* b : {&tensor::ReferenceBackend(), &tensor::CpuBackend()}) {
@@ -231,14 +241,14 @@ TEST(Conv3DTranspose, IsTheAdjointOfConv3D) {
 }
 
 TEST(Conv3DTranspose, OutputsEachStridedPositionAndKeepsTheKerasKernelLayout) {
-  auto l = BuiltLayer("Conv3DTranspose", {{"filters", 4}, {"kernel_size", {2, 3, 1}}, {"strides", 2}},
-                      {{3, 2, 5, 2}});
+  auto l = BuiltLayer("Conv3DTranspose",
+                      {{"filters", 4}, {"kernel_size", {2, 3, 1}}, {"strides", 2}}, {{3, 2, 5, 2}});
   EXPECT_EQ(l->weights()[0]->value.shape(), (Shape{2, 3, 1, 4, 2}));
   std::mt19937_64 rng(9);
   EXPECT_EQ(l->Call({Var(RandomTensor({1, 3, 2, 5, 2}, rng))}, {})[0].shape(),
             (Shape{1, 6, 5, 9, 4}));  // (d - 1) * 2 + k per axis
-  auto same = BuiltLayer("Conv3DTranspose", {{"filters", 1}, {"kernel_size", 3}, {"strides", 2},
-                                             {"padding", "same"}},
+  auto same = BuiltLayer("Conv3DTranspose",
+                         {{"filters", 1}, {"kernel_size", 3}, {"strides", 2}, {"padding", "same"}},
                          {{3, 2, 5, 2}});
   EXPECT_EQ(same->Call({Var(RandomTensor({1, 3, 2, 5, 2}, rng))}, {})[0].shape(),
             (Shape{1, 6, 4, 10, 1}));
@@ -247,10 +257,12 @@ TEST(Conv3DTranspose, OutputsEachStridedPositionAndKeepsTheKerasKernelLayout) {
 TEST(Conv3DAndPooling3D, GradientsMatchFiniteDifferences) {
   std::mt19937_64 rng(5);
   for (const auto& [cls, config] : std::vector<std::pair<std::string, json>>{
-           {"Conv3D", {{"filters", 2}, {"kernel_size", 2}, {"strides", {2, 1, 1}}, {"padding", "same"}}},
+           {"Conv3D",
+            {{"filters", 2}, {"kernel_size", 2}, {"strides", {2, 1, 1}}, {"padding", "same"}}},
            {"Conv3D", {{"filters", 2}, {"kernel_size", {2, 1, 2}}, {"dilation_rate", {2, 1, 1}}}},
            {"Conv3D", {{"filters", 2}, {"kernel_size", 1}, {"groups", 2}}},
-           {"Conv3DTranspose", {{"filters", 2}, {"kernel_size", 2}, {"strides", {2, 1, 1}}, {"padding", "same"}}},
+           {"Conv3DTranspose",
+            {{"filters", 2}, {"kernel_size", 2}, {"strides", {2, 1, 1}}, {"padding", "same"}}},
            {"MaxPooling3D", {{"pool_size", 2}, {"strides", 1}, {"padding", "same"}}},
            {"AveragePooling3D", {{"pool_size", {3, 2, 2}}, {"strides", 2}, {"padding", "same"}}},
            {"GlobalAveragePooling3D", json::object()}}) {
@@ -266,27 +278,30 @@ TEST(Conv3DAndPooling3D, RefuseBadConfigsNamingTheField) {
   EXPECT_EQ(LayerError("Conv3D", {{"filters", 2}}, {{4, 4, 4, 1}}), "kernel_size is required");
   EXPECT_EQ(LayerError("Conv3D", {{"filters", 2}, {"kernel_size", {2, 2}}}, {{4, 4, 4, 1}}),
             "kernel_size must be 1 or 3 integers, got [2,2]");
-  EXPECT_EQ(LayerError("Conv3D", {{"filters", 2}, {"kernel_size", 2}, {"data_format", "channels_first"}},
-                       {{4, 4, 4, 1}}).find("data_format"),
-            0u);
-  EXPECT_EQ(LayerError("Conv3D", {{"filters", 2}, {"kernel_size", 2}, {"strides", 2},
-                                  {"dilation_rate", 2}},
+  EXPECT_EQ(
+      LayerError("Conv3D", {{"filters", 2}, {"kernel_size", 2}, {"data_format", "channels_first"}},
+                 {{4, 4, 4, 1}})
+          .find("data_format"),
+      0u);
+  EXPECT_EQ(LayerError("Conv3D",
+                       {{"filters", 2}, {"kernel_size", 2}, {"strides", 2}, {"dilation_rate", 2}},
                        {{4, 4, 4, 1}}),
             "strides > 1 cannot be combined with dilation_rate > 1 (as Keras)");
   EXPECT_EQ(LayerError("Conv3D", {{"filters", 2}, {"kernel_size", 2}}, {{4, 4, 1}}),
             "layer \"l\" (Conv3D): expects rank-4 input [D, H, W, C], got [4, 4, 1]");
   EXPECT_EQ(LayerError("Conv3D", {{"filters", 2}, {"kernel_size", {5, 1, 1}}}, {{4, 4, 4, 1}}),
             "layer \"l\" (Conv3D): input [4, 4, 4, 1] is smaller than the 5x1x1 kernel");
-  EXPECT_EQ(LayerError("Conv3DTranspose", {{"filters", 2}, {"kernel_size", 2},
-                                           {"output_padding", 1}},
-                       {{4, 4, 4, 1}}).find("output_padding"),
+  EXPECT_EQ(LayerError("Conv3DTranspose",
+                       {{"filters", 2}, {"kernel_size", 2}, {"output_padding", 1}}, {{4, 4, 4, 1}})
+                .find("output_padding"),
             0u);
   EXPECT_EQ(LayerError("Conv3DTranspose", {{"filters", 2}, {"kernel_size", 2}}, {{4, 4, 1}}),
             "layer \"l\" (Conv3DTranspose): expects rank-4 input [D, H, W, C], got [4, 4, 1]");
   EXPECT_EQ(LayerError("MaxPooling3D", {{"pool_size", 0}}, {{4, 4, 4, 1}}),
             "pool_size must be positive");
-  EXPECT_EQ(LayerError("AveragePooling3D", {{"pool_size", 3}}, {{2, 4, 4, 1}}),
-            "layer \"l\" (AveragePooling3D): input [2, 4, 4, 1] is smaller than the 3x3x3 pool_size");
+  EXPECT_EQ(
+      LayerError("AveragePooling3D", {{"pool_size", 3}}, {{2, 4, 4, 1}}),
+      "layer \"l\" (AveragePooling3D): input [2, 4, 4, 1] is smaller than the 3x3x3 pool_size");
   EXPECT_EQ(LayerError("GlobalMaxPooling3D", {}, {{4, 4, 1}}),
             "layer \"l\" (GlobalMaxPooling3D): expects rank-4 input [D, H, W, C], got [4, 4, 1]");
 }

@@ -4,6 +4,7 @@
 // the reference loops and oneDNN; errors. (Predictions are held to the real
 // TF.js by the round trip, tests/tfjs/build_models.js.)
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "nn/functional.h"
@@ -23,7 +24,6 @@ using nlohmann::json;
 using testing::ExpectWeightGradientsMatch;
 using testing::RandomTensor;
 
-
 void ExpectNear(const std::vector<float>& got, const std::vector<float>& want) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4) << i;
@@ -35,13 +35,13 @@ Var Channels(const Var& x, int64_t begin, int64_t n) { return fn::Slice(x, -1, b
 TEST(DepthwiseConv2D, ConvolvesEachChannelWithItsOwnFilters) {
   std::mt19937_64 rng(1);
   const Tensor x = RandomTensor({2, 6, 5, 3}, rng);
-  const json config = {{"kernel_size", 3}, {"strides", 2}, {"padding", "same"},
-                       {"depth_multiplier", 2}};
+  const json config = {
+      {"kernel_size", 3}, {"strides", 2}, {"padding", "same"}, {"depth_multiplier", 2}};
   auto l = BuiltLayer("DepthwiseConv2D", config, {{6, 5, 3}});
   RandomizeWeights(*l, 2);
   const Tensor kernel = l->weights()[0]->value;  // [3, 3, 3, 2]
   ASSERT_EQ(kernel.shape(), (Shape{3, 3, 3, 2}));
-  const Tensor bias = l->weights()[1]->value;    // [6]
+  const Tensor bias = l->weights()[1]->value;  // [6]
   std::vector<Var> per_channel;
   for (int64_t c = 0; c < 3; ++c) {
     tensor::Conv2DParams p;
@@ -82,16 +82,18 @@ TEST(Conv2DGroups, IsOneConvolutionPerGroupOfChannels) {
 TEST(SeparableConv2D, IsADepthwiseStepThenAPointwiseConvolution) {
   std::mt19937_64 rng(5);
   const Tensor x = RandomTensor({1, 5, 4, 2}, rng);
-  auto sep = BuiltLayer("SeparableConv2D", {{"filters", 3}, {"kernel_size", 3}, {"padding", "same"},
-                                            {"depth_multiplier", 2}},
-                        {{5, 4, 2}});
+  auto sep =
+      BuiltLayer("SeparableConv2D",
+                 {{"filters", 3}, {"kernel_size", 3}, {"padding", "same"}, {"depth_multiplier", 2}},
+                 {{5, 4, 2}});
   RandomizeWeights(*sep, 6);
   std::vector<Parameter*> w = sep->weights();
   ASSERT_EQ(w.size(), 3u);
   EXPECT_EQ(w[1]->value.shape(), (Shape{1, 1, 4, 3}));
-  auto depthwise = BuiltLayer("DepthwiseConv2D", {{"kernel_size", 3}, {"padding", "same"},
-                                                  {"depth_multiplier", 2}, {"use_bias", false}},
-                              {{5, 4, 2}});
+  auto depthwise = BuiltLayer(
+      "DepthwiseConv2D",
+      {{"kernel_size", 3}, {"padding", "same"}, {"depth_multiplier", 2}, {"use_bias", false}},
+      {{5, 4, 2}});
   depthwise->weights()[0]->value.CopyFrom(w[0]->value);
   auto pointwise = BuiltLayer("Conv2D", {{"filters", 3}, {"kernel_size", 1}}, {{5, 4, 4}});
   pointwise->weights()[0]->value.CopyFrom(w[1]->value);
@@ -123,8 +125,8 @@ class WithoutGroupedConv : public tensor::reference::LoopBackend {
 TEST(GroupedConvolutions, BackendsWithoutThemGetOneConvolutionPerGroup) {
   std::mt19937_64 rng(9);
   const Tensor x = RandomTensor({2, 4, 4, 2}, rng);
-  auto l = BuiltLayer("SeparableConv2D", {{"filters", 3}, {"kernel_size", 2}, {"depth_multiplier", 2}},
-                      {{4, 4, 2}});
+  auto l = BuiltLayer("SeparableConv2D",
+                      {{"filters", 3}, {"kernel_size", 2}, {"depth_multiplier", 2}}, {{4, 4, 2}});
   RandomizeWeights(*l, 10);
   auto run = [&] {
     for (Parameter* p : l->weights()) p->ZeroGrad();
@@ -149,13 +151,17 @@ TEST(GroupedConvolutions, RefuseWhatTheyCannotHonourNamingTheField) {
             "groups must be a positive divisor of filters (6), got 4");
   EXPECT_EQ(LayerError("Conv2D", {{"filters", 6}, {"kernel_size", 2}, {"groups", 2}}, {{5, 5, 3}}),
             "layer \"l\" (Conv2D): 3 input channels do not split into 2 groups");
-  EXPECT_EQ(LayerError("DepthwiseConv2D", {{"kernel_size", 2}, {"depth_multiplier", 0}}, {{5, 5, 3}}),
-            "depth_multiplier must be positive");
-  EXPECT_EQ(LayerError("SeparableConv2D", {{"kernel_size", 2}}, {{5, 5, 3}}), "filters is required");
+  EXPECT_EQ(
+      LayerError("DepthwiseConv2D", {{"kernel_size", 2}, {"depth_multiplier", 0}}, {{5, 5, 3}}),
+      "depth_multiplier must be positive");
+  EXPECT_EQ(LayerError("SeparableConv2D", {{"kernel_size", 2}}, {{5, 5, 3}}),
+            "filters is required");
   EXPECT_EQ(LayerError("DepthwiseConv2D", {{"kernel_size", 6}}, {{5, 5, 3}}),
             "layer \"l\" (DepthwiseConv2D): input [5, 5, 3] is smaller than the 6x6 kernel");
-  EXPECT_NE(LayerError("SeparableConv2D", {{"filters", 2}, {"kernel_size", 2},
-                                           {"pointwise_constraint", {{"class_name", "NonNeg"}}}},
+  EXPECT_NE(LayerError("SeparableConv2D",
+                       {{"filters", 2},
+                        {"kernel_size", 2},
+                        {"pointwise_constraint", {{"class_name", "NonNeg"}}}},
                        {{5, 5, 3}})
                 .find("pointwise_constraint"),
             std::string::npos);

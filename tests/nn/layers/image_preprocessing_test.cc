@@ -3,10 +3,10 @@
 // loops written from the definition, crop_to_aspect_ratio, the centred
 // window, gradients and errors.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "nn/functional.h"
 #include "nn/layers/layer_factory.h"
@@ -46,8 +46,10 @@ float Sample(const Tensor& x, int64_t n, int64_t i, int64_t j, int64_t c, int64_
               std::min<int64_t>(std::floor((j + 0.5) * sz), s[2] - 1));
   }
   const double y = (i + 0.5) * sy - 0.5, z = (j + 0.5) * sz - 0.5;
-  const int64_t y0 = std::max<int64_t>(std::floor(y), 0), y1 = std::min<int64_t>(std::ceil(y), s[1] - 1);
-  const int64_t z0 = std::max<int64_t>(std::floor(z), 0), z1 = std::min<int64_t>(std::ceil(z), s[2] - 1);
+  const int64_t y0 = std::max<int64_t>(std::floor(y), 0),
+                y1 = std::min<int64_t>(std::ceil(y), s[1] - 1);
+  const int64_t z0 = std::max<int64_t>(std::floor(z), 0),
+                z1 = std::min<int64_t>(std::ceil(z), s[2] - 1);
   const double fy = y - std::floor(y), fz = z - std::floor(z);
   const double top = at(y0, z0) + (at(y0, z1) - at(y0, z0)) * fz;
   const double bottom = at(y1, z0) + (at(y1, z1) - at(y1, z0)) * fz;
@@ -77,8 +79,8 @@ TEST(Resizing, CropToAspectRatioResizesTheLargestCentredWindowOfTheTargetShape) 
   std::mt19937_64 rng(2);
   const Tensor x = RandomTensor({1, 6, 9, 2}, rng);
   // Target 4x4 (square): the centred 6x6 window, columns 1..6.
-  auto cropped = BuiltLayer("Resizing", {{"height", 4}, {"width", 4}, {"crop_to_aspect_ratio", true}},
-                            {{6, 9, 2}});
+  auto cropped = BuiltLayer(
+      "Resizing", {{"height", 4}, {"width", 4}, {"crop_to_aspect_ratio", true}}, {{6, 9, 2}});
   auto plain = BuiltLayer("Resizing", {{"height", 4}, {"width", 4}}, {{6, 6, 2}});
   const Var window = fn::Slice(Var(x), 2, 1, 6);
   ExpectNear(cropped->Call({Var(x)}, {})[0].value().ToVector(),
@@ -86,8 +88,8 @@ TEST(Resizing, CropToAspectRatioResizesTheLargestCentredWindowOfTheTargetShape) 
 }
 
 TEST(CenterCrop, KeepsTheCentredWindowRoundingItsOffsetDown) {
-  const Tensor x = Tensor::FromVector({1, 4, 5, 1}, {0, 1, 2, 3, 4,       //
-                                                     5, 6, 7, 8, 9,       //
+  const Tensor x = Tensor::FromVector({1, 4, 5, 1}, {0,  1,  2,  3,  4,   //
+                                                     5,  6,  7,  8,  9,   //
                                                      10, 11, 12, 13, 14,  //
                                                      15, 16, 17, 18, 19});
   auto l = BuiltLayer("CenterCrop", {{"height", 2}, {"width", 2}}, {{4, 5, 1}});

@@ -5,12 +5,11 @@
 
 #include <fstream>
 #include <memory>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "nn/layers/layer_factory.h"
 #include "tests/nn/gradient_check.h"

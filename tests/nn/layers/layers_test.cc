@@ -1,9 +1,9 @@
 // Every layer: output shapes, weights in Keras order with Keras names, and
 // config errors that name the field.
-#include <random>
-
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "nn/layers/layer_factory.h"
 
@@ -68,8 +68,7 @@ TEST(Dense, WithoutBiasHasOnlyAKernel) {
 TEST(Dense, RejectsAMismatchedSecondCall) {
   auto l = Make("Dense", {{"name", "d"}, {"units", 4}});
   BuildShapes(*l, {{2}});
-  EXPECT_EQ(BuildError(*l, {{3}}),
-            "layer \"d\" (Dense): was built for 2 input features, got [3]");
+  EXPECT_EQ(BuildError(*l, {{3}}), "layer \"d\" (Dense): was built for 2 input features, got [3]");
 }
 
 TEST(Dense, ConfigErrorsNameTheField) {
@@ -88,8 +87,8 @@ TEST(Conv2D, ComputesValidAndSameOutputShapes) {
   EXPECT_EQ(BuildShapes(*valid, {{28, 28, 1}}), (std::vector<Shape>{{26, 26, 4}}));
   EXPECT_EQ(WeightNames(*valid), (std::vector<std::string>{"c/kernel", "c/bias"}));
   EXPECT_EQ(valid->weights()[0]->value.shape(), (Shape{3, 3, 1, 4}));
-  auto same = Make("Conv2D", {{"filters", 2}, {"kernel_size", 3}, {"strides", 2},
-                              {"padding", "same"}});
+  auto same =
+      Make("Conv2D", {{"filters", 2}, {"kernel_size", 3}, {"strides", 2}, {"padding", "same"}});
   EXPECT_EQ(BuildShapes(*same, {{7, 8, 3}}), (std::vector<Shape>{{4, 4, 2}}));
   auto dilated = Make("Conv2D", {{"filters", 2}, {"kernel_size", 3}, {"dilation_rate", 2}});
   EXPECT_EQ(BuildShapes(*dilated, {{9, 9, 1}}), (std::vector<Shape>{{5, 5, 2}}));
@@ -108,9 +107,9 @@ TEST(Conv2D, ConfigErrorsNameTheField) {
   EXPECT_EQ(MakeError("Conv2D", {{"filters", 4}, {"kernel_size", "3x3"}}),
             "kernel_size must be 1 or 2 integers, got \"3x3\"");
   EXPECT_EQ(MakeError("Conv2D", {{"filters", 4}}), "kernel_size is required");
-  EXPECT_EQ(MakeError("Conv2D", {{"filters", 4}, {"kernel_size", 3},
-                                 {"data_format", "channels_first"}}),
-            "data_format must be one of \"channels_last\", got \"channels_first\"");
+  EXPECT_EQ(
+      MakeError("Conv2D", {{"filters", 4}, {"kernel_size", 3}, {"data_format", "channels_first"}}),
+      "data_format must be one of \"channels_last\", got \"channels_first\"");
   EXPECT_EQ(MakeError("Conv2D", {{"filters", 4}, {"kernel_size", 3}, {"padding", "causal"}}),
             "padding must be one of \"valid\", \"same\", got \"causal\"");
   EXPECT_EQ(MakeError("Conv2D", {{"filters", 4}, {"kernel_size", 3}, {"groups", 3}}),
@@ -172,7 +171,7 @@ TEST(BatchNormalization, HasGammaBetaThenMovingStatsAsNonTrainable) {
   auto l = Make("BatchNormalization", {{"name", "bn"}});
   EXPECT_EQ(BuildShapes(*l, {{4, 4, 3}}), (std::vector<Shape>{{4, 4, 3}}));
   EXPECT_EQ(WeightNames(*l), (std::vector<std::string>{"bn/gamma", "bn/beta", "bn/moving_mean",
-                                                        "bn/moving_variance"}));
+                                                       "bn/moving_variance"}));
   auto w = l->weights();
   EXPECT_TRUE(w[0]->trainable && w[1]->trainable);
   EXPECT_FALSE(w[2]->trainable || w[3]->trainable);
@@ -197,8 +196,8 @@ TEST(BatchNormalization, InInferenceUsesTheMovingStatistics) {
   EXPECT_EQ(MakeError("BatchNormalization", {{"epsilon", 0.0}}), "epsilon must be positive");
   auto ok = Make("BatchNormalization", {{"name", "bn"}, {"center", false}});
   BuildShapes(*ok, {{2}});
-  EXPECT_EQ(WeightNames(*ok), (std::vector<std::string>{"bn/gamma", "bn/moving_mean",
-                                                        "bn/moving_variance"}));
+  EXPECT_EQ(WeightNames(*ok),
+            (std::vector<std::string>{"bn/gamma", "bn/moving_mean", "bn/moving_variance"}));
   auto w = ok->weights();
   w[1]->value.CopyFrom(Tensor::FromVector({2}, {1, 2}));
   w[2]->value.CopyFrom(Tensor::FromVector({2}, {4, 16}));
@@ -245,7 +244,8 @@ TEST(Merging, ConcatenatesAlongTheAxisAndChecksTheOthers) {
 TEST(Merging, AddAndMultiplyNeedCompatibleShapes) {
   auto add = Make("Add", {{"name", "add"}});
   EXPECT_EQ(BuildShapes(*add, {{3}, {3}, {3}}), (std::vector<Shape>{{3}}));
-  Var y = add->Call({Var(Tensor::FromVector({1, 2}, {1, 2})), Var(Tensor::FromVector({1, 2}, {3, 4}))}, {})[0];
+  Var y = add->Call(
+      {Var(Tensor::FromVector({1, 2}, {1, 2})), Var(Tensor::FromVector({1, 2}, {3, 4}))}, {})[0];
   EXPECT_EQ(y.value().ToVector(), (std::vector<float>{4, 6}));
   auto mul = Make("Multiply", {{"name", "mul"}});
   EXPECT_EQ(BuildError(*mul, {{3}, {4}}),
@@ -289,8 +289,11 @@ TEST(LayerFactory, NamesUnsupportedClassesAndHonoursTrainableFalse) {
 }
 
 TEST(Regularizers, AddL2PenaltyOfTheKernel) {
-  auto l = Make("Dense", {{"name", "d"}, {"units", 1}, {"use_bias", false},
-                          {"kernel_regularizer", {{"class_name", "L2"}, {"config", {{"l2", 0.5}}}}}});
+  auto l =
+      Make("Dense", {{"name", "d"},
+                     {"units", 1},
+                     {"use_bias", false},
+                     {"kernel_regularizer", {{"class_name", "L2"}, {"config", {{"l2", 0.5}}}}}});
   BuildShapes(*l, {{2}});
   l->weights()[0]->value.CopyFrom(Tensor::FromVector({2, 1}, {1, 2}));
   EXPECT_FLOAT_EQ(l->RegularizationLoss().value().item(), 0.5f * 5);
@@ -300,11 +303,13 @@ TEST(Regularizers, AddL2PenaltyOfTheKernel) {
 }
 
 TEST(Initializers, AreReadFromKeras2And3Forms) {
-  auto l = Make("Dense", {{"name", "d"}, {"units", 2},
-                          {"kernel_initializer", {{"module", "keras.initializers"},
-                                                  {"class_name", "Constant"},
-                                                  {"config", {{"value", 0.25}}},
-                                                  {"registered_name", nullptr}}},
+  auto l = Make("Dense", {{"name", "d"},
+                          {"units", 2},
+                          {"kernel_initializer",
+                           {{"module", "keras.initializers"},
+                            {"class_name", "Constant"},
+                            {"config", {{"value", 0.25}}},
+                            {"registered_name", nullptr}}},
                           {"bias_initializer", "ones"}});
   BuildShapes(*l, {{1}});
   EXPECT_EQ(l->weights()[0]->value.ToVector(), (std::vector<float>{0.25f, 0.25f}));

@@ -1,15 +1,15 @@
 // Subtract, Average, Maximum, Minimum, LeakyReLU, ELU and PReLU: what they
 // compute, their gradients (finite differences, on the reference and oneDNN
 // backends), their weights, and config errors that name the field.
+#include <gtest/gtest.h>
+
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <random>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "nn/layers/layer_factory.h"
-#include "tests/nn/layers/layer_test_util.h"
 #include "tests/nn/gradient_check.h"
+#include "tests/nn/layers/layer_test_util.h"
 
 namespace edl::nn::layers {
 namespace {
@@ -39,15 +39,13 @@ const Tensor kB = Tensor::FromVector({1, 3}, {0.5f, 4, -1});
 const Tensor kC = Tensor::FromVector({1, 3}, {2, 0, 1});
 
 TEST(Merging, SubtractAverageMaximumAndMinimumComputeElementwise) {
-  EXPECT_EQ(Apply(*Built("Subtract", {}, {{3}, {3}}), {kA, kB}),
-            (std::vector<float>{0.5f, -6, 4}));
+  EXPECT_EQ(Apply(*Built("Subtract", {}, {{3}, {3}}), {kA, kB}), (std::vector<float>{0.5f, -6, 4}));
   const std::vector<float> avg = Apply(*Built("Average", {}, {{3}, {3}, {3}}), {kA, kB, kC});
   const std::vector<float> want = {3.5f / 3, 2.f / 3, 1};
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(avg[i], want[i], 1e-6) << i;
   EXPECT_EQ(Apply(*Built("Maximum", {}, {{3}, {3}, {3}}), {kA, kB, kC}),
             (std::vector<float>{2, 4, 3}));
-  EXPECT_EQ(Apply(*Built("Minimum", {}, {{3}, {3}}), {kA, kB}),
-            (std::vector<float>{0.5f, -2, -1}));
+  EXPECT_EQ(Apply(*Built("Minimum", {}, {{3}, {3}}), {kA, kB}), (std::vector<float>{0.5f, -2, -1}));
   // Broadcasting between inputs of equal rank, as Add.
   EXPECT_EQ(Apply(*Built("Maximum", {}, {{3}, {1}}), {kA, Tensor::FromVector({1, 1}, {0})}),
             (std::vector<float>{1, 0, 3}));
@@ -154,7 +152,8 @@ TEST(AdvancedActivations, ThresholdedReLUPassesOnlyWhatExceedsTheta) {
 
 TEST(AdvancedActivations, SoftsignAndMishActivationsComputeAndDifferentiate) {
   const Tensor x = Tensor::FromVector({1, 3}, {-2, 0.5f, 3});
-  const std::vector<float> soft = Apply(*Built("Activation", {{"activation", "softsign"}}, {{3}}), {x});
+  const std::vector<float> soft =
+      Apply(*Built("Activation", {{"activation", "softsign"}}, {{3}}), {x});
   const std::vector<float> mish = Apply(*Built("Activation", {{"activation", "mish"}}, {{3}}), {x});
   for (int i = 0; i < 3; ++i) {
     const double v = x.f32()[i];
@@ -238,11 +237,10 @@ TEST(AdvancedActivations, PReLURefusesWhatItCannotHonourNamingTheField) {
             "shared_axes counts axes from 1 (0 is the batch axis), got 0");
   EXPECT_EQ(Error("PReLU", {{"shared_axes", {3}}}, {{4, 5}}),
             "layer \"l\" (PReLU): shared_axes 3 is out of range for input [4, 5]");
-  EXPECT_NE(Error("PReLU", {{"alpha_constraint", {{"class_name", "NonNeg"}}}}, {{3}}).find(
-                "alpha_constraint"),
+  EXPECT_NE(Error("PReLU", {{"alpha_constraint", {{"class_name", "NonNeg"}}}}, {{3}})
+                .find("alpha_constraint"),
             std::string::npos);
-  EXPECT_NE(Error("PReLU", {{"shared_axes", "all"}}, {{3}}).find("shared_axes"),
-            std::string::npos);
+  EXPECT_NE(Error("PReLU", {{"shared_axes", "all"}}, {{3}}).find("shared_axes"), std::string::npos);
 }
 
 }  // namespace

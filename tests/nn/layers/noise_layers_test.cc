@@ -2,15 +2,15 @@
 // the input unchanged at inference; in training the noise each promises
 // (channels dropped whole; mean and spread of the noise; AlphaDropout
 // keeping a standard normal input's mean and variance); gradients; errors.
+#include <gtest/gtest.h>
+
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <random>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "nn/layers/layer_factory.h"
-#include "tests/nn/layers/layer_test_util.h"
 #include "tests/nn/gradient_check.h"
+#include "tests/nn/layers/layer_test_util.h"
 
 namespace edl::nn::layers {
 namespace {
@@ -47,11 +47,11 @@ std::pair<double, double> Moments(const std::vector<double>& v) {
 TEST(NoiseLayers, PassTheirInputUnchangedAtInference) {
   std::mt19937_64 rng(1);
   const Tensor x = RandomTensor({2, 3, 4, 5}, rng);
-  for (const auto& [cls, config] : std::vector<std::pair<std::string, json>>{
-           {"SpatialDropout2D", {{"rate", 0.5}}},
-           {"GaussianNoise", {{"stddev", 1.0}}},
-           {"GaussianDropout", {{"rate", 0.5}}},
-           {"AlphaDropout", {{"rate", 0.5}}}}) {
+  for (const auto& [cls, config] :
+       std::vector<std::pair<std::string, json>>{{"SpatialDropout2D", {{"rate", 0.5}}},
+                                                 {"GaussianNoise", {{"stddev", 1.0}}},
+                                                 {"GaussianDropout", {{"rate", 0.5}}},
+                                                 {"AlphaDropout", {{"rate", 0.5}}}}) {
     auto l = Built(cls, config, {3, 4, 5});
     EXPECT_EQ(l->Call({Var(x)}, {})[0].value().ToVector(), x.ToVector()) << cls;
   }
@@ -138,8 +138,9 @@ TEST(NoiseLayers, RefuseBadRatesAndShapesNamingThem) {
   EXPECT_EQ(Error("GaussianNoise", {{"stddev", -1}}, {3}), "stddev must be >= 0");
   EXPECT_EQ(Error("SpatialDropout1D", {{"rate", 0.1}}, {3}),
             "layer \"l\" (SpatialDropout1D): expects rank-2 input [steps, channels], got [3]");
-  EXPECT_NE(Error("AlphaDropout", {{"rate", 0.1}, {"noise_shape", {1, 3}}}, {3}).find("noise_shape"),
-            std::string::npos);
+  EXPECT_NE(
+      Error("AlphaDropout", {{"rate", 0.1}, {"noise_shape", {1, 3}}}, {3}).find("noise_shape"),
+      std::string::npos);
 }
 
 }  // namespace

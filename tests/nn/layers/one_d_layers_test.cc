@@ -1,14 +1,14 @@
 // Conv1D and the 1-D pooling layers: shapes (valid, same, causal; strides,
 // dilation), values against the 2-D layers on a height-1 image, causality,
 // gradients by finite differences, and config errors that name the field.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 #include <random>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "nn/layers/layer_factory.h"
-#include "tests/nn/layers/layer_test_util.h"
 #include "tests/nn/gradient_check.h"
+#include "tests/nn/layers/layer_test_util.h"
 
 namespace edl::nn::layers {
 namespace {
@@ -40,12 +40,15 @@ TEST(Conv1D, HasAStepsKernelAndTheShapesOfValidSameAndCausalPadding) {
   EXPECT_EQ(c->weights()[0]->name, "c/kernel");
   EXPECT_EQ(c->weights()[0]->value.shape(), (Shape{3, 2, 4}));
   EXPECT_EQ(OutShape("Conv1D", {{"filters", 4}, {"kernel_size", 3}}, {10, 2}), (Shape{8, 4}));
-  EXPECT_EQ(OutShape("Conv1D", {{"filters", 4}, {"kernel_size", {3}}, {"padding", "same"},
-                                {"strides", 2}}, {10, 2}),
+  EXPECT_EQ(OutShape("Conv1D",
+                     {{"filters", 4}, {"kernel_size", {3}}, {"padding", "same"}, {"strides", 2}},
+                     {10, 2}),
             (Shape{5, 4}));
-  EXPECT_EQ(OutShape("Conv1D", {{"filters", 4}, {"kernel_size", 3}, {"padding", "causal"},
-                                {"dilation_rate", 2}}, {10, 2}),
-            (Shape{10, 4}));
+  EXPECT_EQ(
+      OutShape("Conv1D",
+               {{"filters", 4}, {"kernel_size", 3}, {"padding", "causal"}, {"dilation_rate", 2}},
+               {10, 2}),
+      (Shape{10, 4}));
   EXPECT_EQ(c->Config()["kernel_size"], json({3}));
   EXPECT_EQ(c->class_name(), std::string("Conv1D"));
 }
@@ -70,8 +73,8 @@ TEST(Conv1D, ComputesWhatConv2DComputesOnAHeightOneImage) {
 
 TEST(Conv1D, CausalOutputsDependOnlyOnThePast) {
   std::mt19937_64 rng(6);
-  auto c = Built("Conv1D", {{"filters", 2}, {"kernel_size", 3}, {"padding", "causal"},
-                            {"dilation_rate", 2}},
+  auto c = Built("Conv1D",
+                 {{"filters", 2}, {"kernel_size", 3}, {"padding", "causal"}, {"dilation_rate", 2}},
                  {{9, 1}});
   Tensor x = RandomTensor({1, 9, 1}, rng);
   const std::vector<float> before = c->Call({Var(x)}, {})[0].value().ToVector();
@@ -91,8 +94,11 @@ TEST(Conv1D, GradientsMatchFiniteDifferences) {
   std::mt19937_64 rng(8);
   for (const char* padding : {"valid", "same", "causal"}) {
     SCOPED_TRACE(padding);
-    auto c = Built("Conv1D", {{"filters", 2}, {"kernel_size", 3}, {"padding", padding},
-                              {"strides", std::string(padding) == "same" ? 2 : 1}},
+    auto c = Built("Conv1D",
+                   {{"filters", 2},
+                    {"kernel_size", 3},
+                    {"padding", padding},
+                    {"strides", std::string(padding) == "same" ? 2 : 1}},
                    {{6, 2}});
     ExpectGradientsMatch([&](const std::vector<Var>& v) { return c->Call(v, {})[0]; },
                          {RandomTensor({2, 6, 2}, rng)});

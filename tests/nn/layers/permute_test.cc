@@ -3,6 +3,7 @@
 // the composition used where a backend has no Transpose (CUDA today);
 // gradients; errors.
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "nn/functional.h"

@@ -3,12 +3,13 @@
 // gradients; gradients match finite differences on both; masks keep the
 // state at padded steps; dropout; the options that change the outputs'
 // shapes; errors.
+#include "nn/layers/recurrent.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "nn/functional.h"
-#include "nn/layers/recurrent.h"
 #include "tensor/backend.h"
 #include "tests/nn/gradient_check.h"
 #include "tests/nn/layers/layer_test_util.h"
@@ -35,11 +36,10 @@ std::vector<Case> Cases() {
       {"LSTM", {{"units", 2}, {"go_backwards", true}, {"unit_forget_bias", false}}},
       {"GRU", {{"units", 3}, {"return_sequences", true}, {"reset_after", false}}},
       {"GRU", {{"units", 3}, {"return_state", true}, {"reset_after", true}}},
-      {"GRU", {{"units", 2}, {"go_backwards", true}, {"return_sequences", true},
-               {"use_bias", false}}},
+      {"GRU",
+       {{"units", 2}, {"go_backwards", true}, {"return_sequences", true}, {"use_bias", false}}},
   };
 }
-
 
 // Every output of the layer and every weight gradient of sum(seed * outputs).
 std::vector<std::vector<float>> OutputsAndGradients(Layer& l, const Tensor& x) {
@@ -58,7 +58,8 @@ std::vector<std::vector<float>> OutputsAndGradients(Layer& l, const Tensor& x) {
   return r;
 }
 
-void ExpectNear(const std::vector<std::vector<float>>& a, const std::vector<std::vector<float>>& b) {
+void ExpectNear(const std::vector<std::vector<float>>& a,
+                const std::vector<std::vector<float>>& b) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     ASSERT_EQ(a[i].size(), b[i].size()) << "tensor " << i;
@@ -179,8 +180,8 @@ TEST(Recurrent, HardSigmoidGatesRunAsComposedStepsOnTheCpu) {
 TEST(Recurrent, DropoutIsDrawnOncePerSequenceInTrainingOnly) {
   std::mt19937_64 rng(4);
   const Tensor x = RandomTensor({3, 4, 2}, rng);
-  auto l = BuiltLayer("GRU", {{"units", 3}, {"dropout", 0.5}, {"recurrent_dropout", 0.3}},
-                      {{4, 2}});
+  auto l =
+      BuiltLayer("GRU", {{"units", 3}, {"dropout", 0.5}, {"recurrent_dropout", 0.3}}, {{4, 2}});
   auto plain = BuiltLayer("GRU", {{"units", 3}}, {{4, 2}});
   RandomizeWeights(*l, 1);
   RandomizeWeights(*plain, 1);
@@ -233,10 +234,11 @@ TEST(Recurrent, RefusesWhatItCannotHonourNamingTheField) {
   EXPECT_NE(LayerError("LSTM", {{"units", 2}, {"recurrent_activation", "hardish"}}, {{3, 2}})
                 .find("unsupported activation \"hardish\""),
             std::string::npos);
-  EXPECT_NE(LayerError("LSTM", {{"units", 2}, {"recurrent_constraint", {{"class_name", "MaxNorm"}}}},
-                       {{3, 2}})
-                .find("recurrent_constraint"),
-            std::string::npos);
+  EXPECT_NE(
+      LayerError("LSTM", {{"units", 2}, {"recurrent_constraint", {{"class_name", "MaxNorm"}}}},
+                 {{3, 2}})
+          .find("recurrent_constraint"),
+      std::string::npos);
 }
 
 }  // namespace

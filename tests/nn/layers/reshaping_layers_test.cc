@@ -1,13 +1,13 @@
 // ZeroPadding2D, Cropping2D, UpSampling2D, RepeatVector and Rescaling: what
 // they compute, their gradients, and config errors that name the field.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 #include <random>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "nn/layers/layer_factory.h"
-#include "tests/nn/layers/layer_test_util.h"
 #include "tests/nn/gradient_check.h"
+#include "tests/nn/layers/layer_test_util.h"
 
 namespace edl::nn::layers {
 namespace {
@@ -40,7 +40,8 @@ TEST(ZeroPadding2D, AddsZeroRowsAndColumnsAtEachEdge) {
   EXPECT_EQ(Apply(*Built("ZeroPadding2D", {}, {2, 2, 1}), Count({1, 2, 2, 1})).shape(),
             (Shape{1, 4, 4, 1}));
   EXPECT_EQ(l->Config()["padding"], json({{1, 0}, {0, 2}}));
-  EXPECT_EQ(Error("ZeroPadding2D", {{"padding", -1}}, {2, 2, 1}), "padding must not be negative, got -1");
+  EXPECT_EQ(Error("ZeroPadding2D", {{"padding", -1}}, {2, 2, 1}),
+            "padding must not be negative, got -1");
   EXPECT_EQ(Error("ZeroPadding2D", {{"padding", "1px"}}, {2, 2, 1}),
             "padding must be an integer, 2 integers or 2 pairs of integers, got \"1px\"");
   EXPECT_EQ(Error("ZeroPadding2D", {}, {4, 1}),

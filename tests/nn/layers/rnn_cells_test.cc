@@ -3,6 +3,7 @@
 // weight names, gradients and errors. (Predictions are held to the real
 // TF.js by the round trip, tests/tfjs/build_models.js.)
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "nn/functional.h"
@@ -41,8 +42,11 @@ TEST(RnnOfCells, OneCellIsTheMatchingRecurrentLayer) {
   std::mt19937_64 rng(1);
   const Tensor x = RandomTensor({2, 5, 3}, rng);
   const json cell = {{"name", "c"}, {"units", 4}, {"recurrent_activation", "hard_sigmoid"}};
-  auto rnn = BuiltLayer("RNN", {{"cell", Cell("LSTMCell", cell)}, {"return_sequences", true},
-                                {"return_state", true}, {"go_backwards", true}},
+  auto rnn = BuiltLayer("RNN",
+                        {{"cell", Cell("LSTMCell", cell)},
+                         {"return_sequences", true},
+                         {"return_state", true},
+                         {"go_backwards", true}},
                         {{5, 3}});
   RandomizeWeights(*rnn, 2);
   std::vector<std::string> names;
@@ -62,10 +66,13 @@ TEST(RnnOfCells, StackedCellsAreAChainWhoseFirstLinkRunsBackwards) {
   const Tensor x = RandomTensor({2, 4, 3}, rng);
   const json gru = {{"name", "g"}, {"units", 3}, {"reset_after", false}};
   const json simple = {{"name", "s"}, {"units", 2}, {"activation", "relu"}};
-  auto rnn = BuiltLayer("RNN", {{"cell", Cell("StackedRNNCells",
-                                              {{"cells", {Cell("GRUCell", gru), Cell("SimpleRNNCell", simple)}}})},
-                                {"go_backwards", true}, {"return_state", true}},
-                        {{4, 3}});
+  auto rnn = BuiltLayer(
+      "RNN",
+      {{"cell", Cell("StackedRNNCells",
+                     {{"cells", {Cell("GRUCell", gru), Cell("SimpleRNNCell", simple)}}})},
+       {"go_backwards", true},
+       {"return_state", true}},
+      {{4, 3}});
   RandomizeWeights(*rnn, 4);
   std::vector<std::string> names;
   for (Parameter* p : rnn->weights()) names.push_back(p->name);
@@ -91,22 +98,25 @@ TEST(RnnOfCells, StackedCellsAreAChainWhoseFirstLinkRunsBackwards) {
 
 TEST(RnnOfCells, GradientsMatchFiniteDifferences) {
   std::mt19937_64 rng(5);
-  auto rnn = BuiltLayer("RNN", {{"cell", Cell("StackedRNNCells",
-                                              {{"cells", {Cell("LSTMCell", {{"units", 2}}),
-                                                          Cell("GRUCell", {{"units", 2}})}}})},
-                                {"return_sequences", true}},
-                        {{3, 2}});
+  auto rnn = BuiltLayer(
+      "RNN",
+      {{"cell",
+        Cell("StackedRNNCells",
+             {{"cells", {Cell("LSTMCell", {{"units", 2}}), Cell("GRUCell", {{"units", 2}})}}})},
+       {"return_sequences", true}},
+      {{3, 2}});
   RandomizeWeights(*rnn, 6);
   ExpectWeightGradientsMatch([&](const std::vector<Var>& v) { return rnn->Call(v, {}); },
                              {RandomTensor({2, 3, 2}, rng)}, rnn->weights());
 }
 
 TEST(RnnOfCells, ConfigRoundTripsThroughKerasJson) {
-  const json config = {{"cell", Cell("StackedRNNCells",
-                                     {{"name", "stack"},
-                                      {"cells", {Cell("GRUCell", {{"name", "g"}, {"units", 2}}),
-                                                 Cell("LSTMCell", {{"name", "m"}, {"units", 3}})}}})},
-                       {"return_sequences", true}};
+  const json config = {
+      {"cell", Cell("StackedRNNCells", {{"name", "stack"},
+                                        {"cells",
+                                         {Cell("GRUCell", {{"name", "g"}, {"units", 2}}),
+                                          Cell("LSTMCell", {{"name", "m"}, {"units", 3}})}}})},
+      {"return_sequences", true}};
   auto rnn = BuiltLayer("RNN", config, {{4, 2}});
   const json saved = rnn->Config();
   EXPECT_EQ(saved["cell"]["class_name"], "StackedRNNCells");
@@ -118,9 +128,11 @@ TEST(RnnOfCells, ConfigRoundTripsThroughKerasJson) {
 }
 
 TEST(RnnOfCells, ACellNameThatIsNoStringFallsBackToTheCellClass) {
-  auto rnn = BuiltLayer("RNN", {{"cell", Cell("StackedRNNCells",
-                                              {{"name", 7}, {"cells", {Cell("GRUCell", {{"name", 3}, {"units", 2}})}}})}},
-                        {{4, 2}});
+  auto rnn = BuiltLayer(
+      "RNN",
+      {{"cell", Cell("StackedRNNCells",
+                     {{"name", 7}, {"cells", {Cell("GRUCell", {{"name", 3}, {"units", 2}})}}})}},
+      {{4, 2}});
   const json saved = rnn->Config();
   EXPECT_EQ(saved["cell"]["config"]["name"], "stacked_rnn_cells");
   EXPECT_EQ(saved["cell"]["config"]["cells"][0]["config"]["name"], "GRUCell");
@@ -131,11 +143,13 @@ TEST(RnnOfCells, RefusesWhatItCannotHonourNamingTheField) {
   EXPECT_EQ(LayerError("RNN", {{"cell", Cell("ConvLSTM2DCell", {{"units", 2}})}}, {{4, 2}}),
             "cell: ConvLSTM2DCell is not supported (SimpleRNNCell, GRUCell, LSTMCell or "
             "StackedRNNCells of them)");
-  EXPECT_EQ(LayerError("RNN", {{"cell", Cell("LSTMCell", {{"units", 2}})}, {"stateful", true}}, {{4, 2}}),
-            "stateful true is not supported (state kept across batches)");
-  EXPECT_EQ(LayerError("RNN", {{"cell", Cell("StackedRNNCells",
-                                             {{"cells", {Cell("GRUCell", {{"units", 0}})}}})}},
-                       {{4, 2}}),
+  EXPECT_EQ(
+      LayerError("RNN", {{"cell", Cell("LSTMCell", {{"units", 2}})}, {"stateful", true}}, {{4, 2}}),
+      "stateful true is not supported (state kept across batches)");
+  EXPECT_EQ(LayerError(
+                "RNN",
+                {{"cell", Cell("StackedRNNCells", {{"cells", {Cell("GRUCell", {{"units", 0}})}}})}},
+                {{4, 2}}),
             "cell.config.cells[0]: units must be positive");
   EXPECT_EQ(LayerError("RNN", {{"cell", "LSTMCell"}}, {{4, 2}}),
             "cell must be {\"class_name\": ..., \"config\": {...}}, got \"LSTMCell\"");

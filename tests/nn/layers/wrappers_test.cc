@@ -2,6 +2,7 @@
 // inputs and weights, weight names, and errors. (Their predictions are held
 // to the real TF.js by the round trip, tests/tfjs/build_models.js.)
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "nn/functional.h"
@@ -23,20 +24,21 @@ json Wrap(const std::string& cls, json config) {
   return {{"class_name", cls}, {"config", std::move(config)}};
 }
 
-
 TEST(Bidirectional, RunsAForwardAndABackwardCopyAndMergesThemInTimeOrder) {
   std::mt19937_64 rng(1);
   const Tensor x = RandomTensor({2, 4, 3}, rng);
-  auto bi = BuiltLayer("Bidirectional",
-                       {{"merge_mode", nullptr},
-                        {"layer", Wrap("GRU", {{"name", "g"}, {"units", 2}, {"return_sequences", true}})}},
-                       {{4, 3}});
+  auto bi = BuiltLayer(
+      "Bidirectional",
+      {{"merge_mode", nullptr},
+       {"layer", Wrap("GRU", {{"name", "g"}, {"units", 2}, {"return_sequences", true}})}},
+      {{4, 3}});
   RandomizeWeights(*bi, 2);
   std::vector<std::string> names;
   for (Parameter* p : bi->weights()) names.push_back(p->name);
-  EXPECT_EQ(names, (std::vector<std::string>{"l/forward_g/kernel", "l/forward_g/recurrent_kernel",
-                                             "l/forward_g/bias", "l/backward_g/kernel",
-                                             "l/backward_g/recurrent_kernel", "l/backward_g/bias"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"l/forward_g/kernel", "l/forward_g/recurrent_kernel",
+                                      "l/forward_g/bias", "l/backward_g/kernel",
+                                      "l/backward_g/recurrent_kernel", "l/backward_g/bias"}));
   std::vector<Var> out = bi->Call({Var(x)}, {});
   ASSERT_EQ(out.size(), 2u);
   // The backward output at step t is the backward GRU having read steps
@@ -62,9 +64,11 @@ TEST(Bidirectional, MergeModesAndReturnStateGiveKerasShapes) {
     return s;
   };
   EXPECT_EQ(shapes({{"layer", Wrap("LSTM", {{"units", 4}})}}), "[8]");
-  EXPECT_EQ(shapes({{"merge_mode", "ave"}, {"layer", Wrap("LSTM", {{"units", 4}, {"return_sequences", true}})}}),
+  EXPECT_EQ(shapes({{"merge_mode", "ave"},
+                    {"layer", Wrap("LSTM", {{"units", 4}, {"return_sequences", true}})}}),
             "[6, 4]");
-  EXPECT_EQ(shapes({{"merge_mode", "concat"}, {"layer", Wrap("LSTM", {{"units", 4}, {"return_state", true}})}}),
+  EXPECT_EQ(shapes({{"merge_mode", "concat"},
+                    {"layer", Wrap("LSTM", {{"units", 4}, {"return_state", true}})}}),
             "[8][4][4][4][4]");
 }
 
@@ -72,10 +76,10 @@ TEST(Bidirectional, GradientsMatchFiniteDifferences) {
   std::mt19937_64 rng(3);
   for (const char* mode : {"concat", "sum", "mul", "ave"}) {
     SCOPED_TRACE(mode);
-    auto l = BuiltLayer("Bidirectional",
-                        {{"merge_mode", mode},
-                         {"layer", Wrap("LSTM", {{"units", 2}, {"return_sequences", true}})}},
-                        {{3, 2}});
+    auto l = BuiltLayer(
+        "Bidirectional",
+        {{"merge_mode", mode}, {"layer", Wrap("LSTM", {{"units", 2}, {"return_sequences", true}})}},
+        {{3, 2}});
     RandomizeWeights(*l, 4);
     ExpectWeightGradientsMatch([&](const std::vector<Var>& v) { return l->Call(v, {}); },
                                {RandomTensor({2, 3, 2}, rng)}, l->weights());
@@ -94,22 +98,24 @@ TEST(TimeDistributed, AppliesItsLayerToEveryStepWithOneSetOfWeights) {
   dense->weights()[1]->value.CopyFrom(td->weights()[1]->value);
   const std::vector<float> got = td->Call({Var(x)}, {})[0].value().ToVector();
   EXPECT_EQ(got, dense->Call({fn::Reshape(Var(x), {6, 4})}, {})[0].value().ToVector());
-  ExpectWeightGradientsMatch([&](const std::vector<Var>& v) { return td->Call(v, {}); },
-                             {x}, td->weights());
+  ExpectWeightGradientsMatch([&](const std::vector<Var>& v) { return td->Call(v, {}); }, {x},
+                             td->weights());
 }
 
 TEST(Wrappers, RefuseWhatTheyCannotHonourNamingTheField) {
   EXPECT_EQ(LayerError("Bidirectional", {{"layer", Wrap("Dense", {{"units", 2}})}}, {{3, 2}}),
             "layer must be SimpleRNN, LSTM or GRU, got Dense");
-  EXPECT_EQ(LayerError("Bidirectional", {{"merge_mode", "max"}, {"layer", Wrap("GRU", {{"units", 2}})}},
-                       {{3, 2}}),
+  EXPECT_EQ(LayerError("Bidirectional",
+                       {{"merge_mode", "max"}, {"layer", Wrap("GRU", {{"units", 2}})}}, {{3, 2}}),
             "merge_mode must be concat, sum, mul, ave or null, got \"max\"");
-  EXPECT_EQ(LayerError("Bidirectional", {{"layer", Wrap("GRU", {{"units", 2}})},
-                                         {"backward_layer", Wrap("GRU", {{"units", 2}})}},
+  EXPECT_EQ(LayerError("Bidirectional",
+                       {{"layer", Wrap("GRU", {{"units", 2}})},
+                        {"backward_layer", Wrap("GRU", {{"units", 2}})}},
                        {{3, 2}})
                 .substr(0, 14),
             "backward_layer");
-  EXPECT_EQ(LayerError("Bidirectional", {{"layer", Wrap("GRU", {{"units", 2}, {"stateful", true}})}}, {{3, 2}}),
+  EXPECT_EQ(LayerError("Bidirectional",
+                       {{"layer", Wrap("GRU", {{"units", 2}, {"stateful", true}})}}, {{3, 2}}),
             "layer: stateful true is not supported (state carried across batches); use false");
   EXPECT_EQ(LayerError("Bidirectional", json::object(), {{3, 2}}),
             "layer is required: {\"class_name\": ..., \"config\": {...}}");

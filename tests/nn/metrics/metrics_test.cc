@@ -19,8 +19,7 @@ using tensor::Tensor;
 
 TEST(SparseCategoricalAccuracy, CountsArgmaxHitsForIntAndFloatLabels) {
   const Tensor pred = Tensor::FromVector(
-      {4, 3},
-      {0.1f, 0.7f, 0.2f, 0.5f, 0.5f, 0.0f, 0.2f, 0.3f, 0.5f, 1.f, 0.f, 0.f});
+      {4, 3}, {0.1f, 0.7f, 0.2f, 0.5f, 0.5f, 0.0f, 0.2f, 0.3f, 0.5f, 1.f, 0.f, 0.f});
   SparseCategoricalAccuracy ints;
   ints.Update(Tensor::FromInts({4}, {1, 1, 2, 2}), pred);  // tie -> index 0
   EXPECT_DOUBLE_EQ(ints.Result(), 0.5);
@@ -74,8 +73,7 @@ TEST(MeanMetrics, MseMaeAndMeanMatchHandComputedValues) {
 
 TEST(PrecisionRecall, CountAtOneHalf) {
   const Tensor t = Tensor::FromVector({6}, {1, 1, 1, 0, 0, 0});
-  const Tensor p =
-      Tensor::FromVector({6}, {0.9f, 0.6f, 0.2f, 0.7f, 0.1f, 0.5f});
+  const Tensor p = Tensor::FromVector({6}, {0.9f, 0.6f, 0.2f, 0.7f, 0.1f, 0.5f});
   Precision precision;
   Recall recall;
   precision.Update(t, p);
@@ -101,8 +99,7 @@ class Lcg {
 };
 
 // The exact ROC AUC: P(score of a positive > score of a negative), ties 1/2.
-double ExactAuc(const std::vector<float>& labels,
-                const std::vector<float>& scores) {
+double ExactAuc(const std::vector<float>& labels, const std::vector<float>& scores) {
   double wins = 0, pairs = 0;
   for (size_t i = 0; i < labels.size(); ++i) {
     if (labels[i] == 0) continue;
@@ -161,12 +158,10 @@ TEST(Auc, UninformativeScoresGiveAboutOneHalf) {
     scores.push_back(static_cast<float>(rng.Next()));
   }
   Auc auc;
-  auc.Update(Tensor::FromVector({20000}, labels),
-             Tensor::FromVector({20000}, scores));
+  auc.Update(Tensor::FromVector({20000}, labels), Tensor::FromVector({20000}, scores));
   EXPECT_NEAR(auc.Result(), 0.5, 0.02);
   Auc constant;
-  constant.Update(Tensor::FromVector({20000}, labels),
-                  Tensor::Full({20000}, 0.5f));
+  constant.Update(Tensor::FromVector({20000}, labels), Tensor::Full({20000}, 0.5f));
   EXPECT_NEAR(constant.Result(), 0.5, 1e-12);
 }
 
@@ -174,8 +169,7 @@ TEST(Auc, MatchesTheExactAreaWithin1e3) {
   const Sample s = Overlapping(3000, 42);
   Auc auc;
   const int64_t n = static_cast<int64_t>(s.labels.size());
-  auc.Update(Tensor::FromVector({n}, s.labels),
-             Tensor::FromVector({n}, s.scores));
+  auc.Update(Tensor::FromVector({n}, s.labels), Tensor::FromVector({n}, s.scores));
   const double exact = ExactAuc(s.labels, s.scores);
   EXPECT_GT(exact, 0.7);
   EXPECT_LT(exact, 0.95);
@@ -194,8 +188,8 @@ TEST(Auc, FromLogitsAppliesTheSigmoid) {
 }
 
 // Updating the whole equals merging the states of two halves.
-void ExpectHalvesMergeToWhole(Metric& whole, Metric& first, Metric& second,
-                              const Tensor& t, const Tensor& p) {
+void ExpectHalvesMergeToWhole(Metric& whole, Metric& first, Metric& second, const Tensor& t,
+                              const Tensor& p) {
   const int64_t n = t.dim(0);
   whole.Update(t, p);
   first.Update(t.Slice(0, n / 2), p.Slice(0, n / 2));
@@ -242,8 +236,7 @@ TEST(MetricMerge, TwoHalvesMergeToTheWholeForEveryMetric) {
     std::vector<int64_t> ids;
     Lcg rng(5);
     for (int64_t i = 0; i < n; ++i) {
-      for (int k = 0; k < 3; ++k)
-        scores3.push_back(static_cast<float>(rng.Next()));
+      for (int k = 0; k < 3; ++k) scores3.push_back(static_cast<float>(rng.Next()));
       ids.push_back(static_cast<int64_t>(rng.Next() * 3));
     }
     SparseCategoricalAccuracy a, b, c;
@@ -256,8 +249,7 @@ TEST(MetricMerge, RejectsAStateOfTheWrongLength) {
   Auc auc;
   Status s = auc.Merge({1, 2, 3});
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.message(),
-            "metric \"auc\": cannot merge a state of 3 values into one of 800");
+  EXPECT_EQ(s.message(), "metric \"auc\": cannot merge a state of 3 values into one of 800");
   Mean mean;
   EXPECT_FALSE(mean.Merge({1}).ok());
   EXPECT_EQ(mean.State(), (std::vector<double>{0, 0}));
@@ -265,8 +257,7 @@ TEST(MetricMerge, RejectsAStateOfTheWrongLength) {
 
 TEST(MetricReset, ClearsStateAndCloneKeepsIt) {
   Auc auc;
-  auc.Update(Tensor::FromVector({2}, {0, 1}),
-             Tensor::FromVector({2}, {0.2f, 0.8f}));
+  auc.Update(Tensor::FromVector({2}, {0, 1}), Tensor::FromVector({2}, {0.2f, 0.8f}));
   std::unique_ptr<Metric> copy = auc.Clone();
   auc.Reset();
   EXPECT_EQ(auc.Result(), 0.0);

@@ -18,21 +18,18 @@ void ExpectNear(const Tensor& a, const Tensor& b) {
   ASSERT_EQ(a.shape(), b.shape());
   const std::vector<float> va = a.ToVector(), vb = b.ToVector();
   for (size_t i = 0; i < va.size(); ++i) {
-    EXPECT_NEAR(va[i], vb[i], 1e-6f * std::max(1.f, std::fabs(vb[i])))
-        << "element " << i;
+    EXPECT_NEAR(va[i], vb[i], 1e-6f * std::max(1.f, std::fabs(vb[i]))) << "element " << i;
   }
 }
 
 const Tensor& Gradient() {
-  static const Tensor g =
-      Tensor::FromVector({2, 3}, {0.5f, -3.f, 2.f, 0.1f, -0.2f, 4.f});
+  static const Tensor g = Tensor::FromVector({2, 3}, {0.5f, -3.f, 2.f, 0.1f, -0.2f, 4.f});
   return g;
 }
 
 TEST(GradientClip, ClipsEachElementToTheClipValue) {
   const Tensor clipped = ClipGradient(Gradient(), 1.0, 0);
-  EXPECT_EQ(clipped.ToVector(),
-            (std::vector<float>{0.5f, -1.f, 1.f, 0.1f, -0.2f, 1.f}));
+  EXPECT_EQ(clipped.ToVector(), (std::vector<float>{0.5f, -1.f, 1.f, 0.1f, -0.2f, 1.f}));
   ExpectNear(ClipGradientWithOps(Gradient(), 1.0, 0), clipped);
 }
 
@@ -45,15 +42,12 @@ TEST(GradientClip, ScalesTheGradientDownToTheClipNorm) {
 }
 
 TEST(GradientClip, LeavesAGradientWithinTheNormAsItIs) {
-  EXPECT_EQ(ClipGradient(Gradient(), 0, 100.0).ToVector(),
-            Gradient().ToVector());
-  EXPECT_EQ(ClipGradientWithOps(Gradient(), 0, 100.0).ToVector(),
-            Gradient().ToVector());
+  EXPECT_EQ(ClipGradient(Gradient(), 0, 100.0).ToVector(), Gradient().ToVector());
+  EXPECT_EQ(ClipGradientWithOps(Gradient(), 0, 100.0).ToVector(), Gradient().ToVector());
 }
 
 TEST(GradientClip, AppliesTheValueBeforeTheNorm) {
-  ExpectNear(ClipGradientWithOps(Gradient(), 1.0, 1.5),
-             ClipGradient(Gradient(), 1.0, 1.5));
+  ExpectNear(ClipGradientWithOps(Gradient(), 1.0, 1.5), ClipGradient(Gradient(), 1.0, 1.5));
 }
 
 TEST(GradientClip, KeepsAZeroGradientZero) {

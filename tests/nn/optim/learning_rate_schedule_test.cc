@@ -34,9 +34,7 @@ TEST(CosineDecay, FollowsHalfACosineDownToAlpha) {
   CosineDecay s(0.2, 100, 0.1);
   EXPECT_DOUBLE_EQ(s(0), 0.2);
   EXPECT_NEAR(s(50), 0.2 * (0.9 * 0.5 + 0.1), 1e-15);
-  EXPECT_NEAR(s(25),
-              0.2 * (0.9 * 0.5 * (1 + std::cos(std::numbers::pi / 4)) + 0.1),
-              1e-15);
+  EXPECT_NEAR(s(25), 0.2 * (0.9 * 0.5 * (1 + std::cos(std::numbers::pi / 4)) + 0.1), 1e-15);
   EXPECT_NEAR(s(100), 0.02, 1e-15);
   EXPECT_NEAR(s(500), 0.02, 1e-15);  // stays at alpha after decay_steps
 }
@@ -114,9 +112,7 @@ TEST(LearningRateScheduleFromJson, MalformedConfigsNameTheField) {
               "object {\"class_name\": ..., \"config\": {...}}, got [1,2]");
   auto bad = LearningRateScheduleFromJson("{", "model.json");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message().rfind(
-                "model.json: learning_rate: invalid JSON", 0),
-            0u);
+  EXPECT_EQ(bad.status().message().rfind("model.json: learning_rate: invalid JSON", 0), 0u);
 }
 
 }  // namespace

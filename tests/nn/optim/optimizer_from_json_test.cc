@@ -9,9 +9,7 @@ namespace {
 
 using tensor::Tensor;
 
-nlohmann::json Config(const Optimizer& opt) {
-  return nlohmann::json::parse(opt.ConfigJson());
-}
+nlohmann::json Config(const Optimizer& opt) { return nlohmann::json::parse(opt.ConfigJson()); }
 
 TEST(OptimizerFromJson, NamesGiveKerasDefaults) {
   struct Case {
@@ -19,11 +17,10 @@ TEST(OptimizerFromJson, NamesGiveKerasDefaults) {
     const char* class_name;
     double learning_rate;
   };
-  for (const Case& c :
-       {Case{"sgd", "SGD", 0.01}, Case{"adam", "Adam", 0.001},
-        Case{"Adagrad", "Adagrad", 0.001}, Case{"rmsprop", "RMSprop", 0.001},
-        Case{"adadelta", "Adadelta", 0.001}, Case{"Adamax", "Adamax", 0.001},
-        Case{"nadam", "Nadam", 0.001}, Case{"ftrl", "Ftrl", 0.001}}) {
+  for (const Case& c : {Case{"sgd", "SGD", 0.01}, Case{"adam", "Adam", 0.001},
+                        Case{"Adagrad", "Adagrad", 0.001}, Case{"rmsprop", "RMSprop", 0.001},
+                        Case{"adadelta", "Adadelta", 0.001}, Case{"Adamax", "Adamax", 0.001},
+                        Case{"nadam", "Nadam", 0.001}, Case{"ftrl", "Ftrl", 0.001}}) {
     auto opt = OptimizerFromJson(std::string("\"") + c.name + "\"", "m.json");
     ASSERT_TRUE(opt.ok()) << opt.status().message();
     EXPECT_EQ((*opt)->class_name(), c.class_name);
@@ -85,8 +82,7 @@ TEST(OptimizerFromJson, RefusesKerasFieldsItDoesNotImplementByNameWhenNotInert) 
        }) {
     auto opt = OptimizerFromJson(head + c.fields + "}}", "model.json");
     ASSERT_FALSE(opt.ok()) << c.fields;
-    EXPECT_NE(opt.status().message().find(c.named), std::string::npos)
-        << opt.status().message();
+    EXPECT_NE(opt.status().message().find(c.named), std::string::npos) << opt.status().message();
     EXPECT_NE(opt.status().message().find("model.json"), std::string::npos)
         << opt.status().message();
   }
@@ -100,8 +96,8 @@ TEST(OptimizerFromJson, RefusesKerasFieldsItDoesNotImplementByNameWhenNotInert) 
 }
 
 TEST(OptimizerFromJson, AcceptsTheOldLrAlias) {
-  auto opt = OptimizerFromJson(
-      R"({"class_name": "RMSprop", "config": {"lr": 0.05, "rho": 0.8}})", "m");
+  auto opt =
+      OptimizerFromJson(R"({"class_name": "RMSprop", "config": {"lr": 0.05, "rho": 0.8}})", "m");
   ASSERT_TRUE(opt.ok()) << opt.status().message();
   EXPECT_DOUBLE_EQ((*opt)->CurrentLearningRate(), 0.05);
 }
@@ -121,8 +117,7 @@ TEST(OptimizerFromJson, AcceptsAScheduleAsLearningRate) {
 
 TEST(OptimizerFromJson, NadamDecayIsTheMomentumScheduleDecay) {
   auto opt = OptimizerFromJson(
-      R"({"class_name": "Nadam", "config": {"learning_rate": 0.1, "decay": 0.004}})",
-      "m");
+      R"({"class_name": "Nadam", "config": {"learning_rate": 0.1, "decay": 0.004}})", "m");
   ASSERT_TRUE(opt.ok()) << opt.status().message();
   (*opt)->set_iterations(1000);
   EXPECT_DOUBLE_EQ((*opt)->CurrentLearningRate(), 0.1);  // not decayed
@@ -162,24 +157,19 @@ void ExpectError(const std::string& json, const std::string& message) {
 }
 
 TEST(OptimizerFromJson, MalformedConfigsNameTheFileAndField) {
-  ExpectError(
-      R"({"class_name": "Adam", "config": {"beta_1": "x"}})",
-      "model.json: optimizer.config.beta_1: expected a number, got \"x\"");
+  ExpectError(R"({"class_name": "Adam", "config": {"beta_1": "x"}})",
+              "model.json: optimizer.config.beta_1: expected a number, got \"x\"");
   ExpectError(R"({"class_name": "Adam", "config": {"beta1": 0.9}})",
               "model.json: optimizer.config.beta1: unknown field");
-  ExpectError(
-      R"({"class_name": "Adam", "config": {"amsgrad": 1}})",
-      "model.json: optimizer.config.amsgrad: expected true or false, got 1");
-  ExpectError(
-      R"({"class_name": "Adam", "config": {"beta_1": 1.5}})",
-      "model.json: optimizer.config.beta_1: must be in [0, 1), got 1.5");
-  ExpectError(
-      R"({"class_name": "SGD", "config": {"learning_rate": -1}})",
-      "model.json: optimizer.config.learning_rate: must be >= 0, got -1");
-  ExpectError(
-      R"({"class_name": "SGD", "config": {"learning_rate": "fast"}})",
-      "model.json: optimizer.config.learning_rate: expected a number or a "
-      "schedule object {\"class_name\": ..., \"config\": {...}}, got \"fast\"");
+  ExpectError(R"({"class_name": "Adam", "config": {"amsgrad": 1}})",
+              "model.json: optimizer.config.amsgrad: expected true or false, got 1");
+  ExpectError(R"({"class_name": "Adam", "config": {"beta_1": 1.5}})",
+              "model.json: optimizer.config.beta_1: must be in [0, 1), got 1.5");
+  ExpectError(R"({"class_name": "SGD", "config": {"learning_rate": -1}})",
+              "model.json: optimizer.config.learning_rate: must be >= 0, got -1");
+  ExpectError(R"({"class_name": "SGD", "config": {"learning_rate": "fast"}})",
+              "model.json: optimizer.config.learning_rate: expected a number or a "
+              "schedule object {\"class_name\": ..., \"config\": {...}}, got \"fast\"");
   ExpectError(R"({"class_name": "SGD", "config": {"learning_rate": {
                   "class_name": "ExponentialDecay", "config": {"initial_learning_rate": 1,
                   "decay_steps": 1.5, "decay_rate": 0.5}}}})",
@@ -187,35 +177,29 @@ TEST(OptimizerFromJson, MalformedConfigsNameTheFileAndField) {
               "expected an integer, got 1.5");
   ExpectError(R"({"class_name": "SGD", "config": {"weight_decay": 0.1}})",
               "model.json: optimizer.config.weight_decay: is not supported");
-  ExpectError(
-      R"({"class_name": "Ftrl", "config": {"learning_rate_power": 0.5}})",
-      "model.json: optimizer.config.learning_rate_power: must be <= 0, got "
-      "0.5");
-  ExpectError(
-      R"({"class_name": "Lion", "config": {}})",
-      "model.json: optimizer.class_name: unknown optimizer \"Lion\" (known: "
-      "SGD, Adam, Adagrad, RMSprop, Adadelta, Adamax, Nadam, Ftrl)");
+  ExpectError(R"({"class_name": "Ftrl", "config": {"learning_rate_power": 0.5}})",
+              "model.json: optimizer.config.learning_rate_power: must be <= 0, got "
+              "0.5");
+  ExpectError(R"({"class_name": "Lion", "config": {}})",
+              "model.json: optimizer.class_name: unknown optimizer \"Lion\" (known: "
+              "SGD, Adam, Adagrad, RMSprop, Adadelta, Adamax, Nadam, Ftrl)");
   ExpectError("\"adamw\"",
               "model.json: optimizer: unknown optimizer \"adamw\" (known: SGD, "
               "Adam, Adagrad, RMSprop, Adadelta, Adamax, Nadam, Ftrl)");
   ExpectError(R"({"config": {}})", "model.json: optimizer.class_name: missing");
   ExpectError(R"({"class_name": "Adam", "config": [1]})",
               "model.json: optimizer.config: expected an object, got [1]");
-  ExpectError(R"({"class_name": "Adam", "cfg": {}})",
-              "model.json: optimizer.cfg: unknown field");
+  ExpectError(R"({"class_name": "Adam", "cfg": {}})", "model.json: optimizer.cfg: unknown field");
   ExpectError("42",
               "model.json: optimizer: expected a name such as \"adam\" or "
               "{\"class_name\": ..., \"config\": {...}}, got 42");
   auto bad = OptimizerFromJson("{\"class_name\": ", "model.json");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(
-      bad.status().message().rfind("model.json: optimizer: invalid JSON", 0),
-      0u);
+  EXPECT_EQ(bad.status().message().rfind("model.json: optimizer: invalid JSON", 0), 0u);
 }
 
 TEST(OptimizerFromJson, ParsedOptimizerUpdatesLikeTheDirectlyBuiltOne) {
-  auto opt = OptimizerFromJson(
-      R"({"class_name": "SGD", "config": {"learning_rate": 0.5}})", "m");
+  auto opt = OptimizerFromJson(R"({"class_name": "SGD", "config": {"learning_rate": 0.5}})", "m");
   ASSERT_TRUE(opt.ok());
   Tensor w = Tensor::FromVector({2}, {1.f, 1.f});
   (*opt)->ApplyDense("w", w, Tensor::FromVector({2}, {1.f, -2.f}));

@@ -22,8 +22,7 @@ using tensor::Tensor;
 using testing::ConstantLr;
 using testing::ExpectMatchesReference;
 
-void ExpectValues(const Tensor& t, const std::vector<double>& expected,
-                  double tolerance = 1e-6) {
+void ExpectValues(const Tensor& t, const std::vector<double>& expected, double tolerance = 1e-6) {
   const std::vector<float> got = t.ToVector();
   ASSERT_EQ(got.size(), expected.size());
   for (size_t i = 0; i < got.size(); ++i) {
@@ -72,10 +71,7 @@ TEST(AdamReference, FirstTwoStepsMatchHandDerivedValues) {
 TEST(SgdReference, PlainSgdMatchesFormula) {
   Sgd opt({.learning_rate = 0.05});
   ExpectMatchesReference(
-      opt, {},
-      [](double& w, double g, std::vector<double>&, int64_t, double lr) {
-        w -= lr * g;
-      },
+      opt, {}, [](double& w, double g, std::vector<double>&, int64_t, double lr) { w -= lr * g; },
       ConstantLr(0.05));
 }
 
@@ -108,8 +104,7 @@ TEST(AdamReference, AdamAndAmsgradMatchFormula) {
           m = 0.8 * m + 0.2 * g;
           v = 0.99 * v + 0.01 * g * g;
           vhat = std::max(vhat, v);
-          const double lr_t =
-              lr * std::sqrt(1 - std::pow(0.99, t)) / (1 - std::pow(0.8, t));
+          const double lr_t = lr * std::sqrt(1 - std::pow(0.99, t)) / (1 - std::pow(0.8, t));
           w -= lr_t * m / (std::sqrt(amsgrad ? vhat : v) + 1e-3);
         },
         ConstantLr(0.01));
@@ -117,9 +112,7 @@ TEST(AdamReference, AdamAndAmsgradMatchFormula) {
 }
 
 TEST(AdagradReference, MatchesFormula) {
-  Adagrad opt({.learning_rate = 0.1,
-               .initial_accumulator_value = 0.2,
-               .epsilon = 1e-4});
+  Adagrad opt({.learning_rate = 0.1, .initial_accumulator_value = 0.2, .epsilon = 1e-4});
   ExpectMatchesReference(
       opt, {0.2},
       [](double& w, double g, std::vector<double>& s, int64_t, double lr) {
@@ -132,8 +125,7 @@ TEST(AdagradReference, MatchesFormula) {
 TEST(RmspropReference, AllFourVariantsMatchFormula) {
   for (double momentum : {0.0, 0.7}) {
     for (bool centered : {false, true}) {
-      SCOPED_TRACE(::testing::Message()
-                   << "momentum " << momentum << " centered " << centered);
+      SCOPED_TRACE(::testing::Message() << "momentum " << momentum << " centered " << centered);
       Rmsprop opt({.learning_rate = 0.01,
                    .rho = 0.8,
                    .momentum = momentum,
@@ -174,8 +166,7 @@ TEST(AdadeltaReference, MatchesFormula) {
 }
 
 TEST(AdamaxReference, MatchesFormula) {
-  Adamax opt(
-      {.learning_rate = 0.02, .beta_1 = 0.85, .beta_2 = 0.95, .epsilon = 1e-3});
+  Adamax opt({.learning_rate = 0.02, .beta_1 = 0.85, .beta_2 = 0.95, .epsilon = 1e-3});
   ExpectMatchesReference(
       opt, {0.0, 0.0},
       [](double& w, double g, std::vector<double>& s, int64_t t, double lr) {
@@ -195,9 +186,7 @@ TEST(NadamReference, MatchesKerasMomentumScheduleFormula) {
                .beta_2 = 0.99,
                .epsilon = 1e-3,
                .schedule_decay = decay});
-    auto mu = [&](int64_t i) {
-      return 0.9 * (1 - 0.5 * std::pow(0.96, decay * i));
-    };
+    auto mu = [&](int64_t i) { return 0.9 * (1 - 0.5 * std::pow(0.96, decay * i)); };
     ExpectMatchesReference(
         opt, {0.0, 0.0},
         [&](double& w, double g, std::vector<double>& s, int64_t t, double lr) {
@@ -218,9 +207,8 @@ TEST(NadamReference, MatchesKerasMomentumScheduleFormula) {
 
 // FTRL-Proximal, written from McMahan et al. 2013 Algorithm 1 with Keras'
 // beta folded into l2 and the shrinkage added to the gradient.
-void FtrlReference(double& w, double g, std::vector<double>& s, double lr,
-                   double power, double l1, double l2, double shrinkage,
-                   double beta) {
+void FtrlReference(double& w, double g, std::vector<double>& s, double lr, double power, double l1,
+                   double l2, double shrinkage, double beta) {
   double& n = s[0];
   double& z = s[1];
   const double g_shrunk = g + 2 * shrinkage * w;
@@ -283,8 +271,7 @@ TEST(OptimizerReference, LargeTensorsTakeTheParallelPathAndStayElementwise) {
   Tensor w = Tensor::FromVector({n}, w0);
   big.ApplyDense("w", w, Tensor::FromVector({n}, g));
   const std::vector<float> got = w.ToVector();
-  for (int64_t i :
-       {int64_t{0}, int64_t{16383}, int64_t{16384}, int64_t{65537}, n - 1}) {
+  for (int64_t i : {int64_t{0}, int64_t{16383}, int64_t{16384}, int64_t{65537}, n - 1}) {
     Adam one({.learning_rate = 0.01});
     Tensor wi = Tensor::FromVector({1}, {w0[i]});
     one.ApplyDense("w", wi, Tensor::FromVector({1}, {g[i]}));

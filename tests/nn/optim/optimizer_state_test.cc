@@ -50,8 +50,7 @@ TEST(OptimizerApply, UpdatesTablesFromSparseGradients) {
   rows.num_rows = 3;
   table.sparse_grad = rows;
   opt.Apply({&table});
-  EXPECT_EQ(table.value.ToVector(),
-            (std::vector<float>{0.f, 0.f, 0.f, 0.f, -4.f, -6.f}));
+  EXPECT_EQ(table.value.ToVector(), (std::vector<float>{0.f, 0.f, 0.f, 0.f, -4.f, -6.f}));
 }
 
 TEST(OptimizerApply, AddsDenseAndSparseGradientsOfOneParameter) {
@@ -126,8 +125,7 @@ TEST(OptimizerSlots, RestoreRejectsUnknownSlotsAndBadNames) {
             "(it keeps: m, v)");
   s = opt.RestoreSlots({{"no_slash", Tensor::Zeros({1})}});
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("expected \"<variable>/<slot>\""),
-            std::string::npos);
+  EXPECT_NE(s.message().find("expected \"<variable>/<slot>\""), std::string::npos);
   s = opt.RestoreSlots({{"w/m", Tensor::FromInts({1}, {1})}});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("float32"), std::string::npos);

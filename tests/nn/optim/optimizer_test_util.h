@@ -15,8 +15,8 @@
 namespace edl::nn::optim::testing {
 
 // Per-element reference update: w, g, this element's slots, t, lr.
-using ReferenceStep = std::function<void(
-    double& w, double g, std::vector<double>& slots, int64_t t, double lr)>;
+using ReferenceStep =
+    std::function<void(double& w, double g, std::vector<double>& slots, int64_t t, double lr)>;
 
 inline const std::vector<float>& InitialWeights() {
   static const std::vector<float> w = {0.5f, -1.2f, 2.0f, 0.0f, -0.3f};
@@ -24,19 +24,17 @@ inline const std::vector<float>& InitialWeights() {
 }
 
 inline const std::vector<std::vector<float>>& StepGradients() {
-  static const std::vector<std::vector<float>> g = {
-      {0.1f, -0.4f, 1.5f, 0.0f, -2.0f},
-      {-0.2f, 0.3f, 1.0f, 0.05f, -1.0f},
-      {0.7f, -0.1f, -0.5f, 0.2f, 0.3f},
-      {0.0f, 0.9f, -0.25f, -0.6f, 0.4f}};
+  static const std::vector<std::vector<float>> g = {{0.1f, -0.4f, 1.5f, 0.0f, -2.0f},
+                                                    {-0.2f, 0.3f, 1.0f, 0.05f, -1.0f},
+                                                    {0.7f, -0.1f, -0.5f, 0.2f, 0.3f},
+                                                    {0.0f, 0.9f, -0.25f, -0.6f, 0.4f}};
   return g;
 }
 
 // Runs every step of StepGradients() through opt.ApplyDense + FinishStep and
 // through `ref` (with slots starting at `slot_init`, learning rate lr(step)),
 // and expects the weights to agree after each step.
-inline void ExpectMatchesReference(Optimizer& opt,
-                                   const std::vector<double>& slot_init,
+inline void ExpectMatchesReference(Optimizer& opt, const std::vector<double>& slot_init,
                                    const ReferenceStep& ref,
                                    const std::function<double(int64_t)>& lr,
                                    double tolerance = 2e-5) {
@@ -54,8 +52,7 @@ inline void ExpectMatchesReference(Optimizer& opt,
     ++step;
     const std::vector<float> got = w.ToVector();
     for (size_t i = 0; i < w0.size(); ++i) {
-      EXPECT_NEAR(got[i], ref_w[i],
-                  tolerance * std::max(1.0, std::fabs(ref_w[i])))
+      EXPECT_NEAR(got[i], ref_w[i], tolerance * std::max(1.0, std::fabs(ref_w[i])))
           << "step " << step << " element " << i;
     }
   }

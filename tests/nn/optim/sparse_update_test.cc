@@ -27,8 +27,7 @@ constexpr int64_t kDim = 3;
 
 Tensor Table() {
   std::vector<float> v(kRows * kDim);
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = 0.1f * static_cast<float>(i) - 0.7f;
+  for (size_t i = 0; i < v.size(); ++i) v[i] = 0.1f * static_cast<float>(i) - 0.7f;
   return Tensor::FromVector({kRows, kDim}, v);
 }
 
@@ -58,52 +57,30 @@ using Factory = std::function<std::unique_ptr<Optimizer>()>;
 
 std::vector<std::pair<std::string, Factory>> AllOptimizers() {
   return {
-      {"SGD",
-       [] { return std::make_unique<Sgd>(SgdOptions{.learning_rate = 0.1}); }},
+      {"SGD", [] { return std::make_unique<Sgd>(SgdOptions{.learning_rate = 0.1}); }},
       {"SGD momentum",
        [] {
-         return std::make_unique<Sgd>(SgdOptions{
-             .learning_rate = 0.1, .momentum = 0.9, .nesterov = true});
+         return std::make_unique<Sgd>(
+             SgdOptions{.learning_rate = 0.1, .momentum = 0.9, .nesterov = true});
        }},
-      {"Adam",
-       [] {
-         return std::make_unique<Adam>(AdamOptions{.learning_rate = 0.1});
-       }},
+      {"Adam", [] { return std::make_unique<Adam>(AdamOptions{.learning_rate = 0.1}); }},
       {"Adam amsgrad",
-       [] {
-         return std::make_unique<Adam>(
-             AdamOptions{.learning_rate = 0.1, .amsgrad = true});
-       }},
-      {"Adagrad",
-       [] {
-         return std::make_unique<Adagrad>(AdagradOptions{.learning_rate = 0.1});
-       }},
-      {"RMSprop",
-       [] {
-         return std::make_unique<Rmsprop>(RmspropOptions{.learning_rate = 0.1});
-       }},
+       [] { return std::make_unique<Adam>(AdamOptions{.learning_rate = 0.1, .amsgrad = true}); }},
+      {"Adagrad", [] { return std::make_unique<Adagrad>(AdagradOptions{.learning_rate = 0.1}); }},
+      {"RMSprop", [] { return std::make_unique<Rmsprop>(RmspropOptions{.learning_rate = 0.1}); }},
       {"RMSprop centered momentum",
        [] {
-         return std::make_unique<Rmsprop>(RmspropOptions{
-             .learning_rate = 0.1, .momentum = 0.5, .centered = true});
+         return std::make_unique<Rmsprop>(
+             RmspropOptions{.learning_rate = 0.1, .momentum = 0.5, .centered = true});
        }},
       {"Adadelta",
-       [] {
-         return std::make_unique<Adadelta>(
-             AdadeltaOptions{.learning_rate = 1.0});
-       }},
-      {"Adamax",
-       [] {
-         return std::make_unique<Adamax>(AdamaxOptions{.learning_rate = 0.1});
-       }},
-      {"Nadam",
-       [] {
-         return std::make_unique<Nadam>(NadamOptions{.learning_rate = 0.1});
-       }},
+       [] { return std::make_unique<Adadelta>(AdadeltaOptions{.learning_rate = 1.0}); }},
+      {"Adamax", [] { return std::make_unique<Adamax>(AdamaxOptions{.learning_rate = 0.1}); }},
+      {"Nadam", [] { return std::make_unique<Nadam>(NadamOptions{.learning_rate = 0.1}); }},
       {"Ftrl",
        [] {
-         return std::make_unique<Ftrl>(FtrlOptions{
-             .learning_rate = 0.1, .l1_regularization_strength = 0.01});
+         return std::make_unique<Ftrl>(
+             FtrlOptions{.learning_rate = 0.1, .l1_regularization_strength = 0.01});
        }},
   };
 }
@@ -138,8 +115,7 @@ TEST(SparseUpdate, TouchedRowsEqualTheDenseUpdateAndOthersStayPut) {
       dense_opt->ApplyDense("table", dense_table, DenseOf(rows));
 
       std::vector<bool> in_step(kRows, false);
-      for (float id : rows.ids.ToVector())
-        in_step[static_cast<size_t>(id)] = true;
+      for (float id : rows.ids.ToVector()) in_step[static_cast<size_t>(id)] = true;
       const std::vector<float> s = sparse_table.ToVector();
       const std::vector<float> d = dense_table.ToVector();
       const std::vector<float> b = before.ToVector();
@@ -172,8 +148,7 @@ TEST(SparseUpdate, SgdAndAdagradSparseEqualsTheFullDenseUpdate) {
   // update equals the dense update of the whole table.
   for (int which = 0; which < 2; ++which) {
     auto make = [&]() -> std::unique_ptr<Optimizer> {
-      if (which == 0)
-        return std::make_unique<Sgd>(SgdOptions{.learning_rate = 0.1});
+      if (which == 0) return std::make_unique<Sgd>(SgdOptions{.learning_rate = 0.1});
       return std::make_unique<Adagrad>(AdagradOptions{.learning_rate = 0.1});
     };
     std::unique_ptr<Optimizer> sparse_opt = make();
@@ -224,8 +199,7 @@ TEST(SparseUpdate, LargeSparseUpdatesTakeTheParallelPath) {
   std::vector<int64_t> ids(n);
   std::vector<float> values(n * dim);
   for (int64_t i = 0; i < n; ++i) ids[i] = 2 * i;  // even rows only
-  for (size_t k = 0; k < values.size(); ++k)
-    values[k] = static_cast<float>(k % 7) - 3.f;
+  for (size_t k = 0; k < values.size(); ++k) values[k] = static_cast<float>(k % 7) - 3.f;
   SparseRows grad;
   grad.ids = Tensor::FromInts({n}, ids);
   grad.values = Tensor::FromVector({n, dim}, values);

@@ -26,8 +26,8 @@ TEST(ParseResources, AcceptsMillicoresVendorResourcesAndAnEmptyString) {
 }
 
 TEST(ParseResources, RefusesMalformedPartsNamingTheFlag) {
-  for (const char* bad : {"cpu", "cpu=", "=1", "cpu=one", "memory=4096MB", "gpu=0.5",
-                          "colour=red", "cpu=1,cpu=2", "memory=-1Gi", "cpu=1m5"}) {
+  for (const char* bad : {"cpu", "cpu=", "=1", "cpu=one", "memory=4096MB", "gpu=0.5", "colour=red",
+                          "cpu=1,cpu=2", "memory=-1Gi", "cpu=1m5"}) {
     auto r = ParseResources("--worker_resource_request", bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);

@@ -327,10 +327,12 @@ TEST(Supervisor, AnOwnerThatReplacedADeadOneAdoptsRunningProcessesAndKeepsTheirF
   FakeClock clock;
   Supervisor supervisor(cluster, clock);
   std::vector<std::string> gave_up;
-  supervisor.OnGaveUp([&](const std::string& name, const std::string&) { gave_up.push_back(name); });
+  supervisor.OnGaveUp(
+      [&](const std::string& name, const std::string&) { gave_up.push_back(name); });
   RelaunchPolicy policy;
   policy.max_failure_relaunches = 2;
-  EXPECT_EQ(supervisor.Adopt(ProcessSpec{"worker-9", {}, {}}, policy).code(), StatusCode::kNotFound);
+  EXPECT_EQ(supervisor.Adopt(ProcessSpec{"worker-9", {}, {}}, policy).code(),
+            StatusCode::kNotFound);
   ASSERT_TRUE(supervisor.Adopt(ProcessSpec{"worker-0", {}, {}}, policy).ok());
   EXPECT_EQ(supervisor.Desired(), std::vector<std::string>{"worker-0"});
   supervisor.SetFailureRelaunches("worker-0", 1);  // the dead owner used one

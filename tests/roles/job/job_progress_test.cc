@@ -12,9 +12,7 @@ struct Collected {
   std::vector<std::string> lines;
   std::vector<std::string> bars;
   JobProgress::Sink Sink() {
-    return [this](const std::string& text, bool bar) {
-      (bar ? bars : lines).push_back(text);
-    };
+    return [this](const std::string& text, bool bar) { (bar ? bars : lines).push_back(text); };
   }
 };
 

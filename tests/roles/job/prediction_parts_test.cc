@@ -108,7 +108,8 @@ TEST(PredictionParts, NamesTheDirectoryItCannotCreate) {
   auto parts = PredictionParts::Open(dir.File("file") + "/sub/out.csv", Csv);
   ASSERT_FALSE(parts.ok());
   EXPECT_EQ(parts.status().message().rfind(dir.File("file") + "/sub/out.csv.parts: cannot create "
-                                           "the directory: ", 0),
+                                                              "the directory: ",
+                                           0),
             0u)
       << parts.status().message();
 }

@@ -40,19 +40,17 @@ TEST(DataLedger, PrintsOneLinePerEpoch) {
   ledger.RecordTrained(1, 128, 256);
   ledger.RecordTrained(1, 128, 256);
   ledger.RecordTrained(2, 0, 128);
-  EXPECT_EQ(
-      ledger.ToString(),
-      "epoch 1: 256/256 records trained, 0 missing, 128 trained twice or more\n"
-      "epoch 2: 128/256 records trained, 128 missing, 0 trained twice or "
-      "more\n");
+  EXPECT_EQ(ledger.ToString(),
+            "epoch 1: 256/256 records trained, 0 missing, 128 trained twice or more\n"
+            "epoch 2: 128/256 records trained, 128 missing, 0 trained twice or "
+            "more\n");
 }
 
 TEST(DataLedger, WritesJson) {
   DataLedger ledger(TaskCuts(256, {}, 128), 1);
   ledger.RecordTrained(1, 0, 128);
-  EXPECT_EQ(ledger.ToJson(),
-            R"([{"epoch":1,"missing":128,"record_trainings":128,"records":256,)"
-            R"("trained":128,"trained_more_than_once":0}])");
+  EXPECT_EQ(ledger.ToJson(), R"([{"epoch":1,"missing":128,"record_trainings":128,"records":256,)"
+                             R"("trained":128,"trained_more_than_once":0}])");
 }
 
 TEST(DataLedgerDeathTest, RejectsARangeThatIsNotATask) {

@@ -14,8 +14,7 @@ using tensor::Tensor;
 
 MetricsFactory BinaryMetrics() {
   return [] {
-    return nn::metrics::MetricsFromJson(R"(["accuracy", "auc"])",
-                                        "binary_crossentropy", "test");
+    return nn::metrics::MetricsFromJson(R"(["accuracy", "auc"])", "binary_crossentropy", "test");
   };
 }
 
@@ -118,8 +117,7 @@ TEST(EvaluationAggregator, MergedMetricsEqualTheMetricsOverAllData) {
   }
   auto whole = BinaryMetrics()().value();
   for (auto& m : whole) {
-    m->Update(Tensor::FromVector({n, 1}, y_true),
-              Tensor::FromVector({n, 1}, y_pred));
+    m->Update(Tensor::FromVector({n, 1}, y_true), Tensor::FromVector({n, 1}, y_pred));
   }
 
   EvaluationAggregator a(-1, true, BinaryMetrics());
@@ -135,8 +133,7 @@ TEST(EvaluationAggregator, MergedMetricsEqualTheMetricsOverAllData) {
     auto part = BinaryMetrics()().value();
     protocol::ReportTaskRequest r;
     for (auto& m : part) {
-      m->Update(Tensor::FromVector({e - b, 1}, yt),
-                Tensor::FromVector({e - b, 1}, yp));
+      m->Update(Tensor::FromVector({e - b, 1}, yt), Tensor::FromVector({e - b, 1}, yp));
       r.metrics.push_back({m->name(), m->State()});
     }
     r.loss_sum = 0.5 * (e - b) + t;
@@ -170,10 +167,9 @@ TEST(EvaluationAggregator, RejectsAReportWithAMetricItDoesNotKnow) {
   r.metrics.push_back({"f1", {1}});
   auto added = a.AddReport(r);
   ASSERT_FALSE(added.ok());
-  EXPECT_EQ(
-      added.status().message(),
-      "evaluation report of task 9 has metric \"f1\" that the master does "
-      "not know (known: accuracy, auc)");
+  EXPECT_EQ(added.status().message(),
+            "evaluation report of task 9 has metric \"f1\" that the master does "
+            "not know (known: accuracy, auc)");
   r.metrics.pop_back();
   r.metrics[0].state = {1, 2, 3};
   added = a.AddReport(r);
@@ -192,8 +188,7 @@ TEST(EvaluationAggregator, ReportsTheFactorysError) {
   auto v = a.TakeRoundToStart();
   ASSERT_TRUE(v);
   Status s = a.StartRound(*v, 1, 1);
-  EXPECT_EQ(s.message(),
-            "evaluation at version 3: metrics[0]: unknown metric \"f1\"");
+  EXPECT_EQ(s.message(), "evaluation at version 3: metrics[0]: unknown metric \"f1\"");
 }
 
 }  // namespace

@@ -11,9 +11,9 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <mutex>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -155,9 +155,8 @@ TEST_F(JournalTest, AJournalAfterTheSnapshotsEndIsRefusedAsLostRecords) {
     ASSERT_TRUE(j->Snapshot("s").ok());  // covers records 0 and 1
   }
   fs::rename(File("journal-2"), File("journal-7"));
-  EXPECT_EQ(OpenError(),
-            File("journal-7") + ": starts at record 7, but " + File("snapshot") +
-                " ends at record 2");
+  EXPECT_EQ(OpenError(), File("journal-7") + ": starts at record 7, but " + File("snapshot") +
+                             " ends at record 2");
 }
 
 TEST_F(JournalTest, ACrashBetweenTheSnapshotAndTheNewJournalRecovers) {

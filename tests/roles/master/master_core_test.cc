@@ -16,8 +16,7 @@ using testing::BinaryMetrics;
 using testing::MetricsOver;
 using testing::SimulatedWorker;
 
-MasterOptions Options(int64_t training, int64_t validation = 0,
-                      int64_t prediction = 0) {
+MasterOptions Options(int64_t training, int64_t validation = 0, int64_t prediction = 0) {
   MasterOptions o;
   o.job_name = "test";
   o.records.training = training;
@@ -38,8 +37,7 @@ std::unique_ptr<MasterCore> Make(const MasterOptions& o, const Clock& clock) {
 }
 
 // Runs the workers round-robin until none gets work; returns the steps.
-int RunToEnd(std::vector<SimulatedWorker*> workers,
-             std::atomic<int64_t>& version) {
+int RunToEnd(std::vector<SimulatedWorker*> workers, std::atomic<int64_t>& version) {
   int steps = 0;
   for (bool busy = true; busy && steps < 100000;) {
     busy = false;
@@ -77,8 +75,7 @@ TEST(MasterCore, TrainsEveryRecordOfEveryEpochExactlyOnceWithoutFailures) {
   MasterOptions o = Options(1000);
   o.num_epochs = 3;
   auto core = Make(o, clock);
-  SimulatedWorker a(*core, "worker-0"), b(*core, "worker-1"),
-      c(*core, "worker-2");
+  SimulatedWorker a(*core, "worker-0"), b(*core, "worker-1"), c(*core, "worker-2");
   std::atomic<int64_t> version{0};
   RunToEnd({&a, &b, &c}, version);
   EXPECT_EQ(core->state(), JobState::kSucceeded);
@@ -114,8 +111,7 @@ TEST(MasterCore, RefusesWorkerIdsItNeverIssued) {
   auto t = core->GetTask({42});
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(t.status().message(),
-            "worker id 42 was never registered with this master");
+  EXPECT_EQ(t.status().message(), "worker id 42 was never registered with this master");
   EXPECT_FALSE(core->Heartbeat({42}).ok());
   EXPECT_FALSE(core->ReportTask({}).ok());
   EXPECT_FALSE(core->RegisterWorker({"", 1}).ok());
@@ -191,8 +187,7 @@ TEST(MasterCore, KeepsEveryRecordAndBoundsRetrainingWhenWorkersDie) {
   std::atomic<int64_t> version{0};
   std::vector<std::unique_ptr<SimulatedWorker>> workers;
   for (int i = 0; i < 4; ++i) {
-    workers.push_back(std::make_unique<SimulatedWorker>(
-        *core, "worker-" + std::to_string(i)));
+    workers.push_back(std::make_unique<SimulatedWorker>(*core, "worker-" + std::to_string(i)));
   }
   auto tick = [&](double s) {
     clock.AdvanceSeconds(s);
@@ -207,8 +202,7 @@ TEST(MasterCore, KeepsEveryRecordAndBoundsRetrainingWhenWorkersDie) {
   protocol::Task zombie_task;
   size_t zombie = 99;
   int relaunches = 0;
-  for (int step = 0; step < 2000 && core->state() == JobState::kRunning;
-       ++step) {
+  for (int step = 0; step < 2000 && core->state() == JobState::kRunning; ++step) {
     const size_t i = step % workers.size();
     SimulatedWorker& w = *workers[i];
     if (held[i].id != 0) {
@@ -231,9 +225,8 @@ TEST(MasterCore, KeepsEveryRecordAndBoundsRetrainingWhenWorkersDie) {
       // Every lease expires (the zombie's and the others'), the workers keep
       // heartbeating and report late: all these tasks are trained twice.
       lost_in_flight +=
-          1 + static_cast<int>(std::count_if(
-                  held.begin(), held.end(),
-                  [](const protocol::Task& t) { return t.id != 0; }));
+          1 + static_cast<int>(std::count_if(held.begin(), held.end(),
+                                             [](const protocol::Task& t) { return t.id != 0; }));
       tick(21);
       continue;
     }
@@ -282,8 +275,7 @@ TEST(MasterCore, FailsTheJobOnPoisonDataWithTheRecordRange) {
   EXPECT_TRUE(core->WaitUntilFinished(std::chrono::milliseconds(0)));
   EXPECT_EQ(a.Take().type, TaskType::kDone);
   EXPECT_TRUE(a.Heartbeat());
-  EXPECT_NE(core->FinalReport().find(
-                "job test failed: training data records [256, 384)"),
+  EXPECT_NE(core->FinalReport().find("job test failed: training data records [256, 384)"),
             std::string::npos);
 }
 
@@ -338,8 +330,7 @@ TEST(MasterCore, SkipsVersionsThatPassWhileARoundIsInFlight) {
   RunToEnd({&a, &b}, version);
   EXPECT_EQ(core->state(), JobState::kSucceeded);
   std::vector<int64_t> versions;
-  for (const auto& e : core->evaluation_history())
-    versions.push_back(e.model_version);
+  for (const auto& e : core->evaluation_history()) versions.push_back(e.model_version);
   EXPECT_EQ(versions, (std::vector<int64_t>{2, 8, 10}));
 }
 
@@ -355,8 +346,7 @@ TEST(MasterCore, RunsAnEvaluationOnlyJob) {
   auto history = core->evaluation_history();
   ASSERT_EQ(history.size(), 1u);
   EXPECT_TRUE(history[0].final);
-  EXPECT_NEAR(history[0].result.metrics[1].second,
-              MetricsOver(0, 300)[1]->Result(), 1e-12);
+  EXPECT_NEAR(history[0].result.metrics[1].second, MetricsOver(0, 300)[1]->Result(), 1e-12);
 }
 
 TEST(MasterCore, StoresEveryPredictionRecordOnceWhateverTheOrder) {
@@ -406,8 +396,7 @@ TEST(MasterCore, ScalesDownByAskingWorkersToLeaveWithoutCountingFailures) {
   MasterOptions o = Options(640);
   o.max_task_failures = 1;
   auto core = Make(o, clock);
-  SimulatedWorker a(*core, "worker-0"), b(*core, "worker-1"),
-      c(*core, "worker-2");
+  SimulatedWorker a(*core, "worker-0"), b(*core, "worker-1"), c(*core, "worker-2");
   std::atomic<int64_t> version{0};
   protocol::Task t = c.Take();
   EXPECT_FALSE(c.Heartbeat());

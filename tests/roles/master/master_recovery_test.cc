@@ -205,7 +205,7 @@ TEST_F(MasterRecoveryTest, ARetriedReportOfAWorkerDeclaredDeadMeanwhileCountsOnc
   core->Tick();  // the worker, silent, is declared dead
   ASSERT_TRUE(core->workers().empty());
   core.reset();
-  core = Start(o);  // and the master restarts
+  core = Start(o);                             // and the master restarts
   ASSERT_TRUE(core->ReportTask(report).ok());  // the retry
   EXPECT_EQ(core->ledger().at(0).trained, 64);
   EXPECT_EQ(core->ledger().at(0).trained_more_than_once, 0);

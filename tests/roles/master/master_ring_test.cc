@@ -92,8 +92,7 @@ TEST(MasterRing, RefusesAJoinFromAnUnknownOrDeadWorker) {
   const int64_t b = Register(*core, "worker-1");
   EXPECT_EQ(core->JoinRing({.worker_id = b, .address = ""}).status().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(core->GetRingView({.worker_id = 99}).status().code(),
-            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(core->GetRingView({.worker_id = 99}).status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(core->RingSynced({.worker_id = 99, .version = 1}).status().code(),
             StatusCode::kFailedPrecondition);
 }
@@ -281,8 +280,7 @@ TEST(MasterRing, ThreeRemoteWorkersJoinAndReadTheSameView) {
     std::vector<std::thread> threads;
     for (int i = 0; i < kWorkers; ++i) {
       threads.emplace_back([&, i] {
-        protocol::RemoteMaster master("127.0.0.1", server.port(), "ring-secret",
-                                      net::Millis(5000));
+        protocol::RemoteMaster master("127.0.0.1", server.port(), "ring-secret", net::Millis(5000));
         auto reg = master.RegisterWorker({.name = "worker-" + std::to_string(i), .pid = i});
         if (!reg.ok()) {
           errors[i] = reg.status();

@@ -88,31 +88,23 @@ TEST(MasterStatus, PrometheusTextIsInTheExpositionFormat) {
   a.Take();
   const std::string text = core->PrometheusText();
   for (const char* line :
-       {"# TYPE edl_tasks gauge",
-        "edl_tasks{state=\"doing\",type=\"training\"} 1",
+       {"# TYPE edl_tasks gauge", "edl_tasks{state=\"doing\",type=\"training\"} 1",
         "edl_tasks{state=\"done\",type=\"training\"} 5",
         "edl_tasks{state=\"todo\",type=\"training\"} 34",
-        "edl_tasks{state=\"done\",type=\"evaluation\"} 2",
-        "edl_model_version 5", "edl_epoch 1", "edl_workers_alive 1",
-        "# TYPE edl_records_trained_total counter",
+        "edl_tasks{state=\"done\",type=\"evaluation\"} 2", "edl_model_version 5", "edl_epoch 1",
+        "edl_workers_alive 1", "# TYPE edl_records_trained_total counter",
         "edl_records_trained_total 320", "edl_evaluation_model_version 5",
-        "edl_job_state{state=\"running\"} 1",
-        "edl_job_state{state=\"failed\"} 0"}) {
+        "edl_job_state{state=\"running\"} 1", "edl_job_state{state=\"failed\"} 0"}) {
     EXPECT_NE(text.find(std::string(line) + "\n"), std::string::npos) << line;
   }
-  EXPECT_NE(text.find("edl_evaluation_metric{name=\"auc\"} 0."),
-            std::string::npos);
-  EXPECT_NE(text.find("edl_evaluation_metric{name=\"loss\"} "),
-            std::string::npos);
-  const std::regex sample(
-      R"re([a-z_]+(\{([a-z_]+="[^"\\]*",?)+\})? -?[0-9][0-9.e+-]*)re");
+  EXPECT_NE(text.find("edl_evaluation_metric{name=\"auc\"} 0."), std::string::npos);
+  EXPECT_NE(text.find("edl_evaluation_metric{name=\"loss\"} "), std::string::npos);
+  const std::regex sample(R"re([a-z_]+(\{([a-z_]+="[^"\\]*",?)+\})? -?[0-9][0-9.e+-]*)re");
   const std::regex comment(R"(# (HELP|TYPE) [a-z_]+ .+)");
   std::istringstream lines(text);
   int samples = 0;
   for (std::string line; std::getline(lines, line);) {
-    EXPECT_TRUE(std::regex_match(line, sample) ||
-                std::regex_match(line, comment))
-        << line;
+    EXPECT_TRUE(std::regex_match(line, sample) || std::regex_match(line, comment)) << line;
     samples += line[0] != '#';
   }
   EXPECT_GT(samples, 15);
@@ -128,13 +120,12 @@ TEST(MasterStatus, FinalReportHasTheOutcomeLedgerAndLastEvaluation) {
   while (a.Step(version) != TaskType::kDone) {
   }
   const std::string report = core->FinalReport();
-  EXPECT_EQ(
-      report.rfind("job fm succeeded\n"
-                   "epoch 1: 1280/1280 records trained, 0 missing, 0 trained "
-                   "twice or more\n"
-                   "evaluation at version 20: loss ",
-                   0),
-      0u)
+  EXPECT_EQ(report.rfind("job fm succeeded\n"
+                         "epoch 1: 1280/1280 records trained, 0 missing, 0 trained "
+                         "twice or more\n"
+                         "evaluation at version 20: loss ",
+                         0),
+            0u)
       << report;
 }
 
@@ -169,7 +160,7 @@ TEST(MasterStatus, ThousandsOfEvaluationsAreDownSampledToAFixedNumber) {
   o.records.training = 64 * 1200;  // 1,200 tasks of 4 batches: a version each
   o.records.validation = 16;       // one evaluation task a round
   o.num_epochs = 1;
-  o.evaluation_steps = 1;          // a round after every version
+  o.evaluation_steps = 1;  // a round after every version
   auto core = MasterCore::Create(o, clock).value();
   SimulatedWorker a(*core, "worker-0");
   std::atomic<int64_t> version{0};

@@ -60,8 +60,7 @@ TEST(Membership, ScalingDownAsksTheHighestNamesToLeave) {
   for (const char* name : {"worker-10", "worker-2", "worker-9", "worker-1"}) {
     m.Register(name, 0, 0);
   }
-  EXPECT_EQ(m.SetTarget(2),
-            (std::vector<std::string>{"worker-9", "worker-10"}));
+  EXPECT_EQ(m.SetTarget(2), (std::vector<std::string>{"worker-9", "worker-10"}));
   EXPECT_EQ(m.StandingOf(1), Standing::kStopping);  // worker-10
   EXPECT_EQ(m.StandingOf(2), Standing::kAlive);
   EXPECT_EQ(m.active_count(), 2);

@@ -30,8 +30,8 @@ TEST(PredictionCollector, HandsEachPartToTheSinkAndCountsTheRecords) {
   ASSERT_TRUE(c.Add(0, 3, Tensor::FromVector({3, 2}, {0, 1, 2, 3, 4, 5})).ok());
   EXPECT_TRUE(c.complete());
   EXPECT_TRUE(c.CheckComplete().ok());
-  EXPECT_EQ(kept.parts, (std::map<int64_t, std::vector<float>>{
-                            {0, {0, 1, 2, 3, 4, 5}}, {3, {6, 7, 8, 9}}}));
+  EXPECT_EQ(kept.parts,
+            (std::map<int64_t, std::vector<float>>{{0, {0, 1, 2, 3, 4, 5}}, {3, {6, 7, 8, 9}}}));
 }
 
 TEST(PredictionCollector, RejectsOutputsOfTheWrongShape) {
@@ -47,14 +47,11 @@ TEST(PredictionCollector, RejectsOutputsOfTheWrongShape) {
             "got none");
   ASSERT_TRUE(c.Add(0, 3, Tensor::FromVector({3, 1}, {0, 1, 2})).ok());
   s = c.Add(3, 5, Tensor::FromVector({2, 2}, {0, 1, 2, 3}));
-  EXPECT_EQ(
-      s.message(),
-      "prediction data records [3, 5): predictions of shape [2, 2] float32 "
-      "do not match the others' [rows, 1] float32");
+  EXPECT_EQ(s.message(),
+            "prediction data records [3, 5): predictions of shape [2, 2] float32 "
+            "do not match the others' [rows, 1] float32");
   s = c.Add(4, 9, Tensor::FromVector({5, 1}, {0, 1, 2, 3, 4}));
-  EXPECT_EQ(
-      s.message(),
-      "prediction data records [4, 9): outside the data set of 5 records");
+  EXPECT_EQ(s.message(), "prediction data records [4, 9): outside the data set of 5 records");
   EXPECT_EQ(c.records_received(), 3);
   EXPECT_EQ(kept.parts.size(), 1u);  // only the part that fitted
 }

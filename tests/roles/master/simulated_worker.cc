@@ -17,13 +17,11 @@ double RecordLoss(int64_t i) { return 0.001 * static_cast<double>(i % 97); }
 
 MetricsFactory BinaryMetrics() {
   return [] {
-    return nn::metrics::MetricsFromJson(R"(["accuracy", "auc"])",
-                                        "binary_crossentropy", "test");
+    return nn::metrics::MetricsFromJson(R"(["accuracy", "auc"])", "binary_crossentropy", "test");
   };
 }
 
-std::vector<std::unique_ptr<nn::metrics::Metric>> MetricsOver(int64_t begin,
-                                                              int64_t end) {
+std::vector<std::unique_ptr<nn::metrics::Metric>> MetricsOver(int64_t begin, int64_t end) {
   auto metrics = BinaryMetrics()().value();
   std::vector<float> y_true, y_pred;
   for (int64_t i = begin; i < end; ++i) {
@@ -51,19 +49,15 @@ Task SimulatedWorker::Take() {
   return t.ok() ? *t : Task{};
 }
 
-void SimulatedWorker::Complete(const Task& task,
-                               std::atomic<int64_t>& version) {
+void SimulatedWorker::Complete(const Task& task, std::atomic<int64_t>& version) {
   protocol::ReportTaskRequest r;
   r.worker_id = id_;
   r.task_id = task.id;
   r.samples = task.end - task.begin;
   switch (task.type) {
-    case TaskType::kTraining:
-      r.model_version = ++version;
-      break;
+    case TaskType::kTraining: r.model_version = ++version; break;
     case TaskType::kEvaluation:
-      for (int64_t i = task.begin; i < task.end; ++i)
-        r.loss_sum += RecordLoss(i);
+      for (int64_t i = task.begin; i < task.end; ++i) r.loss_sum += RecordLoss(i);
       for (auto& m : MetricsOver(task.begin, task.end)) {
         r.metrics.push_back({m->name(), m->State()});
       }
@@ -72,13 +66,10 @@ void SimulatedWorker::Complete(const Task& task,
     case TaskType::kPrediction: {
       std::vector<float> values;
       for (int64_t i = task.begin; i < task.end; ++i) values.push_back(i);
-      r.predictions =
-          tensor::Tensor::FromVector({task.end - task.begin, 1}, values);
+      r.predictions = tensor::Tensor::FromVector({task.end - task.begin, 1}, values);
       break;
     }
-    default:
-      ADD_FAILURE() << "completing a task of type "
-                    << static_cast<int>(task.type);
+    default: ADD_FAILURE() << "completing a task of type " << static_cast<int>(task.type);
   }
   auto s = core_->ReportTask(r);
   EXPECT_TRUE(s.ok()) << s.status().message();
@@ -102,8 +93,7 @@ bool SimulatedWorker::Heartbeat() {
 
 TaskType SimulatedWorker::Step(std::atomic<int64_t>& version) {
   Task t = Take();
-  if (t.type != TaskType::kWait && t.type != TaskType::kDone)
-    Complete(t, version);
+  if (t.type != TaskType::kWait && t.type != TaskType::kDone) Complete(t, version);
   return t.type;
 }
 

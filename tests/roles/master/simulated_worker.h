@@ -24,8 +24,7 @@ double RecordLoss(int64_t i);
 // ["accuracy", "auc"] for a binary model.
 MetricsFactory BinaryMetrics();
 // The metrics over validation records [begin, end).
-std::vector<std::unique_ptr<nn::metrics::Metric>> MetricsOver(int64_t begin,
-                                                              int64_t end);
+std::vector<std::unique_ptr<nn::metrics::Metric>> MetricsOver(int64_t begin, int64_t end);
 
 class SimulatedWorker {
  public:

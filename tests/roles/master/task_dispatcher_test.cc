@@ -12,9 +12,8 @@ namespace {
 
 constexpr int64_t kLease = 1000;
 
-DispatcherOptions Options(int64_t training, int64_t validation = 0,
-                          int64_t prediction = 0, int64_t per_task = 128,
-                          int epochs = 1) {
+DispatcherOptions Options(int64_t training, int64_t validation = 0, int64_t prediction = 0,
+                          int64_t per_task = 128, int epochs = 1) {
   DispatcherOptions o;
   o.records.training = training;
   o.records.validation = validation;
@@ -243,8 +242,7 @@ TEST(TaskDispatcher, FailsTheJobOnPoisonDataNamingTheRecords) {
     ASSERT_EQ(t.type, TaskType::kTraining);
     if (t.begin == 4096) {
       ++failures;
-      d.ReportTask(1 + i % 3, t.id, TaskResult::kFailed,
-                   "bad record 4100: expected 784 values");
+      d.ReportTask(1 + i % 3, t.id, TaskResult::kFailed, "bad record 4100: expected 784 values");
     } else {
       d.ReportTask(1 + i % 3, t.id, TaskResult::kSucceeded);
     }
@@ -321,8 +319,7 @@ TEST(TaskDispatcher, DispatchesManyTasksToManyWorkers) {
   for (int64_t round = 0; done < 200000; ++round) {
     for (int w = 0; w < 1000; ++w) {
       if (held[w] != 0) {
-        ASSERT_TRUE(
-            d.ReportTask(w + 1, held[w], TaskResult::kSucceeded).accepted);
+        ASSERT_TRUE(d.ReportTask(w + 1, held[w], TaskResult::kSucceeded).accepted);
         ++done;
         held[w] = 0;
       }

@@ -47,8 +47,8 @@ using AllMessages =
     ::testing::Types<Task, RegisterWorkerRequest, RegisterWorkerResponse, HeartbeatRequest,
                      HeartbeatResponse, GetTaskRequest, ReportTaskRequest, ReportTaskResponse,
                      PullDenseRequest, PullDenseResponse, PullRowsRequest, PullRowsResponse,
-                     PushGradientsRequest, PushGradientsResponse, JoinRingRequest,
-                     RingViewRequest, RingView, RingSyncedRequest, RingSyncedResponse>;
+                     PushGradientsRequest, PushGradientsResponse, JoinRingRequest, RingViewRequest,
+                     RingView, RingSyncedRequest, RingSyncedResponse>;
 TYPED_TEST_SUITE(EveryMessage, AllMessages);
 
 // The status message starts with the message's name.
@@ -112,10 +112,10 @@ TYPED_TEST(EveryMessage, RefusesAnotherWireVersion) {
   bytes[1] = static_cast<char>(kWireVersion + 1);
   Result<TypeParam> decoded = Decode<TypeParam>(bytes);
   ASSERT_FALSE(decoded.ok());
-  EXPECT_EQ(decoded.status().message(),
-            std::string(Sample<TypeParam>::kName) + ": wire version " +
-                std::to_string(kWireVersion + 1) + ", this build speaks version " +
-                std::to_string(kWireVersion));
+  EXPECT_EQ(decoded.status().message(), std::string(Sample<TypeParam>::kName) + ": wire version " +
+                                            std::to_string(kWireVersion + 1) +
+                                            ", this build speaks version " +
+                                            std::to_string(kWireVersion));
 }
 
 TYPED_TEST(EveryMessage, RefusesEveryOtherMessage) {
@@ -404,8 +404,7 @@ TEST(Codec, RefusesGarbageAsEveryRingMessage) {
   EXPECT_FALSE(Decode<RingSyncedResponse>(garbage).ok());
   Result<RingView> view = Decode<RingView>(garbage);
   ASSERT_FALSE(view.ok());
-  EXPECT_EQ(view.status().message().rfind("RingView.members: ", 0), 0u)
-      << view.status().message();
+  EXPECT_EQ(view.status().message().rfind("RingView.members: ", 0), 0u) << view.status().message();
 }
 
 TEST(Codec, DecodingAReceivedBlockLendsItsTensorsTheBlockWithoutACopy) {

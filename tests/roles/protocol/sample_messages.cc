@@ -103,9 +103,7 @@ PushGradientsResponse SamplePushGradientsResponse() {
           .params = {{"dense/kernel", PatternTensor({2, 3}, DType::kBFloat16, 12)}}};
 }
 
-JoinRingRequest SampleJoinRingRequest() {
-  return {.worker_id = 6, .address = "10.0.3.7:50052"};
-}
+JoinRingRequest SampleJoinRingRequest() { return {.worker_id = 6, .address = "10.0.3.7:50052"}; }
 RingViewRequest SampleRingViewRequest() {
   return {.worker_id = -2, .known_version = std::numeric_limits<uint64_t>::max()};
 }

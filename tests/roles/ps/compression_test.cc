@@ -7,9 +7,9 @@
 #include <cmath>
 #include <limits>
 
+#include "ps_test_util.h"
 #include "roles/ps/parameter_server.h"
 #include "roles/ps/ps_client.h"
-#include "ps_test_util.h"
 
 namespace edl::roles::ps {
 namespace {
@@ -38,7 +38,8 @@ TEST(Compression, ParsesTheFlagsValuesAndNamesTheFlagOtherwise) {
 
 TEST(Compression, BFloat16KeepsFloat32sRangeAndRoundsToNearestEven) {
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> out = RoundTrip({1.f, -2.5f, 1e30f, 1e-30f, inf, -inf, 0.f}, Compression::kBFloat16);
+  std::vector<float> out =
+      RoundTrip({1.f, -2.5f, 1e30f, 1e-30f, inf, -inf, 0.f}, Compression::kBFloat16);
   EXPECT_EQ(out[0], 1.f);
   EXPECT_EQ(out[1], -2.5f);
   EXPECT_NEAR(out[2], 1e30f, 1e30f / 128);
@@ -48,7 +49,8 @@ TEST(Compression, BFloat16KeepsFloat32sRangeAndRoundsToNearestEven) {
   EXPECT_EQ(out[6], 0.f);
   // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: to the even one, 1. And
   // 1 + 3 * 2^-8 is halfway between 1 + 2^-7 and 1 + 2^-6: to 1 + 2^-6.
-  out = RoundTrip({1.f + std::ldexp(1.f, -8), 1.f + 3 * std::ldexp(1.f, -8)}, Compression::kBFloat16);
+  out =
+      RoundTrip({1.f + std::ldexp(1.f, -8), 1.f + 3 * std::ldexp(1.f, -8)}, Compression::kBFloat16);
   EXPECT_EQ(out[0], 1.f);
   EXPECT_EQ(out[1], 1.f + std::ldexp(1.f, -6));
   EXPECT_TRUE(std::isnan(RoundTrip({std::nanf("")}, Compression::kBFloat16)[0]));

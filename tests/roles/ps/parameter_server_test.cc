@@ -32,8 +32,7 @@ std::map<std::string, Tensor> Pull(ParameterServer& ps) {
   return out;
 }
 
-Tensor Rows(ParameterServer& ps, const std::string& table,
-            const std::vector<int64_t>& ids) {
+Tensor Rows(ParameterServer& ps, const std::string& table, const std::vector<int64_t>& ids) {
   PullRowsRequest r{table, Tensor::FromInts({int64_t(ids.size())}, ids)};
   auto out = ps.PullRows(r);
   EDL_CHECK(out.ok()) << out.status().message();
@@ -126,11 +125,9 @@ TEST(ParameterServer, InitializesRowsWithTheLayersInitializerOverTheWholeTablesF
   ParameterServerOptions options;
   auto ones = ParameterServer::Create(options, MakeModel(kSgd1, 1, "\"ones\""));
   ASSERT_TRUE(ones.ok());
-  EXPECT_EQ(Rows(**ones, "emb/embeddings", {5}).ToVector(),
-            (std::vector<float>{1, 1, 1, 1}));
+  EXPECT_EQ(Rows(**ones, "emb/embeddings", {5}).ToVector(), (std::vector<float>{1, 1, 1, 1}));
   // glorot_uniform over [50, 4]: limit sqrt(6 / 54) = 0.333.
-  auto glorot =
-      ParameterServer::Create(options, MakeModel(kSgd1, 1, "\"glorot_uniform\""));
+  auto glorot = ParameterServer::Create(options, MakeModel(kSgd1, 1, "\"glorot_uniform\""));
   ASSERT_TRUE(glorot.ok());
   std::vector<int64_t> ids;
   for (int64_t i = 0; i < 50; ++i) ids.push_back(i);
@@ -193,8 +190,7 @@ TEST(ParameterServer, UpdatesNewRowsLikeTheDenseOptimizerWithFreshSlots) {
       (*local)->ApplyDense("row", row, grad.Slice(0, 1));
       (*local)->FinishStep();
     }
-    EXPECT_EQ(Rows(*ps, "emb/embeddings", {9}).ToVector(), row.ToVector())
-        << optimizer;
+    EXPECT_EQ(Rows(*ps, "emb/embeddings", {9}).ToVector(), row.ToVector()) << optimizer;
   }
 }
 
@@ -266,8 +262,8 @@ TEST(ParameterServer, SyncModeAcceptsPushesWithinTheTolerance) {
   options.sync_version_tolerance = 1;
   auto ps = MakePs(options, kSgd1);
   PushGradientsRequest push;
-  ASSERT_TRUE(ps->PushGradients(push)->accepted);  // version 0 -> 1
-  EXPECT_TRUE(ps->PushGradients(push)->accepted);  // 0 >= 1 - 1
+  ASSERT_TRUE(ps->PushGradients(push)->accepted);   // version 0 -> 1
+  EXPECT_TRUE(ps->PushGradients(push)->accepted);   // 0 >= 1 - 1
   EXPECT_FALSE(ps->PushGradients(push)->accepted);  // 0 < 2 - 1
 }
 
@@ -302,8 +298,8 @@ TEST(ParameterServer, LosesNoUpdateUnderConcurrentPushes) {
       for (int i = 0; i < kPushes; ++i) {
         PushGradientsRequest push;
         push.dense.push_back({"dense/kernel", Tensor::Full(before.shape(), 1)});
-        push.sparse.push_back({"emb/embeddings", Tensor::FromInts({3}, {2, 5, 2}),
-                               Tensor::Full({3, 4}, 1)});
+        push.sparse.push_back(
+            {"emb/embeddings", Tensor::FromInts({3}, {2, 5, 2}), Tensor::Full({3, 4}, 1)});
         EXPECT_TRUE(ps->PushGradients(push).ok());
         EXPECT_TRUE(ps->PullDense({}).ok());
       }
@@ -328,8 +324,7 @@ TEST(ParameterServer, RejectsGradientsItDoesNotHoldAndAppliesNothing) {
   push.dense.push_back({"hidden/bias", Tensor::Zeros({3})});
   auto r = ps->PushGradients(push);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("PS 0 of 2: gradient for \"hidden/bias\""),
-            std::string::npos)
+  EXPECT_NE(r.status().message().find("PS 0 of 2: gradient for \"hidden/bias\""), std::string::npos)
       << r.status().message();
   EXPECT_EQ(Pull(*ps)["dense/bias"].ToVector(), before.ToVector());
   EXPECT_EQ(ps->version(), 0);
@@ -338,7 +333,8 @@ TEST(ParameterServer, RejectsGradientsItDoesNotHoldAndAppliesNothing) {
   bad_shape.dense.push_back({"dense/bias", Tensor::Zeros({3})});
   EXPECT_FALSE(ps->PushGradients(bad_shape).ok());
   PushGradientsRequest foreign_row;
-  foreign_row.sparse.push_back({"emb/embeddings", Tensor::FromInts({1}, {3}), Tensor::Zeros({1, 4})});
+  foreign_row.sparse.push_back(
+      {"emb/embeddings", Tensor::FromInts({1}, {3}), Tensor::Zeros({1, 4})});
   auto fr = ps->PushGradients(foreign_row);
   ASSERT_FALSE(fr.ok());
   EXPECT_NE(fr.status().message().find("row 3"), std::string::npos);

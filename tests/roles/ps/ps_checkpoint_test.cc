@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ps_test_util.h"
 #include "roles/local/compiled_model.h"
 #include "roles/ps/merged_checkpoint.h"
 #include "roles/ps/parameter_server.h"
 #include "roles/ps/partition.h"
-#include "ps_test_util.h"
 
 namespace edl::roles::ps {
 namespace {
@@ -33,14 +33,13 @@ PushGradientsRequest MakePush(int k) {
   for (int64_t i = 0; i < 6; ++i) kernel.f32()[i] = 0.1f * k - 0.05f * i;
   push.dense.push_back({"dense/kernel", kernel});
   push.dense.push_back({"hidden/bias", Tensor::FromVector({3}, {0.3f, -0.2f * k, 1})});
-  push.sparse.push_back({"emb/embeddings", Tensor::FromInts({3}, {1, 6, 6 + k}),
-                         Tensor::Full({3, 4}, 0.25f * k)});
+  push.sparse.push_back(
+      {"emb/embeddings", Tensor::FromInts({3}, {1, 6, 6 + k}), Tensor::Full({3, 4}, 0.25f * k)});
   return push;
 }
 
 // `full` split by owner, as PsClient does.
-std::vector<PushGradientsRequest> Route(const PushGradientsRequest& full, int n,
-                                        int64_t version) {
+std::vector<PushGradientsRequest> Route(const PushGradientsRequest& full, int n, int64_t version) {
   std::vector<PushGradientsRequest> out(n);
   for (auto& r : out) r.version = version;
   for (const auto& d : full.dense) out[PsOfParameter(d.name, n)].dense.push_back(d);
@@ -70,8 +69,7 @@ std::map<std::string, std::vector<float>> State(PsSet& set) {
     for (auto& t : pulled->params) out[t.name] = t.value.ToVector();
   }
   for (int64_t id = 0; id < 50; ++id) {
-    auto rows = set[PsOfId(id, n)]->PullRows(
-        {"emb/embeddings", Tensor::FromInts({1}, {id})});
+    auto rows = set[PsOfId(id, n)]->PullRows({"emb/embeddings", Tensor::FromInts({1}, {id})});
     EDL_CHECK(rows.ok()) << rows.status().message();
     out["row " + std::to_string(id)] = rows->values.ToVector();
   }
@@ -216,8 +214,7 @@ TEST(PsCheckpoint, ACorruptPartitionFailsTheRestoreNamingTheFile) {
   fs::resize_file(data, fs::file_size(data) - 8);
   auto ps = ParameterServer::Create(options, MakeModel(kAdam));
   ASSERT_FALSE(ps.ok());
-  EXPECT_NE(ps.status().message().find("tensors.bin"), std::string::npos)
-      << ps.status().message();
+  EXPECT_NE(ps.status().message().find("tensors.bin"), std::string::npos) << ps.status().message();
 }
 
 TEST(PsCheckpoint, ACheckpointOfAnotherModelIsRejectedNamingTheWeight) {
@@ -230,8 +227,7 @@ TEST(PsCheckpoint, ACheckpointOfAnotherModelIsRejectedNamingTheWeight) {
   options.checkpoint_dir = dir.path();
   auto ps = ParameterServer::Create(options, MakeModel(kAdam));
   ASSERT_FALSE(ps.ok());
-  EXPECT_NE(ps.status().message().find("\"dense/kernel\" has shape [5, 5]"),
-            std::string::npos)
+  EXPECT_NE(ps.status().message().find("\"dense/kernel\" has shape [5, 5]"), std::string::npos)
       << ps.status().message();
 }
 

@@ -8,10 +8,10 @@
 #include <cmath>
 
 #include "nn/autograd.h"
+#include "ps_test_util.h"
 #include "roles/local/evaluation.h"
 #include "roles/ps/parameter_server.h"
 #include "roles/ps/ps_client.h"
-#include "ps_test_util.h"
 #include "tensor/device_runtime.h"
 #include "tests/testing/host_memory_device_runtime.h"
 
@@ -50,8 +50,7 @@ Job MakeJob(Device device) {
 // One worker step as roles/worker/worker.cc takes it.
 void Step(Job& j, int k) {
   const Tensor ids = Tensor::FromInts({4, 3}, {3, 8, 3, 11, 12, 13, 0, 8, 49, 7, 7, k});
-  const Tensor labels =
-      Tensor::FromVector({4, 2}, {1, -1, 0.5f, 2, -0.5f, 0, 1.5f, float(k) / 4});
+  const Tensor labels = Tensor::FromVector({4, 2}, {1, -1, 0.5f, 2, -0.5f, 0, 1.5f, float(k) / 4});
   auto params = j.worker.model->parameters();
   ASSERT_TRUE(j.client->PullDense(params).ok());
   ASSERT_TRUE(j.client->PullRows(*Find(*j.worker.model, "emb/embeddings"), ids).ok());

@@ -7,8 +7,8 @@
 #include <mutex>
 #include <thread>
 
-#include "roles/ps/parameter_server.h"
 #include "ps_test_util.h"
+#include "roles/ps/parameter_server.h"
 
 namespace edl::roles::ps {
 namespace {
@@ -48,8 +48,8 @@ void SetGradients(nn::keras::Model& model, int k) {
     if (p->name == "emb/embeddings") {
       p->sparse_grad = tensor::SparseRows{
           Tensor::FromInts({4}, {3, 8, 3, 11 + k}),
-          Tensor::FromVector({4, 4}, {1, 2, 3, 4, 0.5f, 0.5f, 0.5f, 0.5f,
-                                      -1, 0, 1, float(k), 2, 2, 2, 2}),
+          Tensor::FromVector({4, 4},
+                             {1, 2, 3, 4, 0.5f, 0.5f, 0.5f, 0.5f, -1, 0, 1, float(k), 2, 2, 2, 2}),
           50};
     } else {
       p->grad = Tensor::Empty(p->value.shape());
@@ -81,8 +81,7 @@ TEST(PsClient, TwoParameterServersTrainExactlyLikeOne) {
     ASSERT_TRUE(c->client->PullRows(*Find(*c->worker.model, "emb/embeddings"), ids).ok());
   }
   for (nn::Parameter* p : two.worker.model->parameters()) {
-    EXPECT_EQ(p->value.ToVector(), Find(*one.worker.model, p->name)->value.ToVector())
-        << p->name;
+    EXPECT_EQ(p->value.ToVector(), Find(*one.worker.model, p->name)->value.ToVector()) << p->name;
   }
   EXPECT_EQ(two.client->versions(), (std::vector<int64_t>{3, 3}));
 }
@@ -92,7 +91,8 @@ TEST(PsClient, SumsRepeatedIdsAndWritesPulledRowsIntoTheWorkersTable) {
   nn::Parameter* table = Find(*c.worker.model, "emb/embeddings");
   const Tensor ids = Tensor::FromInts({2}, {3, 8});
   ASSERT_TRUE(c.client->PullRows(*table, ids).ok());
-  const Tensor row3 = c.servers[1]->PullRows({"emb/embeddings", Tensor::FromInts({1}, {3})})->values;
+  const Tensor row3 =
+      c.servers[1]->PullRows({"emb/embeddings", Tensor::FromInts({1}, {3})})->values;
   for (int j = 0; j < 4; ++j) EXPECT_EQ(table->value.f32()[3 * 4 + j], row3.f32()[j]);
   SetGradients(*c.worker.model, 1);
   for (nn::Parameter* p : c.worker.model->parameters()) {
@@ -109,15 +109,15 @@ TEST(PsClient, SumsRepeatedIdsAndWritesPulledRowsIntoTheWorkersTable) {
 
 TEST(PsClient, GathersUniqueRowsWithTheInverseIndex) {
   Cluster c = MakeCluster(2, kSgd1);
-  auto rows = c.client->GatherRows("emb/embeddings",
-                                   Tensor::FromInts({2, 2}, {3, 1, 3, 8}));
+  auto rows = c.client->GatherRows("emb/embeddings", Tensor::FromInts({2, 2}, {3, 1, 3, 8}));
   ASSERT_TRUE(rows.ok()) << rows.status().message();
   EXPECT_EQ(rows->unique_ids.shape(), (tensor::Shape{3}));
   EXPECT_EQ(rows->values.shape(), (tensor::Shape{3, 4}));
   EXPECT_EQ(rows->inverse.shape(), (tensor::Shape{2, 2}));
   EXPECT_EQ(std::vector<int64_t>(rows->inverse.i64(), rows->inverse.i64() + 4),
             (std::vector<int64_t>{1, 0, 1, 2}));
-  const Tensor row8 = c.servers[0]->PullRows({"emb/embeddings", Tensor::FromInts({1}, {8})})->values;
+  const Tensor row8 =
+      c.servers[0]->PullRows({"emb/embeddings", Tensor::FromInts({1}, {8})})->values;
   for (int j = 0; j < 4; ++j) EXPECT_EQ(rows->values.f32()[2 * 4 + j], row8.f32()[j]);
 }
 

@@ -14,14 +14,16 @@ CompiledModel MakeModel(const std::string& optimizer_json, uint64_t seed,
   ScratchDir dir;
   const std::string init =
       initializer_json.empty() ? "" : ", \"embeddings_initializer\": " + initializer_json;
-  const std::string spec = R"({"model": {"class_name": "Sequential", "config": {"name": "m", "layers": [
+  const std::string spec =
+      R"({"model": {"class_name": "Sequential", "config": {"name": "m", "layers": [
     {"class_name": "InputLayer", "config": {"name": "ids", "batch_input_shape": [null, 3], "dtype": "int32"}},
     {"class_name": "Embedding", "config": {"name": "emb", "input_dim": 50, "output_dim": 4)" +
-                           init + R"(}},
+      init + R"(}},
     {"class_name": "Flatten", "config": {"name": "flat"}},
     {"class_name": "Dense", "config": {"name": "hidden", "units": 3, "activation": "relu"}},
     {"class_name": "Dense", "config": {"name": "dense", "units": 2}}]}},
-  "loss": "mse", "optimizer": )" + optimizer_json + "}";
+  "loss": "mse", "optimizer": )" +
+      optimizer_json + "}";
   const std::string path = dir.path() + "/model.json";
   std::ofstream(path) << spec;
   ModelOptions options;
@@ -40,8 +42,7 @@ ParameterServerOptions Shard(int index, int num_ps) {
 }
 
 std::unique_ptr<ParameterServer> MakePs(const ParameterServerOptions& options,
-                                        const std::string& optimizer_json,
-                                        uint64_t seed) {
+                                        const std::string& optimizer_json, uint64_t seed) {
   auto ps = ParameterServer::Create(options, MakeModel(optimizer_json, seed));
   EDL_CHECK(ps.ok()) << ps.status().message();
   return std::move(ps).value();
@@ -49,9 +50,8 @@ std::unique_ptr<ParameterServer> MakePs(const ParameterServerOptions& options,
 
 ScratchDir::ScratchDir() {
   static std::atomic<int> counter{0};
-  path_ = fs::temp_directory_path() /
-          ("edl_ps_test_" + std::to_string(::getpid()) + "_" +
-           std::to_string(counter.fetch_add(1)));
+  path_ = fs::temp_directory_path() / ("edl_ps_test_" + std::to_string(::getpid()) + "_" +
+                                       std::to_string(counter.fetch_add(1)));
   fs::remove_all(path_);
   fs::create_directories(path_);
 }

@@ -23,8 +23,7 @@ ParameterServerOptions Shard(int index, int num_ps);
 
 // A parameter server over MakeModel(optimizer_json, seed).
 std::unique_ptr<ParameterServer> MakePs(const ParameterServerOptions& options,
-                                        const std::string& optimizer_json,
-                                        uint64_t seed = 1);
+                                        const std::string& optimizer_json, uint64_t seed = 1);
 
 // A fresh directory under the temp dir, removed by the destructor.
 class ScratchDir {

@@ -63,8 +63,8 @@ TEST(TrainingState, RefusesTruncatedBytesAtEveryLengthAndChangesNothing) {
   const std::string bytes = EncodeTrainingState(source);
   CompiledModel target = Mlp(2);
   const std::string before = EncodeTrainingState(target);
-  for (size_t len : {size_t{0}, size_t{3}, size_t{10}, size_t{30}, bytes.size() / 2,
-                     bytes.size() - 1}) {
+  for (size_t len :
+       {size_t{0}, size_t{3}, size_t{10}, size_t{30}, bytes.size() / 2, bytes.size() - 1}) {
     Status s = DecodeTrainingState(std::string_view(bytes).substr(0, len), target);
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << len;
     EXPECT_NE(s.message().find("training state"), std::string::npos) << s.message();
@@ -81,14 +81,11 @@ TEST(TrainingState, NamesWhatIsWrongWithMalformedState) {
 
   std::string bad_magic = good;
   bad_magic[0] = 'X';
-  EXPECT_NE(DecodeTrainingState(bad_magic, target).message().find("bad magic"),
-            std::string::npos);
-  EXPECT_NE(DecodeTrainingState(good + "x", target).message().find("trailing"),
-            std::string::npos);
+  EXPECT_NE(DecodeTrainingState(bad_magic, target).message().find("bad magic"), std::string::npos);
+  EXPECT_NE(DecodeTrainingState(good + "x", target).message().find("trailing"), std::string::npos);
   std::string bad_format = good;
   bad_format[4] = 9;
-  EXPECT_NE(DecodeTrainingState(bad_format, target).message().find("format 9"),
-            std::string::npos);
+  EXPECT_NE(DecodeTrainingState(bad_format, target).message().find("format 9"), std::string::npos);
 
   // A weight another model has: the first tensor's name is "hidden/kernel"
   // (after magic, format, step, epoch, count, group and name length).

@@ -17,8 +17,8 @@
 #include "base/signal_watcher.h"
 #include "tests/fakekube/server/api_server.h"
 #include "tests/fakekube/server/cluster_spec.h"
-#include "tests/fakekube/server/kube_proxy.h"
 #include "tests/fakekube/server/job_controller.h"
+#include "tests/fakekube/server/kube_proxy.h"
 #include "tests/fakekube/server/kubelet.h"
 #include "tests/fakekube/server/scheduler.h"
 #include "tests/fakekube/server/store.h"
@@ -177,8 +177,8 @@ Status Run(const Flags& flags) {
     // Last: its existence tells a waiting test that everything is up.
     EDL_RETURN_IF_ERROR(WriteFileAtomically(flags.dir + "/kubeconfig", api.Kubeconfig()));
   }
-  EDL_LOG(INFO) << "edl-fake-kube: serving " << address << " with " << nodes.size()
-                << " node(s)" << (flags.dir.empty() ? "" : "; kubeconfig in " + flags.dir);
+  EDL_LOG(INFO) << "edl-fake-kube: serving " << address << " with " << nodes.size() << " node(s)"
+                << (flags.dir.empty() ? "" : "; kubeconfig in " + flags.dir);
 
   {
     std::unique_lock<std::mutex> lock(mu);
@@ -204,8 +204,7 @@ int main(int argc, char** argv) {
                  "Directory for kubeconfig, ca.crt, token and address (written once the "
                  "cluster is up; kubeconfig last), pod directories (pods/) and pod logs "
                  "(logs/). Logs of the fake itself go to stderr.");
-  app.add_option("--host", flags.host, "Address the API server listens on")
-      ->capture_default_str();
+  app.add_option("--host", flags.host, "Address the API server listens on")->capture_default_str();
   app.add_option("--port", flags.port, "API server port; 0 picks a free one (see DIR/address)")
       ->capture_default_str();
   app.add_option("--nodes", flags.nodes,
