@@ -167,6 +167,35 @@ TEST(ParameterServer, SumsRepeatedIdsOfASparsePush) {
   }
 }
 
+// 20000 ids over 50 rows: enough values that the table splits the work
+// across the engine's threads, and enough per shard that its lookups and
+// copies run ahead of themselves (prefetching); rows are created mid-request.
+TEST(ParameterServer, ALargeRequestWithRepeatsEqualsOneRowAtATime) {
+  auto big = MakePs({}, kSgd1);
+  auto small = MakePs({}, kSgd1);
+  std::vector<int64_t> ids(20000);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>((i * 7919 + i / 3) % 50);
+  const Tensor all = Rows(*big, "emb/embeddings", ids);
+  EXPECT_EQ(big->NumRows("emb/embeddings"), 50);
+  for (size_t i = 0; i < ids.size(); i += 997) {
+    const Tensor one = Rows(*small, "emb/embeddings", {ids[i]});
+    for (int j = 0; j < 4; ++j) ASSERT_EQ(all.f32()[i * 4 + j], one.f32()[j]) << "id " << ids[i];
+  }
+  // A push of the same ids sums each id's gradients: row r moves by
+  // -(number of times r occurs) * 0.001 under SGD(1).
+  PushGradientsRequest push;
+  push.sparse.push_back({"emb/embeddings", Tensor::FromInts({int64_t(ids.size())}, ids),
+                         Tensor::Full({int64_t(ids.size()), 4}, 0.001f)});
+  ASSERT_TRUE(big->PushGradients(push).ok());
+  std::vector<int> count(50, 0);
+  for (int64_t id : ids) ++count[id];
+  for (int64_t id = 0; id < 50; ++id) {
+    const float before = Rows(*small, "emb/embeddings", {id}).f32()[0];
+    EXPECT_NEAR(Rows(*big, "emb/embeddings", {id}).f32()[0], before - count[id] * 0.001f, 1e-5f)
+        << "id " << id;
+  }
+}
+
 // ElasticDL's PS gave lazily created rows wrongly initialized slots; here a
 // new row's update equals the dense optimizer's first step on that row,
 // also across the row store growing between updates.
