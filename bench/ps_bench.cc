@@ -11,7 +11,9 @@
 //      PushGradients(sparse) of --rows unique ids;
 // each also called in-process (no RPC) to separate PS work from transport.
 // Payload = bytes of the tensors carried (ids + values for rows). Reports
-// GB/s (1e9 bytes/s), rows/s and each GB/s / raw TCP GB/s.
+// GB/s (1e9 bytes/s), rows/s, each GB/s / raw TCP GB/s, and the cores the
+// process kept busy while timed (CPU seconds / wall seconds: client and
+// server share the process, so it is the whole call's CPU use).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -23,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -66,6 +69,13 @@ struct Flags {
 
 double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
+}
+
+// CPU seconds used by all of this process's threads so far.
+double ProcessCpuSeconds() {
+  timespec ts{};
+  EDL_CHECK(::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
 }
 
 // ---- 1. raw TCP -----------------------------------------------------------
@@ -151,25 +161,24 @@ struct Row {
   double rows_per_call = 0;  // 0 = not a rows benchmark
   double median_s = 0;
   double best_s = 0;
+  double cores = 0;  // process CPU seconds / wall seconds over the reps
 };
 
-// Runs `call` warmup + reps times; median and best seconds of the reps.
-std::pair<double, double> Time(const Flags& f, const std::function<void()>& call) {
+// Runs `call` warmup + reps times.
+Row Measure(const Flags& f, std::string what, std::string path, double bytes, double rows,
+            const std::function<void()>& call) {
   for (int i = 0; i < f.warmup; ++i) call();
   std::vector<double> s;
+  const double cpu0 = ProcessCpuSeconds();
+  const auto wall0 = Clock::now();
   for (int i = 0; i < f.reps; ++i) {
     const auto t0 = Clock::now();
     call();
     s.push_back(Seconds(t0, Clock::now()));
   }
+  const double cores = (ProcessCpuSeconds() - cpu0) / Seconds(wall0, Clock::now());
   std::sort(s.begin(), s.end());
-  return {s[s.size() / 2], s.front()};
-}
-
-Row Measure(const Flags& f, std::string what, std::string path, double bytes, double rows,
-            const std::function<void()>& call) {
-  auto [median, best] = Time(f, call);
-  return Row{std::move(what), std::move(path), bytes, rows, median, best};
+  return Row{std::move(what), std::move(path), bytes, rows, s[s.size() / 2], s.front(), cores};
 }
 
 int64_t ArgInt(const char* arg, const char* name, int64_t current) {
@@ -219,7 +228,10 @@ int main(int argc, char** argv) {
 
   // 1. Raw TCP (best of 3 runs).
   double tcp = 0;
+  const double tcp_cpu0 = ProcessCpuSeconds();
+  const auto tcp_wall0 = Clock::now();
   for (int i = 0; i < 3; ++i) tcp = std::max(tcp, TcpGbPerSec(f.tcp_mib << 20));
+  const double tcp_cores = (ProcessCpuSeconds() - tcp_cpu0) / Seconds(tcp_wall0, Clock::now());
 
   // One PS holding both the dense kernel and the table, served over RPC.
   const std::string n = std::to_string(f.dense_n);
@@ -294,19 +306,22 @@ int main(int argc, char** argv) {
   emb_server.Stop();
   std::filesystem::remove_all(dir);
 
-  std::printf("\n%-28s %-10s %10s %10s %9s %12s %10s\n", "benchmark", "path", "MB/call",
-              "median ms", "GB/s", "rows/s", "vs TCP");
-  std::printf("%-28s %-10s %10.1f %10s %9.3f %12s %10s\n", "raw TCP stream", "socket",
-              f.tcp_mib * 1048576.0 / 1e6, "-", tcp, "-", "1.000");
+  std::printf("\n%-28s %-10s %10s %10s %9s %12s %10s %6s\n", "benchmark", "path", "MB/call",
+              "median ms", "GB/s", "rows/s", "vs TCP", "cores");
+  std::printf("%-28s %-10s %10.1f %10s %9.3f %12s %10s %6.2f\n", "raw TCP stream", "socket",
+              f.tcp_mib * 1048576.0 / 1e6, "-", tcp, "-", "1.000", tcp_cores);
   for (const Row& r : rows) {
     const double gbs = r.bytes_per_call / r.median_s / 1e9;
     char rps[32] = "-";
     if (r.rows_per_call > 0) std::snprintf(rps, sizeof rps, "%.3g", r.rows_per_call / r.median_s);
-    std::printf("%-28s %-10s %10.1f %10.2f %9.3f %12s %10.3f\n", r.what.c_str(), r.path.c_str(),
-                r.bytes_per_call / 1e6, r.median_s * 1e3, gbs, rps, gbs / tcp);
+    std::printf("%-28s %-10s %10.1f %10.2f %9.3f %12s %10.3f %6.2f\n", r.what.c_str(),
+                r.path.c_str(), r.bytes_per_call / 1e6, r.median_s * 1e3, gbs, rps, gbs / tcp,
+                r.cores);
   }
   std::printf(
       "\nGB/s = payload tensor bytes (ids + values for rows) / median seconds per call;\n"
-      "vs TCP = GB/s / raw TCP GB/s (best of 3 streams).\n");
+      "vs TCP = GB/s / raw TCP GB/s (best of 3 streams);\n"
+      "cores = the process's CPU seconds / wall seconds while timed (of %u).\n",
+      std::thread::hardware_concurrency());
   return 0;
 }
