@@ -1,7 +1,12 @@
 #include "roles/ps/embedding_table.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+
+#ifdef __AVX__
+#include <immintrin.h>
+#endif
 
 #include "tensor/cpu/parallel.h"
 
@@ -15,6 +20,20 @@ uint64_t Mix(uint64_t x) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
   return x ^ (x >> 31);
+}
+
+// Copies a row to a gather's output with streaming stores when both are
+// 32-byte aligned: the output (often larger than the caches, and next read
+// by the socket) is not read into the cache first, which saves a third of
+// a random gather's memory traffic.
+inline void CopyRowOut(float* to, const float* from, int64_t dim) {
+#ifdef __AVX__
+  if (dim % 8 == 0 && reinterpret_cast<uintptr_t>(to) % 32 == 0) {
+    for (int64_t j = 0; j < dim; j += 8) _mm256_stream_ps(to + j, _mm256_loadu_ps(from + j));
+    return;
+  }
+#endif
+  std::memcpy(to, from, dim * sizeof(float));
 }
 
 }  // namespace
@@ -131,9 +150,12 @@ void EmbeddingTable::Gather(const int64_t* ids, int64_t n, float* out) {
       std::lock_guard<std::mutex> lock(shard.mu);
       for (int64_t i : groups[s]) {
         const int64_t row = RowOf(shard, ids[i]);
-        std::memcpy(out + i * dim, shard.values.f32() + row * dim, dim * sizeof(float));
+        CopyRowOut(out + i * dim, shard.values.f32() + row * dim, dim);
       }
     }
+#ifdef __AVX__
+    _mm_sfence();  // streaming stores are visible before the join
+#endif
   });
 }
 

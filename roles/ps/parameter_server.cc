@@ -10,6 +10,7 @@
 #include "roles/ps/compression.h"
 #include "roles/ps/partition.h"
 #include "roles/ps/ps_checkpoint.h"
+#include "tensor/cpu/parallel.h"
 
 namespace edl::roles::ps {
 
@@ -133,6 +134,29 @@ int64_t ParameterServer::NumRows(const std::string& table) const {
   return it == tables_.end() ? -1 : it->second->size();
 }
 
+namespace {
+
+// A CPU tensor's copy, made on the engine's threads when it is large: a
+// pull copies every dense parameter under its lock, and one thread's memcpy
+// leaves most of the memory bandwidth unused.
+Tensor CopyOf(const Tensor& t) {
+  constexpr int64_t kSliceBytes = int64_t{1} << 20;
+  if (t.device() != tensor::Device::kCPU || t.bytes() < 4 * kSliceBytes || omp_in_parallel()) {
+    return t.Clone();
+  }
+  Tensor copy = Tensor::Empty(t.shape(), t.dtype());
+  const char* from = static_cast<const char*>(t.raw_data());
+  char* to = static_cast<char*>(copy.raw_data());
+  const int64_t bytes = static_cast<int64_t>(t.bytes());
+  tensor::cpu::ParallelFor((bytes + kSliceBytes - 1) / kSliceBytes, 1, [&](int64_t b, int64_t e) {
+    const int64_t begin = b * kSliceBytes, end = std::min(bytes, e * kSliceBytes);
+    std::memcpy(to + begin, from + begin, static_cast<size_t>(end - begin));
+  });
+  return copy;
+}
+
+}  // namespace
+
 Result<protocol::PullDenseResponse> ParameterServer::PullDense(
     const protocol::PullDenseRequest& r) {
   protocol::PullDenseResponse out;
@@ -145,7 +169,7 @@ Result<protocol::PullDenseResponse> ParameterServer::PullDense(
     // A copy (pushes update the value in place), 16-bit when asked for;
     // worker state (moving statistics) stays float32.
     Tensor copy = d->trainable ? Compress(d->value, r.compression) : d->value;
-    if (copy.SharesStorageWith(d->value)) copy = d->value.Clone();
+    if (copy.SharesStorageWith(d->value)) copy = CopyOf(d->value);
     out.params.push_back({d->name, std::move(copy)});
   }
   return out;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <numeric>
 #include <thread>
 
 #include "nn/optim/optimizer_from_json.h"
@@ -167,10 +168,62 @@ TEST(ParameterServer, SumsRepeatedIdsOfASparsePush) {
   }
 }
 
+// A model whose only table, "emb/embeddings", has 50 rows of `dim` columns.
+CompiledModel TableModel(int dim) {
+  return testing::MakeModelOf(R"(
+    {"class_name": "InputLayer", "config": {"name": "ids", "batch_input_shape": [null, 3], "dtype": "int32"}},
+    {"class_name": "Embedding", "config": {"name": "emb", "input_dim": 50, "output_dim": )" +
+                                  std::to_string(dim) + R"(}},
+    {"class_name": "Flatten", "config": {"name": "flat"}})",
+                              kSgd1);
+}
+
 // 20000 ids over 50 rows: enough values that the table splits the work
-// across the engine's threads, and enough per shard that its lookups and
-// copies run ahead of themselves (prefetching); rows are created mid-request.
-TEST(ParameterServer, ALargeRequestWithRepeatsEqualsOneRowAtATime) {
+// across the engine's threads, with repeats; rows of 4 floats are copied
+// plainly, rows of 16 with streaming stores. The PS starts from the model's
+// table, which the test reads directly.
+TEST(ParameterServer, ALargeRequestWithRepeatsGetsEveryRowRight) {
+  for (int dim : {4, 16}) {
+    SCOPED_TRACE("dim " + std::to_string(dim));
+    CompiledModel local = TableModel(dim);
+    const Tensor table = Find(*local.model, "emb/embeddings")->value.Clone();
+    ParameterServerOptions options;
+    options.tables_from_model = true;
+    auto ps = ParameterServer::Create(options, TableModel(dim));
+    ASSERT_TRUE(ps.ok()) << ps.status().message();
+    std::vector<int64_t> ids(20000);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>((i * 7919 + i / 3) % 50);
+    const Tensor all = Rows(**ps, "emb/embeddings", ids);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      for (int j = 0; j < dim; ++j) {
+        ASSERT_EQ(all.f32()[i * dim + j], table.f32()[ids[i] * dim + j])
+            << "position " << i << " (id " << ids[i] << ") column " << j;
+      }
+    }
+    // A push of the same ids sums each id's gradients: row r moves by
+    // -(number of times r occurs) * 0.001 under SGD(1).
+    PushGradientsRequest push;
+    push.sparse.push_back({"emb/embeddings", Tensor::FromInts({int64_t(ids.size())}, ids),
+                           Tensor::Full({int64_t(ids.size()), dim}, 0.001f)});
+    ASSERT_TRUE((*ps)->PushGradients(push).ok());
+    std::vector<int> count(50, 0);
+    for (int64_t id : ids) ++count[id];
+    std::vector<int64_t> every(50);
+    std::iota(every.begin(), every.end(), 0);
+    const Tensor after = Rows(**ps, "emb/embeddings", every);
+    for (int64_t id = 0; id < 50; ++id) {
+      for (int j = 0; j < dim; ++j) {
+        EXPECT_NEAR(after.f32()[id * dim + j], table.f32()[id * dim + j] - count[id] * 0.001f,
+                    1e-5f)
+            << "id " << id << " column " << j;
+      }
+    }
+  }
+}
+
+// Rows created during a large request (a fresh table, every id new) are
+// what a one-row request creates.
+TEST(ParameterServer, RowsCreatedByALargeRequestEqualThoseOfOneRowAtATime) {
   auto big = MakePs({}, kSgd1);
   auto small = MakePs({}, kSgd1);
   std::vector<int64_t> ids(20000);
@@ -181,18 +234,31 @@ TEST(ParameterServer, ALargeRequestWithRepeatsEqualsOneRowAtATime) {
     const Tensor one = Rows(*small, "emb/embeddings", {ids[i]});
     for (int j = 0; j < 4; ++j) ASSERT_EQ(all.f32()[i * 4 + j], one.f32()[j]) << "id " << ids[i];
   }
-  // A push of the same ids sums each id's gradients: row r moves by
-  // -(number of times r occurs) * 0.001 under SGD(1).
+}
+
+// A 1024 x 1100 kernel (4.5 MB) is copied on the engine's threads: the pull
+// holds the model's values and stays as it was when a push then moves them.
+TEST(ParameterServer, ALargeDenseParameterIsPulledWhole) {
+  CompiledModel local = testing::MakeModelOf(R"(
+    {"class_name": "InputLayer", "config": {"name": "x", "batch_input_shape": [null, 1024]}},
+    {"class_name": "Dense", "config": {"name": "wide", "units": 1100}})",
+                                             kSgd1);
+  const Tensor initial = Find(*local.model, "wide/kernel")->value.Clone();
+  auto ps = ParameterServer::Create({}, testing::MakeModelOf(R"(
+    {"class_name": "InputLayer", "config": {"name": "x", "batch_input_shape": [null, 1024]}},
+    {"class_name": "Dense", "config": {"name": "wide", "units": 1100}})",
+                                                             kSgd1));
+  ASSERT_TRUE(ps.ok()) << ps.status().message();
+  const Tensor pulled = Pull(**ps).at("wide/kernel");
+  ASSERT_EQ(pulled.numel(), 1024 * 1100);
+  EXPECT_EQ(pulled.ToVector(), initial.ToVector());
   PushGradientsRequest push;
-  push.sparse.push_back({"emb/embeddings", Tensor::FromInts({int64_t(ids.size())}, ids),
-                         Tensor::Full({int64_t(ids.size()), 4}, 0.001f)});
-  ASSERT_TRUE(big->PushGradients(push).ok());
-  std::vector<int> count(50, 0);
-  for (int64_t id : ids) ++count[id];
-  for (int64_t id = 0; id < 50; ++id) {
-    const float before = Rows(*small, "emb/embeddings", {id}).f32()[0];
-    EXPECT_NEAR(Rows(*big, "emb/embeddings", {id}).f32()[0], before - count[id] * 0.001f, 1e-5f)
-        << "id " << id;
+  push.dense.push_back({"wide/kernel", Tensor::Full({1024, 1100}, 0.5f)});
+  ASSERT_TRUE((*ps)->PushGradients(push).ok());
+  EXPECT_EQ(pulled.ToVector(), initial.ToVector());
+  const Tensor after = Pull(**ps).at("wide/kernel");
+  for (int64_t i : {int64_t{0}, int64_t{555555}, int64_t{1024 * 1100 - 1}}) {
+    EXPECT_FLOAT_EQ(after.f32()[i], initial.f32()[i] - 0.5f) << "element " << i;
   }
 }
 

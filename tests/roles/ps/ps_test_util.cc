@@ -11,19 +11,24 @@ namespace fs = std::filesystem;
 
 CompiledModel MakeModel(const std::string& optimizer_json, uint64_t seed,
                         const std::string& initializer_json) {
-  ScratchDir dir;
   const std::string init =
       initializer_json.empty() ? "" : ", \"embeddings_initializer\": " + initializer_json;
-  const std::string spec =
-      R"({"model": {"class_name": "Sequential", "config": {"name": "m", "layers": [
+  return MakeModelOf(R"(
     {"class_name": "InputLayer", "config": {"name": "ids", "batch_input_shape": [null, 3], "dtype": "int32"}},
     {"class_name": "Embedding", "config": {"name": "emb", "input_dim": 50, "output_dim": 4)" +
-      init + R"(}},
+                         init + R"(}},
     {"class_name": "Flatten", "config": {"name": "flat"}},
     {"class_name": "Dense", "config": {"name": "hidden", "units": 3, "activation": "relu"}},
-    {"class_name": "Dense", "config": {"name": "dense", "units": 2}}]}},
-  "loss": "mse", "optimizer": )" +
-      optimizer_json + "}";
+    {"class_name": "Dense", "config": {"name": "dense", "units": 2}})",
+                     optimizer_json, seed);
+}
+
+CompiledModel MakeModelOf(const std::string& layers_json, const std::string& optimizer_json,
+                          uint64_t seed) {
+  ScratchDir dir;
+  const std::string spec =
+      R"({"model": {"class_name": "Sequential", "config": {"name": "m", "layers": [)" +
+      layers_json + R"(]}}, "loss": "mse", "optimizer": )" + optimizer_json + "}";
   const std::string path = dir.path() + "/model.json";
   std::ofstream(path) << spec;
   ModelOptions options;

@@ -18,6 +18,11 @@ namespace edl::roles::ps::testing {
 CompiledModel MakeModel(const std::string& optimizer_json, uint64_t seed = 1,
                         const std::string& initializer_json = "");
 
+// A Sequential model of `layers_json` (the layers' JSON objects, comma
+// separated) with loss mse and the given optimizer.
+CompiledModel MakeModelOf(const std::string& layers_json, const std::string& optimizer_json,
+                          uint64_t seed = 1);
+
 // Options of PS `index` of `num_ps`, everything else default.
 ParameterServerOptions Shard(int index, int num_ps);
 
