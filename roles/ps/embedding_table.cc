@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #ifdef __AVX__
 #include <immintrin.h>
@@ -35,6 +36,26 @@ inline void CopyRowOut(float* to, const float* from, int64_t dim) {
 #endif
   std::memcpy(to, from, dim * sizeof(float));
 }
+
+// A float32 [m, dim] tensor over this thread's scratch block, valid until
+// the thread's next call: a push's scaled gradient rows, written and then
+// read by the optimizer, reuse memory the last push left in cache instead
+// of a fresh block that every store must first read from memory. Beyond
+// what a cache could hold, a fresh tensor (no block kept for good).
+Tensor ScratchRows(int64_t m, int64_t dim) {
+  constexpr int64_t kMaxScratchFloats = int64_t{4} << 20;  // 16 MiB
+  if (m * dim > kMaxScratchFloats) return Tensor::Empty({m, dim});
+  thread_local std::shared_ptr<float> block;
+  thread_local int64_t capacity = 0;
+  if (capacity < m * dim) {
+    capacity = std::min(std::max(m * dim, 2 * capacity), kMaxScratchFloats);
+    block = std::shared_ptr<float>(new float[capacity], std::default_delete<float[]>());
+  }
+  return Tensor::Adopt(block, block.get(), {m, dim}, tensor::DType::kFloat32);
+}
+
+// How many ids ahead a batch of lookups prefetches.
+constexpr int64_t kAhead = 16;
 
 }  // namespace
 
@@ -148,9 +169,12 @@ void EmbeddingTable::Gather(const int64_t* ids, int64_t n, float* out) {
       if (groups[s].empty()) continue;
       Shard& shard = *shards_[s];
       std::lock_guard<std::mutex> lock(shard.mu);
-      for (int64_t i : groups[s]) {
-        const int64_t row = RowOf(shard, ids[i]);
-        CopyRowOut(out + i * dim, shard.values.f32() + row * dim, dim);
+      const std::vector<int64_t>& group = groups[s];
+      const int64_t m = static_cast<int64_t>(group.size());
+      for (int64_t k = 0; k < m; ++k) {
+        if (k + kAhead < m) shard.row_of.Prefetch(ids[group[k + kAhead]]);
+        const int64_t row = RowOf(shard, ids[group[k]]);
+        CopyRowOut(out + group[k] * dim, shard.values.f32() + row * dim, dim);
       }
     }
 #ifdef __AVX__
@@ -176,7 +200,7 @@ void EmbeddingTable::ApplyToShard(int64_t s, const std::vector<int64_t>& positio
   const int64_t m = static_cast<int64_t>(positions.size());
   tensor::SparseRows rows;
   rows.ids = Tensor::Empty({m}, tensor::DType::kInt64);
-  rows.values = Tensor::Empty({m, dim});
+  rows.values = ScratchRows(m, dim);
   float* values = rows.values.f32();
   for (int64_t k = 0; k < m; ++k) {
     const float* g = grad + positions[k] * dim;
@@ -184,7 +208,10 @@ void EmbeddingTable::ApplyToShard(int64_t s, const std::vector<int64_t>& positio
   }
   std::lock_guard<std::mutex> lock(shard.mu);
   int64_t* local = rows.ids.i64();
-  for (int64_t k = 0; k < m; ++k) local[k] = RowOf(shard, ids[positions[k]]);
+  for (int64_t k = 0; k < m; ++k) {
+    if (k + kAhead < m) shard.row_of.Prefetch(ids[positions[k + kAhead]]);
+    local[k] = RowOf(shard, ids[positions[k]]);
+  }
   rows.num_rows = shard.values.dim(0);
   shard.optimizer->set_iterations(iterations);
   shard.optimizer->ApplySparse(spec_.name, shard.values, rows);

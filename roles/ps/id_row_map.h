@@ -25,6 +25,12 @@ class IdRowMap {
     }
   }
 
+  // Starts loading the cache line where a lookup of `id` begins, so that a
+  // batch of lookups overlaps its memory misses.
+  void Prefetch(int64_t id) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[Home(id)]);
+  }
+
   // REQUIRES: id >= 0 and not present.
   void Insert(int64_t id, int64_t row) {
     EDL_CHECK_GE(id, 0) << "negative embedding id";
