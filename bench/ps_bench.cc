@@ -67,6 +67,7 @@ struct Flags {
   int reps = 20;
   int warmup = 2;
   int server_threads = 2;
+  std::string only;  // run only the benchmarks whose "name path" contains this
 };
 
 double Seconds(Clock::time_point a, Clock::time_point b) {
@@ -178,6 +179,9 @@ struct Row {
 // Runs `call` warmup + reps times.
 Row Measure(const Flags& f, std::string what, std::string path, double bytes, double rows,
             const std::function<void()>& call) {
+  if (!f.only.empty() && (what + " " + path).find(f.only) == std::string::npos) {
+    return Row{std::move(what), std::move(path), bytes, rows, 0, 0, 0};  // skipped
+  }
   for (int i = 0; i < f.warmup; ++i) call();
   std::vector<double> s;
   const double cpu0 = ProcessCpuSeconds();
@@ -209,7 +213,9 @@ int main(int argc, char** argv) {
     if (std::strcmp(a, "--help") == 0) {
       std::printf(
           "usage: edl_ps_bench [--tcp_mib=2048] [--dense_n=4096] [--vocab=1000000]\n"
-          "  [--dim=64] [--rows=100000] [--reps=20] [--warmup=2] [--server_threads=2]\n");
+          "  [--dim=64] [--rows=100000] [--reps=20] [--warmup=2] [--server_threads=2]\n"
+          "  [--only=SUBSTRING]  (only the benchmarks whose \"name path\" contains it,\n"
+          "                       e.g. --only=\"PushGradients(sparse) rpc\")\n");
       return 0;
     }
     f.tcp_mib = ArgInt(a, "tcp_mib", f.tcp_mib);
@@ -220,6 +226,7 @@ int main(int argc, char** argv) {
     f.reps = static_cast<int>(ArgInt(a, "reps", f.reps));
     f.warmup = static_cast<int>(ArgInt(a, "warmup", f.warmup));
     f.server_threads = static_cast<int>(ArgInt(a, "server_threads", f.server_threads));
+    if (std::strncmp(a, "--only=", 7) == 0) f.only = a + 7;
   }
   EDL_CHECK(f.reps > 0 && f.rows <= f.vocab && f.dense_n > 0) << "bad flags";
 
@@ -331,6 +338,7 @@ int main(int argc, char** argv) {
   std::printf("%-28s %-10s %10.1f %10s %9.3f %12s %10.3f %6s\n", "raw TCP, body-sized buffers",
               "socket", f.tcp_mib * 1048576.0 / 1e6, "-", tcp_cold, "-", tcp_cold / tcp, "-");
   for (const Row& r : rows) {
+    if (r.median_s == 0) continue;  // skipped by --only
     const double gbs = r.bytes_per_call / r.median_s / 1e9;
     char rps[32] = "-";
     if (r.rows_per_call > 0) std::snprintf(rps, sizeof rps, "%.3g", r.rows_per_call / r.median_s);
