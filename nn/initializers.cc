@@ -69,7 +69,8 @@ bool Preset(const std::string& name, InitializerOptions* o) {
   return false;
 }
 
-double TruncatedNormal(std::mt19937_64& rng, double mean, double stddev) {
+template <typename G>
+double TruncatedNormal(G& rng, double mean, double stddev) {
   std::normal_distribution<double> normal(0.0, 1.0);
   double z;
   do {
@@ -78,8 +79,9 @@ double TruncatedNormal(std::mt19937_64& rng, double mean, double stddev) {
   return mean + stddev * z;
 }
 
-void FillVarianceScaling(const InitializerOptions& o, const Shape& shape, std::mt19937_64& rng,
-                         float* out, int64_t n) {
+template <typename G>
+void FillVarianceScaling(const InitializerOptions& o, const Shape& shape, G& rng, float* out,
+                         int64_t n) {
   const Fans fans = ComputeFans(shape);
   double fan = fans.fan_in;
   if (o.mode == "fan_out") fan = fans.fan_out;
@@ -105,8 +107,9 @@ void FillVarianceScaling(const InitializerOptions& o, const Shape& shape, std::m
 
 // gain * Q of a random normal matrix's QR decomposition, sign-fixed so that
 // R has a positive diagonal (modified Gram-Schmidt gives exactly that).
-void FillOrthogonal(const InitializerOptions& o, const Shape& shape, std::mt19937_64& rng,
-                    float* out, int64_t n) {
+template <typename G>
+void FillOrthogonal(const InitializerOptions& o, const Shape& shape, G& rng, float* out,
+                    int64_t n) {
   EDL_CHECK_GE(shape.size(), 2u) << "orthogonal needs a rank >= 2 shape";
   const int64_t cols_total = shape.back();
   const int64_t rows_total = n / cols_total;
@@ -145,6 +148,39 @@ Status ReadSeed(internal::KerasObject& o, InitializerOptions* options) {
     options->seed = static_cast<int64_t>(seed);
   }
   return Status::Ok();
+}
+
+template <typename G>
+void Fill(const InitializerOptions& options, const Shape& shape, G& rng, float* out) {
+  const int64_t n = tensor::NumElements(shape);
+  const std::string& name = options.name;
+  InitializerOptions vs = options;
+  if (name == "variance_scaling" || Preset(name, &vs)) {
+    FillVarianceScaling(vs, shape, rng, out, n);
+  } else if (name == "zeros" || name == "ones" || name == "constant") {
+    const float v = name == "zeros" ? 0.f : name == "ones" ? 1.f : float(options.value);
+    std::fill(out, out + n, v);
+  } else if (name == "random_normal") {
+    std::normal_distribution<double> normal(options.mean, options.stddev);
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(normal(rng));
+  } else if (name == "truncated_normal") {
+    for (int64_t i = 0; i < n; ++i) {
+      out[i] = static_cast<float>(TruncatedNormal(rng, options.mean, options.stddev));
+    }
+  } else if (name == "random_uniform") {
+    std::uniform_real_distribution<double> u(options.minval, options.maxval);
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(u(rng));
+  } else if (name == "orthogonal") {
+    FillOrthogonal(options, shape, rng, out, n);
+  } else if (name == "identity") {
+    EDL_CHECK_EQ(shape.size(), 2u) << "identity initializer needs a 2-D shape";
+    std::fill(out, out + n, 0.f);
+    for (int64_t i = 0; i < std::min(shape[0], shape[1]); ++i) {
+      out[i * shape[1] + i] = static_cast<float>(options.gain);
+    }
+  } else {
+    EDL_CHECK(false) << "unknown initializer " << name;
+  }
 }
 
 }  // namespace
@@ -220,37 +256,13 @@ Result<InitializerOptions> InitializerFromJson(const std::string& json_text,
 
 Tensor Initialize(const InitializerOptions& options, const Shape& shape, std::mt19937_64& rng) {
   Tensor t = Tensor::Empty(shape);
-  float* out = t.f32();
-  const int64_t n = t.numel();
-  const std::string& name = options.name;
-  InitializerOptions vs = options;
-  if (name == "variance_scaling" || Preset(name, &vs)) {
-    FillVarianceScaling(vs, shape, rng, out, n);
-  } else if (name == "zeros" || name == "ones" || name == "constant") {
-    const float v = name == "zeros" ? 0.f : name == "ones" ? 1.f : float(options.value);
-    std::fill(out, out + n, v);
-  } else if (name == "random_normal") {
-    std::normal_distribution<double> normal(options.mean, options.stddev);
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(normal(rng));
-  } else if (name == "truncated_normal") {
-    for (int64_t i = 0; i < n; ++i) {
-      out[i] = static_cast<float>(TruncatedNormal(rng, options.mean, options.stddev));
-    }
-  } else if (name == "random_uniform") {
-    std::uniform_real_distribution<double> u(options.minval, options.maxval);
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(u(rng));
-  } else if (name == "orthogonal") {
-    FillOrthogonal(options, shape, rng, out, n);
-  } else if (name == "identity") {
-    EDL_CHECK_EQ(shape.size(), 2u) << "identity initializer needs a 2-D shape";
-    std::fill(out, out + n, 0.f);
-    for (int64_t i = 0; i < std::min(shape[0], shape[1]); ++i) {
-      out[i * shape[1] + i] = static_cast<float>(options.gain);
-    }
-  } else {
-    EDL_CHECK(false) << "unknown initializer " << name;
-  }
+  Fill(options, shape, rng, t.f32());
   return t;
+}
+
+void InitializeInto(const InitializerOptions& options, const Shape& shape, SplitMix64Rng& rng,
+                    float* out) {
+  Fill(options, shape, rng, out);
 }
 
 }  // namespace edl::nn

@@ -57,4 +57,29 @@ Fans ComputeFans(const tensor::Shape& shape);
 tensor::Tensor Initialize(const InitializerOptions& options, const tensor::Shape& shape,
                           std::mt19937_64& rng);
 
+// A random bit generator (SplitMix64, a UniformRandomBitGenerator) for many
+// short independent streams, such as one per embedding row: seeding sets
+// one word, where std::mt19937_64 fills and then twists 312.
+class SplitMix64Rng {
+ public:
+  using result_type = uint64_t;
+  explicit SplitMix64Rng(uint64_t seed) : state_(seed) {}
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type{0}; }
+  result_type operator()() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+// Initialize's values for `shape`, drawn with `rng`, written to
+// out[0..numel) (no tensor allocated). REQUIRES: as Initialize.
+void InitializeInto(const InitializerOptions& options, const tensor::Shape& shape,
+                    SplitMix64Rng& rng, float* out);
+
 }  // namespace edl::nn

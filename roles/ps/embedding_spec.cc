@@ -72,11 +72,13 @@ Result<std::vector<EmbeddingSpec>> FindEmbeddingTables(const nn::keras::Model& m
   return out;
 }
 
-void InitialRow(const EmbeddingSpec& spec, uint64_t seed, int64_t id, float* out) {
-  std::mt19937_64 rng(
-      SplitMix64(Fnv1a64(spec.name) ^ SplitMix64(seed ^ SplitMix64(static_cast<uint64_t>(id)))));
-  nn::InitializerOptions o = spec.initializer;
-  const std::string& name = o.name;
+RowInitializer::RowInitializer(const EmbeddingSpec& spec, uint64_t seed)
+    : options_(spec.initializer),
+      name_hash_(Fnv1a64(spec.name)),
+      seed_(seed),
+      dim_(spec.dim),
+      identity_(spec.initializer.name == "identity") {
+  const std::string& name = options_.name;
   const bool variance_scaling = name == "variance_scaling" || name.rfind("glorot_", 0) == 0 ||
                                 name.rfind("he_", 0) == 0 || name.rfind("lecun_", 0) == 0;
   if (variance_scaling) {
@@ -84,18 +86,27 @@ void InitialRow(const EmbeddingSpec& spec, uint64_t seed, int64_t id, float* out
     // fold the table's fan into the scale and draw with fan_in = 1.
     const nn::Fans fans = nn::ComputeFans({spec.input_dim, spec.dim});
     double fan = fans.fan_in;
-    if (o.mode == "fan_out") fan = fans.fan_out;
-    if (o.mode == "fan_avg") fan = (fans.fan_in + fans.fan_out) / 2;
-    o.scale = o.scale / std::max(1.0, fan);
-    o.name = "variance_scaling";
-    o.mode = "fan_in";
-  } else if (name == "identity") {
-    std::fill(out, out + spec.dim, 0.f);
-    if (id < spec.dim) out[id] = static_cast<float>(o.gain);
+    if (options_.mode == "fan_out") fan = fans.fan_out;
+    if (options_.mode == "fan_avg") fan = (fans.fan_in + fans.fan_out) / 2;
+    options_.scale = options_.scale / std::max(1.0, fan);
+    options_.name = "variance_scaling";
+    options_.mode = "fan_in";
+  }
+}
+
+void RowInitializer::operator()(int64_t id, float* out) const {
+  if (identity_) {
+    std::fill(out, out + dim_, 0.f);
+    if (id < dim_) out[id] = static_cast<float>(options_.gain);
     return;
   }
-  tensor::Tensor row = nn::Initialize(o, {1, spec.dim}, rng);
-  std::copy(row.f32(), row.f32() + spec.dim, out);
+  nn::SplitMix64Rng rng(
+      SplitMix64(name_hash_ ^ SplitMix64(seed_ ^ SplitMix64(static_cast<uint64_t>(id)))));
+  nn::InitializeInto(options_, {1, dim_}, rng, out);
+}
+
+void InitialRow(const EmbeddingSpec& spec, uint64_t seed, int64_t id, float* out) {
+  RowInitializer(spec, seed)(id, out);
 }
 
 }  // namespace edl::roles::ps

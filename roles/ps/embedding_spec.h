@@ -35,7 +35,25 @@ struct EmbeddingSpec {
 // partitioning relies on the suffix).
 Result<std::vector<EmbeddingSpec>> FindEmbeddingTables(const nn::keras::Model& model);
 
-// Row `id` of `spec`'s table as a float32 [dim] written to out[0..dim).
+// Makes the initial rows of one table: row `id` of `spec`'s table in a job
+// with `seed`, as a float32 [dim] written to out[0..dim). Each row draws
+// from its own SplitMix64 stream seeded by (seed, table name, id); the
+// initializer's options are resolved once, so a row costs its draws
+// (tables of millions of rows create most of them on first touch).
+class RowInitializer {
+ public:
+  RowInitializer(const EmbeddingSpec& spec, uint64_t seed);
+  void operator()(int64_t id, float* out) const;
+
+ private:
+  nn::InitializerOptions options_;  // with the table's fans folded in
+  uint64_t name_hash_;              // of the table name
+  uint64_t seed_;                   // the job's
+  int64_t dim_;
+  bool identity_;
+};
+
+// RowInitializer(spec, seed)(id, out), for a single row.
 void InitialRow(const EmbeddingSpec& spec, uint64_t seed, int64_t id, float* out);
 
 }  // namespace edl::roles::ps

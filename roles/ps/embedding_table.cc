@@ -61,7 +61,7 @@ constexpr int64_t kAhead = 16;
 
 EmbeddingTable::EmbeddingTable(EmbeddingSpec spec, uint64_t seed,
                                const OptimizerFactory& make_optimizer)
-    : spec_(std::move(spec)), seed_(seed) {
+    : spec_(std::move(spec)), initial_row_(spec_, seed) {
   EDL_CHECK_GT(spec_.dim, 0) << spec_.name;
   // Learn the slot names and initial values from a probe variable: an empty
   // sparse update creates the slots and changes nothing.
@@ -153,7 +153,7 @@ int64_t EmbeddingTable::RowOf(Shard& shard, int64_t id) {
   if (found >= 0) return found;
   const int64_t row = static_cast<int64_t>(shard.ids.size());
   Reserve(shard, row + 1);
-  InitialRow(spec_, seed_, id, shard.values.f32() + row * spec_.dim);
+  initial_row_(id, shard.values.f32() + row * spec_.dim);
   shard.ids.push_back(id);
   shard.row_of.Insert(id, row);
   return row;

@@ -95,7 +95,7 @@ class EmbeddingTable {
   static std::vector<std::vector<int64_t>> ByShard(const int64_t* ids, int64_t n);
 
   EmbeddingSpec spec_;
-  uint64_t seed_;
+  RowInitializer initial_row_;
   std::vector<std::string> slot_names_;
   std::vector<float> slot_initial_;
   std::vector<std::unique_ptr<Shard>> shards_;

@@ -70,8 +70,9 @@ Result<Checkpoint> MergePartitions(const std::vector<Checkpoint>& partitions,
         stored[id] = true;
       }
     }
+    const RowInitializer initial_row(spec, seed);
     for (int64_t id = 0; id < spec.input_dim; ++id) {
-      if (!stored[id]) InitialRow(spec, seed, id, full.f32() + id * dim);
+      if (!stored[id]) initial_row(id, full.f32() + id * dim);
     }
     out.model.push_back({p->name, full});
   }

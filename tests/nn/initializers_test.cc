@@ -53,11 +53,7 @@ struct StatCase {
 
 class InitializerStatistics : public ::testing::TestWithParam<StatCase> {};
 
-TEST_P(InitializerStatistics, MatchTheKerasFormula) {
-  const StatCase c = GetParam();
-  std::mt19937_64 rng(123);
-  Tensor t = Initialize(Parse(c.json), c.shape, rng);
-  ASSERT_EQ(t.shape(), c.shape);
+void ExpectStatistics(const StatCase& c, const Tensor& t) {
   const Stats s = Measure(t);
   EXPECT_NEAR(s.mean, 0.0, 0.05 * c.stddev + 1e-3);
   EXPECT_NEAR(s.stddev, c.stddev, 0.04 * c.stddev);
@@ -66,6 +62,23 @@ TEST_P(InitializerStatistics, MatchTheKerasFormula) {
     EXPECT_GE(s.min, -c.bound);
     EXPECT_GT(s.max, 0.9 * c.bound);  // really uses the whole range
   }
+}
+
+TEST_P(InitializerStatistics, MatchTheKerasFormula) {
+  const StatCase c = GetParam();
+  std::mt19937_64 rng(123);
+  Tensor t = Initialize(Parse(c.json), c.shape, rng);
+  ASSERT_EQ(t.shape(), c.shape);
+  ExpectStatistics(c, t);
+}
+
+// The same draws from a SplitMix64 stream, into caller memory.
+TEST_P(InitializerStatistics, MatchTheKerasFormulaFromASplitMixStream) {
+  const StatCase c = GetParam();
+  SplitMix64Rng rng(123);
+  Tensor t = Tensor::Full(c.shape, 1e9f);
+  InitializeInto(Parse(c.json), c.shape, rng, t.f32());
+  ExpectStatistics(c, t);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -141,6 +154,25 @@ TEST(Initialize, SameRngSeedGivesTheSameTensor) {
   std::mt19937_64 a(9), b(9);
   InitializerOptions o;  // glorot_uniform by default
   EXPECT_EQ(Initialize(o, {4, 4}, a).ToVector(), Initialize(o, {4, 4}, b).ToVector());
+}
+
+TEST(InitializeInto, SameSeedGivesTheSameValuesAndOtherSeedsOthers) {
+  InitializerOptions o;  // glorot_uniform by default
+  std::vector<float> a(16), b(16), c(16);
+  SplitMix64Rng ra(9), rb(9), rc(10);
+  InitializeInto(o, {4, 4}, ra, a.data());
+  InitializeInto(o, {4, 4}, rb, b.data());
+  InitializeInto(o, {4, 4}, rc, c.data());
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+}
+
+TEST(SplitMix64Rng, GivesTheReferenceSequence) {
+  // SplitMix64 from seed 0 (Vigna's splitmix64.c): the first outputs.
+  SplitMix64Rng rng(0);
+  EXPECT_EQ(rng(), 0xe220a8397b1dcdafull);
+  EXPECT_EQ(rng(), 0x6e789e6aa1b965f4ull);
+  EXPECT_EQ(rng(), 0x06c45d188009454full);
 }
 
 TEST(InitializerFromJson, ReadsSeedsAndKeras3Envelopes) {

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
+#include <set>
 #include <thread>
 
 #include "nn/optim/optimizer_from_json.h"
@@ -138,6 +140,40 @@ TEST(ParameterServer, InitializesRowsWithTheLayersInitializerOverTheWholeTablesF
   }
   EXPECT_LE(max_abs, 0.3334f);
   EXPECT_GT(max_abs, 0.25f);
+}
+
+// Every row draws from its own stream, yet together 20,000 rows of a
+// 100,000 x 16 glorot_uniform table have the whole table's Keras
+// distribution: uniform within sqrt(6 / (100000 + 16)), that stddev / sqrt(3).
+TEST(ParameterServer, RowsTogetherHaveTheWholeTablesDistribution) {
+  auto ps = ParameterServer::Create({}, testing::MakeModelOf(R"(
+    {"class_name": "InputLayer", "config": {"name": "ids", "batch_input_shape": [null, 3], "dtype": "int32"}},
+    {"class_name": "Embedding", "config": {"name": "emb", "input_dim": 100000, "output_dim": 16,
+       "embeddings_initializer": "glorot_uniform"}},
+    {"class_name": "Flatten", "config": {"name": "flat"}})",
+                                                             kSgd1));
+  ASSERT_TRUE(ps.ok()) << ps.status().message();
+  std::vector<int64_t> ids(20000);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>(i * 5);
+  const Tensor rows = Rows(**ps, "emb/embeddings", ids);
+  const double limit = std::sqrt(6.0 / 100016);
+  double sum = 0, sum2 = 0, hi = 0;
+  for (float v : rows.ToVector()) {
+    ASSERT_LE(std::abs(v), limit);
+    sum += v;
+    sum2 += double(v) * v;
+    hi = std::max(hi, double(std::abs(v)));
+  }
+  const double n = static_cast<double>(rows.numel());
+  EXPECT_NEAR(sum / n, 0.0, 0.01 * limit);
+  EXPECT_NEAR(std::sqrt(sum2 / n), limit / std::sqrt(3.0), 0.01 * limit);
+  EXPECT_GT(hi, 0.999 * limit);
+  // Every row is its own draw: no two of them are equal.
+  std::set<std::vector<float>> distinct;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    distinct.emplace(rows.f32() + i * 16, rows.f32() + (i + 1) * 16);
+  }
+  EXPECT_EQ(distinct.size(), ids.size());
 }
 
 TEST(ParameterServer, CanStartItsRowsFromTheModelsTable) {
