@@ -43,7 +43,7 @@ inline void CopyRowOut(float* to, const float* from, int64_t dim) {
 // of a fresh block that every store must first read from memory. Beyond
 // what a cache could hold, a fresh tensor (no block kept for good).
 Tensor ScratchRows(int64_t m, int64_t dim) {
-  constexpr int64_t kMaxScratchFloats = int64_t{4} << 20;  // 16 MiB
+  constexpr int64_t kMaxScratchFloats = int64_t{1} << 20;  // 4 MiB per thread at most
   if (m * dim > kMaxScratchFloats) return Tensor::Empty({m, dim});
   thread_local std::shared_ptr<float> block;
   thread_local int64_t capacity = 0;
