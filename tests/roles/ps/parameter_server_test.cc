@@ -307,6 +307,37 @@ TEST(ParameterServer, ALargeDenseParameterIsPulledWhole) {
   }
 }
 
+// Adam keeps per-row state, so repeats must be one step per row: a push of
+// unsorted, repeated ids equals a push of each id once with its summed
+// gradient.
+TEST(ParameterServer, RepeatedUnsortedIdsAreOneAdamStepPerRow) {
+  auto repeated = MakePs({}, kAdam);
+  auto summed = MakePs({}, kAdam);
+  const std::vector<float> g7a{1, 2, 3, 4}, g3a{-1, 0.5f, 2, 0}, g7b{0.25f, -2, 1, 1},
+      g3b{3, 3, -3, 1}, g9{0.5f, 0.5f, 0.5f, 0.5f};
+  std::vector<float> grads;
+  for (const auto* g : {&g7a, &g3a, &g7b, &g3b, &g9})
+    grads.insert(grads.end(), g->begin(), g->end());
+  PushGradientsRequest a;
+  a.sparse.push_back({"emb/embeddings", Tensor::FromInts({5}, {7, 3, 7, 3, 9}),
+                      Tensor::FromVector({5, 4}, grads)});
+  std::vector<float> sums;
+  for (int j = 0; j < 4; ++j) sums.push_back(g3a[j] + g3b[j]);
+  for (int j = 0; j < 4; ++j) sums.push_back(g7a[j] + g7b[j]);
+  sums.insert(sums.end(), g9.begin(), g9.end());
+  PushGradientsRequest b;
+  b.sparse.push_back(
+      {"emb/embeddings", Tensor::FromInts({3}, {3, 7, 9}), Tensor::FromVector({3, 4}, sums)});
+  for (int step = 0; step < 3; ++step) {
+    ASSERT_TRUE(repeated->PushGradients(a).ok());
+    ASSERT_TRUE(summed->PushGradients(b).ok());
+  }
+  EXPECT_EQ(Rows(*repeated, "emb/embeddings", {3, 7, 9}).ToVector(),
+            Rows(*summed, "emb/embeddings", {3, 7, 9}).ToVector());
+  EXPECT_NE(Rows(*repeated, "emb/embeddings", {3}).ToVector(),
+            Rows(*MakePs({}, kAdam), "emb/embeddings", {3}).ToVector());
+}
+
 // ElasticDL's PS gave lazily created rows wrongly initialized slots; here a
 // new row's update equals the dense optimizer's first step on that row,
 // also across the row store growing between updates.
