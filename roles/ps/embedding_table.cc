@@ -198,19 +198,36 @@ void EmbeddingTable::ApplyToShard(int64_t s, const std::vector<int64_t>& positio
   const int64_t dim = spec_.dim;
   Shard& shard = *shards_[s];
   const int64_t m = static_cast<int64_t>(positions.size());
-  tensor::SparseRows rows;
-  rows.ids = Tensor::Empty({m}, tensor::DType::kInt64);
-  rows.values = ScratchRows(m, dim);
-  float* values = rows.values.f32();
-  for (int64_t k = 0; k < m; ++k) {
-    const float* g = grad + positions[k] * dim;
-    for (int64_t j = 0; j < dim; ++j) values[k * dim + j] = scale * g[j];
-  }
   std::lock_guard<std::mutex> lock(shard.mu);
-  int64_t* local = rows.ids.i64();
+  // (local row, position), in row order: the optimizer gets strictly
+  // increasing rows with repeats already summed (in position order, as its
+  // Coalesce would), so it skips its own sort by indirection and copy.
+  std::vector<std::pair<int64_t, int64_t>> order(m);
+  bool increasing = true;
   for (int64_t k = 0; k < m; ++k) {
     if (k + kAhead < m) shard.row_of.Prefetch(ids[positions[k + kAhead]]);
-    local[k] = RowOf(shard, ids[positions[k]]);
+    order[k] = {RowOf(shard, ids[positions[k]]), positions[k]};
+    increasing = increasing && (k == 0 || order[k].first > order[k - 1].first);
+  }
+  if (!increasing) std::sort(order.begin(), order.end());
+  int64_t unique = 0;
+  for (int64_t k = 0; k < m; ++k) unique += k == 0 || order[k].first != order[k - 1].first;
+  tensor::SparseRows rows;
+  rows.ids = Tensor::Empty({unique}, tensor::DType::kInt64);
+  rows.values = ScratchRows(unique, dim);
+  int64_t* local = rows.ids.i64();
+  float* values = rows.values.f32();
+  int64_t u = -1;
+  for (int64_t k = 0; k < m; ++k) {
+    const float* g = grad + order[k].second * dim;
+    if (k == 0 || order[k].first != order[k - 1].first) {
+      local[++u] = order[k].first;
+      float* dst = values + u * dim;
+      for (int64_t j = 0; j < dim; ++j) dst[j] = scale * g[j];
+    } else {
+      float* dst = values + u * dim;
+      for (int64_t j = 0; j < dim; ++j) dst[j] += scale * g[j];
+    }
   }
   rows.num_rows = shard.values.dim(0);
   shard.optimizer->set_iterations(iterations);
