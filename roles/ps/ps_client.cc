@@ -125,9 +125,17 @@ Result<PsClient::Rows> PsClient::GatherRows(const std::string& table, const Tens
   const Tensor ids = AsInt64(ids_in.On(tensor::Device::kCPU));
   const int64_t total = ids.numel();
   const int64_t* p = ids.i64();
-  std::vector<int64_t> unique(p, p + total);
-  std::sort(unique.begin(), unique.end());
-  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  // (id, position) sorted gives the unique ids and, in the same pass, each
+  // position's index among them (the inverse).
+  std::vector<std::pair<int64_t, int64_t>> sorted(total);
+  for (int64_t j = 0; j < total; ++j) sorted[j] = {p[j], j};
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int64_t> unique;
+  Tensor inverse = Tensor::Empty(ids.shape(), DType::kInt64);
+  for (int64_t j = 0; j < total; ++j) {
+    if (j == 0 || sorted[j].first != sorted[j - 1].first) unique.push_back(sorted[j].first);
+    inverse.i64()[sorted[j].second] = static_cast<int64_t>(unique.size()) - 1;
+  }
   if (!unique.empty() && unique.front() < 0) {
     return InvalidArgument("table \"" + table + "\": negative id " +
                            std::to_string(unique.front()));
@@ -174,10 +182,7 @@ Result<PsClient::Rows> PsClient::GatherRows(const std::string& table, const Tens
                   dim * sizeof(float));
     }
   }
-  out.inverse = Tensor::Empty(ids.shape(), DType::kInt64);
-  for (int64_t j = 0; j < total; ++j) {
-    out.inverse.i64()[j] = std::lower_bound(unique.begin(), unique.end(), p[j]) - unique.begin();
-  }
+  out.inverse = std::move(inverse);
   return out;
 }
 

@@ -153,14 +153,17 @@ void DnnlBackend::Gather(const Tensor& table, const Tensor& ids, Tensor& y) {
 SparseRows DnnlBackend::Coalesce(const SparseRows& rows) {
   const int64_t n = rows.ids.numel(), d = rows.values.dim(1);
   const int64_t* pid = rows.ids.i64();
+  // (id, position) pairs sorted: by id, repeats in position order (so sums
+  // are taken in input order), without a comparison through an index.
+  std::vector<std::pair<int64_t, int64_t>> sorted(n);
+  for (int64_t i = 0; i < n; ++i) sorted[i] = {pid[i], i};
+  std::sort(sorted.begin(), sorted.end());
   std::vector<int64_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return pid[a] < pid[b]; });
+  for (int64_t i = 0; i < n; ++i) order[i] = sorted[i].second;
   // starts[k]: the first position in `order` of the k-th unique id.
   std::vector<int64_t> starts;
   for (int64_t i = 0; i < n; ++i) {
-    if (i == 0 || pid[order[i]] != pid[order[i - 1]]) starts.push_back(i);
+    if (i == 0 || sorted[i].first != sorted[i - 1].first) starts.push_back(i);
   }
   const int64_t unique = static_cast<int64_t>(starts.size());
   starts.push_back(n);
