@@ -10,7 +10,9 @@
 //      --dense_n x --dense_n floats, served by net::RpcServer + ServePs;
 //      RemotePs PullDense({-1}) (full pull) and PushGradients(dense grad);
 //   3. embedding rows: a table of --vocab x --dim floats; PullRows and
-//      PushGradients(sparse) of --rows unique ids;
+//      PushGradients(sparse) of --rows unique ids (pulled in random order,
+//      which is the order the PS creates their rows in, and pushed in
+//      ascending order, as a worker's PsClient sends them);
 // each also called in-process (no RPC) to separate PS work from transport.
 // Payload = bytes of the tensors carried (ids + values for rows). Reports
 // GB/s (1e9 bytes/s), rows/s, each GB/s / raw TCP GB/s, and the cores the
@@ -301,9 +303,13 @@ int main(int argc, char** argv) {
   std::shuffle(all.begin(), all.end(), std::mt19937_64(7));
   all.resize(f.rows);
   PullRowsRequest pull_rows{"emb/embeddings", Tensor::FromInts({f.rows}, all)};
+  // A worker's PsClient pushes each id once, in ascending order (Coalesce's
+  // output), which is not the order the PS created the rows in.
+  std::vector<int64_t> ascending(all);
+  std::sort(ascending.begin(), ascending.end());
   PushGradientsRequest rows_push;
-  rows_push.sparse.push_back(
-      SparseGradient{"emb/embeddings", pull_rows.ids, Tensor::Full({f.rows, f.dim}, 1e-6f)});
+  rows_push.sparse.push_back(SparseGradient{"emb/embeddings", Tensor::FromInts({f.rows}, ascending),
+                                            Tensor::Full({f.rows, f.dim}, 1e-6f)});
   const double rows_bytes = f.rows * (8.0 + 4.0 * f.dim);
 
   auto ok = [](const auto& r) { EDL_CHECK(r.ok()) << r.status().message(); };
