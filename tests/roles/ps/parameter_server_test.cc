@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <set>
 #include <thread>
@@ -336,6 +337,64 @@ TEST(ParameterServer, RepeatedUnsortedIdsAreOneAdamStepPerRow) {
             Rows(*summed, "emb/embeddings", {3, 7, 9}).ToVector());
   EXPECT_NE(Rows(*repeated, "emb/embeddings", {3}).ToVector(),
             Rows(*MakePs({}, kAdam), "emb/embeddings", {3}).ToVector());
+}
+
+// The same over a table large enough that each shard's rows take more than
+// one pass of the PS's radix sort (2048 rows), pushed in scrambled order
+// with repeats: every row gets one Adam step of its gradients summed in
+// position order.
+TEST(ParameterServer, AScrambledPushOverManyRowsIsOneAdamStepPerRow) {
+  constexpr int64_t kVocab = 100000, kDim = 4;
+  const std::string layers = R"(
+    {"class_name": "InputLayer", "config": {"name": "ids", "batch_input_shape": [null, 1], "dtype": "int32"}},
+    {"class_name": "Embedding", "config": {"name": "emb", "input_dim": 100000, "output_dim": 4}},
+    {"class_name": "Flatten", "config": {"name": "flat"}})";
+  auto repeated = ParameterServer::Create({}, testing::MakeModelOf(layers, kAdam));
+  auto summed = ParameterServer::Create({}, testing::MakeModelOf(layers, kAdam));
+  ASSERT_TRUE(repeated.ok() && summed.ok());
+  std::vector<int64_t> ids;
+  for (int64_t i = 0; i < 50000; ++i) ids.push_back(i * 7919 % kVocab);
+  for (int64_t i = 0; i < 10000; ++i) ids.push_back(ids[i * 13 % 50000]);
+  const int64_t n = static_cast<int64_t>(ids.size());
+  std::vector<float> grads(n * kDim);
+  std::map<int64_t, std::vector<float>> sums;  // in position order, as the PS sums
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<float>& sum = sums[ids[i]];
+    const bool first = sum.empty();
+    sum.resize(kDim);
+    for (int64_t j = 0; j < kDim; ++j) {
+      const float g =
+          0.001f * static_cast<float>(i % 11 + 1) * static_cast<float>(j % 2 ? -1 : j + 1);
+      grads[i * kDim + j] = g;
+      sum[j] = first ? g : sum[j] + g;
+    }
+  }
+  std::vector<int64_t> unique_ids;
+  std::vector<float> summed_grads;
+  for (const auto& [id, sum] : sums) {
+    unique_ids.push_back(id);
+    summed_grads.insert(summed_grads.end(), sum.begin(), sum.end());
+  }
+  const int64_t u = static_cast<int64_t>(unique_ids.size());
+  PushGradientsRequest a;
+  a.sparse.push_back(
+      {"emb/embeddings", Tensor::FromInts({n}, ids), Tensor::FromVector({n, kDim}, grads)});
+  PushGradientsRequest b;
+  b.sparse.push_back({"emb/embeddings", Tensor::FromInts({u}, unique_ids),
+                      Tensor::FromVector({u, kDim}, summed_grads)});
+  for (int step = 0; step < 2; ++step) {
+    ASSERT_TRUE((*repeated)->PushGradients(a).ok());
+    ASSERT_TRUE((*summed)->PushGradients(b).ok());
+  }
+  const Tensor got = Rows(**repeated, "emb/embeddings", unique_ids);
+  const Tensor want = Rows(**summed, "emb/embeddings", unique_ids);
+  for (int64_t k = 0; k < u * kDim; ++k) {
+    ASSERT_EQ(got.f32()[k], want.f32()[k])
+        << "id " << unique_ids[k / kDim] << " column " << k % kDim;
+  }
+  const Tensor fresh = Rows(**ParameterServer::Create({}, testing::MakeModelOf(layers, kAdam)),
+                            "emb/embeddings", unique_ids);
+  EXPECT_NE(got.ToVector(), fresh.ToVector());
 }
 
 // ElasticDL's PS gave lazily created rows wrongly initialized slots; here a
