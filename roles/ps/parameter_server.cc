@@ -136,9 +136,8 @@ int64_t ParameterServer::NumRows(const std::string& table) const {
 
 namespace {
 
-// A CPU tensor's copy, made on the engine's threads when it is large: a
-// pull copies every dense parameter under its lock, and one thread's memcpy
-// leaves most of the memory bandwidth unused.
+// A CPU tensor's copy, made on the engine's threads when it is large: one
+// thread's memcpy leaves most of the memory bandwidth unused.
 Tensor CopyOf(const Tensor& t) {
   constexpr int64_t kSliceBytes = int64_t{1} << 20;
   if (t.device() != tensor::Device::kCPU || t.bytes() < 4 * kSliceBytes || omp_in_parallel()) {
@@ -157,6 +156,12 @@ Tensor CopyOf(const Tensor& t) {
 
 }  // namespace
 
+void ParameterServer::ForWriting(DenseParameter& p) {
+  // Held by p.value and by the owner just taken; more: a pull's answer.
+  // Under p.mu nothing new can take it, so a count of 2 stays 2.
+  if (p.value.storage_owner().use_count() > 2) p.value = CopyOf(p.value);
+}
+
 Result<protocol::PullDenseResponse> ParameterServer::PullDense(
     const protocol::PullDenseRequest& r) {
   protocol::PullDenseResponse out;
@@ -166,11 +171,10 @@ Result<protocol::PullDenseResponse> ParameterServer::PullDense(
   out.params.reserve(dense_.size());
   for (const auto& d : dense_) {
     std::lock_guard<std::mutex> lock(d->mu);
-    // A copy (pushes update the value in place), 16-bit when asked for;
-    // worker state (moving statistics) stays float32.
-    Tensor copy = d->trainable ? Compress(d->value, r.compression) : d->value;
-    if (copy.SharesStorageWith(d->value)) copy = CopyOf(d->value);
-    out.params.push_back({d->name, std::move(copy)});
+    // The value itself, not a copy: a push that finds it still held copies
+    // it before writing (ForWriting). 16-bit when asked for; worker state
+    // (moving statistics) stays float32.
+    out.params.push_back({d->name, d->trainable ? Compress(d->value, r.compression) : d->value});
   }
   return out;
 }
@@ -267,6 +271,7 @@ void ParameterServer::ApplyUpdate(const std::vector<NamedTensor>& dense,
       for (int64_t i = 0; i < grad.numel(); ++i) x[i] *= scale;
     }
     std::lock_guard<std::mutex> lock(p.mu);
+    ForWriting(p);
     optimizer_->ApplyDense(p.name, p.value, grad);
   }
   for (const protocol::SparseGradient& g : sparse) {
@@ -304,6 +309,7 @@ Result<protocol::PushGradientsResponse> ParameterServer::ApplyPush(
     for (const NamedTensor& t : r.state) {
       DenseParameter& p = *dense_by_name_.at(t.name);
       std::lock_guard<std::mutex> lock(p.mu);
+      ForWriting(p);
       p.value.CopyFrom(t.value);
     }
     if (options_.use_async) {

@@ -98,8 +98,13 @@ class ParameterServer : public protocol::PsService {
     std::string name;
     bool trainable = true;  // false: worker state (moving statistics)
     mutable std::mutex mu;  // guards value (and its optimizer slots)
+    // Pulls answer with this tensor itself (no copy), so a writer first
+    // calls ForWriting: a value some answer still holds is copied, and
+    // that answer keeps the version it was given.
     tensor::Tensor value;
   };
+  // Makes p.value this PS's alone before it is written. REQUIRES: p.mu.
+  static void ForWriting(DenseParameter& p);
   // A sync round's accumulated gradients (guarded by sync_mu_).
   struct SyncRound {
     int pushes = 0;

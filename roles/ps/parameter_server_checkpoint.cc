@@ -164,6 +164,7 @@ Status ParameterServer::Restore(const std::string& root, int64_t version) {
                                tensor::ShapeString(value.shape()));
       }
       std::lock_guard<std::mutex> lock(d->second->mu);
+      ForWriting(*d->second);
       value.CopyFrom(t.value);
       restored.insert(t.name);
     }

@@ -308,6 +308,49 @@ TEST(ParameterServer, ALargeDenseParameterIsPulledWhole) {
   }
 }
 
+// A pull answers with the PS's own value, not a copy: a push that finds the
+// value still held by an answer copies it first, so the answer keeps its
+// version; one that finds it free writes it in place.
+TEST(ParameterServer, APullSharesTheValueAndAPushCopiesItOnlyWhileItIsHeld) {
+  auto ps = MakePs(Shard(1, 2), kSgd1);  // PS 1 of 2 holds hidden/*
+  PushGradientsRequest push;
+  push.dense.push_back({"hidden/bias", Tensor::Full({3}, 0.25f)});
+  const Tensor held = Pull(*ps).at("hidden/bias");
+  const std::vector<float> before = held.ToVector();
+  EXPECT_TRUE(Pull(*ps).at("hidden/bias").SharesStorageWith(held)) << "a pull copied";
+  ASSERT_TRUE(ps->PushGradients(push).ok());
+  EXPECT_EQ(held.ToVector(), before) << "a push wrote into a held answer";
+  Tensor after = Pull(*ps).at("hidden/bias");
+  EXPECT_FALSE(after.SharesStorageWith(held));
+  EXPECT_FLOAT_EQ(after.ToVector()[0], before[0] - 0.25f);
+  // Nothing holds the new value but `after`'s address: the next push
+  // writes in place, so a pull after it finds the same storage.
+  const void* storage = after.raw_data();
+  after = Tensor();
+  ASSERT_TRUE(ps->PushGradients(push).ok());
+  const Tensor again = Pull(*ps).at("hidden/bias");
+  EXPECT_EQ(again.raw_data(), storage) << "a push copied a value no answer held";
+  EXPECT_FLOAT_EQ(again.ToVector()[0], before[0] - 0.5f);
+}
+
+// Worker state replaces the PS's value the same way: a held answer keeps
+// what it was given.
+TEST(ParameterServer, StateAPushCarriesLeavesAHeldPullAsItWas) {
+  CompiledModel local = testing::MakeModelOf(R"(
+    {"class_name": "InputLayer", "config": {"name": "x", "batch_input_shape": [null, 4]}},
+    {"class_name": "BatchNormalization", "config": {"name": "bn"}})",
+                                             kSgd1);
+  auto ps = ParameterServer::Create({}, std::move(local));
+  ASSERT_TRUE(ps.ok()) << ps.status().message();
+  const Tensor held = Pull(**ps).at("bn/moving_mean");
+  const std::vector<float> before = held.ToVector();
+  PushGradientsRequest push;
+  push.state.push_back({"bn/moving_mean", Tensor::Full({4}, 7.f)});
+  ASSERT_TRUE((*ps)->PushGradients(push).ok());
+  EXPECT_EQ(held.ToVector(), before);
+  EXPECT_EQ(Pull(**ps).at("bn/moving_mean").ToVector(), std::vector<float>(4, 7.f));
+}
+
 // Adam keeps per-row state, so repeats must be one step per row: a push of
 // unsorted, repeated ids equals a push of each id once with its summed
 // gradient.
