@@ -1,10 +1,14 @@
-// RpcServer: a Beast HTTP/1.1 server, one C++20 coroutine per connection on
-// its own strand, `num_threads` threads running one io_context. Requests are
+// RpcServer: a Beast HTTP/1.1 server, one C++20 coroutine per connection,
+// `num_threads` threads each running an io_context of its own; accepted
+// connections are dealt to them in turn. (One io_context run by several
+// threads woke a sleeping thread for nearly every completion: 20-30 % of a
+// large RPC went to those wake-ups, docs/performance.md.) Requests are
 // answered by HttpRouter (net/http_handling.h); every read and write has a
 // deadline (ServerOptions::idle_timeout).
 #include <atomic>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
@@ -111,10 +115,13 @@ struct RpcServer::Impl {
   const ServerOptions options;
   HttpRouter router;  // read-only once started
 
-  std::mutex mu;  // guards started, stopped, ioc, acceptor, threads
+  std::mutex mu;  // guards started, stopped, iocs, acceptor, threads
   bool started = false;
   bool stopped = false;
-  std::unique_ptr<asio::io_context> ioc;
+  std::vector<std::unique_ptr<asio::io_context>> iocs;  // one per thread
+  // Keep each thread's run() going while its io_context has nothing to do.
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> keep_running;
+  size_t next_ioc = 0;                      // the accept loop's only
   std::unique_ptr<tcp::acceptor> acceptor;  // on its own strand
   std::vector<std::thread> threads;
 
@@ -131,8 +138,9 @@ struct RpcServer::Impl {
 asio::awaitable<void> RpcServer::Impl::AcceptLoop() {
   for (;;) {
     beast::error_code ec;
-    tcp::socket socket(asio::make_strand(*ioc));
-    co_await acceptor->async_accept(socket, asio::redirect_error(asio::use_awaitable, ec));
+    asio::io_context& ioc = *iocs[next_ioc++ % iocs.size()];
+    tcp::socket socket =
+        co_await acceptor->async_accept(ioc, asio::redirect_error(asio::use_awaitable, ec));
     if (ec == asio::error::operation_aborted || !acceptor->is_open()) co_return;
     if (ec) {  // e.g. out of file descriptors: pause rather than spin
       EDL_LOG(WARNING) << "rpc server on port " << port.load()
@@ -276,7 +284,10 @@ Status RpcServer::Start() {
   std::lock_guard<std::mutex> lock(s.mu);
   EDL_CHECK(!s.started && !s.stopped) << "RpcServer started twice";
   const std::string name = s.options.host + ":" + std::to_string(s.options.port);
-  auto ioc = std::make_unique<asio::io_context>(s.options.num_threads);
+  std::vector<std::unique_ptr<asio::io_context>> iocs;
+  for (int i = 0; i < s.options.num_threads; ++i)
+    iocs.push_back(std::make_unique<asio::io_context>(1));
+  asio::io_context* ioc = iocs[0].get();
   beast::error_code ec;
   tcp::endpoint endpoint;
   asio::ip::address address = asio::ip::make_address(s.options.host, ec);
@@ -302,11 +313,12 @@ Status RpcServer::Start() {
     return Unavailable(name + ": cannot listen: " + ec.message());
   }
   s.port = acceptor->local_endpoint(ec).port();
-  s.ioc = std::move(ioc);
+  s.iocs = std::move(iocs);
+  for (auto& c : s.iocs) s.keep_running.push_back(asio::make_work_guard(*c));
   s.acceptor = std::move(acceptor);
   asio::co_spawn(s.acceptor->get_executor(), s.AcceptLoop(), LogEscapedException);
   for (int i = 0; i < s.options.num_threads; ++i) {
-    s.threads.emplace_back([ioc = s.ioc.get()] {
+    s.threads.emplace_back([ioc = s.iocs[i].get()] {
       for (;;) {
         try {
           ioc->run();
@@ -338,13 +350,14 @@ void RpcServer::Stop() {
     std::lock_guard<std::mutex> guard(s.post_guard->mu);
     s.post_guard->alive = false;
   }
-  s.ioc->stop();  // handlers running now finish; nothing new starts
+  for (auto& ioc : s.iocs) ioc->stop();  // handlers running now finish; nothing new starts
   for (std::thread& t : s.threads) t.join();
   s.threads.clear();
   s.acceptor.reset();
+  s.keep_running.clear();
   // Destroying the io_context destroys the suspended connection coroutines,
   // whose streams close their sockets.
-  s.ioc.reset();
+  s.iocs.clear();
 }
 
 }  // namespace edl::net
