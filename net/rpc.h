@@ -48,6 +48,9 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;        // 0: an ephemeral port, see RpcServer::port()
   std::string secret;  // REQUIRES: non-empty
+  // Threads, each with an event loop of its own; connections are dealt to
+  // them in turn, so handlers of different connections may run in parallel
+  // and a long handler delays the other connections of its thread.
   int num_threads = 2;
   size_t max_body_bytes = size_t{1} << 30;
   Millis idle_timeout{60000};  // a connection silent this long is closed
