@@ -96,11 +96,20 @@ TEST(Distributed, AWorkerKilledMidEpochIsReplacedAndNoRecordIsLost) {
     return victim;
   };
   // Mid-epoch, with worker-0 registered (on a busy machine it may start
-  // after worker-1 has trained for a while) and training.
+  // after worker-1 has trained for a while) and training. It is stopped
+  // (SIGSTOP) before the status that decides is read, so that it cannot
+  // finish its task between that read and the kill; if it holds none by
+  // then it goes on, and the test waits for another moment.
   ASSERT_TRUE(WaitFor(
       [&] {
         s = JobStatus(dir.path(), "kill9");
-        return Version(s) >= 300 && worker0() > 0;
+        if (Version(s) < 300 || worker0() <= 0) return false;
+        const int candidate = victim;
+        if (::kill(candidate, SIGSTOP) != 0) return false;
+        s = JobStatus(dir.path(), "kill9");
+        if (worker0() == candidate) return true;
+        ::kill(candidate, SIGCONT);
+        return false;
       },
       60))
       << job.Err();
