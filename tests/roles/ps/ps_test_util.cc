@@ -74,4 +74,27 @@ nn::Parameter* Find(nn::keras::Model& model, const std::string& name) {
   return nullptr;
 }
 
+std::map<std::string, tensor::Tensor> Pull(ParameterServer& ps) {
+  auto r = ps.PullDense(protocol::PullDenseRequest{});
+  EDL_CHECK(r.ok()) << r.status().message();
+  std::map<std::string, tensor::Tensor> out;
+  for (auto& t : r->params) out[t.name] = t.value;
+  return out;
+}
+
+tensor::Tensor Rows(ParameterServer& ps, const std::string& table,
+                    const std::vector<int64_t>& ids) {
+  protocol::PullRowsRequest r{table,
+                              tensor::Tensor::FromInts({static_cast<int64_t>(ids.size())}, ids)};
+  auto out = ps.PullRows(r);
+  EDL_CHECK(out.ok()) << out.status().message();
+  return out->values;
+}
+
+tensor::Tensor Ramp(const tensor::Shape& shape, float start, float step) {
+  tensor::Tensor t = tensor::Tensor::Empty(shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.f32()[i] = start + step * i;
+  return t;
+}
+
 }  // namespace edl::roles::ps::testing

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,5 +43,12 @@ class ScratchDir {
 };
 
 nn::Parameter* Find(nn::keras::Model& model, const std::string& name);
+
+// A full dense pull of `ps`, by parameter name (checks it succeeds).
+std::map<std::string, tensor::Tensor> Pull(ParameterServer& ps);
+// The rows of `ids` in `table` (checks the pull succeeds).
+tensor::Tensor Rows(ParameterServer& ps, const std::string& table, const std::vector<int64_t>& ids);
+// A float32 tensor start, start + step, ... in row-major order.
+tensor::Tensor Ramp(const tensor::Shape& shape, float start, float step);
 
 }  // namespace edl::roles::ps::testing
