@@ -6,45 +6,52 @@
 #   scripts/gpu_lease.sh pack [BUILD_DIR=build]   # here: fills out/gpu/
 #   scripts/gpu_lease.sh run STEP...              # there, from the repo root
 #
-# pack copies edl, libedl_cuda.so and tests/tensor_test, the shared libraries
-# they need that a stock Ubuntu 24.04 + CUDA image lacks (oneDNN, protobuf,
-# yaml-cpp, ...; never the driver, cuDNN or cuBLAS) and Fashion-MNIST into
-# out/gpu (about 45 MB, binaries and libraries xz-compressed; out/ is ignored
-# by git). run finds cuDNN 9 and cuBLAS 13 on that machine (the CUDA toolkit
-# or the PyTorch wheels), points edl's loader at them (wrapper scripts, so
-# PyTorch keeps its own libraries) and runs each STEP, logging to $LOG_DIR
-# (default out/gpu/logs):
+# pack copies edl, libedl_cuda.so, tests/tensor_test and bench/edl_ps_bench,
+# the shared libraries they need that a stock Ubuntu 24.04 + CUDA image lacks
+# (oneDNN, protobuf, yaml-cpp, ...; never the driver, cuDNN or cuBLAS) and
+# Fashion-MNIST into out/gpu (about 46 MB, binaries and libraries
+# xz-compressed; out/ is ignored by git). run finds cuDNN 9 and cuBLAS 13 on
+# that machine (the CUDA toolkit or the PyTorch wheels), points edl's loader
+# at them (wrapper scripts, so PyTorch keeps its own libraries) and runs each
+# STEP, logging to $LOG_DIR (default out/gpu/logs):
 #   tests     CudaBackendTest.* with each convolution layout in $LAYOUTS
 #             (default "fd none fdw", values of EDL_CUDNN_NCHW)
 #   train     scripts/gpu_check.sh train (six trainings on the GPU)
 #   bench     scripts/bench/gpu_bench.sh with $BENCH_ARGS (steps) and
 #             $BENCH_VARIANTS (its EDL_VARIANTS)
+#   wire      the parameter-server wire and distributed training on a
+#             machine with cores to spare: scripts/bench/ps_bench.sh's
+#             benchmark, then scripts/bench/dist_vs_local.sh (5 epochs of the
+#             MLP, 1 of the CNN) against local with 2 threads: the jobs with
+#             one thread per process (1 PS + 1 worker: the same 2 threads in
+#             all), then with their default threads
 #   profile   per-kernel GPU time (Nsight Compute) of about a step of the
 #             CNN and the ResNet at batch 256 and MobileNetV2 at 64, summed by
 #             kernel name ($PROFILE_MODELS picks among them)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 P=out/gpu
 what=${1:-}
 shift || true
 
 if [[ $what == pack ]]; then
   B=${1:-build}
-  rm -rf "$P" && mkdir -p "$P/bin/tests" "$P/lib" "$P/data"
+  rm -rf "$P" && mkdir -p "$P/bin/tests" "$P/bin/bench" "$P/lib" "$P/data"
   cp "$B/edl" "$P/bin/edl.bin"
   cp "$B/libedl_cuda.so" "$P/bin/"
   cp "$B/tests/tensor_test" "$P/bin/tests/tensor_test.bin"
-  strip "$P/bin/edl.bin" "$P/bin/tests/tensor_test.bin"
+  cp "$B/bench/edl_ps_bench" "$P/bin/bench/edl_ps_bench.bin"
+  strip "$P/bin/edl.bin" "$P/bin/tests/tensor_test.bin" "$P/bin/bench/edl_ps_bench.bin"
   cp /usr/share/datasets/fashion-mnist/*.gz "$P/data/"
   # Libraries outside glibc, libstdc++, libgcc and CUDA that the binaries
   # load; the GPU image is Ubuntu 24.04, whose copies of those are newer.
-  for f in "$B/edl" "$B/tests/tensor_test" "$B/libedl_cuda.so"; do
+  for f in "$B/edl" "$B/tests/tensor_test" "$B/bench/edl_ps_bench" "$B/libedl_cuda.so"; do
     ldd "$f" | awk '$3 ~ /^\// {print $3}'
   done | sort -u | grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so|libcudnn|libcublas|libcuda' |
     while read -r lib; do cp -L "$lib" "$P/lib/"; done
   # Wrappers: only edl's processes see the carried libraries (PyTorch keeps
   # its own); $EDL_GPU_LIBS names the machine's cuDNN and cuBLAS folders.
-  for w in bin/edl:.. bin/tests/tensor_test:../..; do
+  for w in bin/edl:.. bin/tests/tensor_test:../.. bin/bench/edl_ps_bench:../..; do
     cat >"$P/${w%:*}" <<WRAP
 #!/bin/sh
 here=\$(dirname "\$(readlink -f "\$0")")
@@ -54,7 +61,7 @@ WRAP
   done
   # The device tool carries at most 64 MiB: bin and lib travel compressed.
   tar -C "$P" -cf - bin lib | xz -T0 -6 >"$P/pack.tar.xz"
-  rm -rf "$P/bin" "$P/lib"
+  rm -rf "${P:?}/bin" "${P:?}/lib"
   du -sh "$P" "$P"/*
   exit 0
 fi
@@ -89,6 +96,15 @@ for step in "$@"; do
       EDL_VARIANTS=${BENCH_VARIANTS:-} DEVICE=cuda THREADS=8 PYTHON=python3 \
         scripts/bench/gpu_bench.sh ${BENCH_ARGS:-2000 300 100} 2>&1 | tee "$L/bench.txt" ||
         failed=1 ;;
+    wire)
+      timeout 300 "$P/bin/bench/edl_ps_bench" 2>&1 | tee "$L/ps_bench.txt" || failed=1
+      for flags in --num_threads=1 ""; do
+        for model in "mlp 5" "cnn 1"; do
+          read -r m e <<<"$model"
+          SKIP_BUILD=1 EPOCHS=$e MODELS=$m LOCAL_THREADS=2 JOB_FLAGS=$flags timeout 300 \
+            scripts/bench/dist_vs_local.sh 2>&1 | tee -a "$L/dist_vs_local.txt" || failed=1
+        done
+      done ;;
     profile)
       tmp=$(mktemp -d)
       python3 scripts/bench/make_synthetic_cifar.py "$tmp/cifar" 2000 >/dev/null
