@@ -75,12 +75,11 @@ TEST(Compression, NoneAndNonFloatTensorsAreLeftAsTheyAre) {
 }
 
 TEST(Compression, APsAppliesSixteenBitGradientsInFloat32AndSendsSixteenBitParameters) {
-  constexpr char kSgd1[] = R"({"class_name": "SGD", "config": {"learning_rate": 1.0}})";
   for (Compression c : {Compression::kBFloat16, Compression::kFloat16}) {
     SCOPED_TRACE(CompressionName(c));
-    auto ps = testing::MakePs(testing::Shard(0, 1), kSgd1);
+    auto ps = testing::MakePs(testing::Shard(0, 1), testing::kSgd1);
     PsClient client({ps.get()}, c);
-    CompiledModel worker = testing::MakeModel(kSgd1);
+    CompiledModel worker = testing::MakeModel(testing::kSgd1);
     auto params = worker.model->parameters();
     ASSERT_TRUE(client.PullDense(params).ok());
     nn::Parameter* kernel = testing::Find(*worker.model, "dense/kernel");

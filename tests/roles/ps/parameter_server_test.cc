@@ -21,15 +21,14 @@ using protocol::SparseGradient;
 using tensor::DType;
 using tensor::Tensor;
 using testing::Find;
+using testing::kAdam;
+using testing::kSgd1;
 using testing::MakeModel;
 using testing::MakePs;
 using testing::Pull;
 using testing::Ramp;
 using testing::Rows;
 using testing::Shard;
-
-constexpr char kSgd1[] = R"({"class_name": "SGD", "config": {"learning_rate": 1.0}})";
-constexpr char kAdam[] = R"({"class_name": "Adam", "config": {"learning_rate": 0.01}})";
 
 TEST(ParameterServer, KeepsOnlyItsPartitionOfTheDenseParameters) {
   auto ps0 = MakePs(Shard(0, 2), kSgd1);

@@ -19,11 +19,10 @@ namespace fs = std::filesystem;
 using protocol::PullDenseRequest;
 using protocol::PushGradientsRequest;
 using tensor::Tensor;
+using testing::kAdam;
 using testing::MakeModel;
 using testing::MakePs;
 using testing::ScratchDir;
-
-constexpr char kAdam[] = R"({"class_name": "Adam", "config": {"learning_rate": 0.01}})";
 
 using PsSet = std::vector<std::unique_ptr<ParameterServer>>;
 

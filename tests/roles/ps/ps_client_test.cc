@@ -15,12 +15,11 @@ namespace {
 
 using tensor::Tensor;
 using testing::Find;
+using testing::kAdam;
+using testing::kSgd1;
 using testing::MakeModel;
 using testing::MakePs;
 using testing::Shard;
-
-constexpr char kAdam[] = R"({"class_name": "Adam", "config": {"learning_rate": 0.01}})";
-constexpr char kSgd1[] = R"({"class_name": "SGD", "config": {"learning_rate": 1.0}})";
 
 struct Cluster {
   std::vector<std::unique_ptr<ParameterServer>> servers;

@@ -13,6 +13,11 @@
 
 namespace edl::roles::ps::testing {
 
+// The optimizers most tests use: SGD with learning rate 1 (an update is the
+// gradient itself) and Adam with 0.01.
+inline constexpr char kSgd1[] = R"({"class_name": "SGD", "config": {"learning_rate": 1.0}})";
+inline constexpr char kAdam[] = R"({"class_name": "Adam", "config": {"learning_rate": 0.01}})";
+
 // ids [3] -> Embedding "emb" (50 x 4, embeddings_initializer as given) ->
 // Flatten -> Dense "hidden" (3) -> Dense "dense" (2). Dense parameters
 // split over 2 PS as {dense/*} on PS 0 and {hidden/*} on PS 1.
