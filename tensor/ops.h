@@ -107,6 +107,15 @@ std::array<int64_t, 4> ComputePadding(Padding padding, int64_t in_h, int64_t in_
 int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
                        int64_t pad_begin, int64_t pad_end);
 
+// Output length of a transposed convolution along one axis, by Keras' rule
+// (keras conv_utils.deconv_output_length, TF.js' deconvLength). Without
+// output_padding (output_padding < 0): `valid` gives in * stride +
+// max(dilated - stride, 0), `same` gives in * stride. With output_padding
+// p >= 0: (in - 1) * stride + dilated - 2 * pad + p, pad = dilated / 2 for
+// `same` and 0 for `valid`. dilated = (kernel - 1) * dilation + 1.
+int64_t TransposedConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
+                                 Padding padding, int64_t output_padding);
+
 // True when the backend for `device` in this thread honours groups > 1.
 bool GroupedConvAvailable(Device device);
 // x [N, H, W, C], w [kh, kw, C / groups, O], bias [O] or undefined ->

@@ -99,6 +99,17 @@ int64_t ConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilat
   return span / stride + 1;
 }
 
+int64_t TransposedConvOutputSize(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
+                                 Padding padding, int64_t output_padding) {
+  const int64_t dilated = (kernel - 1) * dilation + 1;
+  if (output_padding < 0) {
+    return padding == Padding::kSame ? in * stride
+                                     : in * stride + std::max<int64_t>(dilated - stride, 0);
+  }
+  const int64_t pad = padding == Padding::kSame ? dilated / 2 : 0;
+  return (in - 1) * stride + dilated - 2 * pad + output_padding;
+}
+
 bool GroupedConvAvailable(Device device) { return BackendFor(device).GroupedConv(); }
 
 Tensor Conv2DForward(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2DParams& p) {

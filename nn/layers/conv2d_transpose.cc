@@ -1,6 +1,7 @@
 #include "nn/layers/conv2d_transpose.h"
 
 #include "nn/functional.h"
+#include "nn/layers/config_reader.h"
 
 namespace edl::nn::layers {
 
@@ -29,7 +30,16 @@ Result<std::unique_ptr<Layer>> Conv2DTranspose::FromConfig(const std::string& na
   r.ExpectOneOf("padding", {"valid", "same"});
   l->padding_ =
       r.String("padding", "valid") == "same" ? tensor::Padding::kSame : tensor::Padding::kValid;
-  r.ExpectNull("output_padding");
+  if (r.Get("output_padding") != nullptr) {
+    l->output_padding_ = r.IntPair("output_padding", {0, 0});
+    for (int i = 0; i < 2; ++i) {
+      if (l->output_padding_[i] < 0 || l->output_padding_[i] >= l->strides_[i]) {
+        r.Fail("output_padding", "must be at least 0 and smaller than strides (as Keras), got " +
+                                     Describe(config["output_padding"]) + " with strides " +
+                                     Describe(config.value("strides", nlohmann::json(1))));
+      }
+    }
+  }
   r.ExpectOneOf("data_format", {"channels_last"});
   EDL_ASSIGN_OR_RETURN(l->activation_, ParseActivation(r.String("activation", "linear")));
   l->use_bias_ = r.Bool("use_bias", true);
@@ -65,9 +75,23 @@ Result<std::vector<Shape>> Conv2DTranspose::OutputShapes(const std::vector<Shape
   }
   Shape out = {0, 0, filters_};
   for (int i = 0; i < 2; ++i) {
-    const int64_t dilated = (kernel_size_[i] - 1) * dilation_[i] + 1;
-    out[i] = padding_ == tensor::Padding::kSame ? s[i] * strides_[i]
-                                                : (s[i] - 1) * strides_[i] + dilated;
+    out[i] = tensor::TransposedConvOutputSize(s[i], kernel_size_[i], strides_[i], dilation_[i],
+                                              padding_, output_padding_[i]);
+  }
+  // The convolution from the output back must give the input's size (with an
+  // output_padding that does not, TensorFlow refuses the model as well).
+  const std::array<int64_t, 4> pad = ParamsFor(out[0], out[1]).padding;
+  for (int i = 0; i < 2; ++i) {
+    const int64_t back = out[i] <= 0
+                             ? 0
+                             : tensor::ConvOutputSize(out[i], kernel_size_[i], strides_[i],
+                                                      dilation_[i], pad[2 * i], pad[2 * i + 1]);
+    if (back != s[i]) {
+      return Error("output_padding " + std::to_string(output_padding_[i]) + " gives an output of " +
+                   std::to_string(out[i]) + " on axis " + std::to_string(i + 1) +
+                   ", which the convolution maps back to " + std::to_string(back) + ", not " +
+                   std::to_string(s[i]) + " (input " + tensor::ShapeString(s) + ")");
+    }
   }
   return std::vector<Shape>{out};
 }
@@ -100,7 +124,11 @@ nlohmann::json Conv2DTranspose::Config() const {
   c["kernel_size"] = kernel_size_;
   c["strides"] = strides_;
   c["padding"] = padding_ == tensor::Padding::kSame ? "same" : "valid";
-  c["output_padding"] = nullptr;
+  if (output_padding_[0] >= 0) {
+    c["output_padding"] = output_padding_;
+  } else {
+    c["output_padding"] = nullptr;
+  }
   c["data_format"] = "channels_last";
   c["dilation_rate"] = dilation_;
   c["activation"] = ActivationName(activation_);

@@ -2,9 +2,11 @@
 // Conv2DTranspose, channels_last only), computed as the input gradient of
 // the Conv2D that maps its output back to its input (the backends' own
 // convolution kernels). Weights: kernel [kh, kw, filters, in_channels] (as
-// Keras), bias [filters]. Output [ (h - 1) * stride + dilated kernel,
-// ... ] with "valid" padding, [h * stride, w * stride] with "same";
-// output_padding must be null.
+// Keras), bias [filters]. Output size per axis by Keras' rule
+// (tensor::TransposedConvOutputSize): h * stride + max(dilated kernel -
+// stride, 0) with "valid" padding, h * stride with "same"; with
+// output_padding p (0 <= p < stride), (h - 1) * stride + dilated kernel -
+// 2 * pad + p, pad = dilated kernel / 2 for "same" and 0 for "valid".
 #pragma once
 
 #include <array>
@@ -36,6 +38,7 @@ class Conv2DTranspose : public Layer {
   int64_t filters_ = 0;
   std::array<int64_t, 2> kernel_size_{1, 1}, strides_{1, 1}, dilation_{1, 1};
   tensor::Padding padding_ = tensor::Padding::kValid;
+  std::array<int64_t, 2> output_padding_{-1, -1};  // -1: none (null)
   ActivationKind activation_ = ActivationKind::kLinear;
   bool use_bias_ = true;
   WeightInit kernel_init_, bias_init_;

@@ -153,7 +153,16 @@ Result<std::unique_ptr<Layer>> Conv3DTranspose::FromConfig(const std::string& na
   std::unique_ptr<Conv3DTranspose> l(new Conv3DTranspose(name));
   ConfigReader r(config);
   EDL_RETURN_IF_ERROR(ReadConv3D(r, &l->cfg_));
-  r.ExpectNull("output_padding");
+  if (r.Get("output_padding") != nullptr) {
+    l->output_padding_ = r.IntTriple("output_padding", {0, 0, 0});
+    for (int a = 0; a < 3; ++a) {
+      if (l->output_padding_[a] < 0 || l->output_padding_[a] >= l->cfg_.window.strides[a]) {
+        r.Fail("output_padding", "must be at least 0 and smaller than strides (as Keras), got " +
+                                     Describe(config["output_padding"]) + " with strides " +
+                                     Describe(config.value("strides", nlohmann::json(1))));
+      }
+    }
+  }
   EDL_RETURN_IF_ERROR(r.status());
   return std::unique_ptr<Layer>(std::move(l));
 }
@@ -168,12 +177,26 @@ Result<std::vector<Shape>> Conv3DTranspose::OutputShapes(const std::vector<Shape
     return Error("was built for " + std::to_string(in_channels_) + " input channels, got " +
                  tensor::ShapeString(s));
   }
+  const Window3D& w = cfg_.window;
   Shape out = {0, 0, 0, cfg_.filters};
   for (int a = 0; a < 3; ++a) {
-    const int64_t dilated = (cfg_.window.size[a] - 1) * cfg_.window.dilation[a] + 1;
-    out[a] = cfg_.window.padding == tensor::Padding::kSame
-                 ? s[a] * cfg_.window.strides[a]
-                 : (s[a] - 1) * cfg_.window.strides[a] + dilated;
+    out[a] = tensor::TransposedConvOutputSize(s[a], w.size[a], w.strides[a], w.dilation[a],
+                                              w.padding, output_padding_[a]);
+  }
+  // The convolution from the output back must give the input's size (with an
+  // output_padding that does not, TensorFlow refuses the model as well).
+  const std::array<int64_t, 6> pad = w.PaddingFor(out);
+  for (int a = 0; a < 3; ++a) {
+    const int64_t back = out[a] <= 0
+                             ? 0
+                             : tensor::ConvOutputSize(out[a], w.size[a], w.strides[a],
+                                                      w.dilation[a], pad[2 * a], pad[2 * a + 1]);
+    if (back != s[a]) {
+      return Error("output_padding " + std::to_string(output_padding_[a]) + " gives an output of " +
+                   std::to_string(out[a]) + " on axis " + std::to_string(a + 1) +
+                   ", which the convolution maps back to " + std::to_string(back) + ", not " +
+                   std::to_string(s[a]) + " (input " + tensor::ShapeString(s) + ")");
+    }
   }
   return std::vector<Shape>{out};
 }
@@ -203,7 +226,11 @@ std::vector<Var> Conv3DTranspose::Call(const std::vector<Var>& inputs, const Cal
 nlohmann::json Conv3DTranspose::Config() const {
   nlohmann::json c = Layer::Config();
   WriteConfig(c);
-  c["output_padding"] = nullptr;
+  if (output_padding_[0] >= 0) {
+    c["output_padding"] = output_padding_;
+  } else {
+    c["output_padding"] = nullptr;
+  }
   return c;
 }
 

@@ -5,8 +5,9 @@
 // depth tap (nn/functional_3d.h).
 //
 // Conv3DTranspose: its transpose (Keras Conv3DTranspose): kernel [kd, kh, kw,
-// filters, in_channels] (as Keras), bias [filters]; output (d - 1) * stride +
-// dilated kernel per axis ("valid") or d * stride ("same").
+// filters, in_channels] (as Keras), bias [filters]; output size per axis by
+// Keras' rule (tensor::TransposedConvOutputSize, as Conv2DTranspose),
+// output_padding included.
 #pragma once
 
 #include <array>
@@ -85,6 +86,8 @@ class Conv3DTranspose : public Conv3DBase {
 
  private:
   using Conv3DBase::Conv3DBase;
+
+  std::array<int64_t, 3> output_padding_{-1, -1, -1};  // -1: none (null)
 };
 
 }  // namespace edl::nn::layers

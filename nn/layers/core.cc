@@ -94,7 +94,8 @@ Result<std::unique_ptr<Layer>> Reshape::FromConfig(const std::string& name,
   std::unique_ptr<Reshape> l(new Reshape(name));
   ConfigReader r(config);
   if (r.Get("target_shape") == nullptr) r.Fail("target_shape", "is required");
-  l->target_shape_ = r.IntList("target_shape", false);
+  // TF.js (and some Keras 3 versions) write an inferred -1 as null.
+  l->target_shape_ = r.IntList("target_shape", true);
   int unknown = 0;
   for (int64_t d : l->target_shape_) {
     if (d == -1) {

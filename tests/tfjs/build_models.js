@@ -1,8 +1,8 @@
 // Builds reference models with the real TF.js, randomizes every weight
 // (including BatchNormalization's moving statistics), and saves each as a
 // layers-model with its inputs and TF.js' predictions:
-//   node build_models.js OUT_DIR
-// writes OUT_DIR/index.json (["name", ...]) and per model
+//   node build_models.js OUT_DIR [NAME ...]
+// (all models, or only those named) writes OUT_DIR/index.json (["name", ...]) and per model
 // OUT_DIR/NAME/{model.json, weights.bin, io.json}; io.json is
 // {"inputs": [{"shape", "dtype", "data"}], "outputs": [...]}.
 'use strict';
@@ -227,6 +227,30 @@ const builders = {
     m.add(L.dense({units: 2}));
     return {model: m, inputs: [[2, 4, 5, 2]]};
   },
+  // Keras' output length in * stride + max(kernel - stride, 0) for a stride
+  // wider than the kernel, and a Reshape whose -1 TF.js saves as null.
+  conv_transpose_wide_stride() {
+    const m = tf.sequential();
+    m.add(L.conv2dTranspose({filters: 2, kernelSize: 2, strides: 3, inputShape: [2, 3, 2]}));
+    m.add(L.conv2dTranspose({filters: 2, kernelSize: [1, 2], strides: [2, 3], padding: 'same',
+                             activation: 'relu'}));
+    m.add(L.reshape({targetShape: [-1, 4]}));
+    m.add(L.conv1d({filters: 3, kernelSize: 3}));
+    m.add(L.globalMaxPooling1d());  // (TF.js leaves the inferred length unknown)
+    m.add(L.dense({units: 2}));
+    return {model: m, inputs: [[2, 2, 3, 2]]};
+  },
+  // (Not with `same` padding: for a stride wider than the kernel TF.js' 3-D
+  // padding goes negative, where its 2-D padding and TensorFlow's stop at 0.)
+  conv3d_transpose_wide_stride() {
+    const m = tf.sequential();
+    m.add(L.conv3dTranspose({filters: 2, kernelSize: [1, 2, 1], strides: [2, 3, 2],
+                             inputShape: [2, 2, 3, 1]}));
+    m.add(L.conv3dTranspose({filters: 1, kernelSize: [2, 1, 3], strides: [3, 2, 2]}));
+    m.add(L.flatten());
+    m.add(L.dense({units: 2}));
+    return {model: m, inputs: [[2, 2, 2, 3, 1]]};
+  },
   global_pooling() {
     const x = tf.input({shape: [5, 6, 3]});
     const c = L.conv2d({filters: 4, kernelSize: 1, activation: 'sigmoid'}).apply(x);
@@ -311,10 +335,15 @@ const builders = {
 
 async function main() {
   const out = process.argv[2];
-  if (!out) throw new Error('usage: node build_models.js OUT_DIR');
+  if (!out) throw new Error('usage: node build_models.js OUT_DIR [NAME ...]');
+  const only = process.argv.slice(3);
+  for (const name of only) {
+    if (!(name in builders)) throw new Error(`no model named ${name}`);
+  }
   fs.mkdirSync(out, {recursive: true});
   const names = [];
   for (const [name, build] of Object.entries(builders)) {
+    if (only.length && !only.includes(name)) continue;
     const {model, inputs} = build();
     randomizeWeights(model);
     const xs = inputs.map((spec, i) => {

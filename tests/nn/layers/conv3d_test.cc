@@ -246,12 +246,36 @@ TEST(Conv3DTranspose, OutputsEachStridedPositionAndKeepsTheKerasKernelLayout) {
   EXPECT_EQ(l->weights()[0]->value.shape(), (Shape{2, 3, 1, 4, 2}));
   std::mt19937_64 rng(9);
   EXPECT_EQ(l->Call({Var(RandomTensor({1, 3, 2, 5, 2}, rng))}, {})[0].shape(),
-            (Shape{1, 6, 5, 9, 4}));  // (d - 1) * 2 + k per axis
+            (Shape{1, 6, 5, 10, 4}));  // d * 2 + max(k - 2, 0) per axis (Keras)
   auto same = BuiltLayer("Conv3DTranspose",
                          {{"filters", 1}, {"kernel_size", 3}, {"strides", 2}, {"padding", "same"}},
                          {{3, 2, 5, 2}});
   EXPECT_EQ(same->Call({Var(RandomTensor({1, 3, 2, 5, 2}, rng))}, {})[0].shape(),
             (Shape{1, 6, 4, 10, 1}));
+}
+
+// Keras' rule: a `valid` output is d * stride + max(kernel - stride, 0), and
+// output_padding p gives (d - 1) * stride + kernel - 2 * pad + p.
+TEST(Conv3DTranspose, GivesKerasOutputSizesForWideStridesAndOutputPadding) {
+  std::mt19937_64 rng(4);
+  auto wide =
+      BuiltLayer("Conv3DTranspose", {{"filters", 1}, {"kernel_size", {1, 2, 3}}, {"strides", 3}},
+                 {{2, 3, 2, 2}});
+  EXPECT_EQ(wide->Call({Var(RandomTensor({1, 2, 3, 2, 2}, rng))}, {})[0].shape(),
+            (Shape{1, 6, 9, 6, 1}));
+  auto padded = BuiltLayer("Conv3DTranspose",
+                           {{"filters", 1},
+                            {"kernel_size", 3},
+                            {"strides", {2, 2, 3}},
+                            {"padding", "same"},
+                            {"output_padding", {1, 0, 2}}},
+                           {{2, 3, 2, 2}});
+  EXPECT_EQ(padded->Call({Var(RandomTensor({1, 2, 3, 2, 2}, rng))}, {})[0].shape(),
+            (Shape{1, 4, 5, 6, 1}));
+  EXPECT_EQ(LayerError("Conv3DTranspose",
+                       {{"filters", 1}, {"kernel_size", 2}, {"output_padding", 1}}, {{2, 3, 2, 2}}),
+            "output_padding must be at least 0 and smaller than strides (as Keras), got 1 with "
+            "strides 1");
 }
 
 TEST(Conv3DAndPooling3D, GradientsMatchFiniteDifferences) {

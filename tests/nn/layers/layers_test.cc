@@ -152,6 +152,14 @@ TEST(Reshape, InfersMinusOneAndRejectsBadCounts) {
             "target_shape may hold at most one -1");
 }
 
+// TF.js writes target_shape [-1, 2] as [null, 2].
+TEST(Reshape, ReadsAnInferredDimensionWrittenAsNull) {
+  auto l = Make("Reshape", {{"name", "r"}, {"target_shape", {nullptr, 2}}});
+  EXPECT_EQ(BuildShapes(*l, {{3, 4}}), (std::vector<Shape>{{6, 2}}));
+  EXPECT_EQ(MakeError("Reshape", {{"target_shape", {nullptr, nullptr}}}),
+            "target_shape may hold at most one -1");
+}
+
 TEST(Flatten, FlattensAllButTheBatchAxis) {
   auto l = Make("Flatten", json::object());
   EXPECT_EQ(BuildShapes(*l, {{2, 3, 4}}), (std::vector<Shape>{{24}}));
