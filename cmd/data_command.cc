@@ -1,5 +1,7 @@
 // edl data index: builds the record indexes of data files ahead of a job,
-// in parallel, showing progress (data/record_index.h).
+// in parallel, showing progress (data/record_index.h); with --verify, checks
+// every record too (data/record_verifier.h). edl data inspect: what a data
+// file holds.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +28,9 @@
 #include "data/data_paths.h"
 #include "data/record_index.h"
 #include "data/record_reader.h"
+#include "data/record_scanner.h"
+#include "data/record_verifier.h"
+#include "data/staged_record_index.h"
 #include "data/tf_example.h"
 #include "roles/progress.h"
 
@@ -37,14 +43,19 @@ struct IndexFlags {
   std::string index_dir;
   int jobs = 0;
   bool rebuild = false;
+  bool verify = false;
   double log_interval_s = 10;
 };
 
 struct FileResult {
   Status status;
   data::RecordIndex index;
+  // --verify: a built index, put in place once its file is verified.
+  std::unique_ptr<data::StagedRecordIndex> staged;
   bool built = false;
   double seconds = 0;
+
+  const data::RecordIndex& Index() const { return staged ? staged->index() : index; }
 };
 
 // CSV fields are tab-separated in a .tsv file, comma-separated otherwise.
@@ -76,6 +87,119 @@ std::string Uncompressed(uint64_t bytes) {
   return buf;
 }
 
+// Runs `work` in a thread of its own and, until it returns, shows `line`
+// (given the seconds elapsed): a bar on a terminal, else a line every
+// `log_interval_s`.
+void RunWithProgress(const std::function<void()>& work,
+                     const std::function<std::string(double)>& line, double log_interval_s) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;  // guarded by mu
+  std::thread worker([&] {
+    work();
+    std::lock_guard<std::mutex> lock(mu);
+    done = true;
+    cv.notify_all();
+  });
+  const bool bar = IsTerminal(STDERR_FILENO);
+  const double start = SystemClock().NowSeconds();
+  double last = start;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      if (cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return done; })) break;
+    }
+    const double now = SystemClock().NowSeconds();
+    if (now - last < (bar ? 0.5 : log_interval_s)) continue;
+    last = now;
+    if (bar) {
+      SetStderrStatusLine(line(now - start));
+    } else {
+      EDL_LOG(INFO) << line(now - start);
+    }
+  }
+  worker.join();
+  if (bar) SetStderrStatusLine("");
+}
+
+// Indexes `path` as the flags say: the fresh cached index, or a new one,
+// saved (with --verify, staged until its file is verified).
+void IndexFile(const IndexFlags& f, const std::string& path, data::RecordFormat format,
+               FileResult& r) {
+  const data::IndexOptions options = OptionsFor(path);
+  if (!f.verify && !f.rebuild) {
+    auto index = data::LoadOrBuildRecordIndex(path, format, f.index_dir, options, &r.built);
+    r.status = index.status();
+    if (index.ok()) r.index = std::move(*index);
+    return;
+  }
+  if (!f.rebuild) {
+    if (auto fresh = data::LoadFreshRecordIndex(path, format, f.index_dir, options)) {
+      r.index = std::move(*fresh);
+      r.status = Status::Ok();
+      return;
+    }
+  }
+  auto index = data::BuildRecordIndex(path, format, options);
+  r.status = index.status();
+  if (!index.ok()) return;
+  r.built = true;
+  if (!f.verify) {
+    r.index = std::move(*index);
+    r.status = data::SaveRecordIndex(r.index, f.index_dir);
+    return;
+  }
+  auto staged = data::StagedRecordIndex::Write(*index, f.index_dir);
+  if (staged.ok()) {
+    r.staged = std::move(*staged);
+  } else if (f.rebuild) {
+    r.status = staged.status();
+  } else {
+    // As LoadOrBuildRecordIndex: an index that cannot be cached is kept in memory.
+    EDL_LOG(WARNING) << "cannot cache the index of " << path << ": " << staged.status().message();
+    r.index = std::move(*index);
+  }
+}
+
+// --verify: every record of the files indexed, in parallel over ranges of
+// records; a built index is put in place only for a file that passes.
+void VerifyFiles(const IndexFlags& f, int threads, std::vector<FileResult>& results) {
+  std::vector<const data::RecordIndex*> indexes;
+  std::vector<FileResult*> of;
+  uint64_t total_bytes = 0;
+  for (FileResult& r : results) {
+    if (!r.status.ok()) continue;
+    indexes.push_back(&r.Index());
+    of.push_back(&r);
+    total_bytes += r.Index().data_size;
+  }
+  std::atomic<uint64_t> checked{0};
+  std::vector<Status> verdicts;
+  RunWithProgress(
+      [&] {
+        verdicts = data::VerifyRecords(indexes, {.threads = threads, .checked_bytes = &checked});
+      },
+      [&](double elapsed) {
+        const double gb = static_cast<double>(checked.load()) / 1e9;
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "verifying records: %.2f/%.2f GB of data, %.2f GB/s, %s elapsed", gb,
+                      static_cast<double>(total_bytes) / 1e9, gb / elapsed,
+                      roles::FormatDuration(elapsed).c_str());
+        return std::string(line);
+      },
+      f.log_interval_s);
+  for (size_t i = 0; i < of.size(); ++i) {
+    FileResult& r = *of[i];
+    if (!verdicts[i].ok()) {
+      r.status = verdicts[i];
+      r.staged.reset();  // removes the staged index file
+    } else if (r.staged) {
+      r.status = r.staged->Commit();
+    }
+  }
+}
+
 int RunIndex(const IndexFlags& flags) {
   // One file named twice (or as ./x and x) is indexed once.
   IndexFlags f = flags;
@@ -94,74 +218,43 @@ int RunIndex(const IndexFlags& flags) {
   }
   std::vector<FileResult> results(f.paths.size());
   std::atomic<size_t> next{0}, done{0};
-  std::mutex mu;
-  std::condition_variable cv;
   std::atomic<uint64_t> bytes_done{0};
   uint64_t total_bytes = 0;
   for (const std::string& p : f.paths) {
     std::error_code ec;
     total_bytes += std::filesystem::file_size(p, ec);
   }
-  const int jobs = std::max(
-      1, std::min<int>(f.jobs > 0 ? f.jobs : UsableCpus(), static_cast<int>(f.paths.size())));
+  const int threads = f.jobs > 0 ? f.jobs : UsableCpus();
+  const int jobs = std::max(1, std::min<int>(threads, static_cast<int>(f.paths.size())));
   const double start = SystemClock().NowSeconds();
   auto work = [&] {
     for (size_t i = next++; i < f.paths.size(); i = next++) {
       FileResult& r = results[i];
       const double t0 = SystemClock().NowSeconds();
-      if (f.rebuild) {
-        auto index = data::BuildRecordIndex(f.paths[i], formats[i], OptionsFor(f.paths[i]));
-        r.status = index.status();
-        if (index.ok()) {
-          r.index = std::move(*index);
-          r.built = true;
-          r.status = data::SaveRecordIndex(r.index, f.index_dir);
-        }
-      } else {
-        auto index = data::LoadOrBuildRecordIndex(f.paths[i], formats[i], f.index_dir,
-                                                  OptionsFor(f.paths[i]), &r.built);
-        r.status = index.status();
-        if (index.ok()) r.index = std::move(*index);
-      }
+      IndexFile(f, f.paths[i], formats[i], r);
       r.seconds = SystemClock().NowSeconds() - t0;
       std::error_code ec;
       bytes_done += std::filesystem::file_size(f.paths[i], ec);
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        ++done;
-      }
-      cv.notify_all();
+      ++done;
     }
   };
-  std::vector<std::thread> threads;
-  for (int t = 0; t < jobs; ++t) threads.emplace_back(work);
-  // Progress: a bar on a terminal, else a line every --log_interval s.
-  const bool bar = IsTerminal(STDERR_FILENO);
-  double last = start;
-  while (true) {
-    {
-      std::unique_lock<std::mutex> lock(mu);
-      if (cv.wait_for(lock, std::chrono::milliseconds(100),
-                      [&] { return done.load() == f.paths.size(); })) {
-        break;
-      }
-    }
-    const double now = SystemClock().NowSeconds();
-    if (now - last < (bar ? 0.5 : f.log_interval_s)) continue;
-    last = now;
-    const double gb = static_cast<double>(bytes_done.load()) / 1e9;
-    char line[256];
-    std::snprintf(line, sizeof line, "indexing: %zu/%zu files, %.2f/%.2f GB, %.2f GB/s, %s elapsed",
-                  done.load(), f.paths.size(), gb, static_cast<double>(total_bytes) / 1e9,
-                  gb / (now - start), roles::FormatDuration(now - start).c_str());
-    if (bar) {
-      SetStderrStatusLine(line);
-    } else {
-      EDL_LOG(INFO) << line;
-    }
-  }
-  for (std::thread& t : threads) t.join();
-  if (bar) SetStderrStatusLine("");
+  RunWithProgress(
+      [&] {
+        std::vector<std::thread> pool;
+        for (int t = 0; t < jobs; ++t) pool.emplace_back(work);
+        for (std::thread& t : pool) t.join();
+      },
+      [&](double elapsed) {
+        const double gb = static_cast<double>(bytes_done.load()) / 1e9;
+        char line[256];
+        std::snprintf(line, sizeof line,
+                      "indexing: %zu/%zu files, %.2f/%.2f GB, %.2f GB/s, %s elapsed", done.load(),
+                      f.paths.size(), gb, static_cast<double>(total_bytes) / 1e9, gb / elapsed,
+                      roles::FormatDuration(elapsed).c_str());
+        return std::string(line);
+      },
+      f.log_interval_s);
+  if (f.verify) VerifyFiles(f, threads, results);
   const double seconds = SystemClock().NowSeconds() - start;
   int failed = 0;
   uint64_t records = 0, data_bytes = 0, file_bytes = 0;
@@ -172,23 +265,25 @@ int RunIndex(const IndexFlags& flags) {
       ++failed;
       continue;
     }
-    const data::RecordIndex& x = r.index;
+    const data::RecordIndex& x = r.Index();
     records += x.num_records;
     data_bytes += x.data_size;
     file_bytes += x.file_size;
     std::printf(
-        "%s: %llu records (%s%s), %.1f MB%s, %s in %.2f s (%.0f MB/s)\n", f.paths[i].c_str(),
+        "%s: %llu records (%s%s), %.1f MB%s, %s in %.2f s (%.0f MB/s)%s\n", f.paths[i].c_str(),
         static_cast<unsigned long long>(x.num_records), data::RecordFormatName(x.format),
         x.gzip ? ", gzip" : "", static_cast<double>(x.file_size) / 1e6,
         x.gzip ? Uncompressed(x.data_size).c_str() : "", r.built ? "indexed" : "index up to date",
-        r.seconds, r.seconds > 0 ? static_cast<double>(x.file_size) / 1e6 / r.seconds : 0.0);
+        r.seconds, r.seconds > 0 ? static_cast<double>(x.file_size) / 1e6 / r.seconds : 0.0,
+        f.verify ? ", every record verified" : "");
   }
   if (failed == static_cast<int>(results.size())) return 1;
   std::printf(
       "%zu file(s), %llu records, %.2f GB on disk (%.2f GB of data) in %.2f s with %d "
       "thread(s): %.2f GB/s of data\n",
       results.size() - failed, static_cast<unsigned long long>(records),
-      static_cast<double>(file_bytes) / 1e9, static_cast<double>(data_bytes) / 1e9, seconds, jobs,
+      static_cast<double>(file_bytes) / 1e9, static_cast<double>(data_bytes) / 1e9, seconds,
+      f.verify ? threads : jobs,
       seconds > 0 ? static_cast<double>(data_bytes) / 1e9 / seconds : 0.0);
   return failed ? 1 : 0;
 }
@@ -260,19 +355,22 @@ int RunInspect(const InspectFlags& f) {
         static_cast<double>(index->data_size) / 1e6, index->access.size(),
         static_cast<double>(index->data_size) / 1e6 / static_cast<double>(index->access.size()));
   }
-  auto reader = data::RecordReader::Open(*index, 0);
-  if (!reader.ok()) return Fail(reader.status().message());
-  const int wanted = std::max(f.records, f.scan);
-  std::string record;
   if (format == data::RecordFormat::kCsvRows) {
+    auto reader = data::RecordReader::Open(*index, 0);
+    if (!reader.ok()) return Fail(reader.status().message());
+    std::string row;
     for (int i = 0; i < f.records; ++i) {
-      auto got = (*reader)->Next(&record);
+      auto got = (*reader)->Next(&row);
       if (!got.ok()) return Fail(got.status().message());
       if (!*got) break;
-      std::printf("row %d: %s\n", i, record.c_str());
+      std::printf("row %d: %s\n", i, row.c_str());
     }
     return 0;
   }
+  // Records checked as `edl data index --verify` checks them.
+  auto scanner = data::RecordScanner::Open(*index, 0);
+  if (!scanner.ok()) return Fail(scanner.status().message());
+  const int wanted = std::max(f.records, f.scan);
   struct Seen {
     std::string kind;
     size_t min_len = SIZE_MAX, max_len = 0;
@@ -282,12 +380,10 @@ int RunInspect(const InspectFlags& f) {
   std::vector<std::string> shown;
   int scanned = 0;
   for (; scanned < wanted; ++scanned) {
-    const uint64_t at = (*reader)->offset();
-    auto got = (*reader)->Next(&record);
+    auto got = (*scanner)->Next();
     if (!got.ok()) return Fail(got.status().message());
     if (!*got) break;
-    auto example = data::ParseExample(
-        record, f.path + ": record " + std::to_string(scanned) + " at byte " + std::to_string(at));
+    auto example = data::ParseExample((*scanner)->record(), (*scanner)->Where());
     if (!example.ok()) return Fail(example.status().message());
     std::string text;
     for (const auto& [name, feature] : *example) {
@@ -319,19 +415,29 @@ int RunInspect(const InspectFlags& f) {
 Runner AddDataCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("data", "Work with data files (edl data index, inspect)");
   app->require_subcommand(1);
-  CLI::App* index =
-      app->add_subcommand("index",
-                          "Build the record index of data files ahead of a job (counts and record "
-                          "offsets; gzip access points), cached beside each file");
+  CLI::App* index = app->add_subcommand(
+      "index",
+      "Build the record index of data files ahead of a job (counts and record offsets; gzip "
+      "access points), cached beside each file. Indexing checks the framing: each TFRecord's "
+      "length checksum and that the record fits in the file, that CSV quotes close, gzip "
+      "members' checksums; not the records themselves. --verify also reads every record");
   auto f = std::make_shared<IndexFlags>();
   index->add_option("PATH", f->paths, "Data files (CSV or TFRecord, plain or gzip)")
       ->required()
       ->check(CLI::ExistingFile);
   AddFileFlags(*index, f->format, f->index_dir);
-  index->add_option("--jobs", f->jobs, "Files indexed at once (0: the usable CPUs)")
+  index
+      ->add_option("--jobs", f->jobs,
+                   "Threads: files indexed at once, and with --verify ranges of records "
+                   "checked at once (0: the usable CPUs)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   index->add_flag("--rebuild", f->rebuild, "Index again even where a fresh index exists");
+  index->add_flag("--verify", f->verify,
+                  "Also check every record, in parallel: a TFRecord payload's checksum and that "
+                  "it parses as a tf.train.Example, that a CSV row has as many fields as the "
+                  "first row. A bad record fails its file, named with its record number and "
+                  "byte, and no index is written for that file");
   index
       ->add_option("--log_interval", f->log_interval_s,
                    "Seconds between progress lines when stderr is not a terminal")

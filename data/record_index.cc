@@ -322,24 +322,37 @@ std::string IndexCachePath(const std::string& path, const std::string& index_dir
   return (fs::path(index_dir) / (std::string(hash) + "-" + name + ".edlidx")).string();
 }
 
+std::optional<RecordIndex> LoadFreshRecordIndex(const std::string& path, RecordFormat format,
+                                                const std::string& index_dir,
+                                                const IndexOptions& options) {
+  const std::string cache = IndexCachePath(path, index_dir);
+  auto bytes = ReadFile(cache);
+  if (!bytes.ok()) return std::nullopt;
+  auto index = ParseRecordIndex(*bytes, cache, /*lazy_windows=*/true);
+  if (!index.ok()) {
+    EDL_LOG(WARNING) << index.status().message() << "; indexing " << path << " again";
+    return std::nullopt;
+  }
+  if (index->format != format ||
+      (format == RecordFormat::kCsvRows && index->delimiter != options.delimiter)) {
+    return std::nullopt;
+  }
+  index->path = path;
+  if (!CheckIndexFresh(*index).ok()) {
+    EDL_LOG(INFO) << path << ": changed since it was indexed; indexing it again";
+    return std::nullopt;
+  }
+  return std::move(*index);
+}
+
 Result<RecordIndex> LoadOrBuildRecordIndex(const std::string& path, RecordFormat format,
                                            const std::string& index_dir,
                                            const IndexOptions& options, bool* built) {
-  const std::string cache = IndexCachePath(path, index_dir);
-  if (auto bytes = ReadFile(cache); bytes.ok()) {
-    auto index = ParseRecordIndex(*bytes, cache, /*lazy_windows=*/true);
-    if (index.ok() && index->format == format &&
-        (format != RecordFormat::kCsvRows || index->delimiter == options.delimiter)) {
-      index->path = path;
-      if (CheckIndexFresh(*index).ok()) {
-        if (built) *built = false;
-        return index;
-      }
-      EDL_LOG(INFO) << path << ": changed since it was indexed; indexing it again";
-    } else if (!index.ok()) {
-      EDL_LOG(WARNING) << index.status().message() << "; indexing " << path << " again";
-    }
+  if (std::optional<RecordIndex> fresh = LoadFreshRecordIndex(path, format, index_dir, options)) {
+    if (built) *built = false;
+    return std::move(*fresh);
   }
+  const std::string cache = IndexCachePath(path, index_dir);
   EDL_ASSIGN_OR_RETURN(RecordIndex index, BuildRecordIndex(path, format, options));
   if (built) *built = true;
   const std::string bytes = SerializeRecordIndex(index);

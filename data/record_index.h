@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,8 +68,10 @@ Result<std::string> LoadAccessWindow(const RecordIndex& index, const GzipAccessP
 
 // Streams `path` once. `progress` (optional) gets the compressed bytes read
 // so far now and then. Errors name the file and the byte offset: a
-// truncated TFRecord, a bad length checksum, a truncated gzip member, an
-// unterminated quoted CSV field.
+// truncated TFRecord, a bad length checksum, a truncated gzip member or one
+// whose CRC-32 is wrong, an unterminated quoted CSV field. Only the framing
+// is checked: TFRecord payload checksums and whether records decode are
+// left to readers and to VerifyRecords (data/record_verifier.h).
 Result<RecordIndex> BuildRecordIndex(const std::string& path, RecordFormat format,
                                      const IndexOptions& options = {},
                                      const std::function<void(uint64_t)>& progress = nullptr);
@@ -98,6 +101,13 @@ Status SaveRecordIndex(const RecordIndex& index, const std::string& index_dir);
 // .gz) are TFRecord; *.csv, *.tsv, *.txt (also .gz) are CSV rows.
 // InvalidArgument naming the file otherwise.
 Result<RecordFormat> RecordFormatFromName(const std::string& path);
+
+// The cached index of `path` when there is one and it is fresh (same size
+// and mtime, same format and CSV delimiter), its windows left in the cache
+// file; else nullopt (a cache that does not parse is logged).
+std::optional<RecordIndex> LoadFreshRecordIndex(const std::string& path, RecordFormat format,
+                                                const std::string& index_dir,
+                                                const IndexOptions& options = {});
 
 // The cached index when fresh (same size and mtime, same format), else a
 // new one, built and saved (atomically; a cache that cannot be written is

@@ -1,10 +1,13 @@
 // `edl data index`: record indexes built ahead of a job, reused while fresh,
-// and every bad input named.
+// and every bad input named; with --verify, every record checked and no
+// index written for a file with a bad one.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
+#include <vector>
 
 #include "data/tf_example.h"
 #include "data/tfrecord.h"
@@ -51,6 +54,147 @@ TEST(DataIndex, NamesTheFileAndWhatIsWrong) {
   RunResult missing = RunEdl({"data", "index", dir.File("nope.csv")});
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_NE(missing.err.find("nope.csv"), std::string::npos) << missing.err;
+}
+
+// The byte each TFRecord frame of `bytes` starts at.
+std::vector<size_t> FrameStarts(const std::string& bytes) {
+  std::vector<size_t> at;
+  for (size_t p = 0; p + data::kTfRecordHeader <= bytes.size();) {
+    at.push_back(p);
+    uint64_t length = 0;
+    std::memcpy(&length, bytes.data() + p, 8);
+    p += data::kTfRecordHeader + length + 4;
+  }
+  return at;
+}
+
+// The files of `dir` whose names start with `prefix`.
+int FilesStartingWith(const TempDir& dir, const std::string& prefix) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    n += e.path().filename().string().rfind(prefix, 0) == 0;
+  }
+  return n;
+}
+
+void WritePythonTfRecords(const TempDir& dir, int n) {
+  const std::string script = std::string(EDL_SOURCE_DIR) + "/tests/data/write_tfrecords.py";
+  ASSERT_EQ(
+      std::system(
+          ("/usr/bin/python3 " + script + " " + dir.File("py") + " " + std::to_string(n)).c_str()),
+      0);
+}
+
+// Indexing checks framing, not payloads: a flipped payload byte indexes;
+// --verify names its record and writes no index (nor leaves a staged one).
+TEST(DataIndex, IndexesAFileWithACorruptPayloadButVerifyNamesItAndWritesNoIndex) {
+  TempDir dir;
+  WritePythonTfRecords(dir, 200);  // Examples encoded in Python
+  std::string bytes = ReadText(dir.File("py.examples.tfrecord"));
+  const std::vector<size_t> at = FrameStarts(bytes);
+  ASSERT_EQ(at.size(), 200u);
+  bytes[at[123] + data::kTfRecordHeader + 5] ^= 0x10;
+  const std::string bad = dir.File("bad.tfrecord");
+  WriteText(bad, bytes);
+  const std::string says =
+      bad + ": record 123 at byte " + std::to_string(at[123]) + ": data checksum mismatch";
+  RunResult verified = RunEdl({"data", "index", "--verify", bad});
+  EXPECT_EQ(verified.exit_code, 1);
+  EXPECT_NE(verified.err.find("edl: " + says), std::string::npos) << verified.err;
+  EXPECT_EQ(FilesStartingWith(dir, ".bad.tfrecord"), 0);
+
+  RunResult plain = RunEdl({"data", "index", bad});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("bad.tfrecord: 200 records (TFRecord)"), std::string::npos) << plain.out;
+  const std::string index = ReadText(dir.File(".bad.tfrecord.edlidx"));
+  // A fresh index does not spare the records their check, and stays as it was.
+  RunResult again = RunEdl({"data", "index", "--verify", bad});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find(says), std::string::npos) << again.err;
+  EXPECT_EQ(ReadText(dir.File(".bad.tfrecord.edlidx")), index);
+  EXPECT_EQ(FilesStartingWith(dir, ".bad.tfrecord"), 1);
+}
+
+TEST(DataIndex, VerifyFailsARecordWithARightChecksumThatIsNotAnExample) {
+  TempDir dir;
+  // Python's framing and checksums around payloads that are no Examples.
+  WritePythonTfRecords(dir, 20);
+  RunResult py = RunEdl({"data", "index", "--verify", dir.File("py.tfrecord")});
+  EXPECT_EQ(py.exit_code, 1);
+  EXPECT_NE(py.err.find(dir.File("py.tfrecord") +
+                        ": record 0 at byte 0: not a serialized tf.train.Example"),
+            std::string::npos)
+      << py.err;
+  EXPECT_EQ(FilesStartingWith(dir, ".py.tfrecord"), 0);
+  std::string file;
+  for (int i = 0; i < 5; ++i) file += data::TfRecordFrame(data::SerializeExample({}));
+  const size_t at = file.size();
+  file += data::TfRecordFrame("\x0a\x05\x0a\x03");  // a `features` cut short
+  file += data::TfRecordFrame(data::SerializeExample({}));
+  WriteText(dir.File("odd.tfrecord"), file);
+  RunResult odd = RunEdl({"data", "index", "--verify", dir.File("odd.tfrecord")});
+  EXPECT_EQ(odd.exit_code, 1);
+  EXPECT_NE(odd.err.find(dir.File("odd.tfrecord") + ": record 5 at byte " + std::to_string(at) +
+                         ": not a serialized tf.train.Example"),
+            std::string::npos)
+      << odd.err;
+  EXPECT_EQ(FilesStartingWith(dir, ".odd.tfrecord"), 0);
+}
+
+TEST(DataIndex, VerifyPassesCleanFilesAndWritesTheSameIndexAsWithout) {
+  TempDir dir;
+  WritePythonTfRecords(dir, 3000);
+  std::string csv = "a,b,label\n";
+  for (int i = 0; i < 500; ++i)
+    csv += std::to_string(i) + ",\"x,\ny\"," + std::to_string(i % 2) + "\n";
+  WriteText(dir.File("t.csv"), csv);
+  const std::vector<std::string> files = {dir.File("py.examples.tfrecord"), dir.File("t.csv")};
+  const std::vector<std::string> indexes = {dir.File(".py.examples.tfrecord.edlidx"),
+                                            dir.File(".t.csv.edlidx")};
+  RunResult plain = RunEdl({"data", "index", files[0], files[1]});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  std::vector<std::string> without;
+  for (const std::string& i : indexes) {
+    without.push_back(ReadText(i));
+    std::filesystem::remove(i);
+  }
+  RunResult verified = RunEdl({"data", "index", "--verify", "--jobs=3", files[0], files[1]});
+  ASSERT_EQ(verified.exit_code, 0) << verified.err;
+  EXPECT_NE(verified.out.find("py.examples.tfrecord: 3000 records (TFRecord), "), std::string::npos)
+      << verified.out;
+  EXPECT_NE(verified.out.find("indexed in"), std::string::npos) << verified.out;
+  EXPECT_NE(verified.out.find(", every record verified\n"), std::string::npos) << verified.out;
+  for (size_t i = 0; i < indexes.size(); ++i) EXPECT_EQ(ReadText(indexes[i]), without[i]) << i;
+  EXPECT_EQ(FilesStartingWith(dir, ".py.examples.tfrecord"), 1);
+}
+
+// A file of several verification ranges (4 MiB or more each): one thread or
+// four name the same first bad record.
+TEST(DataIndex, VerifyNamesTheSameFirstBadRecordWithOneThreadOrMany) {
+  TempDir dir;
+  std::string file;
+  std::vector<size_t> at;
+  for (int i = 0; i < 200000; ++i) {
+    std::map<std::string, data::ExampleFeature> e;
+    e["label"].kind = data::ExampleFeature::Kind::kInt64;
+    e["label"].ints = {i % 2};
+    e["id"].kind = data::ExampleFeature::Kind::kBytes;
+    e["id"].bytes = {"record-" + std::to_string(i) + std::string(30, 'x')};
+    at.push_back(file.size());
+    file += data::TfRecordFrame(data::SerializeExample(e));
+  }
+  ASSERT_GT(file.size(), 12u << 20);
+  for (int i : {190000, 120000}) file[at[i] + data::kTfRecordHeader + 4] ^= 0x01;
+  const std::string path = dir.File("many.tfrecord");
+  WriteText(path, file);
+  const std::string says =
+      path + ": record 120000 at byte " + std::to_string(at[120000]) + ": data checksum mismatch";
+  for (const std::string jobs : {"--jobs=1", "--jobs=4"}) {
+    RunResult r = RunEdl({"data", "index", "--verify", jobs, path});
+    EXPECT_EQ(r.exit_code, 1) << jobs;
+    EXPECT_NE(r.err.find("edl: " + says + "\n"), std::string::npos) << jobs << "\n" << r.err;
+    EXPECT_EQ(FilesStartingWith(dir, ".many.tfrecord"), 0) << jobs;
+  }
 }
 
 TEST(DataInspect, ShowsTheFeaturesOfTfExamplesAndAFewRecords) {

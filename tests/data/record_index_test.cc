@@ -388,6 +388,17 @@ TEST(RecordIndex, NamesATruncatedRecordAndATruncatedGzipMember) {
                    "the row starting at byte 4 opens a quoted field that is never closed");
 }
 
+// What indexing checks of gzip data beyond the framing: each member's
+// CRC-32 (zlib checks it while inflating from the start).
+TEST(RecordIndex, ChecksTheCrcOfEveryGzipMember) {
+  TempDir dir;
+  dir.Write("whole.gz", Frames(Payloads(10, 8)), true);
+  std::string gz = *ReadFile(dir.File("whole.gz"));
+  gz[gz.size() - 8] ^= 1;  // the trailer: CRC-32, then the length
+  ExpectIndexError(dir.Write("crc.tfrecord.gz", gz), RecordFormat::kTfRecord,
+                   "corrupt gzip data near compressed byte");
+}
+
 TEST(RecordReader, NamesADataChecksumMismatch) {
   TempDir dir;
   std::string bytes = Frames({"hello", "world"});
