@@ -84,15 +84,14 @@ Status CsvRowDecoder::Resolve(LabelPolicy labels) {
       return label.status();
     }
   }
-  int64_t id_offset = 0;
-  l.concat_ids = spec_.categorical_layout == CategoricalLayout::kConcatWithOffsets;
+  const IdsPlan ids = PlanIds(spec_.categorical, spec_.categorical_layout);
+  l.concat_ids = ids.concat;
+  offsets_ = ids.offsets;
   for (const CategoricalColumn& c : spec_.categorical) {
     EDL_ASSIGN_OR_RETURN(int64_t i, Find(c.column, "categorical"));
     EDL_RETURN_IF_ERROR(Claim(i, "a categorical"));
     categorical_columns_.push_back(i);
     encoders_.emplace_back(c);
-    offsets_.push_back(l.concat_ids ? id_offset : 0);
-    id_offset += c.NumIds();
     if (!l.concat_ids) l.inputs.push_back({columns_[i], tensor::DType::kInt64, {}, c.NumIds()});
   }
   if (spec_.numeric_all) {
@@ -121,7 +120,7 @@ Status CsvRowDecoder::Resolve(LabelPolicy labels) {
     l.inputs.insert(l.inputs.begin(), {"numeric", tensor::DType::kFloat32, {l.num_numeric}, 0});
   }
   if (l.concat_ids && l.num_categorical > 0) {
-    l.inputs.push_back({"categorical", tensor::DType::kInt64, {l.num_categorical}, id_offset});
+    l.inputs.push_back({"categorical", tensor::DType::kInt64, {l.num_categorical}, ids.num_ids});
   }
   if (l.inputs.empty()) return Bad("no input columns (only a label)");
   return Status::Ok();
@@ -153,7 +152,13 @@ Status CsvRowDecoder::DecodeInto(const std::vector<std::string_view>& fields,
     out->numeric.push_back(static_cast<float>((x - norms_[k].mean) / norms_[k].std));
   }
   for (size_t k = 0; k < categorical_columns_.size(); ++k) {
-    out->ids.push_back(encoders_[k].Id(fields[categorical_columns_[k]]) + offsets_[k]);
+    const std::string_view value = fields[categorical_columns_[k]];
+    const int64_t id = encoders_[k].Id(value);
+    if (id < 0) {
+      return InvalidArgument("column '" + columns_[categorical_columns_[k]] +
+                             "': " + NotAnIdMessage(value, encoders_[k].num_ids()));
+    }
+    out->ids.push_back(id + offsets_[k]);
   }
   if (!layout_.has_labels) return Status::Ok();
   const std::string_view label = fields[label_column_];

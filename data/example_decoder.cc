@@ -58,15 +58,14 @@ Result<std::unique_ptr<ExampleDecoder>> ExampleDecoder::Create(const std::string
       }
     }
   }
-  int64_t id_offset = 0;
-  l.concat_ids = spec.categorical_layout == CategoricalLayout::kConcatWithOffsets;
+  const IdsPlan ids = PlanIds(spec.categorical, spec.categorical_layout);
+  l.concat_ids = ids.concat;
+  d->offsets_ = ids.offsets;
   for (const CategoricalColumn& c : spec.categorical) {
     if (c.column.by_index) return bad("input.categorical columns must be feature names");
     EDL_RETURN_IF_ERROR(claim(c.column.name, "a categorical"));
     d->categorical_.push_back(c.column.name);
     d->encoders_.emplace_back(c);
-    d->offsets_.push_back(l.concat_ids ? id_offset : 0);
-    id_offset += c.NumIds();
     if (!l.concat_ids) l.inputs.push_back({c.column.name, tensor::DType::kInt64, {}, c.NumIds()});
   }
   std::vector<std::string> numeric;
@@ -118,7 +117,7 @@ Result<std::unique_ptr<ExampleDecoder>> ExampleDecoder::Create(const std::string
     l.inputs.insert(l.inputs.begin(), {"numeric", tensor::DType::kFloat32, {l.num_numeric}, 0});
   }
   if (l.concat_ids && l.num_categorical > 0) {
-    l.inputs.push_back({"categorical", tensor::DType::kInt64, {l.num_categorical}, id_offset});
+    l.inputs.push_back({"categorical", tensor::DType::kInt64, {l.num_categorical}, ids.num_ids});
   }
   if (l.inputs.empty()) return bad("no input features (only a label)");
   return d;
@@ -166,6 +165,13 @@ Status ExampleDecoder::DecodeInto(const Find& find, ColumnBuffer* out) const {
       id = encoders_[k].Id(std::to_string(f.ints[0]));
     } else {
       return InvalidArgument(KindError(categorical_[k], f, "int64_list or bytes_list"));
+    }
+    if (id < 0) {
+      const std::string value = f.kind == Kind::kBytes   ? std::string(f.bytes(0))
+                                : f.kind == Kind::kInt64 ? std::to_string(f.ints[0])
+                                                         : std::string();
+      return InvalidArgument("feature '" + categorical_[k] +
+                             "': " + NotAnIdMessage(value, encoders_[k].num_ids()));
     }
     out->ids.push_back(id + offsets_[k]);
   }

@@ -66,7 +66,8 @@ Status ParseCategorical(const Fields& f, const json& v, const std::string& field
                         CategoricalColumn* out) {
   if (!v.is_object()) {
     return f.Bad(field,
-                 "must be an object {\"column\": ..., \"hash_buckets\": N} "
+                 "must be an object {\"column\": ..., \"hash_buckets\": N}, "
+                 "{\"column\": ..., \"num_buckets\": N} "
                  "or {\"column\": ..., \"vocabulary\": [...]}, got " +
                      v.dump());
   }
@@ -80,18 +81,24 @@ Status ParseCategorical(const Fields& f, const json& v, const std::string& field
       if (out->hash_buckets <= 0) {
         return f.Bad(field + ".hash_buckets", "must be positive, got " + value.dump());
       }
+    } else if (key == "num_buckets") {
+      EDL_ASSIGN_OR_RETURN(out->num_buckets, f.Int(value, field + ".num_buckets"));
+      if (out->num_buckets <= 0) {
+        return f.Bad(field + ".num_buckets", "must be positive, got " + value.dump());
+      }
     } else if (key == "vocabulary") {
       EDL_ASSIGN_OR_RETURN(out->vocabulary, f.Strings(value, field + ".vocabulary"));
       has_vocabulary = true;
     } else {
       return f.Bad(field + "." + key,
                    "unknown field (expected column, "
-                   "hash_buckets or vocabulary)");
+                   "hash_buckets, num_buckets or vocabulary)");
     }
   }
   if (!has_column) return f.Bad(field, "missing \"column\"");
-  if (has_vocabulary == (out->hash_buckets > 0)) {
-    return f.Bad(field, "needs exactly one of \"hash_buckets\" and \"vocabulary\"");
+  if (int(has_vocabulary) + int(out->hash_buckets > 0) + int(out->num_buckets > 0) != 1) {
+    return f.Bad(field,
+                 "needs exactly one of \"hash_buckets\", \"num_buckets\" and \"vocabulary\"");
   }
   std::set<std::string> seen;
   for (const std::string& word : out->vocabulary) {
@@ -188,8 +195,11 @@ Status ParseCsvField(const Fields& f, const std::string& key, const json& v, Csv
       csv->categorical_layout = CategoricalLayout::kSeparate;
     } else if (t == "concat_with_offsets") {
       csv->categorical_layout = CategoricalLayout::kConcatWithOffsets;
+    } else if (t == "concat") {
+      csv->categorical_layout = CategoricalLayout::kConcat;
     } else {
-      return f.Bad(key, "must be \"separate\" or \"concat_with_offsets\", got " + v.dump());
+      return f.Bad(key,
+                   "must be \"separate\", \"concat_with_offsets\" or \"concat\", got " + v.dump());
     }
   }
   return Status::Ok();
@@ -354,14 +364,18 @@ std::string InputSpecToJson(const InputSpec& spec) {
       json o = {{"column", column(cat.column)}};
       if (cat.hash_buckets > 0) {
         o["hash_buckets"] = cat.hash_buckets;
+      } else if (cat.num_buckets > 0) {
+        o["num_buckets"] = cat.num_buckets;
       } else {
         o["vocabulary"] = cat.vocabulary;
       }
       j["categorical"].push_back(o);
     }
   }
-  j["categorical_layout"] =
-      c.categorical_layout == CategoricalLayout::kSeparate ? "separate" : "concat_with_offsets";
+  j["categorical_layout"] = c.categorical_layout == CategoricalLayout::kSeparate ? "separate"
+                            : c.categorical_layout == CategoricalLayout::kConcat
+                                ? "concat"
+                                : "concat_with_offsets";
   return j.dump();
 }
 

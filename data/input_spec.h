@@ -6,7 +6,8 @@
 // (x - mean) / std) followed by int64 id inputs for the categorical columns,
 // either one [N] input per column ("separate") or one [N, k] input whose
 // column j ids are offset by the id counts of columns before it
-// ("concat_with_offsets", for one shared embedding table). A default-
+// ("concat_with_offsets", for one shared embedding table) or are kept as
+// they are ("concat"). A default-
 // constructed spec is what an absent "input" means. Plain values.
 #pragma once
 
@@ -22,7 +23,10 @@ namespace edl::data {
 
 enum class DataFormat { kAuto, kIdx, kCsv, kTfRecord };
 enum class LabelType { kInt, kFloat };
-enum class CategoricalLayout { kSeparate, kConcatWithOffsets };
+// kSeparate: one [N] ids input per column. kConcatWithOffsets: one [N, k]
+// input, column j's ids offset by the id counts of the columns before it
+// (one shared embedding table). kConcat: one [N, k] input, ids as they are.
+enum class CategoricalLayout { kSeparate, kConcatWithOffsets, kConcat };
 
 // A CSV column named by header name, or by 0-based index where a negative
 // index counts from the end (-1 is the last column). Files without a header
@@ -44,16 +48,23 @@ struct Normalization {
 };
 
 // Ids: with hash_buckets > 0, FNV-1a-64(value) % hash_buckets, in
-// [0, hash_buckets). Otherwise vocabulary[i] has id i + 1 and every other
-// value (out of vocabulary) id 0, so ids are in [0, vocabulary.size() + 1).
+// [0, hash_buckets). With num_buckets > 0 (an identity column, as
+// TensorFlow's categorical_column_with_identity), the value is the id
+// itself: an integer in [0, num_buckets), anything else an error.
+// Otherwise vocabulary[i] has id i + 1 and every other value (out of
+// vocabulary) id 0, so ids are in [0, vocabulary.size() + 1). Exactly one
+// of the three is set.
 struct CategoricalColumn {
   ColumnRef column;
   int64_t hash_buckets = 0;
+  int64_t num_buckets = 0;
   std::vector<std::string> vocabulary;
 
   // The number of distinct ids (the embedding table's input_dim).
   int64_t NumIds() const {
-    return hash_buckets > 0 ? hash_buckets : static_cast<int64_t>(vocabulary.size()) + 1;
+    if (hash_buckets > 0) return hash_buckets;
+    if (num_buckets > 0) return num_buckets;
+    return static_cast<int64_t>(vocabulary.size()) + 1;
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "base/atomic_file.h"
@@ -29,6 +30,35 @@ void AppendNumber(std::string* out, float v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.7g", static_cast<double>(v));
   out->append(buf);
+}
+
+// A CSV of flattened inputs, first opened as all-numeric `flat` (whose one
+// input tells the column count), against the single model input: the
+// column count must be the input's element count; an int64 input (token
+// ids) is read as identity id columns in [0, the embedding's input_dim)
+// instead, one [N, k] input. Returns `flat` unchanged for a float32 input.
+Result<data::InputSpec> FlatCsvSpec(const std::string& path, const data::Source& numeric,
+                                    const CompiledModel& cm, data::InputSpec flat) {
+  const nn::keras::ModelInput& want = cm.model->inputs()[0];
+  const int64_t columns = tensor::NumElements(numeric.inputs()[0].shape);
+  if (columns != tensor::NumElements(want.shape)) {
+    return InvalidArgument("--prediction_data " + path + ": a CSV of flattened inputs has " +
+                           std::to_string(columns) + " columns, but model input \"" + want.name +
+                           "\" takes " + tensor::ShapeString(want.shape) + " (" +
+                           std::to_string(tensor::NumElements(want.shape)) + " values a record)");
+  }
+  if (want.dtype != tensor::DType::kInt64) return flat;
+  const nn::keras::Model::IdLimit limit = cm.model->InputIdLimit(0);
+  flat.csv.numeric_all = false;
+  flat.csv.categorical_layout = data::CategoricalLayout::kConcat;
+  for (int64_t i = 0; i < columns; ++i) {
+    data::CategoricalColumn c;
+    c.column = data::ColumnRef::Index(i);
+    // Without an embedding reading the input directly, any non-negative id.
+    c.num_buckets = limit.input_dim >= 0 ? limit.input_dim : std::numeric_limits<int64_t>::max();
+    flat.csv.categorical.push_back(std::move(c));
+  }
+  return flat;
 }
 
 }  // namespace
@@ -71,6 +101,11 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
       flat.csv.delimiter = '\t';
     }
     opened = data::OpenSource(o.prediction_data, flat, reading);
+    if (opened.ok()) {
+      EDL_ASSIGN_OR_RETURN(flat, FlatCsvSpec(o.prediction_data, **opened, cm, flat));
+      if (!flat.csv.categorical.empty())
+        opened = data::OpenSource(o.prediction_data, flat, reading);
+    }
     fits = opened.ok() ? CheckSourceFitsModel(**opened, cm, "--prediction_data", false)
                        : opened.status().WithPrefix("--prediction_data");
   }

@@ -144,6 +144,29 @@ TEST(CsvSource, ConcatenatesCategoricalsWithIdOffsets) {
   EXPECT_EQ(b->inputs[1].i64()[1], 3 + static_cast<int64_t>(Fnv1a64("Oslo") % 10));
 }
 
+// Identity columns (the value is the id) in one [N, k] input, ids as they
+// are; a value that is not an integer id in range names its row and column.
+TEST(CsvSource, ReadsIdentityColumnsAsIdsAndRefusesValuesOutOfRange) {
+  TempDir dir;
+  std::string p = dir.Write("ids.csv", "a,b,label\n3,0,1\n 4 ,7,0\n");
+  const char* spec = R"({"categorical_layout": "concat",
+      "categorical": [{"column": "a", "num_buckets": 5}, {"column": "b", "num_buckets": 8}]})";
+  auto s = Open(p, Spec(spec));
+  ASSERT_EQ(s->inputs().size(), 1u);
+  EXPECT_EQ(s->inputs()[0].shape, (tensor::Shape{2}));
+  EXPECT_EQ(s->inputs()[0].num_ids, 8);
+  auto b = s->Read(0, 2);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->inputs[0].ToVector(), (std::vector<float>{3, 0, 4, 7}));
+  for (const char* bad : {"5", "-1", "2.0", "x", ""}) {
+    SCOPED_TRACE(bad);
+    std::string q = dir.Write("bad.csv", std::string("a,b,label\n1,1,0\n") + bad + ",1,0\n");
+    auto r = OpenSource(q, Spec(spec));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().message(), q + ":3: column 'a': '" + bad + "' is not an id in [0, 5)");
+  }
+}
+
 TEST(CsvSource, MapsStringLabelsThroughALabelVocabulary) {
   TempDir dir;
   std::string p = dir.Write("s.csv", "x,y\n1,no\n2,yes\n3,maybe\n");

@@ -73,11 +73,25 @@ TEST(InputSpec, RoundTripsThroughJson) {
   EXPECT_EQ(again->csv.categorical[0].vocabulary, std::vector<std::string>{"x"});
 }
 
+TEST(InputSpec, ParsesIdentityColumnsAndTheConcatLayoutAndWritesThemBack) {
+  auto spec = InputSpecFromJson(R"({"categorical": [{"column": "t0", "num_buckets": 20}],
+                                    "categorical_layout": "concat"})",
+                                "w");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->csv.categorical[0].num_buckets, 20);
+  EXPECT_EQ(spec->csv.categorical[0].NumIds(), 20);
+  EXPECT_EQ(spec->csv.categorical_layout, CategoricalLayout::kConcat);
+  auto again = InputSpecFromJson(InputSpecToJson(*spec), "again");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->csv.categorical[0].num_buckets, 20);
+  EXPECT_EQ(again->csv.categorical_layout, CategoricalLayout::kConcat);
+}
+
 TEST(InputSpec, RejectsUnknownFieldsNamingWhereAndTheField) {
   EXPECT_EQ(Error(R"({"scael": 1})").rfind("m.json: input.scael: unknown field (expected", 0), 0u);
   EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "buckets": 3}]})"),
             "m.json: input.categorical[0].buckets: unknown field (expected column, "
-            "hash_buckets or vocabulary)");
+            "hash_buckets, num_buckets or vocabulary)");
   EXPECT_EQ(Error(R"({"normalize": {"a": {"mean": 1, "sd": 2}}})"),
             "m.json: input.normalize.a.sd: unknown field (expected mean or std)");
 }
@@ -104,8 +118,13 @@ TEST(InputSpec, RejectsBadValues) {
   EXPECT_EQ(Error(R"({"normalize": {"a": {"std": 0}}})"),
             "m.json: input.normalize.a.std: must be > 0, got 0");
   EXPECT_EQ(Error(R"({"categorical": [{"column": "a"}]})"),
-            "m.json: input.categorical[0]: needs exactly one of \"hash_buckets\" and "
-            "\"vocabulary\"");
+            "m.json: input.categorical[0]: needs exactly one of \"hash_buckets\", "
+            "\"num_buckets\" and \"vocabulary\"");
+  EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "num_buckets": 4, "hash_buckets": 3}]})"),
+            "m.json: input.categorical[0]: needs exactly one of \"hash_buckets\", "
+            "\"num_buckets\" and \"vocabulary\"");
+  EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "num_buckets": -1}]})"),
+            "m.json: input.categorical[0].num_buckets: must be positive, got -1");
   EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "hash_buckets": 0}]})"),
             "m.json: input.categorical[0].hash_buckets: must be positive, got 0");
   EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "vocabulary": ["x", "x"]}]})"),
@@ -113,8 +132,8 @@ TEST(InputSpec, RejectsBadValues) {
   EXPECT_EQ(Error(R"({"categorical": [{"hash_buckets": 3}]})"),
             "m.json: input.categorical[0]: missing \"column\"");
   EXPECT_EQ(Error(R"({"categorical_layout": "stacked"})"),
-            "m.json: input.categorical_layout: must be \"separate\" or "
-            "\"concat_with_offsets\", got \"stacked\"");
+            "m.json: input.categorical_layout: must be \"separate\", "
+            "\"concat_with_offsets\" or \"concat\", got \"stacked\"");
   EXPECT_EQ(Error(R"({"label_type": "float", "label_vocabulary": ["a"]})"),
             "m.json: input.label_vocabulary: needs label_type \"int\"");
 }
