@@ -25,8 +25,8 @@ struct KubeSubmitOptions {
   FILE* out = stdout;     // the master's log and the client's messages
 };
 
-// The objects of a job, as JSON text: Secret, ConfigMap, master Pod,
-// master Service (in that order). `m` is the job as the client parsed it;
+// The objects of a job, as JSON text: Secret, ConfigMap, master Job
+// (batch/v1), master Service (in that order). `m` is the job as the client parsed it;
 // the master pod's command line is derived from it. Errors name the flag.
 Result<std::vector<std::string>> BuildKubeJobManifests(const MasterProcessOptions& m,
                                                        const std::string& secret);

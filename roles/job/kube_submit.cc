@@ -233,7 +233,8 @@ Result<std::vector<Json>> Manifests(const MasterProcessOptions& m, const std::st
       {"podFailurePolicy",
        {{"rules",
          Json::array({{{"action", "Ignore"},
-                       {"onPodConditions", Json::array({{{"type", "DisruptionTarget"}}})}},
+                       {"onPodConditions",
+                        Json::array({{{"type", "DisruptionTarget"}, {"status", "True"}}})}},
                       // A master that left the job to the next one (SIGTERM).
                       {{"action", "Ignore"},
                        {"onExitCodes",

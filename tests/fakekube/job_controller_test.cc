@@ -23,7 +23,9 @@ Json MasterJob(int backoff_limit, bool ignore_disruptions) {
          {{"restartPolicy", "Never"}, {"containers", {{{"name", "main"}, {"image", "edl"}}}}}}}}};
   if (ignore_disruptions) {
     spec["podFailurePolicy"] = {
-        {"rules", {{{"action", "Ignore"}, {"onPodConditions", {{{"type", "DisruptionTarget"}}}}}}}};
+        {"rules",
+         {{{"action", "Ignore"},
+           {"onPodConditions", {{{"type", "DisruptionTarget"}, {"status", "True"}}}}}}}};
   }
   return {{"apiVersion", "batch/v1"},
           {"kind", "Job"},
@@ -199,7 +201,8 @@ TEST_F(JobControllerTest, ATemplateThatRestartsAlwaysIsRefusedAsTheApiServerDoes
   auto r = store_.Create("jobs", "default", job);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error.code, 422);
-  EXPECT_NE(r.error.message.find("spec.template.spec.restartPolicy: Unsupported value: \"Always\""),
+  EXPECT_NE(r.error.message.find("spec.template.spec.restartPolicy: Required value: valid values: "
+                                 "\"OnFailure\", \"Never\""),
             std::string::npos)
       << r.error.message;
 }

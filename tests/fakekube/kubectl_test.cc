@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "kube/yaml.h"
+#include "roles/job/kube_job.h"
 #include "tests/fakekube/server/api_server.h"
 #include "tests/fakekube/server/job_controller.h"
 #include "tests/testing/run_edl.h"
@@ -240,6 +242,34 @@ TEST_F(KubectlTest, AJobCreatedByKubectlRunsAPodAndDeletingItRemovesThePod) {
   EXPECT_TRUE(edl::testing::WaitFor(
       [&] { return store_.List("pods", "default", "job-name=x", "").value->items.empty(); }, 60));
   controller.Stop();
+}
+
+TEST_F(KubectlTest, CreatesTheObjectsEdlWritesForAJobAndPrintsWhyAJobIsInvalid) {
+  roles::job::MasterProcessOptions m;
+  m.job.job_name = "mnist";
+  m.model.model_def = "zoo:mnist_mlp";
+  auto manifests = roles::job::BuildKubeJobManifests(m, "secret");
+  ASSERT_TRUE(manifests.ok()) << manifests.status().message();
+  std::vector<Json> objects;
+  for (const std::string& text : *manifests) objects.push_back(Json::parse(text));
+  // As `edl train --cluster=kube --yaml` writes them.
+  edl::testing::WriteText(dir_.File("mnist.yaml"), kube::ToYaml(objects));
+  RunResult created = Run({"create", "-f", dir_.File("mnist.yaml")});
+  EXPECT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_EQ(created.out,
+            "secret/mnist-secret created\nconfigmap/mnist-config created\n"
+            "job.batch/mnist-master created\nservice/mnist-master created\n");
+  Json job = objects[2];
+  job["metadata"]["name"] = "x";
+  job["spec"]["podFailurePolicy"]["rules"][0]["onPodConditions"][0].erase("status");
+  edl::testing::WriteText(dir_.File("x.json"), job.dump());
+  RunResult refused = Run({"create", "-f", dir_.File("x.json")});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("The Job \"x\" is invalid: "
+                             "spec.podFailurePolicy.rules[0].onPodConditions[0].status: Required "
+                             "value"),
+            std::string::npos)
+      << refused.err;
 }
 
 }  // namespace

@@ -1,142 +1,11 @@
-// Create-time admission, validation and defaults (see admission.h).
+// Create-time admission and defaults (see admission.h).
 #include "tests/fakekube/server/admission.h"
 
-#include <regex>
-#include <set>
-
 #include "tests/fakekube/server/base64.h"
+#include "tests/fakekube/server/json_fields.h"
 
 namespace edl::fakekube {
 namespace {
-
-const char kSubdomainDetail[] =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-    "characters, '-' or '.', and must start and end with an alphanumeric character "
-    "(e.g. 'example.com', regex used for validation is "
-    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const char kLabelDetail[] =
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
-    "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
-    "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const char kDns1035Detail[] =
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
-    "with an alphabetic character, and end with an alphanumeric character (e.g. "
-    "'my-name',  or 'abc-123', regex used for validation is "
-    "'[a-z]([-a-z0-9]*[a-z0-9])?')";
-
-bool IsSubdomain(const std::string& s) {
-  static const std::regex re("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
-  return s.size() <= 253 && std::regex_match(s, re);
-}
-bool IsLabel(const std::string& s) {
-  static const std::regex re("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  return s.size() <= 63 && std::regex_match(s, re);
-}
-bool IsDns1035(const std::string& s) {
-  static const std::regex re("[a-z]([-a-z0-9]*[a-z0-9])?");
-  return s.size() <= 63 && std::regex_match(s, re);
-}
-
-std::string StringAt(const Json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-// object[key] if it is an object, else {}.
-Json ObjectAt(const Json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_object() ? *it : Json::object();
-}
-
-void ValidateName(const ResourceInfo& resource, const Json& meta, std::vector<FieldError>& errors) {
-  std::string name = StringAt(meta, "name");
-  if (name.empty()) {
-    errors.push_back(RequiredField("metadata.name", "name or generateName is required"));
-    return;
-  }
-  if (resource.name == "services") {
-    if (!IsDns1035(name)) {
-      errors.push_back(InvalidField("metadata.name", Json(name).dump(), kDns1035Detail));
-    }
-  } else if (resource.name == "namespaces") {
-    if (!IsLabel(name)) {
-      errors.push_back(InvalidField("metadata.name", Json(name).dump(), kLabelDetail));
-    }
-  } else if (!IsSubdomain(name)) {
-    errors.push_back(InvalidField("metadata.name", Json(name).dump(), kSubdomainDetail));
-  }
-}
-
-void ValidatePod(const Json& pod, std::vector<FieldError>& errors) {
-  const Json spec = ObjectAt(pod, "spec");
-  const Json containers = spec.contains("containers") ? spec["containers"] : Json();
-  if (!containers.is_array() || containers.empty()) {
-    errors.push_back(RequiredField("spec.containers"));
-  } else {
-    std::set<std::string> names;
-    for (size_t i = 0; i < containers.size(); ++i) {
-      const std::string path = "spec.containers[" + std::to_string(i) + "]";
-      const Json& c = containers[i];
-      std::string name = c.is_object() ? StringAt(c, "name") : "";
-      if (name.empty()) {
-        errors.push_back(RequiredField(path + ".name"));
-      } else if (!names.insert(name).second) {
-        errors.push_back(FieldError{"FieldValueDuplicate", path + ".name", "", Json(name).dump()});
-      }
-      if (!c.is_object() || StringAt(c, "image").empty()) {
-        errors.push_back(RequiredField(path + ".image"));
-      }
-    }
-  }
-  std::string policy = StringAt(spec, "restartPolicy");
-  if (!policy.empty() && policy != "Always" && policy != "OnFailure" && policy != "Never") {
-    errors.push_back(FieldError{"FieldValueNotSupported", "spec.restartPolicy",
-                                "supported values: \"Always\", \"OnFailure\", \"Never\"",
-                                Json(policy).dump()});
-  }
-}
-
-// batch/v1 Job: a pod template that restarts Never or OnFailure.
-void ValidateJob(const Json& job, std::vector<FieldError>& errors) {
-  const Json spec = ObjectAt(job, "spec");
-  const Json tmpl = ObjectAt(spec, "template");
-  const Json pod_spec = ObjectAt(tmpl, "spec");
-  if (!pod_spec.contains("containers")) {
-    errors.push_back(RequiredField("spec.template.spec.containers"));
-  }
-  const std::string policy = StringAt(pod_spec, "restartPolicy");
-  if (policy != "Never" && policy != "OnFailure") {
-    errors.push_back(FieldError{"FieldValueNotSupported", "spec.template.spec.restartPolicy",
-                                "supported values: \"OnFailure\", \"Never\"", Json(policy).dump()});
-  }
-  for (const char* field : {"parallelism", "completions"}) {
-    if (spec.contains(field) && spec[field] != 1) {
-      errors.push_back(FieldError{"FieldValueNotSupported", std::string("spec.") + field,
-                                  "this fake cluster runs Jobs of one pod", spec[field].dump()});
-    }
-  }
-}
-
-void ValidateService(const Json& service, std::vector<FieldError>& errors) {
-  const Json spec = ObjectAt(service, "spec");
-  const Json ports = spec.contains("ports") ? spec["ports"] : Json::array();
-  bool headless = StringAt(spec, "clusterIP") == "None";
-  if ((!ports.is_array() || ports.empty()) && !headless) {
-    errors.push_back(RequiredField("spec.ports"));
-  }
-  if (ports.is_array()) {
-    for (size_t i = 0; i < ports.size(); ++i) {
-      const Json& p = ports[i];
-      const std::string path = "spec.ports[" + std::to_string(i) + "].port";
-      if (!p.is_object() || !p.contains("port") || !p["port"].is_number_integer()) {
-        errors.push_back(RequiredField(path));
-      } else if (int port = p["port"].get<int>(); port < 1 || port > 65535) {
-        errors.push_back(
-            InvalidField(path, std::to_string(port), "must be between 1 and 65535, inclusive"));
-      }
-    }
-  }
-}
 
 // Burstable, Guaranteed or BestEffort (pkg/apis/core/helper/qos).
 std::string QosClass(const Json& spec) {
@@ -274,26 +143,6 @@ std::optional<ApiError> Admit(const ResourceInfo& resource, Json& object,
   spec["priority"] = priority;
   spec["preemptionPolicy"] = policy;
   return std::nullopt;
-}
-
-std::optional<ApiError> ValidateCreate(const ResourceInfo& resource, const Json& object) {
-  std::vector<FieldError> errors;
-  const Json meta = ObjectAt(object, "metadata");
-  ValidateName(resource, meta, errors);
-  if (resource.name == "pods") ValidatePod(object, errors);
-  if (resource.name == "services") ValidateService(object, errors);
-  if (resource.name == "jobs") ValidateJob(object, errors);
-  if (resource.name == "priorityclasses") {
-    if (!object.contains("value") || !object["value"].is_number_integer()) {
-      errors.push_back(RequiredField("value"));
-    } else if (object["value"].get<int64_t>() > 1000000000 &&
-               StringAt(meta, "name").rfind("system-", 0) != 0) {
-      errors.push_back(ForbiddenField(
-          "value", "maximum allowed value of a user defined priority is 1000000000"));
-    }
-  }
-  if (errors.empty()) return std::nullopt;
-  return InvalidError(resource.kind, StringAt(meta, "name"), errors);
 }
 
 void ApplyCreateDefaults(const ResourceInfo& resource, Json& object,

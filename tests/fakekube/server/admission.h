@@ -1,6 +1,6 @@
 // What kube-apiserver does to an object between the request and etcd on
-// create: the Priority admission plugin, the registry strategies'
-// PrepareForCreate and defaulting, and validation.
+// create, besides validation (validation.h): the Priority admission
+// plugin, the registry strategies' PrepareForCreate and defaulting.
 // Pure functions of the object and a view of the cluster; the store
 // calls them under its lock.
 #pragma once
@@ -30,12 +30,8 @@ struct AdmissionContext {
 std::optional<ApiError> Admit(const ResourceInfo& resource, Json& object,
                               const AdmissionContext& context);
 
-// Validation of a new object (metadata.name already set): 422 Invalid with
-// every field error found.
-std::optional<ApiError> ValidateCreate(const ResourceInfo& resource, const Json& object);
-
 // The registry's defaults and PrepareForCreate (status reset, pod and
-// service defaults). REQUIRES: ValidateCreate passed.
+// service defaults). REQUIRES: ValidateObject (validation.h) passed.
 void ApplyCreateDefaults(const ResourceInfo& resource, Json& object,
                          const AdmissionContext& context);
 

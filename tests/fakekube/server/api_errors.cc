@@ -38,14 +38,17 @@ std::string TypeWords(const std::string& type) {
   if (type == "FieldValueForbidden") return "Forbidden";
   if (type == "FieldValueNotSupported") return "Unsupported value";
   if (type == "FieldValueDuplicate") return "Duplicate value";
+  if (type == "FieldValueNotFound") return "Not found";
   return "Internal error";
 }
 
-// field.Error.ErrorBody(): the message without the field path.
+// field.Error.ErrorBody(): the message without the field path; an empty
+// value is field.OmitValueType{}.
 std::string ErrorBody(const FieldError& e) {
   std::string body = TypeWords(e.type);
-  if (e.type == "FieldValueInvalid" || e.type == "FieldValueNotSupported" ||
-      e.type == "FieldValueDuplicate") {
+  if ((e.type == "FieldValueInvalid" || e.type == "FieldValueNotSupported" ||
+       e.type == "FieldValueDuplicate" || e.type == "FieldValueNotFound") &&
+      !e.value.empty()) {
     body += ": " + e.value;
   }
   if (!e.detail.empty()) body += ": " + e.detail;
@@ -97,7 +100,7 @@ FieldError ForbiddenField(const std::string& field, const std::string& detail) {
 }
 
 ApiError InvalidError(const std::string& kind, const std::string& name,
-                      const std::vector<FieldError>& errors) {
+                      const std::vector<FieldError>& errors, const std::string& group) {
   Json causes = Json::array();
   std::string joined;
   for (size_t i = 0; i < errors.size(); ++i) {
@@ -108,8 +111,12 @@ ApiError InvalidError(const std::string& kind, const std::string& name,
     joined += e.field + ": " + body;
   }
   if (errors.size() > 1) joined = "[" + joined + "]";
-  Json details = {{"name", name}, {"kind", kind}, {"causes", causes}};
-  return Make(422, "Invalid", kind + " " + Quote(name) + " is invalid: " + joined, details);
+  Json details = {{"name", name}};
+  if (!group.empty()) details["group"] = group;
+  details["kind"] = kind;
+  details["causes"] = causes;
+  const std::string qualified = group.empty() ? kind : kind + "." + group;
+  return Make(422, "Invalid", qualified + " " + Quote(name) + " is invalid: " + joined, details);
 }
 
 ApiError ForbiddenError(const std::string& resource, const std::string& name,

@@ -30,15 +30,19 @@ struct FieldError {
   std::string type;    // "FieldValueRequired", "FieldValueInvalid", ...
   std::string field;   // "spec.containers[0].image"
   std::string detail;  // the part after the type's own words, may be ""
-  std::string value;   // for FieldValueInvalid: the offending value (JSON)
+  // For FieldValueInvalid, NotSupported, Duplicate and NotFound: the
+  // offending value as Go prints it (JSON for strings and numbers); ""
+  // leaves it out of the message.
+  std::string value;
 };
 FieldError RequiredField(const std::string& field, const std::string& detail = "");
 FieldError InvalidField(const std::string& field, const std::string& value_json,
                         const std::string& detail);
 FieldError ForbiddenField(const std::string& field, const std::string& detail);
-// 422 `Pod "x" is invalid: <errors>`; details.kind is the Kind.
+// 422 `Pod "x" is invalid: <errors>`, or `Job.batch "x" ...` for a kind
+// of a named API group; details.kind is the Kind, details.group the group.
 ApiError InvalidError(const std::string& kind, const std::string& name,
-                      const std::vector<FieldError>& errors);
+                      const std::vector<FieldError>& errors, const std::string& group = "");
 // 403 `pods "x" is forbidden: <reason>` (name may be empty).
 ApiError ForbiddenError(const std::string& resource, const std::string& name,
                         const std::string& reason);

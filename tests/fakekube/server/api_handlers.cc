@@ -3,6 +3,7 @@
 
 #include "tests/fakekube/server/api_errors.h"
 #include "tests/fakekube/server/pod_log.h"
+#include "tests/fakekube/server/validation.h"
 
 namespace edl::fakekube {
 namespace {
@@ -130,7 +131,7 @@ ApiResponse Delete(Store& store, const ApiRequest& request, const ParsedTarget& 
 
 // PUT and PATCH: `compute` turns the current object into the requested one
 // (or fills `error`); the status subresource takes only the new status, the
-// main resource keeps the old status.
+// main resource keeps the old status and is validated as on create.
 ApiResponse Write(Store& store, const ResourcePath& path,
                   const std::function<Json(const Json&, std::optional<ApiError>&)>& compute) {
   std::optional<ApiError> error;
@@ -165,6 +166,14 @@ ApiResponse Write(Store& store, const ResourcePath& path,
       } else {
         next.erase("status");
       }
+    }
+    // Validated as it would be stored: the name is the stored one.
+    Json candidate = next;
+    if (!candidate["metadata"].is_object()) candidate["metadata"] = Json::object();
+    candidate["metadata"]["name"] = current["metadata"]["name"];
+    if (auto invalid = ValidateObject(*path.resource, candidate)) {
+      error = std::move(invalid);
+      return;
     }
     current = std::move(next);
   });

@@ -30,10 +30,11 @@ bool Terminal(const Json& pod) {
   return phase == "Succeeded" || phase == "Failed";
 }
 
-bool HasCondition(const Json& pod, const std::string& type) {
+// Whether the pod has a condition of `type` with `status`.
+bool HasCondition(const Json& pod, const std::string& type, const std::string& status) {
   if (!pod.contains("status") || !pod["status"].contains("conditions")) return false;
   for (const Json& c : pod["status"]["conditions"]) {
-    if (c.value("type", "") == type && c.value("status", "") == "True") return true;
+    if (c.value("type", "") == type && c.value("status", "") == status) return true;
   }
   return false;
 }
@@ -61,7 +62,7 @@ std::string PolicyAction(const Json& job, const Json& pod, std::string* why) {
     const Json& rule = rules[i];
     bool match = false;
     for (const Json& c : rule.value("onPodConditions", Json::array())) {
-      match = match || HasCondition(pod, c.value("type", ""));
+      match = match || HasCondition(pod, c.value("type", ""), c.value("status", ""));
     }
     if (rule.contains("onExitCodes")) {
       const Json& e = rule["onExitCodes"];

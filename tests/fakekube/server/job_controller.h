@@ -10,11 +10,12 @@
 //  * a pod that ends Failed, or disappears before it succeeded (deleted,
 //    lost with its node), counts in status.failed, unless
 //    spec.podFailurePolicy has a rule {action: Ignore, onPodConditions:
-//    [{type: DisruptionTarget}]} and the pod carries that condition
-//    (preempted, evicted), or a rule {action: Ignore, onExitCodes:
-//    {operator: In|NotIn, values}} matching a container's exit code: then
-//    it is replaced without counting and without back-off; a matching rule
-//    with action FailJob fails the Job at once (reason PodFailurePolicy);
+//    [{type: DisruptionTarget, status: "True"}]} and the pod carries that
+//    condition with that status (preempted, evicted), or a rule {action:
+//    Ignore, onExitCodes: {operator: In|NotIn, values}} matching a
+//    container's exit code: then it is replaced without counting and
+//    without back-off; a matching rule with action FailJob fails the Job
+//    at once (reason PodFailurePolicy);
 //  * after a counted failure the next pod waits the controller's back-off,
 //    10 s doubling per consecutive failure up to 6 min, as the real one;
 //  * more failures than spec.backoffLimit (default 6): condition Failed,

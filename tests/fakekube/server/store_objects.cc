@@ -2,6 +2,7 @@
 #include "tests/fakekube/server/admission.h"
 #include "tests/fakekube/server/field_selector.h"
 #include "tests/fakekube/server/store_impl.h"
+#include "tests/fakekube/server/validation.h"
 
 namespace edl::fakekube {
 
@@ -79,7 +80,7 @@ ApiResult<Json> Store::Create(const std::string& resource, const std::string& ns
       } while (table.count(Key(target_ns, name)));
       meta["name"] = name;
     }
-    if (auto error = ValidateCreate(*info, object)) return ApiResult<Json>::Err(*error);
+    if (auto error = ValidateObject(*info, object)) return ApiResult<Json>::Err(*error);
     if (table.count(Key(target_ns, name))) {
       return ApiResult<Json>::Err(AlreadyExistsError(resource, name));
     }
