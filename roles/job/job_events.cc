@@ -39,11 +39,26 @@ void JobEvents::Write(int64_t step, const Scalars& scalars) {
 }
 
 void JobEvents::Update(const master::Progress& p,
-                       const std::vector<master::EvaluationRecord>& evaluations, double now) {
+                       const std::vector<master::EvaluationRecord>& evaluations,
+                       const std::vector<master::EpochEnd>& epoch_ends, double now) {
   for (; evaluations_done_ < evaluations.size(); ++evaluations_done_) {
     const master::EvaluationRecord& e = evaluations[evaluations_done_];
     Write(e.model_version, LossAndMetrics("validation/", e.result.loss, e.result.metrics));
   }
+  bool at_epoch_end = false;
+  for (; epoch_ends_done_ < epoch_ends.size(); ++epoch_ends_done_) {
+    const master::EpochEnd& e = epoch_ends[epoch_ends_done_];
+    // Records trained only grow, so an end after `p` has trained more.
+    if (e.progress.records_trained > p.records_trained) break;
+    WriteTraining(e.progress, e.at_s);
+    at_epoch_end = true;
+  }
+  const bool moved = p.model_version != last_.model_version ||
+                     p.records_trained != last_.records_trained || p.workers != last_.workers;
+  if (!at_epoch_end || moved) WriteTraining(p, now);
+}
+
+void JobEvents::WriteTraining(const master::Progress& p, double now) {
   const double elapsed = now - last_time_;
   Scalars scalars;
   const int64_t samples = p.train_samples - last_.train_samples;

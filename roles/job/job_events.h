@@ -1,17 +1,18 @@
 // JobEvents: a distributed job's scalars, kept by its master in bounded
 // series for GET /series (roles/scalar_series.h) and, with
 // --tensorboard_log_dir, written to a TensorBoard event file
-// (roles/event_file.h). At most once a second it adds, at the model
-// version as the step:
+// (roles/event_file.h). At most once a second, and for the end of every
+// training epoch (written with the next update, at the version the epoch
+// ended at), it adds at the model version as the step:
 //   train/loss                 mean loss of the training reports since the
-//                              last write (each task's loss over its samples)
-//   train/samples_per_second   records trained since the last write / time
+//                              last point (each task's loss over its samples)
+//   train/samples_per_second   records trained since the last point / time
 //   train/learning_rate        the optimizer's rate at that version
 //   job/workers                workers registered and alive
 // and, for every evaluation that finished since, validation/loss and
 // validation/<metric> at the evaluated version. A master that takes over
-// a job starts a new file in the same directory and writes only the
-// evaluations that finish after it started.
+// a job starts a new file in the same directory and writes only the epoch
+// ends and evaluations that happen after it started.
 // Not thread-safe: the master's loop drives it.
 #pragma once
 
@@ -44,11 +45,15 @@ class JobEvents {
 
   // Whether a second passed since the last Update.
   bool Due(double now) const { return now - last_time_ >= 1.0; }
-  // Adds the training scalars since the last Update and the evaluations
-  // not added yet. A failed write of the event file is logged once and
-  // ends the file; the series and training go on.
+  // Adds the evaluations not added yet; a point at each epoch end not added
+  // yet that `p` includes (the window from the point before to the epoch's
+  // end); then a point for the window up to `p`, unless nothing moved since
+  // the epoch end just added. `epoch_ends` are all this master's, read no
+  // earlier than `p` (one that `p` does not include waits for the next
+  // Update). A failed write of the event file is logged once and ends the
+  // file; the series and training go on.
   void Update(const master::Progress& p, const std::vector<master::EvaluationRecord>& evaluations,
-              double now);
+              const std::vector<master::EpochEnd>& epoch_ends, double now);
 
   // The series (GET /series). Thread-safe.
   const ScalarSeries& series() const { return series_; }
@@ -57,12 +62,15 @@ class JobEvents {
   JobEvents(std::unique_ptr<EventFileWriter> file, nn::optim::Optimizer* optimizer,
             const master::Progress& start, size_t evaluations_done, double now);
   void Write(int64_t step, const Scalars& scalars);
+  // The training point for the window from last_ to `p` at `now`.
+  void WriteTraining(const master::Progress& p, double now);
 
   std::unique_ptr<EventFileWriter> file_;  // null: no --tensorboard_log_dir
   ScalarSeries series_;
   nn::optim::Optimizer* optimizer_;
   master::Progress last_;
   size_t evaluations_done_;
+  size_t epoch_ends_done_ = 0;
   double last_time_;
 };
 

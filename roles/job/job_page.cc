@@ -181,24 +181,28 @@ function drawStatus(s) {
       [r => duration(r.registered_age_s), "up"], ["tasks_done", "tasks done"],
       [r => r.tasks.map(t => t.type + " " + t.begin + "-" + t.end).join(", "), "leased"],
       ["num_threads", "threads"]]);
-  table("ps", s.ps);
+  table("ps", s.ps, [["name", "name"], ["address", "address"], ["num_threads", "threads"]]);
   $("ring").innerHTML = s.ring
       ? "version " + esc(s.ring.version) + ", " + esc(s.ring.size) + " member(s): " +
         s.ring.members.map(m => esc(m.name) + " (" + esc(m.address) + ")").join(", ")
       : '<p class="empty">no ring (not AllreduceStrategy, or not formed yet)</p>';
   // Epochs not started yet are counted, not listed; at most the last 50.
+  // Records not trained yet are pending while the job runs; the master
+  // calls them missing only once the job has ended.
   const started = ledger.filter(e => e.record_trainings > 0 || e.trained > 0);
   table("ledger", started.slice(-50), [["epoch", "epoch"], ["records", "records"],
-      ["trained", "trained"], ["missing", "missing"],
+      ["trained", "trained"], ["pending", "pending"], ["missing", "missing"],
       ["trained_more_than_once", "trained more than once"],
       ["record_trainings", "record trainings"]]);
   if (ledger.length > started.length) {
     $("ledger").insertAdjacentHTML("beforeend", '<p class="empty">' +
         (ledger.length - started.length) + " epoch(s) not started</p>");
   }
+  // The epoch a round evaluated: the one whose end (or whose training
+  // reports, with --evaluation_steps) started it.
   table("evaluations", (s.evaluations || []).map(e => Object.assign(
-      { model_version: e.model_version, epoch: e.epoch }, e.metrics || {},
-      e.loss !== undefined ? { loss: e.loss } : {})).reverse().slice(0, 50));
+      { epoch: e.epoch, model_version: e.model_version },
+      e.loss !== undefined ? { loss: e.loss } : {}, e.metrics || {})).reverse().slice(0, 50));
   table("incidents", s.incidents, [["worker", "worker"], ["cause", "cause"],
       [r => new Date(r.detected_unix_s * 1000).toISOString().slice(11, 19), "at (UTC)"],
       ["detection_s", "detection s"], ["to_request_s", "to request s"],

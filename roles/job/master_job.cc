@@ -414,6 +414,12 @@ Status MasterJob::StartWorkers() {
   return Status::Ok();
 }
 
+void MasterJob::UpdateEvents() {
+  // The progress first: the epoch ends read after it hold every one it includes.
+  const master::Progress p = core_->progress();
+  events_->Update(p, core_->evaluation_history(), core_->epoch_ends(), SystemClock().NowSeconds());
+}
+
 Status MasterJob::RunLoop() {
   const MasterProcessOptions& o = o_;
   // Progress: records trained, rate, ETA, workers; a bar redrawn in place
@@ -428,9 +434,7 @@ Status MasterJob::RunLoop() {
         core_->OnPendingReason(name, kube_cluster_->PendingReason(name));
       }
     }
-    if (events_ && events_->Due(SystemClock().NowSeconds())) {
-      events_->Update(core_->progress(), core_->evaluation_history(), SystemClock().NowSeconds());
-    }
+    if (events_ && events_->Due(SystemClock().NowSeconds())) UpdateEvents();
     const int want = core_->target_workers();
     bool changed = false;
     while (static_cast<int>(active_.size()) < want) {
@@ -472,9 +476,7 @@ Status MasterJob::RunLoop() {
     }
   }
   progress.Finish();
-  if (events_) {
-    events_->Update(core_->progress(), core_->evaluation_history(), SystemClock().NowSeconds());
-  }
+  if (events_) UpdateEvents();
   if (leave_) return Status::Ok();
   if (stop_requested_) {
     std::lock_guard<std::mutex> lock(stop_mu_);

@@ -76,6 +76,8 @@ class MasterJob {
   // processes.json: the PS addresses, the next worker index, the workers.
   Status SavePlan() const;
   void RequestStop(const std::string& why);
+  // The TensorBoard scalars and /series up to now (roles/job/job_events.h).
+  void UpdateEvents();
 
   const MasterProcessOptions o_;
   std::atomic<bool> stop_requested_{false};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "base/check.h"
 
@@ -15,7 +16,7 @@ DataLedger::DataLedger(TaskCuts cuts, int num_epochs)
   for (int e = 0; e < num_epochs; ++e) {
     sums_[e].epoch = e + 1;
     sums_[e].records = records;
-    sums_[e].missing = records;
+    sums_[e].pending = records;
   }
 }
 
@@ -31,7 +32,7 @@ void DataLedger::RecordTrained(int epoch, int64_t begin, int64_t end) {
   uint16_t& t = times[index];
   if (t == 0) {
     s.trained += n;
-    s.missing -= n;
+    s.pending -= n;
   } else if (t == 1) {
     s.trained_more_than_once += n;
   }
@@ -47,24 +48,33 @@ int DataLedger::TimesTrained(int epoch, int64_t record) const {
   return times.empty() ? 0 : times[cuts_.TaskOf(record)];
 }
 
-std::vector<EpochLedger> DataLedger::Summary() const { return sums_; }
-
-std::string DataLedger::ToString() const {
-  std::string out;
-  for (const EpochLedger& s : sums_) {
-    out += "epoch " + std::to_string(s.epoch) + ": " + std::to_string(s.trained) + "/" +
-           std::to_string(s.records) + " records trained, " + std::to_string(s.missing) +
-           " missing, " + std::to_string(s.trained_more_than_once) + " trained twice or more\n";
+std::vector<EpochLedger> DataLedger::Summary(bool job_ended) const {
+  std::vector<EpochLedger> out = sums_;
+  if (job_ended) {
+    for (EpochLedger& s : out) std::swap(s.pending, s.missing);
   }
   return out;
 }
 
-std::string DataLedger::ToJson() const {
+std::string DataLedger::ToString(bool job_ended) const {
+  std::string out;
+  for (const EpochLedger& s : Summary(job_ended)) {
+    out += "epoch " + std::to_string(s.epoch) + ": " + std::to_string(s.trained) + "/" +
+           std::to_string(s.records) + " records trained, " +
+           (job_ended ? std::to_string(s.missing) + " missing, "
+                      : std::to_string(s.pending) + " pending, ") +
+           std::to_string(s.trained_more_than_once) + " trained twice or more\n";
+  }
+  return out;
+}
+
+std::string DataLedger::ToJson(bool job_ended) const {
   nlohmann::json j = nlohmann::json::array();
-  for (const EpochLedger& s : sums_) {
+  for (const EpochLedger& s : Summary(job_ended)) {
     j.push_back({{"epoch", s.epoch},
                  {"records", s.records},
                  {"trained", s.trained},
+                 {"pending", s.pending},
                  {"missing", s.missing},
                  {"trained_more_than_once", s.trained_more_than_once},
                  {"record_trainings", s.record_trainings}});

@@ -6,6 +6,10 @@
 // once; under failures none is missing and re-training is bounded by the
 // tasks in flight when workers were lost.
 //
+// While the job runs, a record not trained yet is pending: a running job
+// re-queues every task it loses, so it trains them all before it ends. Only
+// once the job has ended (failed, stopped) are untrained records missing.
+//
 // Blind spots: a worker killed mid-task may have pushed gradients for some
 // minibatches of its task without reporting it; those are not counted. A
 // worker that sent the same successful report twice would count twice (the
@@ -31,7 +35,8 @@ struct EpochLedger {
   int epoch = 0;        // 1-based
   int64_t records = 0;  // in the data set
   int64_t trained = 0;  // records trained at least once
-  int64_t missing = 0;  // records not trained (yet)
+  int64_t pending = 0;  // records not trained yet, while the job runs
+  int64_t missing = 0;  // records not trained by the job's end
   int64_t trained_more_than_once = 0;
   int64_t record_trainings = 0;  // sum over records of times trained
 };
@@ -47,17 +52,21 @@ class DataLedger {
   // How often `record` of `epoch` has been trained.
   int TimesTrained(int epoch, int64_t record) const;
 
-  std::vector<EpochLedger> Summary() const;
+  // Per epoch. The records not trained are `pending` while the job runs
+  // and `missing` once it has ended (`job_ended`); the other is 0.
+  std::vector<EpochLedger> Summary(bool job_ended) const;
   // Record trainings over all epochs (a record trained twice counts twice).
   int64_t records_trained_total() const { return total_; }
 
-  // One line per epoch:
+  // One line per epoch, the records not trained counted as in Summary:
   //   "epoch 1: 60000/60000 records trained, 0 missing, 512 trained twice or
   //   more"
-  std::string ToString() const;
-  // [{"epoch":1,"records":60000,"trained":60000,"missing":0,
+  //   "epoch 2: 512/60000 records trained, 59488 pending, 0 trained twice or
+  //   more"
+  std::string ToString(bool job_ended) const;
+  // [{"epoch":1,"records":60000,"trained":60000,"pending":0,"missing":0,
   //   "trained_more_than_once":512,"record_trainings":60512}, ...]
-  std::string ToJson() const;
+  std::string ToJson(bool job_ended) const;
 
   // The durable state (roles/master/master_state.cc): the times each task
   // was trained, per epoch. Load replaces it; errors go to the reader.
@@ -68,7 +77,7 @@ class DataLedger {
   TaskCuts cuts_;
   int64_t total_ = 0;
   // Per epoch: times each task was trained (allocated on first use), and the
-  // running sums.
+  // running sums (the records not trained counted as pending).
   std::vector<std::vector<uint16_t>> times_;
   std::vector<EpochLedger> sums_;
 };

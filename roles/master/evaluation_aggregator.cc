@@ -17,20 +17,24 @@ EvaluationAggregator::EvaluationAggregator(int64_t evaluation_steps, bool has_va
       make_metrics_(std::move(make_metrics)),
       next_due_(evaluation_steps > 0 ? evaluation_steps : 0) {}
 
-void EvaluationAggregator::OnModelVersion(int64_t version) {
+void EvaluationAggregator::OnModelVersion(int64_t version, int epoch) {
   if (!enabled_ || steps_ <= 0 || training_ended_ || version < next_due_) return;
   next_due_ = (version / steps_ + 1) * steps_;
   // Skipped when a round is in flight or due: evaluation keeps up with
   // training rather than queueing stale versions.
-  if (!busy()) pending_ = version;
+  if (!busy()) {
+    pending_ = version;
+    pending_epoch_ = epoch;
+  }
 }
 
 void EvaluationAggregator::OnEpochEnd(int epoch, int64_t version) {
   if (!enabled_ || steps_ != 0 || training_ended_) return;
   pending_ = version;
+  pending_epoch_ = epoch;
 }
 
-void EvaluationAggregator::OnTrainingEnd(int64_t version) {
+void EvaluationAggregator::OnTrainingEnd(int64_t version, int epoch) {
   if (!enabled_ || training_ended_) return;
   training_ended_ = true;
   const bool covered = (round_ && round_->version == version && !pending_) ||
@@ -43,14 +47,15 @@ void EvaluationAggregator::OnTrainingEnd(int64_t version) {
     return;
   }
   pending_ = version;
+  pending_epoch_ = epoch;
   pending_final_ = true;
 }
 
-std::optional<int64_t> EvaluationAggregator::TakeRoundToStart() {
+std::optional<EvaluationAggregator::DueRound> EvaluationAggregator::TakeRoundToStart() {
   if (round_ || !pending_) return std::nullopt;
-  std::optional<int64_t> v = pending_;
+  DueRound due{*pending_, pending_epoch_};
   pending_.reset();
-  return v;
+  return due;
 }
 
 Status EvaluationAggregator::StartRound(int64_t version, int epoch, int64_t num_tasks) {

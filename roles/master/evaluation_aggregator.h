@@ -13,7 +13,10 @@
 //  * the end of training: a final round (if the last round was not at that
 //    version already), after the one in flight.
 // The round evaluates the model version the PS serve while it runs; the
-// version recorded is the one that started it.
+// version recorded is the one that started it, and the epoch the one whose
+// training it evaluates: the epoch whose end started it, or (every
+// evaluation_steps) the epoch of the training report that reached its
+// version; the final round's is the last epoch trained.
 //
 // Not thread-safe (MasterCore guards it).
 #pragma once
@@ -39,7 +42,7 @@ namespace edl::roles::master {
 
 struct EvaluationRecord {
   int64_t model_version = 0;
-  int epoch = 0;            // training epoch when the round started
+  int epoch = 0;            // the training epoch evaluated; 0 without training
   bool final = false;       // the round at the end of training
   EvaluationResult result;  // samples, mean loss, metrics (factory order)
 
@@ -53,14 +56,21 @@ class EvaluationAggregator {
   EvaluationAggregator(int64_t evaluation_steps, bool has_validation_data,
                        MetricsFactory make_metrics);
 
-  // Events.
-  void OnModelVersion(int64_t version);
+  // Events. `epoch`: the training epoch of the report that brought
+  // `version` (OnModelVersion), that ended (OnEpochEnd), or that ended
+  // last (OnTrainingEnd; 0 in a job without training).
+  void OnModelVersion(int64_t version, int epoch);
   void OnEpochEnd(int epoch, int64_t version);
-  void OnTrainingEnd(int64_t version);
+  void OnTrainingEnd(int64_t version, int epoch);
 
-  // A version to start a round at now (none in flight and one is due);
-  // clears it. Call StartRound with the number of tasks created.
-  std::optional<int64_t> TakeRoundToStart();
+  // A round to start now (none in flight and one is due): the version it
+  // evaluates and the epoch to label it with; clears it. Call StartRound
+  // with them and the number of tasks created.
+  struct DueRound {
+    int64_t version = 0;
+    int epoch = 0;
+  };
+  std::optional<DueRound> TakeRoundToStart();
   // REQUIRES: num_tasks > 0, no round in flight. Fails if the metrics
   // factory fails.
   Status StartRound(int64_t version, int epoch, int64_t num_tasks);
@@ -99,6 +109,7 @@ class EvaluationAggregator {
   int64_t next_due_;
   bool training_ended_ = false;
   std::optional<int64_t> pending_;
+  int pending_epoch_ = 0;  // the epoch of the round due (with pending_)
   bool pending_final_ = false;
   std::optional<int64_t> last_started_;
   std::optional<Round> round_;

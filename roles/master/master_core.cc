@@ -5,6 +5,7 @@
 
 #include "base/logging.h"
 #include "roles/master/master_events.h"
+#include "roles/protocol/task_name.h"
 
 namespace edl::roles::master {
 
@@ -85,7 +86,7 @@ MasterCore::MasterCore(const MasterOptions& options, const Clock& clock)
   started_ns_ = clock_.NowNanos();
   ring_started_ = options.ring_start_members <= 0;
   // An evaluation-only job: one round over the validation data.
-  if (options.records.training == 0) evaluation_.OnTrainingEnd(0);
+  if (options.records.training == 0) evaluation_.OnTrainingEnd(0, 0);
   AfterChangeLocked();
 }
 
@@ -105,16 +106,16 @@ void MasterCore::AfterChangeLocked() {
     FailLocked(dispatcher_.failure());
     return;
   }
-  while (std::optional<int64_t> version = evaluation_.TakeRoundToStart()) {
-    const int64_t n = dispatcher_.CreateEvaluationRound(*version);
+  while (std::optional<EvaluationAggregator::DueRound> due = evaluation_.TakeRoundToStart()) {
+    const int64_t n = dispatcher_.CreateEvaluationRound(due->version);
     EDL_CHECK_GT(n, 0) << "evaluation without validation data";
-    Status s = evaluation_.StartRound(*version, dispatcher_.current_epoch(), n);
+    Status s = evaluation_.StartRound(due->version, due->epoch, n);
     if (!s.ok()) {
       FailLocked(s.message());
       return;
     }
     if (!replaying_) {
-      EDL_LOG(INFO) << "evaluation at version " << *version << ": " << n << " tasks queued";
+      EDL_LOG(INFO) << "evaluation at version " << due->version << ": " << n << " tasks queued";
     }
   }
   if (dispatcher_.AllDone() && !evaluation_.busy()) {
@@ -292,11 +293,11 @@ void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
       train_loss_sum_ += r.loss_sum;
       train_samples_ += r.samples;
     }
-    evaluation_.OnModelVersion(model_version_);
+    evaluation_.OnModelVersion(model_version_, task.epoch);
   }
   if (outcome.accepted && result == TaskResult::kFailed && !replaying_) {
     EDL_LOG(WARNING) << TaskDispatcher::Describe(task) << " failed on worker id " << r.worker_id
-                     << ": " << r.error;
+                     << ": " << protocol::WithoutTaskRangeName(task, r.error);
   }
   if (r.ok && (outcome.accepted || task.type == TaskType::kTraining)) {
     records_skipped_ += r.records_skipped;
@@ -314,6 +315,7 @@ void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
   if (outcome.epoch_completed && !replaying_) {
     EDL_LOG(INFO) << "epoch " << *outcome.epoch_completed << " trained (model version "
                   << model_version_ << ")";
+    epoch_ends_.push_back({*outcome.epoch_completed, clock_.NowSeconds(), ProgressLocked()});
   }
   if (outcome.training_completed) {
     training_ended_nanos_ = clock_.NowNanos();
@@ -321,7 +323,7 @@ void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
       training_ended_wall_ = WallNanos();
       LogLocked(EncodeTrainingEnded(training_ended_wall_));
     }
-    evaluation_.OnTrainingEnd(model_version_);
+    evaluation_.OnTrainingEnd(model_version_, outcome.epoch_completed.value_or(task.epoch));
   } else if (outcome.epoch_completed) {
     evaluation_.OnEpochEnd(*outcome.epoch_completed, model_version_);
   }

@@ -142,6 +142,9 @@ class MasterCore final : public protocol::MasterService {
 
   int64_t model_version() const;
   Progress progress() const;
+  // The training epochs that ended while this master ran, in order (not
+  // kept across a restart, like Progress's loss sums).
+  std::vector<EpochEnd> epoch_ends() const;
   int target_workers() const;
   std::vector<WorkerInfo> workers() const;
   std::vector<EvaluationRecord> evaluation_history() const;
@@ -223,6 +226,7 @@ class MasterCore final : public protocol::MasterService {
   // Removes the incarnation `id` of `name` from the ring if it is a member.
   void LeaveRingLocked(const std::string& name, int64_t id, const std::string& why);
   protocol::RingView RingViewLocked() const;
+  Progress ProgressLocked() const;
 
   const MasterOptions options_;
   const Clock& clock_;
@@ -239,6 +243,7 @@ class MasterCore final : public protocol::MasterService {
   IncidentLog incidents_;        // not journaled (incident_log.h)
   double train_loss_sum_ = 0;    // Progress::train_loss_sum
   int64_t train_samples_ = 0;
+  std::vector<EpochEnd> epoch_ends_;  // not journaled (epoch_ends())
   // The first training task handed out, the last one reported (clock_).
   int64_t training_started_nanos_ = -1;
   int64_t training_ended_nanos_ = -1;

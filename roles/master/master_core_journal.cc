@@ -12,7 +12,7 @@ namespace edl::roles::master {
 
 namespace {
 
-constexpr uint8_t kSnapshotVersion = 1;
+constexpr uint8_t kSnapshotVersion = 2;
 
 std::string Join(const std::vector<int64_t>& v) {
   std::string out;

@@ -210,7 +210,7 @@ void DataLedger::Load(Reader& r) {
     auto& times = times_[e];
     EpochLedger& s = sums_[e];
     s.trained = s.trained_more_than_once = s.record_trainings = 0;
-    s.missing = s.records;
+    s.pending = s.records;
     const size_t n = r.Count("tasks", sizeof(uint16_t));
     if (!r.ok()) break;
     if (n != 0 && static_cast<int64_t>(n) != tasks) {
@@ -226,7 +226,7 @@ void DataLedger::Load(Reader& r) {
       if (t == 0) continue;
       const auto [begin, end] = cuts_.Range(static_cast<int64_t>(i));
       s.trained += end - begin;
-      s.missing -= end - begin;
+      s.pending -= end - begin;
       if (t > 1) s.trained_more_than_once += end - begin;
       s.record_trainings += (end - begin) * t;
     }
@@ -254,6 +254,7 @@ void EvaluationAggregator::Save(Writer& w) const {
   w.I64(next_due_);
   w.Bool(training_ended_);
   SaveOptional(w, pending_);
+  w.I32(pending_epoch_);
   w.Bool(pending_final_);
   SaveOptional(w, last_started_);
   w.Bool(round_.has_value());
@@ -288,6 +289,7 @@ void EvaluationAggregator::Load(Reader& r) {
   next_due_ = r.I64("next_due");
   training_ended_ = r.Bool("training_ended");
   pending_ = LoadOptional(r, "pending");
+  pending_epoch_ = r.I32("pending_epoch");
   pending_final_ = r.Bool("pending_final");
   last_started_ = LoadOptional(r, "last_started");
   round_.reset();

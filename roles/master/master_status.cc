@@ -127,7 +127,7 @@ std::string MasterCore::StatusJson() const {
                            {"metrics", metrics}});
   }
   j["evaluations"] = evaluations;
-  j["ledger"] = nlohmann::json::parse(ledger_.ToJson());
+  j["ledger"] = nlohmann::json::parse(ledger_.ToJson(state_ != JobState::kRunning));
   j["records_trained_total"] = ledger_.records_trained_total();
   if (ring_.version() > 0) {
     const protocol::RingView view = RingViewLocked();
@@ -195,7 +195,7 @@ std::string MasterCore::FinalReport() const {
   std::string out = "job " + options_.job_name + " " + JobStateName(state_);
   if (state_ == JobState::kFailed) out += ": " + failure_;
   out += "\n";
-  out += ledger_.ToString();
+  out += ledger_.ToString(state_ != JobState::kRunning);
   if (!evaluation_.history().empty()) {
     out += evaluation_.history().back().ToString() + "\n";
   }
@@ -241,6 +241,15 @@ int64_t MasterCore::model_version() const {
 
 Progress MasterCore::progress() const {
   std::lock_guard<std::mutex> lock(mu_);
+  return ProgressLocked();
+}
+
+std::vector<EpochEnd> MasterCore::epoch_ends() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return epoch_ends_;
+}
+
+Progress MasterCore::ProgressLocked() const {
   Progress p;
   p.epoch = dispatcher_.current_epoch();
   p.records_trained = ledger_.records_trained_total();
@@ -270,7 +279,7 @@ std::vector<EvaluationRecord> MasterCore::evaluation_history() const {
 
 std::vector<EpochLedger> MasterCore::ledger() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return ledger_.Summary();
+  return ledger_.Summary(state_ != JobState::kRunning);
 }
 
 Status MasterCore::PredictionsComplete() const {

@@ -19,4 +19,12 @@ struct Progress {
   int64_t train_samples = 0;
 };
 
+// The progress when the last training task of an epoch was reported
+// (MasterCore::epoch_ends()), for the TensorBoard point at the epoch's end.
+struct EpochEnd {
+  int epoch = 0;      // the epoch that ended
+  double at_s = 0;    // the master's Clock, in seconds
+  Progress progress;  // as MasterCore::progress() answered then
+};
+
 }  // namespace edl::roles::master

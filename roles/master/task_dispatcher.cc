@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "base/check.h"
+#include "roles/protocol/task_name.h"
 
 namespace edl::roles::master {
 namespace {
@@ -236,7 +237,9 @@ ReportOutcome TaskDispatcher::ReportTask(int64_t worker_id, int64_t task_id, Tas
     case TaskResult::kFailed:
       ++e.failures;
       if (e.failures >= options_.max_task_failures && !failed()) {
-        failure_ = Describe(e.task) + " failed " + std::to_string(e.failures) + " times: " + error;
+        failure_ = Describe(e.task) + " failed " +
+                   (e.failures == 1 ? "once" : std::to_string(e.failures) + " times") + ": " +
+                   protocol::WithoutTaskRangeName(e.task, error);
       }
       Requeue(e, /*front=*/false);
       break;
@@ -316,12 +319,6 @@ bool TaskDispatcher::TrainingDone() const {
 
 bool TaskDispatcher::AllDone() const { return live_.empty() && TrainingDone(); }
 
-std::string TaskDispatcher::Describe(const Task& task) {
-  const char* data = task.dataset == Dataset::kTraining     ? "training"
-                     : task.dataset == Dataset::kValidation ? "validation"
-                                                            : "prediction";
-  return std::string(data) + " data records [" + std::to_string(task.begin) + ", " +
-         std::to_string(task.end) + ")";
-}
+std::string TaskDispatcher::Describe(const Task& task) { return protocol::TaskRangeName(task); }
 
 }  // namespace edl::roles::master

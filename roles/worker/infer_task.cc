@@ -11,14 +11,6 @@ namespace edl::roles::worker {
 using protocol::Dataset;
 using protocol::TaskType;
 
-std::string TaskRangeName(const protocol::Task& t) {
-  const char* set = t.dataset == Dataset::kTraining     ? "training data"
-                    : t.dataset == Dataset::kValidation ? "validation data"
-                                                        : "prediction data";
-  return std::string(set) + " records [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-         ")";
-}
-
 Status CheckTaskRange(const protocol::Task& task, const data::Source* source) {
   if (source == nullptr) {
     return FailedPrecondition("this worker was given no data for " + TaskRangeName(task));

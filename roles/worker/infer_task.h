@@ -11,11 +11,11 @@
 #include "data/source.h"
 #include "roles/local/compiled_model.h"
 #include "roles/protocol/messages.h"
+#include "roles/protocol/task_name.h"
 
 namespace edl::roles::worker {
 
-// "validation data records [0, 512)", how errors and logs name a task.
-std::string TaskRangeName(const protocol::Task& task);
+using protocol::TaskRangeName;
 
 // Checks the task's range against `source` (InvalidArgument naming it).
 Status CheckTaskRange(const protocol::Task& task, const data::Source* source);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -65,6 +66,13 @@ TEST(Distributed, TwoPsAndTwoWorkersTrainEveryRecordExactlyOnce) {
   auto acc = PointsOf(files, "validation/accuracy");
   ASSERT_EQ(acc.size(), 2u);  // after each epoch
   EXPECT_EQ(acc.back().step, 1876);
+  // A training point at each epoch's end: at the version each round
+  // evaluated, the one its epoch ended at.
+  for (const auto& round : acc) {
+    EXPECT_TRUE(std::any_of(loss.begin(), loss.end(),
+                            [&](const ScalarPoint& p) { return p.step == round.step; }))
+        << "no train/loss point at the end of an epoch, version " << round.step;
+  }
   EXPECT_NEAR(acc.back().value, accuracy, 1e-4) << r.out;
   // The export holds the PS's final model: evaluating it gives the same figure.
   RunResult e = RunEdl(

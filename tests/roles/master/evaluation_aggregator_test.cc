@@ -20,11 +20,10 @@ MetricsFactory BinaryMetrics() {
 
 // Starts the due round, if any, with `tasks` tasks; returns its version.
 std::optional<int64_t> Start(EvaluationAggregator& a, int64_t tasks = 1) {
-  std::optional<int64_t> v = a.TakeRoundToStart();
-  if (v) {
-    EXPECT_TRUE(a.StartRound(*v, 1, tasks).ok());
-  }
-  return v;
+  std::optional<EvaluationAggregator::DueRound> due = a.TakeRoundToStart();
+  if (!due) return std::nullopt;
+  EXPECT_TRUE(a.StartRound(due->version, due->epoch, tasks).ok());
+  return due->version;
 }
 
 std::optional<EvaluationRecord> Finish(EvaluationAggregator& a) {
@@ -38,21 +37,21 @@ std::optional<EvaluationRecord> Finish(EvaluationAggregator& a) {
 
 TEST(EvaluationAggregator, StartsARoundEveryEvaluationStepsVersions) {
   EvaluationAggregator a(100, true, nullptr);
-  a.OnModelVersion(50);
+  a.OnModelVersion(50, 1);
   EXPECT_FALSE(Start(a));
-  a.OnModelVersion(104);
+  a.OnModelVersion(104, 1);
   EXPECT_EQ(Start(a), 104);
   EXPECT_TRUE(a.in_flight());
   // Passed while the round is in flight: skipped, not queued.
-  a.OnModelVersion(230);
+  a.OnModelVersion(230, 1);
   EXPECT_FALSE(Start(a));
   auto rec = Finish(a);
   ASSERT_TRUE(rec);
   EXPECT_EQ(rec->model_version, 104);
   EXPECT_FALSE(rec->final);
-  a.OnModelVersion(290);
+  a.OnModelVersion(290, 1);
   EXPECT_FALSE(Start(a));
-  a.OnModelVersion(300);
+  a.OnModelVersion(300, 1);
   EXPECT_EQ(Start(a), 300);
   Finish(a);
   EXPECT_EQ(a.history().size(), 2u);
@@ -61,7 +60,7 @@ TEST(EvaluationAggregator, StartsARoundEveryEvaluationStepsVersions) {
 
 TEST(EvaluationAggregator, EvaluatesAfterEveryEpochWhenStepsIsZero) {
   EvaluationAggregator a(0, true, nullptr);
-  a.OnModelVersion(1000);
+  a.OnModelVersion(1000, 1);
   EXPECT_FALSE(Start(a));
   a.OnEpochEnd(1, 40);
   EXPECT_EQ(Start(a), 40);
@@ -70,11 +69,36 @@ TEST(EvaluationAggregator, EvaluatesAfterEveryEpochWhenStepsIsZero) {
   EXPECT_EQ(Start(a), 80);
 }
 
+TEST(EvaluationAggregator, LabelsARoundWithTheEpochWhoseEndOrProgressStartedIt) {
+  EvaluationAggregator by_epoch(0, true, nullptr);
+  by_epoch.OnEpochEnd(1, 40);
+  auto due = by_epoch.TakeRoundToStart();
+  ASSERT_TRUE(due);
+  EXPECT_EQ(due->version, 40);
+  EXPECT_EQ(due->epoch, 1);
+  ASSERT_TRUE(by_epoch.StartRound(due->version, due->epoch, 1).ok());
+  by_epoch.OnEpochEnd(2, 80);  // due while the round of epoch 1 is in flight
+  by_epoch.OnTrainingEnd(80, 2);
+  std::optional<EvaluationRecord> rec = Finish(by_epoch);
+  ASSERT_TRUE(rec);
+  EXPECT_EQ(rec->epoch, 1);
+  due = by_epoch.TakeRoundToStart();
+  ASSERT_TRUE(due);
+  EXPECT_EQ(due->epoch, 2);
+
+  EvaluationAggregator by_steps(100, true, nullptr);
+  by_steps.OnModelVersion(104, 3);  // a report of an epoch 3 task
+  due = by_steps.TakeRoundToStart();
+  ASSERT_TRUE(due);
+  EXPECT_EQ(due->version, 104);
+  EXPECT_EQ(due->epoch, 3);
+}
+
 TEST(EvaluationAggregator, RunsAFinalRoundAfterTheOneInFlight) {
   EvaluationAggregator a(100, true, nullptr);
-  a.OnModelVersion(100);
+  a.OnModelVersion(100, 1);
   EXPECT_EQ(Start(a), 100);
-  a.OnTrainingEnd(170);
+  a.OnTrainingEnd(170, 1);
   EXPECT_TRUE(a.busy());
   EXPECT_FALSE(Start(a));  // one at a time
   ASSERT_TRUE(Finish(a));
@@ -83,16 +107,16 @@ TEST(EvaluationAggregator, RunsAFinalRoundAfterTheOneInFlight) {
   ASSERT_TRUE(rec);
   EXPECT_TRUE(rec->final);
   EXPECT_EQ(rec->model_version, 170);
-  a.OnModelVersion(1000);  // training is over
+  a.OnModelVersion(1000, 1);  // training is over
   EXPECT_FALSE(a.busy());
 }
 
 TEST(EvaluationAggregator, SkipsTheFinalRoundWhenTheLastWasAtThatVersion) {
   EvaluationAggregator a(100, true, nullptr);
-  a.OnModelVersion(200);
+  a.OnModelVersion(200, 1);
   Start(a);
   Finish(a);
-  a.OnTrainingEnd(200);
+  a.OnTrainingEnd(200, 1);
   EXPECT_FALSE(a.busy());
   ASSERT_EQ(a.history().size(), 1u);
   EXPECT_TRUE(a.history()[0].final);
@@ -100,9 +124,9 @@ TEST(EvaluationAggregator, SkipsTheFinalRoundWhenTheLastWasAtThatVersion) {
 
 TEST(EvaluationAggregator, NeverEvaluatesWithoutValidationData) {
   EvaluationAggregator a(1, false, nullptr);
-  a.OnModelVersion(5);
+  a.OnModelVersion(5, 1);
   a.OnEpochEnd(1, 5);
-  a.OnTrainingEnd(5);
+  a.OnTrainingEnd(5, 1);
   EXPECT_FALSE(a.busy());
 }
 
@@ -121,7 +145,7 @@ TEST(EvaluationAggregator, MergedMetricsEqualTheMetricsOverAllData) {
   }
 
   EvaluationAggregator a(-1, true, BinaryMetrics());
-  a.OnTrainingEnd(7);
+  a.OnTrainingEnd(7, 1);
   const int tasks = (n + per_task - 1) / per_task;
   ASSERT_EQ(Start(a, tasks), 7);
   double loss_sum = 0;
@@ -159,7 +183,7 @@ TEST(EvaluationAggregator, MergedMetricsEqualTheMetricsOverAllData) {
 
 TEST(EvaluationAggregator, RejectsAReportWithAMetricItDoesNotKnow) {
   EvaluationAggregator a(-1, true, BinaryMetrics());
-  a.OnTrainingEnd(1);
+  a.OnTrainingEnd(1, 1);
   Start(a, 2);
   protocol::ReportTaskRequest r;
   r.task_id = 9;
@@ -184,10 +208,10 @@ TEST(EvaluationAggregator, ReportsTheFactorysError) {
     return Result<std::vector<std::unique_ptr<Metric>>>(
         InvalidArgument("metrics[0]: unknown metric \"f1\""));
   });
-  a.OnTrainingEnd(3);
-  auto v = a.TakeRoundToStart();
-  ASSERT_TRUE(v);
-  Status s = a.StartRound(*v, 1, 1);
+  a.OnTrainingEnd(3, 1);
+  auto due = a.TakeRoundToStart();
+  ASSERT_TRUE(due);
+  Status s = a.StartRound(due->version, due->epoch, 1);
   EXPECT_EQ(s.message(), "evaluation at version 3: metrics[0]: unknown metric \"f1\"");
 }
 

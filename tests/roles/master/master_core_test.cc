@@ -308,6 +308,65 @@ TEST(MasterCore, EvaluatesAtTheRightVersionsWithMetricsOverAllValidationData) {
   EXPECT_EQ(history[2].epoch, 2);
 }
 
+TEST(MasterCore, LabelsAnEpochEndEvaluationWithTheEpochThatEnded) {
+  FakeClock clock;
+  MasterOptions o = Options(640, 64);  // 10 training tasks, 1 evaluation task
+  o.num_epochs = 3;
+  o.evaluation_steps = 0;  // a round after every epoch
+  auto core = Make(o, clock);
+  SimulatedWorker a(*core, "worker-0"), b(*core, "worker-1");
+  std::atomic<int64_t> version{0};
+  for (int epoch = 1; epoch <= 2; ++epoch) {
+    // Epoch 2 starts with one task done (b's, below).
+    const int before_last = epoch == 1 ? 9 : 8;
+    for (int i = 0; i < before_last; ++i) ASSERT_EQ(a.Step(version), TaskType::kTraining);
+    // While a holds the epoch's last task, b gets the first of the next.
+    const protocol::Task last = a.Take();
+    const protocol::Task next = b.Take();
+    ASSERT_EQ(last.epoch, epoch);
+    ASSERT_EQ(next.epoch, epoch + 1);
+    a.Complete(last, version);  // the epoch ends: a round starts
+    b.Complete(next, version);
+    // The round's one task, before the next epoch goes on.
+    const protocol::Task eval = b.Take();
+    ASSERT_EQ(eval.type, TaskType::kEvaluation);
+    b.Complete(eval, version);
+  }
+  RunToEnd({&a, &b}, version);
+  ASSERT_EQ(core->state(), JobState::kSucceeded) << core->failure_reason();
+  std::vector<int> epochs;
+  for (const auto& e : core->evaluation_history()) epochs.push_back(e.epoch);
+  EXPECT_EQ(epochs, (std::vector<int>{1, 2, 3}));
+}
+
+TEST(MasterCore, KeepsTheProgressAtEveryEpochsEnd) {
+  FakeClock clock;
+  MasterOptions o = Options(640);  // 10 training tasks of 64 records
+  o.num_epochs = 2;
+  auto core = Make(o, clock);
+  SimulatedWorker a(*core, "worker-0"), b(*core, "worker-1");
+  std::atomic<int64_t> version{0};
+  for (int i = 0; i < 9; ++i) a.Step(version);
+  const protocol::Task last = a.Take();
+  const protocol::Task next = b.Take();  // epoch 2 is handed out
+  clock.AdvanceSeconds(7);
+  b.Complete(next, version);  // version 10
+  a.Complete(last, version);  // version 11 ends epoch 1
+  EXPECT_EQ(core->epoch_ends().size(), 1u);
+  clock.AdvanceSeconds(5);
+  RunToEnd({&a, &b}, version);
+  const std::vector<EpochEnd> ends = core->epoch_ends();
+  ASSERT_EQ(ends.size(), 2u);
+  EXPECT_EQ(ends[0].epoch, 1);
+  EXPECT_EQ(ends[0].progress.model_version, 11);
+  EXPECT_EQ(ends[0].progress.records_trained, 11 * 64);
+  EXPECT_DOUBLE_EQ(ends[0].at_s, 7.0);
+  EXPECT_EQ(ends[1].epoch, 2);
+  EXPECT_EQ(ends[1].progress.model_version, 20);
+  EXPECT_EQ(ends[1].progress.records_trained, 1280);
+  EXPECT_DOUBLE_EQ(ends[1].at_s, 12.0);
+}
+
 TEST(MasterCore, SkipsVersionsThatPassWhileARoundIsInFlight) {
   FakeClock clock;
   MasterOptions o = Options(640, 64);  // 10 training tasks, 1 evaluation task

@@ -75,8 +75,39 @@ TEST(MasterStatus, JsonHasTheJobWorkersTasksMetricsAndLedger) {
   EXPECT_TRUE(j["evaluations"][0]["metrics"].contains("accuracy"));
   ASSERT_EQ(j["ledger"].size(), 2u);
   EXPECT_EQ(j["ledger"][0]["trained"], 5 * 64);
-  EXPECT_EQ(j["ledger"][1]["missing"], 1280);
+  EXPECT_EQ(j["ledger"][1]["pending"], 1280);
   EXPECT_EQ(j["records_trained_total"], 5 * 64);
+}
+
+TEST(MasterStatus, CallsARunningJobsUntrainedRecordsPendingAndAnEndedJobsMissing) {
+  FakeClock clock;
+  auto core = MasterCore::Create(Options(), clock).value();
+  SimulatedWorker a(*core, "worker-0");
+  std::atomic<int64_t> version{0};
+  for (int i = 0; i < 3; ++i) a.Step(version);  // 3 of epoch 1's 20 tasks of 64 records
+  auto running = nlohmann::json::parse(core->StatusJson())["ledger"];
+  ASSERT_EQ(running.size(), 2u);
+  EXPECT_EQ(running[0]["trained"], 3 * 64);
+  EXPECT_EQ(running[0]["pending"], 1280 - 3 * 64);
+  EXPECT_EQ(running[0]["missing"], 0);
+  EXPECT_EQ(running[1]["pending"], 1280);
+  EXPECT_EQ(running[1]["missing"], 0);
+  EXPECT_EQ(core->ledger()[0].pending, 1280 - 3 * 64);
+  EXPECT_EQ(core->ledger()[0].missing, 0);
+  EXPECT_NE(core->FinalReport().find("epoch 1: 192/1280 records trained, 1088 pending, "),
+            std::string::npos)
+      << core->FinalReport();
+
+  core->Fail("stopped by the test");
+  auto ended = nlohmann::json::parse(core->StatusJson())["ledger"];
+  EXPECT_EQ(ended[0]["trained"], 3 * 64);
+  EXPECT_EQ(ended[0]["pending"], 0);
+  EXPECT_EQ(ended[0]["missing"], 1280 - 3 * 64);
+  EXPECT_EQ(ended[1]["missing"], 1280);
+  EXPECT_EQ(core->ledger()[0].missing, 1280 - 3 * 64);
+  EXPECT_NE(core->FinalReport().find("epoch 1: 192/1280 records trained, 1088 missing, "),
+            std::string::npos)
+      << core->FinalReport();
 }
 
 TEST(MasterStatus, PrometheusTextIsInTheExpositionFormat) {

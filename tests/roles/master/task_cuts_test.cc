@@ -51,9 +51,9 @@ TEST(TaskCuts, TheDispatcherAndTheLedgerCutFilesTheSameWay) {
     EXPECT_TRUE(d.ReportTask(1, t.id, TaskResult::kSucceeded).accepted);
   }
   EXPECT_EQ(tasks, 6);
-  EXPECT_EQ(ledger.Summary()[0].trained, 300);
-  EXPECT_EQ(ledger.Summary()[0].missing, 0);
-  EXPECT_EQ(ledger.Summary()[0].trained_more_than_once, 0);
+  EXPECT_EQ(ledger.Summary(/*job_ended=*/true)[0].trained, 300);
+  EXPECT_EQ(ledger.Summary(/*job_ended=*/true)[0].missing, 0);
+  EXPECT_EQ(ledger.Summary(/*job_ended=*/true)[0].trained_more_than_once, 0);
 }
 
 }  // namespace

@@ -283,6 +283,20 @@ TEST(TaskDispatcher, HandedBackTasksDoNotCountAsFailuresOrLosses) {
   EXPECT_EQ(d.Counts(TaskType::kTraining).todo, 1);
 }
 
+// Workers prefix a task's errors with its range; the failure says it once.
+TEST(TaskDispatcher, NamesTheFailedRangeOnceWhenTheWorkersErrorNamesItToo) {
+  DispatcherOptions o = Options(128 * 2);
+  o.max_task_failures = 1;
+  TaskDispatcher d(o);
+  Task t = d.GetTask(1, 0);
+  d.ReportTask(1, t.id, TaskResult::kFailed,
+               TaskDispatcher::Describe(t) + ": record 5: expected 4 fields, got 3");
+  ASSERT_TRUE(d.failed());
+  EXPECT_EQ(d.failure(), "training data records [" + std::to_string(t.begin) + ", " +
+                             std::to_string(t.end) +
+                             ") failed once: record 5: expected 4 fields, got 3");
+}
+
 TEST(TaskDispatcher, FailsTheJobWhenATaskKeepsLosingItsWorker) {
   DispatcherOptions o = Options(128 * 4);
   o.max_task_losses = 3;
