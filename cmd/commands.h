@@ -33,6 +33,9 @@ std::string StatusText(const nlohmann::json& status);
 std::string JobsRootFlagDefault();
 // The path of this edl binary (/proc/self/exe); "" if it cannot be read.
 std::string SelfBinary();
+// What to say when SelfBinary() is "".
+inline constexpr const char* kNoSelfBinary =
+    "cannot find the edl binary: /proc/self/exe is not readable (is /proc mounted?)";
 
 // Prints "edl: <message>" on stderr and returns the exit code for a failed
 // command (1).

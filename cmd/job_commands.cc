@@ -265,7 +265,7 @@ Runner AddMasterCommand(CLI::App& parent) {
     if (const char* pod = std::getenv("POD_NAME")) s->o.kube.pod_name = pod;
     s->o.allreduce = s->strategy == "AllreduceStrategy";
     s->o.binary = SelfBinary();
-    if (s->o.binary.empty()) return Fail("cannot find the edl binary (/proc/self/exe)");
+    if (s->o.binary.empty()) return Fail(kNoSelfBinary);
     Status st = roles::job::RunMasterProcess(s->o);
     EDL_LOG(INFO) << PeakRssLine("master");
     if (!st.ok()) return Fail("job " + s->o.job.job_name + " failed: " + st.message());

@@ -50,7 +50,7 @@ bool CheckStrategy(const std::string& s, bool training) {
 // replaced.
 int HostLocalJob(roles::job::MasterProcessOptions m) {
   m.binary = SelfBinary();
-  if (m.binary.empty()) return Fail("cannot find the edl binary (/proc/self/exe)");
+  if (m.binary.empty()) return Fail(kNoSelfBinary);
   return roles::job::RunJobHost(m);
 }
 

@@ -145,21 +145,30 @@ Result<ExecCredential> RunExecPlugin(const ExecPlugin& plugin, std::chrono::mill
   for (std::string& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);
 
-  int out[2], err[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) return PluginError(plugin, "pipe failed");
+  // Stdin: an empty pipe (end of file at once), not /dev/null, which a
+  // minimal container may lack.
+  int in[2], out[2], err[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) return PluginError(plugin, "pipe failed");
+  ::close(in[1]);
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    ::close(in[0]);
+    return PluginError(plugin, "pipe failed");
+  }
   if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(in[0]);
     ::close(out[0]);
     ::close(out[1]);
     return PluginError(plugin, "pipe failed");
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, in[0], 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
   pid_t pid = -1;
   int rc = posix_spawnp(&pid, plugin.command.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
+  ::close(in[0]);
   ::close(out[1]);
   ::close(err[1]);
   if (rc != 0) {

@@ -1,6 +1,7 @@
 #include "roles/job_dir.h"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,19 +30,19 @@ bool ValidJobName(const std::string& job) {
 }  // namespace
 
 Result<std::string> RandomHex(size_t bytes) {
-  int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IoError(std::string("/dev/urandom: ") + std::strerror(errno));
+  // getrandom(2), not /dev/urandom: a minimal root or container may have no
+  // /dev.
   std::string raw(bytes, '\0');
   size_t got = 0;
   while (got < bytes) {
-    ssize_t n = ::read(fd, raw.data() + got, bytes - got);
+    ssize_t n = ::getrandom(raw.data() + got, bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      ::close(fd);
-      return IoError("/dev/urandom: short read");
+      return IoError(std::string("cannot read random bytes for the job's secret (getrandom): ") +
+                     (n < 0 ? std::strerror(errno) : "no bytes"));
     }
     got += static_cast<size_t>(n);
   }
-  ::close(fd);
   static const char kHex[] = "0123456789abcdef";
   std::string hex;
   for (unsigned char c : raw) {

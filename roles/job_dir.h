@@ -28,7 +28,8 @@ Result<JobDirectory> CreateJobDirectory(const std::string& root, const std::stri
 Result<JobDirectory> FindJobDirectory(const std::string& root, const std::string& job);
 
 Result<std::string> ReadSecret(const JobDirectory& dir);
-// `bytes` random bytes from /dev/urandom as lower-case hex (job secrets).
+// `bytes` random bytes from the kernel (getrandom(2), which needs no /dev)
+// as lower-case hex (job secrets).
 Result<std::string> RandomHex(size_t bytes);
 // A secret file anywhere (trailing whitespace dropped); InvalidArgument
 // naming the file when it is empty.

@@ -3,7 +3,7 @@
 //
 // Every process runs `binary` (the lead passes the edl executable itself,
 // /proc/self/exe) with ProcessSpec::args, the inherited environment plus
-// ProcessSpec::env, stdin from /dev/null and no other inherited fds (see
+// ProcessSpec::env, stdin at end of file (an empty pipe) and no other inherited fds (see
 // roles/cluster/spawn.h). Its stdout and stderr go through one pipe and are
 // forwarded line by line, prefixed "[<name>] ", to a sink; the default sink
 // writes each line to stderr with a single write(2), so lines of different

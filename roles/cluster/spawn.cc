@@ -40,7 +40,7 @@ void CloseRange(unsigned lo, unsigned hi) {
 
 // Runs in the forked child: only async-signal-safe calls from here on.
 [[noreturn]] void ExecInChild(const char* path, char* const* argv, char* const* envp, pid_t parent,
-                              int devnull, int out_w, int err_w) {
+                              int stdin_r, int out_w, int err_w) {
   setpgid(0, 0);
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) FailInChild(err_w);
   // The parent may have died between fork and prctl: then nobody would ever
@@ -52,7 +52,7 @@ void CloseRange(unsigned lo, unsigned hi) {
   struct sigaction dfl = {};
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &dfl, nullptr);
-  if (dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(out_w, 2) < 0) {
+  if (dup2(stdin_r, 0) < 0 || dup2(out_w, 1) < 0 || dup2(out_w, 2) < 0) {
     FailInChild(err_w);
   }
   // err_w is close-on-exec, so it disappears on a successful exec.
@@ -92,20 +92,22 @@ Result<SpawnedChild> SpawnChild(const std::string& binary, const std::vector<std
 
   int out[2] = {-1, -1};
   int err[2] = {-1, -1};
-  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devnull < 0) return IoError("cannot open /dev/null: " + ErrnoMessage(errno));
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+  // Stdin is a pipe whose write end is closed at once: a read sees end of
+  // file, as from /dev/null, which a minimal root or container may lack.
+  int in[2] = {-1, -1};
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
     Status s = IoError("cannot create a pipe: " + ErrnoMessage(errno));
-    for (int* fd : {&out[0], &out[1], &err[0], &err[1], &devnull}) CloseIfOpen(*fd);
+    for (int* fd : {&out[0], &out[1], &err[0], &err[1], &in[0], &in[1]}) CloseIfOpen(*fd);
     return s;
   }
+  CloseIfOpen(in[1]);
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
-    ExecInChild(binary.c_str(), argv.data(), envp.data(), parent, devnull, out[1], err[1]);
+    ExecInChild(binary.c_str(), argv.data(), envp.data(), parent, in[0], out[1], err[1]);
   }
   int fork_errno = errno;
-  CloseIfOpen(devnull);
+  CloseIfOpen(in[0]);
   CloseIfOpen(out[1]);
   CloseIfOpen(err[1]);
   if (pid < 0) {

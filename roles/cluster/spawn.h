@@ -4,7 +4,8 @@
 // The child:
 //   * gets argv = {binary, args...} and the parent's environment with `env`
 //     added (an entry of `env` replaces an inherited variable of that name);
-//   * reads stdin from /dev/null and writes stdout and stderr into one pipe,
+//   * reads stdin from an empty pipe (end of file at once; no /dev/null needed) and writes stdout
+//   and stderr into one pipe,
 //     whose non-blocking read end is returned;
 //   * inherits no other file descriptor (all fds >= 3 are closed);
 //   * starts with every signal unblocked and at its default disposition;
