@@ -7,7 +7,7 @@
 # end. Only the order changes; ctest passes over a name that this build
 # lacks.
 set(edl_test_costs
-  Allreduce.CnnSurvivesAKill9AndAJoinerLosingNothingAndRedoingAtMostOneStepPerChange 400
+  Allreduce.CnnSurvivesAKill9AndAJoinerLosingNothingAndRedoingAtMostOneStepPerChange 250
   EdlOnKube.TrainsWithAllreduceThroughAWorkerPodDeletion 146
   EdlOnKube.AMasterPodDeletedMidJobIsReplacedAndContinuesFromItsConfigMap 54
   EdlOnKube.TrainsTheCnnThroughAPodDeletionAPreemptionAndAKilledPs 46
