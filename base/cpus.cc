@@ -66,13 +66,34 @@ int CpusAllowed(int affinity_cpus, std::optional<double> quota) {
   return std::max(n, 1);
 }
 
-int UsableCpus() {
-  std::optional<double> quota = CpuQuotaFromCpuMax(ReadSmallFile("/sys/fs/cgroup/cpu.max"));
-  if (!quota) {
-    quota = CpuQuotaFromCfs(ReadSmallFile("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"),
-                            ReadSmallFile("/sys/fs/cgroup/cpu/cpu.cfs_period_us"));
+std::optional<double> CgroupCpuQuota() {
+  // This process's own cgroup (from /proc/self/cgroup: "0::/path" for v2,
+  // "N:cpu,cpuacct:/path" for v1), then the mount's root (a container's
+  // cgroup namespace shows its own cgroup there).
+  std::string v2 = "/", v1 = "/";
+  std::istringstream lines(ReadSmallFile("/proc/self/cgroup"));
+  for (std::string line; std::getline(lines, line);) {
+    const size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",";
+    const std::string path = line.substr(b + 1);
+    if (controllers == ",,") v2 = path;
+    if (controllers.find(",cpu,") != std::string::npos) v1 = path;
   }
-  return CpusAllowed(AffinityCpus(), quota);
+  for (const std::string& dir : {v2, std::string("/")}) {
+    if (auto q = CpuQuotaFromCpuMax(ReadSmallFile("/sys/fs/cgroup" + dir + "/cpu.max"))) return q;
+  }
+  for (const std::string& dir : {v1, std::string("/")}) {
+    for (const char* mount : {"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"}) {
+      if (auto q = CpuQuotaFromCfs(ReadSmallFile(mount + dir + "/cpu.cfs_quota_us"),
+                                   ReadSmallFile(mount + dir + "/cpu.cfs_period_us"))) {
+        return q;
+      }
+    }
+  }
+  return std::nullopt;
 }
+
+int UsableCpus() { return CpusAllowed(AffinityCpus(), CgroupCpuQuota()); }
 
 }  // namespace edl

@@ -10,6 +10,9 @@
 namespace edl {
 
 int UsableCpus();
+// This process's cgroup CPU quota in CPUs (v2 cpu.max, else v1 cpu.cfs_quota_us /
+// cpu.cfs_period_us); nullopt when there is none.
+std::optional<double> CgroupCpuQuota();
 
 // The pieces, for tests: the quota in CPUs (nullopt: no limit) from the
 // text of a cgroup v2 cpu.max file ("max 100000", "150000 100000"), or

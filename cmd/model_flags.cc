@@ -37,6 +37,13 @@ void AddModelFlags(CLI::App& app, roles::ModelOptions& o) {
                  "CPU threads for the tensor engine (0 = all cores)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  app.add_option("--adapt_threads", o.adapt_threads,
+                 "Training on the CPU: when this process waits for its cores (other busy "
+                 "processes, a cgroup CPU quota), try half the threads for a few steps and "
+                 "keep the faster team size (growing back when the cores free up). An idle "
+                 "machine never changes it; false keeps --num_threads throughout (runs with "
+                 "one seed are then reproducible on a busy machine too)")
+      ->capture_default_str();
   app.add_option("--device", o.device,
                  "Where parameters and activations live: cpu, cuda (the GPU through "
                  "libedl_cuda.so; fails saying why when there is none) or auto (cuda "

@@ -19,6 +19,9 @@ struct ModelOptions {
   std::string checkpoint_dir_for_init;  // start from this checkpoint
   uint64_t seed = 0;
   int num_threads = 0;  // 0 = all cores
+  // Training on the CPU: a smaller team while fewer threads run faster
+  // because the cores are shared (roles/thread_tuner.h).
+  bool adapt_threads = true;
   // Where parameters and activations live: "cpu", "cuda" (fails when no GPU
   // can be used) or "auto" (cuda when usable, else cpu); roles/device_choice.h.
   // The parameter server and the master always compute on the CPU.

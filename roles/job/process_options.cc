@@ -80,6 +80,7 @@ std::vector<std::string> ModelArgs(const ModelOptions& o) {
   Add(&args, "checkpoint_dir_for_init", o.checkpoint_dir_for_init);
   Add(&args, "seed", Str(o.seed));
   Add(&args, "num_threads", Str(o.num_threads));
+  if (!o.adapt_threads) Add(&args, "adapt_threads", "false");
   Add(&args, "device", o.device);
   Add(&args, "data_index_dir", o.data_index_dir);
   if (o.skip_corrupt_records) Add(&args, "skip_corrupt_records", "true");

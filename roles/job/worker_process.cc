@@ -79,6 +79,7 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
     ao.checkpoint_steps = o.checkpoint_steps;
     ao.keep_checkpoint_max = o.keep_checkpoint_max;
     ao.output = o.output;
+    ao.adapt_threads = o.model.adapt_threads;
     ao.master_outage_tolerance =
         std::chrono::milliseconds(static_cast<int64_t>(o.master_outage_tolerance_s * 1000));
     worker::AllreduceWorker w(ao, cm, data, master, SystemClock());
@@ -106,6 +107,7 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   wo.minibatch_size = o.minibatch_size;
   wo.get_model_steps = o.get_model_steps;
   wo.shuffle = o.shuffle;
+  wo.adapt_threads = o.model.adapt_threads;
   wo.master_outage_tolerance =
       std::chrono::milliseconds(static_cast<int64_t>(o.master_outage_tolerance_s * 1000));
   worker::Worker w(wo, cm, data, master, ps, SystemClock());

@@ -14,6 +14,7 @@
 #include "roles/event_file.h"
 #include "roles/local/model_export.h"
 #include "roles/progress.h"
+#include "roles/thread_tuner.h"
 #include "tensor/host_readback.h"
 #include "tensor/ops.h"
 
@@ -153,6 +154,8 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o, std::FILE* progr
   ProgressReporter progress(progress_out, terminal && o.progress_bar, clock, o.log_interval_s);
   TrainingSummary summary;
   const double start = clock.NowSeconds();
+  // Fewer CPU threads while the cores are shared, if that is faster.
+  AdaptiveThreads threads(o.model.adapt_threads && cm.device == tensor::Device::kCPU, clock);
   int64_t global_step = 0;  // steps taken by this run
   int64_t evaluated_version = -1;
   int64_t checkpointed_version = -1;
@@ -291,6 +294,7 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o, std::FILE* progr
       EDL_RETURN_IF_ERROR(finish_queued());
       queued = std::move(step);
       if (sync_every_step) EDL_RETURN_IF_ERROR(finish_queued());
+      threads.Step();
 
       const int64_t version = cm.optimizer->iterations();
       const bool evaluate_now = o.evaluation_steps > 0 && version % o.evaluation_steps == 0;
@@ -321,6 +325,9 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o, std::FILE* progr
                   static_cast<double>(summary.samples - warmup_samples) / after,
                   static_cast<long long>(warmup_steps), warmup_end - start);
     EDL_LOG(INFO) << line;
+  }
+  if (const std::string t = threads.Summary(); !t.empty()) {
+    EDL_LOG(INFO) << "CPU cores were shared: " << t;
   }
   // The summary's validation figures are those of the final model.
   EDL_RETURN_IF_ERROR(evaluate());

@@ -35,7 +35,12 @@ std::string Ms(double seconds) { return std::to_string(std::lround(seconds * 100
 AllreduceWorker::AllreduceWorker(AllreduceWorkerOptions options, CompiledModel& model,
                                  WorkerData data, protocol::MasterService& master,
                                  const Clock& clock)
-    : options_(std::move(options)), cm_(model), data_(data), master_(master), clock_(clock) {}
+    : options_(std::move(options)),
+      cm_(model),
+      data_(data),
+      master_(master),
+      clock_(clock),
+      threads_(options_.adapt_threads && model.device == tensor::Device::kCPU, clock) {}
 
 AllreduceWorker::~AllreduceWorker() {
   {
@@ -177,7 +182,11 @@ Status AllreduceWorker::Loop() {
       continue;
     }
     if (all_done) return Finish();
-    if (all_idle) Pause(options_.wait_interval);
+    if (all_idle) {
+      Pause(options_.wait_interval);
+    } else {
+      threads_.Step();
+    }
   }
 }
 

@@ -70,6 +70,8 @@ struct AllreduceWorkerOptions {
   int64_t checkpoint_steps = 0;
   int keep_checkpoint_max = 0;
   std::string output;  // the final model's export ("" = none)
+  // A smaller CPU team while shared cores make it faster (--adapt_threads).
+  bool adapt_threads = true;
 };
 
 class AllreduceWorker {
@@ -125,6 +127,7 @@ class AllreduceWorker {
   WorkerData data_;
   protocol::MasterService& master_;
   const Clock& clock_;
+  AdaptiveThreads threads_;
   int64_t worker_id_ = -1;
   int64_t get_requests_ = 0;  // GetTask request numbers (a retry repeats one)
   std::unique_ptr<net::RingListener> listener_;

@@ -30,7 +30,8 @@ Worker::Worker(WorkerOptions options, CompiledModel& model, WorkerData data,
       data_(data),
       master_(master),
       ps_(ps),
-      clock_(clock) {}
+      clock_(clock),
+      threads_(options_.adapt_threads && model.device == tensor::Device::kCPU, clock) {}
 
 Worker::~Worker() {
   {
@@ -261,6 +262,7 @@ Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
       ps_.StartPush(params, worker_id_, next_pulls);
       for (auto* p : params) p->ZeroGrad();
       ++steps_;
+      threads_.Step();
     }
     report->loss_sum +=
         static_cast<double>(loss.value().item()) * static_cast<double>(batch->size());

@@ -30,6 +30,7 @@
 #include "roles/local/compiled_model.h"
 #include "roles/protocol/services.h"
 #include "roles/ps/ps_client.h"
+#include "roles/thread_tuner.h"
 
 namespace edl::roles::worker {
 
@@ -48,6 +49,8 @@ struct WorkerOptions {
   // after its death, docs/distributed.md) before giving up:
   // --master_outage_tolerance.
   std::chrono::milliseconds master_outage_tolerance{600000};
+  // A smaller CPU team while shared cores make it faster (--adapt_threads).
+  bool adapt_threads = true;
 };
 
 // The data a worker may be asked to read (any may be null if the job has none).
@@ -112,6 +115,7 @@ class Worker {
   protocol::MasterService& master_;
   ps::PsClient& ps_;
   const Clock& clock_;
+  AdaptiveThreads threads_;
   int64_t worker_id_ = -1;
   int64_t get_requests_ = 0;        // GetTask request numbers (a retry repeats one)
   int64_t unanswered_request_ = 0;  // LeaseAhead's, when its reply was lost

@@ -72,9 +72,14 @@ Key& Key::operator<<(float v) {
 }
 
 std::shared_ptr<void> PrimitiveCache::GetOrCreate(
-    const std::string& key, const std::function<std::shared_ptr<void>()>& make) {
+    const std::string& op_key, const std::function<std::shared_ptr<void>()>& make) {
+  // oneDNN fixes a primitive's thread count when it creates it, so a team
+  // size change (roles/thread_tuner.h) needs primitives of its own: the
+  // count is part of the key, and this thread's OpenMP default is the count.
+  SyncThreads();
+  const std::string key = op_key + "|threads=" + std::to_string(Threads());
   // Guards `entries`; entries are never evicted (a training run uses a
-  // bounded set of shapes).
+  // bounded set of shapes and team sizes).
   static std::mutex* mu = new std::mutex;
   static auto* entries = new std::unordered_map<std::string, std::shared_ptr<void>>;
   {

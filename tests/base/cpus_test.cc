@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/cpu_wait.h"
+
 namespace edl {
 namespace {
 
@@ -29,6 +31,28 @@ TEST(Cpus, AllowsTheAffinityMaskCappedByTheQuotaRoundedUpAndAtLeastOne) {
 }
 
 TEST(Cpus, ThisProcessMayUseAtLeastOneCpu) { EXPECT_GE(UsableCpus(), 1); }
+
+}  // namespace
+}  // namespace edl
+
+namespace edl {
+namespace {
+
+TEST(CpuWait, ReadsTheRunQueueDelayOfASchedstatLine) {
+  EXPECT_DOUBLE_EQ(RunQueueWaitFromSchedstat("123456789 2500000000 17\n"), 2.5);
+  EXPECT_EQ(RunQueueWaitFromSchedstat(""), 0);
+  EXPECT_EQ(RunQueueWaitFromSchedstat("garbage"), 0);
+}
+
+TEST(CpuWait, ReadsTheThrottledTimeOfCgroupV1AndV2) {
+  EXPECT_DOUBLE_EQ(ThrottledFromCpuStat("nr_periods 21\nnr_throttled 19\nthrottled_time "
+                                        "525574203\n"),
+                   0.525574203);
+  EXPECT_DOUBLE_EQ(ThrottledFromCpuStat("usage_usec 10\nuser_usec 5\nsystem_usec 5\n"
+                                        "nr_periods 3\nnr_throttled 1\nthrottled_usec 1500000\n"),
+                   1.5);
+  EXPECT_EQ(ThrottledFromCpuStat("usage_usec 10\n"), 0);
+}
 
 }  // namespace
 }  // namespace edl

@@ -34,7 +34,7 @@ void ExpectFlags(const std::string& line, const std::vector<std::string>& flags)
 TEST(FlagPropagation, EveryProcessOfAJobReceivesEveryFlagItUses) {
   TempDir dir;
   const std::vector<std::string> model = {"--num_threads=3", "--seed=7", "--learning_rate=0.002",
-                                          "--device=auto"};
+                                          "--device=auto", "--adapt_threads=false"};
   const std::vector<std::string> ps = {"--use_async=false",
                                        "--grads_to_wait=2",
                                        "--sync_version_tolerance=1",
