@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the edl container image with buildah: FROM scratch, holding the edl
-# binary, exactly the shared libraries it loads (resolved with ldd, the
+# binary (stripped), exactly the shared libraries it loads (resolved with ldd, the
 # dynamic loader included, each at the path the loader looks for it), the CA
 # bundle for TLS to the Kubernetes API server and a writable /tmp. It then runs
 # `edl version` inside the built image to prove it starts, and writes the image
@@ -76,6 +76,7 @@ done
 command -v buildah >/dev/null 2>&1 ||
   die "buildah not found in PATH; install it (Debian: apt-get install buildah, or scripts/install-deps.sh)"
 command -v ldd >/dev/null 2>&1 || die "ldd not found in PATH (Debian package libc-bin)"
+command -v strip >/dev/null 2>&1 || die "strip not found in PATH (Debian package binutils)"
 [[ -e $binary ]] || die "binary '$binary' does not exist; build it (scripts/build.sh) or pass --binary PATH"
 [[ -f $binary && -x $binary ]] || die "binary '$binary' is not an executable file"
 [[ -f $CA_BUNDLE ]] || die "CA bundle $CA_BUNDLE not found (Debian package ca-certificates)"
@@ -188,7 +189,14 @@ stage() {  # stage SOURCE DESTINATION MODE
   install -D -m "$3" "$(realpath "$1")" "$tmp/rootfs$2"
   copied+=("$2 <- $1 ($(stat -L -c %s "$1") bytes)")
 }
-stage "$binary" /usr/local/bin/edl 0755
+# The binary without its symbol table and debug sections (strip, as
+# scripts/release.sh does; a development build carries ~4 MB of them), so the
+# image built from build/edl is as small as the release's. Its dynamic symbols
+# stay: the CUDA plugin resolves edl's through them.
+install -d "$tmp/rootfs/usr/local/bin"
+strip -o "$tmp/rootfs/usr/local/bin/edl" "$(realpath "$binary")"
+chmod 0755 "$tmp/rootfs/usr/local/bin/edl"
+copied+=("/usr/local/bin/edl <- $binary, stripped ($(stat -c %s "$tmp/rootfs/usr/local/bin/edl") bytes)")
 if [[ -n $release ]]; then
   for f in "$release"/lib/*; do stage "$f" "/usr/local/lib/$(basename "$f")" 0755; done
 fi

@@ -117,10 +117,18 @@ for name in "${!expected[@]}"; do
 done
 [[ ${seen[tmp/]} == drwxrwxrwt ]] || fail "/tmp should be drwxrwxrwt, is ${seen[tmp/]}"
 [[ ${seen[usr/local/bin/edl]} == -rwxr-xr-x ]] || fail "/usr/local/bin/edl should be -rwxr-xr-x, is ${seen[usr/local/bin/edl]}"
-cmp -s "$binary" "$tmp/rootfs/usr/local/bin/edl" || fail "/usr/local/bin/edl differs from $binary"
+strip -o "$tmp/stripped" "$binary"
+cmp -s "$tmp/stripped" "$tmp/rootfs/usr/local/bin/edl" || fail "/usr/local/bin/edl is not $binary stripped"
 for f in "${expected_files[@]:1}"; do
   cmp -s "/$f" "$tmp/rootfs/$f" || fail "/$f in the image differs from this machine's"
 done
 ok "the image holds exactly ${#expected_files[@]} files (edl, $((${#expected_files[@]} - 2)) libraries, CA bundle) and /tmp"
+
+# 6. The documented route (build/edl, no --release) stays within the 60 MiB
+# goal for the uncompressed layer.
+layer_bytes=$(sed -n 's/.*layer [0-9.]* MiB (\([0-9]*\) bytes) uncompressed.*/\1/p' <<<"$log")
+[[ -n $layer_bytes ]] || fail "no layer size in the script's output: $log"
+((layer_bytes <= 60 * 1048576)) || fail "image layer $layer_bytes bytes > 60 MiB"
+ok "layer $((layer_bytes / 1048576)) MiB ($layer_bytes bytes) uncompressed, within 60 MiB"
 
 echo "PASS"
