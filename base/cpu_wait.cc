@@ -2,18 +2,16 @@
 
 #include <dirent.h>
 
-#include <fstream>
 #include <sstream>
+
+#include "base/file.h"
 
 namespace edl {
 namespace {
 
 std::string ReadSmallFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return "";
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  Result<std::string> text = ReadFile(path);
+  return text.ok() ? *text : std::string();
 }
 
 }  // namespace
