@@ -37,6 +37,8 @@ void AppendNumber(std::string* out, float v) {
 // column count must be the input's element count; an int64 input (token
 // ids) is read as identity id columns in [0, the embedding's input_dim)
 // instead, one [N, k] input. Returns `flat` unchanged for a float32 input.
+// (An int64 input's CSV is then opened a second time with this spec: its
+// header and record index are read twice.)
 Result<data::InputSpec> FlatCsvSpec(const std::string& path, const data::Source& numeric,
                                     const CompiledModel& cm, data::InputSpec flat) {
   const nn::keras::ModelInput& want = cm.model->inputs()[0];
