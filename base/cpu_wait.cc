@@ -1,7 +1,9 @@
 #include "base/cpu_wait.h"
 
 #include <dirent.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "base/file.h"
@@ -32,6 +34,43 @@ double ThrottledFromCpuStat(const std::string& cpu_stat) {
     if (key == "throttled_time") return static_cast<double>(value) * 1e-9;
   }
   return 0;
+}
+
+int ProcsRunningFromStat(const std::string& stat) {
+  const std::string key = "\nprocs_running ";
+  const size_t at = stat.find(key);
+  if (at == std::string::npos) return -1;
+  std::istringstream in(stat.substr(at + key.size()));
+  int running = -1;
+  if (!(in >> running) || running < 0) return -1;
+  return running;
+}
+
+bool ThreadRunningFromStat(const std::string& stat) {
+  const size_t name_end = stat.rfind(')');
+  return name_end != std::string::npos && name_end + 2 < stat.size() && stat[name_end + 1] == ' ' &&
+         stat[name_end + 2] == 'R';
+}
+
+int OthersRunnable(int samples) {
+  int least = -1;
+  for (int i = 0; i < samples; ++i) {
+    if (i > 0) ::usleep(1000);
+    const int running = ProcsRunningFromStat(ReadSmallFile("/proc/stat"));
+    if (running < 0) return -1;
+    int ours = 0;
+    if (DIR* dir = ::opendir("/proc/self/task")) {
+      while (const dirent* e = ::readdir(dir)) {
+        if (e->d_name[0] == '.') continue;
+        ours += ThreadRunningFromStat(
+            ReadSmallFile(std::string("/proc/self/task/") + e->d_name + "/stat"));
+      }
+      ::closedir(dir);
+    }
+    const int others = std::max(0, running - std::max(ours, 1));
+    least = least < 0 ? others : std::min(least, others);
+  }
+  return least;
 }
 
 double CpuWaitSeconds() {

@@ -38,7 +38,8 @@ void AddModelFlags(CLI::App& app, roles::ModelOptions& o) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--adapt_threads", o.adapt_threads,
-                 "Training on the CPU: when this process waits for its cores (other busy "
+                 "Training on the CPU: start with the CPUs that other running processes "
+                 "leave free; when this process waits for its cores (other busy "
                  "processes, a cgroup CPU quota), try half the threads for a few steps and "
                  "keep the faster team size (growing back when the cores free up). An idle "
                  "machine never changes it; false keeps --num_threads throughout (runs with "

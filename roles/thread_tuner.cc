@@ -1,5 +1,7 @@
 #include "roles/thread_tuner.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "base/check.h"
@@ -17,12 +19,14 @@ double Median(std::vector<double> v) {
 
 }  // namespace
 
-ThreadTuner::ThreadTuner(int max_threads, std::function<double()> cpu_wait_seconds)
+ThreadTuner::ThreadTuner(int max_threads, int initial_threads,
+                         std::function<double()> cpu_wait_seconds)
     : max_threads_(max_threads),
       cpu_wait_seconds_(std::move(cpu_wait_seconds)),
-      threads_(max_threads),
-      kept_(max_threads) {
+      threads_(initial_threads),
+      kept_(initial_threads) {
   EDL_CHECK(max_threads >= 1) << max_threads;
+  EDL_CHECK(initial_threads >= 1 && initial_threads <= max_threads) << initial_threads;
   StartWindow();
 }
 
@@ -89,9 +93,25 @@ void ThreadTuner::CloseWindow() {
   }
 }
 
+int InitialTeamSize(int max_threads, int online_cpus, int others_running) {
+  if (others_running < 0) return max_threads;
+  return std::clamp(online_cpus - others_running, 1, max_threads);
+}
+
 AdaptiveThreads::AdaptiveThreads(bool enabled, const Clock& clock) : clock_(clock) {
   first_ = tensor::NumThreads();
-  if (enabled && first_ > 1) tuner_ = std::make_unique<ThreadTuner>(first_, CpuWaitSeconds);
+  if (enabled && first_ > 1) {
+    const int others = OthersRunnable();
+    const int online = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+    const int initial = InitialTeamSize(first_, online, others);
+    if (initial < first_) {
+      EDL_LOG(INFO) << others << " threads of other processes are running on the " << online
+                    << " CPUs: starting with " << initial << " of " << first_
+                    << " compute threads (--adapt_threads adjusts it as the load changes)";
+      tensor::SetNumThreads(initial);
+    }
+    tuner_ = std::make_unique<ThreadTuner>(first_, initial, CpuWaitSeconds);
+  }
   last_ = clock_.NowSeconds();
 }
 
@@ -110,7 +130,7 @@ void AdaptiveThreads::Step() {
 }
 
 std::string AdaptiveThreads::Summary() const {
-  if (!tuner_ || tuner_->switches() == 0) return "";
+  if (!tuner_ || (tuner_->switches() == 0 && tuner_->threads() == first_)) return "";
   return "team size " + std::to_string(first_) + " -> " + std::to_string(tuner_->threads()) + " (" +
          std::to_string(tuner_->switches()) + " changes)";
 }

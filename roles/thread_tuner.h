@@ -15,6 +15,10 @@
 // team grows back when the neighbours go. On an idle machine nothing ever
 // waits, no probe runs and the team stays at the maximum: runs with one
 // seed stay reproducible. Not thread-safe: one loop owns it.
+//
+// A short run cannot wait for windows to find the team: AdaptiveThreads
+// starts it at the CPUs that other processes leave free when it begins
+// (InitialTeamSize), and the windows correct that guess either way.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +43,10 @@ class ThreadTuner {
 
   // max_threads >= 1; cpu_wait_seconds: cumulative seconds this process
   // waited for a CPU (base/cpu_wait.h CpuWaitSeconds; a fake in tests).
-  ThreadTuner(int max_threads, std::function<double()> cpu_wait_seconds);
+  // initial_threads in [1, max_threads]: the team for the first window.
+  ThreadTuner(int max_threads, std::function<double()> cpu_wait_seconds)
+      : ThreadTuner(max_threads, max_threads, std::move(cpu_wait_seconds)) {}
+  ThreadTuner(int max_threads, int initial_threads, std::function<double()> cpu_wait_seconds);
 
   // Records a step that took `seconds` of wall time; returns the team size
   // for the next step.
@@ -69,15 +76,22 @@ class ThreadTuner {
   int64_t switches_ = 0;
 };
 
+// The team to start with: the CPUs that `others_running` threads of other
+// processes leave of `online_cpus`, within [1, max_threads]; max_threads
+// when the count is unknown (others_running < 0).
+int InitialTeamSize(int max_threads, int online_cpus, int others_running);
+
 // Drives a ThreadTuner over a training loop on the CPU: Step() after each
 // step times it with `clock` and gives the CPU backend the tuner's team
-// size (tensor::SetNumThreads), starting from the backend's current count.
+// size (tensor::SetNumThreads), up to the backend's current count, starting
+// at InitialTeamSize for the machine's load (logged when that is smaller).
 // Does nothing when disabled (--adapt_threads=false, or a GPU model).
 class AdaptiveThreads {
  public:
   AdaptiveThreads(bool enabled, const Clock& clock);
   void Step();
-  // "team size 2 -> 1 (3 changes)" once the tuner has changed it, else "".
+  // "team size 2 -> 1 (3 changes)" once the team differs from the backend's
+  // count (at the start or later), else "".
   std::string Summary() const;
 
  private:

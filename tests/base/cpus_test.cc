@@ -1,6 +1,11 @@
 #include "base/cpus.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
 
 #include "base/cpu_wait.h"
 
@@ -52,6 +57,40 @@ TEST(CpuWait, ReadsTheThrottledTimeOfCgroupV1AndV2) {
                                         "nr_periods 3\nnr_throttled 1\nthrottled_usec 1500000\n"),
                    1.5);
   EXPECT_EQ(ThrottledFromCpuStat("usage_usec 10\n"), 0);
+}
+
+TEST(CpuWait, ReadsProcsRunningFromProcStat) {
+  EXPECT_EQ(ProcsRunningFromStat("cpu  1 2 3\nctxt 99\nprocs_running 3\nprocs_blocked 0\n"), 3);
+  EXPECT_EQ(ProcsRunningFromStat("cpu  1 2 3\nprocs_blocked 0\n"), -1);
+  EXPECT_EQ(ProcsRunningFromStat("cpu 1\nprocs_running x\n"), -1);
+  EXPECT_EQ(ProcsRunningFromStat(""), -1);
+}
+
+TEST(CpuWait, ReadsWhetherAThreadRunsEvenWhenItsNameHoldsParentheses) {
+  EXPECT_TRUE(ThreadRunningFromStat("4242 (edl) R 1 4242 4242 0 -1"));
+  EXPECT_FALSE(ThreadRunningFromStat("4242 (edl) S 1 4242 4242 0 -1"));
+  EXPECT_FALSE(ThreadRunningFromStat("4243 (a) R (b) S 1 2 3"));
+  EXPECT_TRUE(ThreadRunningFromStat("4243 (a) S (b) R 1 2 3"));
+  EXPECT_FALSE(ThreadRunningFromStat(""));
+  EXPECT_FALSE(ThreadRunningFromStat("4242 (edl)"));
+}
+
+// Two child processes that spin are running at every reading.
+TEST(CpuWait, CountsBusyProcessesBesideThisOne) {
+  pid_t children[2];
+  for (pid_t& child : children) {
+    child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      std::atomic<unsigned long> spins{0};
+      for (;;) spins.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  EXPECT_GE(OthersRunnable(), 2);
+  for (pid_t child : children) {
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+  }
 }
 
 }  // namespace

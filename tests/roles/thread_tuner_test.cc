@@ -94,6 +94,35 @@ TEST(ThreadTuner, HalvesAndDoublesALargerTeam) {
   EXPECT_EQ(tuner.threads(), 4);
 }
 
+TEST(ThreadTuner, StartsFromTheGivenTeamAndGrowsToTheMaximumOnAnIdleMachine) {
+  Machine m;
+  m.step_ms = {{1, 2.0}, {2, 1.0}};
+  ThreadTuner tuner(2, 1, m.WaitClock());
+  EXPECT_EQ(tuner.threads(), 1);
+  m.Run(tuner, 2000);
+  EXPECT_EQ(tuner.threads(), 2);
+  EXPECT_EQ(tuner.switches(), 1);
+}
+
+TEST(ThreadTuner, KeepsAStartingTeamThatTheLoadStillJustifies) {
+  Machine m;
+  m.step_ms = {{1, 2.0}, {2, 6.0}};
+  m.shared = true;
+  ThreadTuner tuner(2, 1, m.WaitClock());
+  const auto used = m.Run(tuner, 5000);
+  EXPECT_EQ(tuner.threads(), 1);
+  EXPECT_EQ(used.count(2), 0u);  // a contended machine never probes upwards
+}
+
+TEST(InitialTeamSize, LeavesTheCpusThatOtherProcessesUse) {
+  EXPECT_EQ(InitialTeamSize(2, 2, 0), 2);
+  EXPECT_EQ(InitialTeamSize(2, 2, 1), 1);
+  EXPECT_EQ(InitialTeamSize(2, 2, 5), 1);    // never below one
+  EXPECT_EQ(InitialTeamSize(8, 64, 30), 8);  // a big node: the quota is the limit
+  EXPECT_EQ(InitialTeamSize(8, 8, 3), 5);
+  EXPECT_EQ(InitialTeamSize(4, 4, -1), 4);  // unknown: the maximum
+}
+
 TEST(ThreadTuner, LeavesASingleThreadAlone) {
   Machine m;
   m.step_ms = {{1, 1.0}};
