@@ -1,9 +1,7 @@
-// IdxArray: one IDX file (the MNIST format, raw or gzip) loaded in memory.
-//
-// Format (big-endian): two zero bytes, a type byte (only 0x08, unsigned
-// byte, is supported), a rank byte, then `rank` uint32 dimensions, then the
-// elements row-major. dims[0] counts records. Immutable once read, so
-// thread-safe to share.
+// IdxArray: one IDX file (the MNIST format, raw or gzip; data/idx_header.h)
+// loaded in memory, for sources that load their data (local training, and
+// --data_in_memory); distributed jobs stream IDX files instead
+// (data/streamed_idx_source.h). Immutable once read, so thread-safe to share.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "data/idx_header.h"
 
 namespace edl::data {
 
@@ -28,8 +27,7 @@ struct IdxArray {
 
 // Reads and validates an IDX file. Every problem is an error naming the
 // file and what is wrong: NotFound, IoError (unreadable, corrupt gzip) or
-// InvalidArgument (bad magic, unsupported type, payload size disagreeing
-// with the header).
+// InvalidArgument (as ParseIdxHeader and CheckIdxDataSize say).
 Result<IdxArray> ReadIdxFile(const std::string& path);
 
 // Encodes an IDX file (for tests and tools). REQUIRES: payload size matches.

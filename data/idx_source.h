@@ -1,7 +1,8 @@
 // IdxSource: an IDX images file (MNIST format, raw or gzip) and its labels
-// file as a Source of one float32 input image * scale + offset, shaped per
-// record as the spec says (default: the file's record dims), and int64
-// labels. The whole file is held in memory as bytes and converted on read.
+// file loaded whole (data/idx_images.h says what the records are). The files
+// are held in memory as bytes and converted on read: for local training,
+// which gathers records from all over the data set, and --data_in_memory.
+// Distributed jobs stream IDX files instead (data/streamed_idx_source.h).
 // Immutable after Open, so thread-safe.
 #pragma once
 
@@ -16,11 +17,10 @@ namespace edl::data {
 
 class IdxSource : public Source {
  public:
-  // Opens the images file and the labels file (spec.labels_path, or the
-  // images name with "images-idx3" replaced by "labels-idx1", with or without
-  // ".gz"). Errors name the file: unreadable/corrupt files, counts that
-  // disagree, a shape that does not fit the records, a missing labels file
-  // under LabelPolicy::kRequired.
+  // Opens the images file and the labels file (FindIdxLabels). Errors name
+  // the file: unreadable/corrupt files, counts that disagree, a shape that
+  // does not fit the records, a missing labels file under
+  // LabelPolicy::kRequired.
   static Result<std::unique_ptr<IdxSource>> Open(const std::string& path, const IdxSpec& spec,
                                                  LabelPolicy labels);
 
@@ -29,9 +29,6 @@ class IdxSource : public Source {
   bool has_labels() const override { return has_labels_; }
   const std::vector<InputInfo>& inputs() const override { return inputs_; }
   Result<Examples> Gather(const std::vector<int64_t>& indices) const override;
-
-  // The labels files tried for an images file, in order.
-  static std::vector<std::string> LabelsPathCandidates(const std::string& path);
 
  private:
   IdxSource() = default;

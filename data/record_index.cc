@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <filesystem>
 
@@ -13,6 +12,8 @@
 #include "data/buffered_input.h"
 #include "data/categorical.h"
 #include "data/data_paths.h"
+#include "data/idx_index.h"
+#include "data/index_planner.h"
 #include "data/tfrecord.h"
 
 namespace edl::data {
@@ -58,65 +59,6 @@ Status TruncatedTf(const BufferedInput& in, uint64_t record, uint64_t at, uint64
                          " bytes, but the data ends at byte " +
                          std::to_string(in.offset() + in.available()));
 }
-
-// Where an index keeps record offsets and, for gzip, asks for access
-// points. Once the records starting in the first `access_spacing` bytes
-// are counted (n), points go just before the records numbered a multiple
-// of `stride`, the power of two >= n (rounded to a multiple of `every`):
-// points about access_spacing to twice that apart, and a task of a
-// power-of-two size at least `stride` starts right after one instead of up
-// to a spacing earlier. Records larger than a spacing / `every` make
-// `every` smaller (a power of two >= n), so that offsets stay as dense as
-// the points. A point is left out when it would come less than half a
-// spacing after the last (records of very uneven sizes).
-class IndexPlanner {
- public:
-  IndexPlanner(RecordIndex* index, ByteStream& stream, const IndexOptions& options)
-      : index_(index),
-        stream_(stream.gzip() ? &stream : nullptr),
-        spacing_(options.access_spacing) {
-    if (stream_)
-      stream_->RecordAccessPoints(
-          4 * spacing_, [this](GzipAccessPoint p) { index_->access.push_back(std::move(p)); });
-  }
-
-  // Record r starts at uncompressed offset `at`; records come in order.
-  void OnRecord(uint64_t r, uint64_t at) {
-    if (r == 0) first_at_ = at;
-    if (stride_ == 0 && r > 0 && at - first_at_ >= spacing_) {
-      const uint64_t n = std::bit_ceil(r);
-      index_->every = std::min<uint64_t>(index_->every, n);
-      stride_ = (n + index_->every - 1) / index_->every * index_->every;
-    }
-    if (r % index_->every == 0) index_->offsets.push_back(at);
-    if (stream_ && stride_ > 0 && r % stride_ == 0 && at - last_at_ >= spacing_ / 2 &&
-        stream_->AccessPointBefore(at)) {
-      last_at_ = at;
-    }
-  }
-
-  // The points in order, each once (the stream's own and those asked for
-  // come in their own orders).
-  void Finish() {
-    auto& a = index_->access;
-    std::sort(a.begin(), a.end(), [](const GzipAccessPoint& x, const GzipAccessPoint& y) {
-      return x.out_offset < y.out_offset;
-    });
-    a.erase(std::unique(a.begin(), a.end(),
-                        [](const GzipAccessPoint& x, const GzipAccessPoint& y) {
-                          return x.out_offset == y.out_offset;
-                        }),
-            a.end());
-  }
-
- private:
-  RecordIndex* index_;
-  ByteStream* stream_;  // null unless gzip
-  uint64_t spacing_;
-  uint64_t first_at_ = 0;
-  uint64_t stride_ = 0;  // 0 until decided
-  uint64_t last_at_ = 0;
-};
 
 Status IndexTfRecords(ByteStream& stream, RecordIndex* index, IndexPlanner& plan,
                       const std::function<void(uint64_t)>& progress) {
@@ -262,7 +204,12 @@ Status IndexCsvRows(ByteStream& stream, char delimiter, RecordIndex* index, Inde
 }  // namespace
 
 const char* RecordFormatName(RecordFormat f) {
-  return f == RecordFormat::kTfRecord ? "TFRecord" : "CSV";
+  switch (f) {
+    case RecordFormat::kTfRecord: return "TFRecord";
+    case RecordFormat::kIdx: return "IDX";
+    case RecordFormat::kCsvRows: break;
+  }
+  return "CSV";
 }
 
 Result<RecordIndex> BuildRecordIndex(const std::string& path, RecordFormat format,
@@ -280,6 +227,8 @@ Result<RecordIndex> BuildRecordIndex(const std::string& path, RecordFormat forma
   IndexPlanner plan(&index, *stream, options);
   if (format == RecordFormat::kTfRecord) {
     EDL_RETURN_IF_ERROR(IndexTfRecords(*stream, &index, plan, progress));
+  } else if (format == RecordFormat::kIdx) {
+    EDL_RETURN_IF_ERROR(IndexIdxRecords(*stream, &index, plan, progress));
   } else {
     EDL_RETURN_IF_ERROR(IndexCsvRows(*stream, options.delimiter, &index, plan, progress));
   }

@@ -5,8 +5,9 @@
 //
 // Records are the rows of a CSV file (quote-aware as data/csv_reader.h: a
 // newline inside a quoted field does not end a row, a quote opens a field
-// only at its start; empty rows are not records) or the records of a
-// TFRecord file (length-framed, both CRC-32Cs checked when read). The index
+// only at its start; empty rows are not records), the records of a
+// TFRecord file (length-framed, both CRC-32Cs checked when read) or the
+// fixed-size records of an IDX file after its header. The index
 // keeps the uncompressed offset of every `every`-th record and, for gzip
 // files, an access point about every `access_spacing` bytes of output, just
 // before a record (see IndexOptions and data/byte_stream.h; its 32 KiB
@@ -28,7 +29,10 @@
 
 namespace edl::data {
 
-enum class RecordFormat : uint8_t { kCsvRows = 1, kTfRecord = 2 };
+// kIdx: the fixed-size records of an IDX file (data/idx_header.h), indexed
+// only for gzip files, for their access points; read with IdxReader
+// (data/idx_reader.h), not RecordReader.
+enum class RecordFormat : uint8_t { kCsvRows = 1, kTfRecord = 2, kIdx = 3 };
 const char* RecordFormatName(RecordFormat f);
 
 struct IndexOptions {

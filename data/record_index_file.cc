@@ -137,7 +137,7 @@ Result<RecordIndex> ParseRecordIndex(const std::string& bytes, const std::string
   }
   RecordIndex index;
   EDL_ASSIGN_OR_RETURN(uint8_t format, r.U8());
-  if (format != 1 && format != 2) return InvalidArgument(where + ": unknown record format");
+  if (format < 1 || format > 3) return InvalidArgument(where + ": unknown record format");
   index.format = static_cast<RecordFormat>(format);
   EDL_ASSIGN_OR_RETURN(uint8_t gzip, r.U8());
   index.gzip = gzip != 0;

@@ -8,6 +8,7 @@
 #include "data/csv_source.h"
 #include "data/data_paths.h"
 #include "data/idx_source.h"
+#include "data/streamed_idx_source.h"
 #include "data/streamed_source.h"
 
 namespace edl::data {
@@ -89,6 +90,12 @@ Result<std::unique_ptr<Source>> OpenFile(const std::string& path, const InputSpe
   DataFormat format = spec.format;
   if (format == DataFormat::kAuto) {
     EDL_ASSIGN_OR_RETURN(format, DetectFormat(path));
+  }
+  if (format == DataFormat::kIdx && options.stream) {
+    EDL_ASSIGN_OR_RETURN(
+        std::unique_ptr<StreamedIdxSource> s,
+        StreamedIdxSource::Open(path, spec.idx, options.labels, options.index_dir));
+    return std::unique_ptr<Source>(std::move(s));
   }
   if (format == DataFormat::kIdx) {
     EDL_ASSIGN_OR_RETURN(std::unique_ptr<IdxSource> s,

@@ -1,7 +1,8 @@
 // Source: a data file as an array of records that can be read by any range
-// [begin, end) or any list of indices cheaply. Sources load their file into
-// memory once when opened (IDX fully, CSV parsed and normalized), so reads
-// are copies out of memory. All methods are const and thread-safe.
+// [begin, end) or any list of indices. A source either loads its file into
+// memory once when opened (IDX as bytes, CSV parsed and normalized), so
+// reads are copies out of memory, or streams it from disk on demand
+// (OpenOptions::stream). All methods are const and thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -71,9 +72,10 @@ enum class LabelPolicy {
 
 struct OpenOptions {
   LabelPolicy labels = LabelPolicy::kRequired;
-  // CSV and TFRecord files read from disk on demand through their record
-  // indexes (data/streamed_source.h) instead of loaded whole. IDX files are
-  // always loaded.
+  // Files read from disk on demand instead of loaded whole: CSV and
+  // TFRecord through their record indexes (data/streamed_source.h), IDX at
+  // each record's computed offset (data/streamed_idx_source.h; gzip IDX
+  // through the access points of its record index).
   bool stream = false;
   std::string index_dir;  // where indexes go when the data's directory is read-only
   // Streamed and TFRecord files: corrupt records are logged, counted and
