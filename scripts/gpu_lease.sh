@@ -88,6 +88,9 @@ for step in "$@"; do
           --gtest_filter='CudaBackend*:DeviceRuntime*' >"$L/tensor_test_$layout.txt" 2>&1 || failed=1
         echo "EDL_CUDNN_NCHW=$layout: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ test' "$L/tensor_test_$layout.txt" | paste -sd' ')"
         grep -E '^\[  FAILED|Failure|Expected|Which is|  Actual|CHECK' "$L/tensor_test_$layout.txt" | head -20
+        # Every CUDA test skipped (no driver, no plugin) checked nothing.
+        grep -qE '^\[ +(OK|FAILED) +\] Cuda[A-Za-z]*\.' "$L/tensor_test_$layout.txt" ||
+          { echo "FAILED: no CUDA test ran on a GPU (all skipped)"; failed=1; }
       done ;;
     train)
       LOG_DIR=$L/train RUN_LIMIT=120 scripts/gpu_check.sh train || failed=1 ;;

@@ -2,8 +2,9 @@
 # Installs every Debian package edl needs to build, test and benchmark.
 # Nothing is downloaded at build time; the tfjs round-trip test installs its
 # npm packages from tests/tfjs/package-lock.json (scripts/test.sh runs npm ci).
-# Under CI=true a test that misses a tool fails instead of skipping
-# (tests/testing/skip.sh, skip.h), so every tool a test needs is listed here:
+# Under scripts/test.sh (which runs the tests with CI=true, in CI or not) a
+# test that misses a tool fails instead of skipping (tests/testing/skip.sh,
+# skip.h), so every tool a test needs is listed here:
 # buildah (image_build), python3-yaml (k8s_manifests), nodejs and npm (the
 # TF.js round trips), kubectl (fakekube's KubectlTest), gnuplot-nox (the
 # utilization experiment), chromium (the job page, loaded headless),

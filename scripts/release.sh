@@ -3,11 +3,12 @@
 #   out/release/edl-VERSION-linux-x86_64.tar.gz        bin/edl, lib/, README, LICENSE
 #   out/release/edl-VERSION-linux-x86_64-cuda.tar.gz   bin/libedl_cuda.so (where nvcc exists)
 #   out/release/SHA256SUMS
-# bin/edl links statically every library Debian ships as a static archive
-# (libstdc++, libgcc, OpenSSL, protobuf, yaml-cpp, zlib); glibc stays dynamic,
-# and what exists only as a shared library (oneDNN with its OpenCL loader,
-# libgomp, and the libstdc++/libgcc_s that oneDNN itself needs) is copied
-# into lib/, which bin/edl finds through its $ORIGIN/../lib RPATH. The script
+# bin/edl links statically libstdc++, libgcc, OpenSSL, protobuf, yaml-cpp and
+# zlib; glibc stays dynamic. oneDNN exists only as a shared library, and with
+# it go its OpenCL loader, the libstdc++/libgcc_s it needs and libgomp: Debian
+# ships libgomp.a as well, but libdnnl.so.2 links libgomp.so.1, and a static
+# copy in bin/edl would make two OpenMP runtimes in one process. These are
+# copied into lib/, which bin/edl finds through its $ORIGIN/../lib RPATH. The script
 # fails if anything either needs would come from elsewhere than the archive
 # or glibc.
 #

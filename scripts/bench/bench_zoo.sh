@@ -25,6 +25,12 @@
 # * infer samp/s: the 60,000 training images in batches of 256, decode,
 #   forward, loss and accuracy (edl: `edl evaluate`'s records/s on the exported
 #   model, timed after loading; PyTorch: the trained model under no_grad).
+#   `edl evaluate` runs one thread more than its THREADS compute threads: a
+#   reader that decodes the next batches while the current one computes;
+#   PyTorch decodes each batch in its main thread between forwards. So that
+#   this extra thread gets no CPU of its own, each side's every process
+#   (training and inference) runs pinned to the same THREADS CPUs (taskset):
+#   the reader's time comes out of the same CPU budget as PyTorch's decoding.
 # * peak MiB: maximum resident memory (ru_maxrss) over start-up, data loading
 #   and training (edl: the whole `edl train` process, via peak_rss.py; PyTorch:
 #   read right after training, so its in-process inference is left out).
@@ -57,8 +63,14 @@ EDL=./${BUILD_DIR:-build}/edl
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 
+# The CPUs both sides run on: the first THREADS this script may use.
+CPUS=$($PY -c "import os, sys; c = sorted(os.sched_getaffinity(0))[:int(sys.argv[1])]
+print(','.join(map(str, c)) if len(c) == int(sys.argv[1]) else '')" "$THREADS")
+[[ -n $CPUS ]] || { echo "bench_zoo.sh: THREADS=$THREADS but fewer CPUs are usable" >&2; exit 1; }
+pin=(taskset -c "$CPUS")
+
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Cooperlake}
-torch_env=(env "OMP_NUM_THREADS=$THREADS")
+torch_env=("${pin[@]}" env "OMP_NUM_THREADS=$THREADS")
 if [[ "${TORCH_BLAS:-openblas}" == reference ]]; then
   torch_env+=(LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/blas)
 else
@@ -99,7 +111,7 @@ for model in mlp cnn; do
     # edl: `steps` steps (--num_epochs large enough for --max_step to bind),
     # then inference over the 60,000 training images.
     rm -rf "${OUT:?}/$model"
-    peak $EDL train --distribution_strategy=Local --model_def=zoo:fashion_mnist_$model \
+    peak "${pin[@]}" $EDL train --distribution_strategy=Local --model_def=zoo:fashion_mnist_$model \
       --training_data=$D/train-images-idx3-ubyte.gz --minibatch_size=$BATCH \
       --num_epochs=$epochs --max_step=$steps --num_threads=$THREADS --output=$OUT/$model \
       --log_level=WARNING > $OUT/edl_train.txt 2> $OUT/edl_train.err ||
@@ -109,7 +121,7 @@ for model in mlp cnn; do
     read -r edl_steps edl_samples edl_train < <(sed -n \
       's/^final: .*(\([0-9]*\) steps, \([0-9]*\) samples in [0-9.]* s, \([0-9.]*\) samples\/s)$/\1 \2 \3/p' \
       $OUT/edl_train.txt) || die "no final: line from edl train: $(cat $OUT/edl_train.txt)"
-    $EDL evaluate --checkpoint_dir_for_init=$OUT/$model --validation_data=$D/train-images-idx3-ubyte.gz \
+    "${pin[@]}" $EDL evaluate --checkpoint_dir_for_init=$OUT/$model --validation_data=$D/train-images-idx3-ubyte.gz \
       --minibatch_size=256 --num_threads=$THREADS > $OUT/edl_eval.txt 2> $OUT/edl_eval.err ||
       { cat $OUT/edl_eval.err >&2; die "edl evaluate failed ($model, run $run)"; }
     read -r edl_records edl_infer < <(sed -n \
@@ -166,4 +178,5 @@ if [[ $TORCH_DATA == uint8 ]]; then
 else
   echo "      PyTorch as float32 images + int64 labels (TORCH_DATA=$TORCH_DATA; see data MiB)."
 fi
+echo "cpus: both sides pinned to CPUs $CPUS (edl evaluate's reader thread included)"
 echo "(ratio > 1: edl faster for throughput, uses more memory for peak MiB)"

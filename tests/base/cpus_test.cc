@@ -1,11 +1,13 @@
 #include "base/cpus.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <optional>
 
 #include "base/cpu_wait.h"
 
@@ -35,7 +37,46 @@ TEST(Cpus, AllowsTheAffinityMaskCappedByTheQuotaRoundedUpAndAtLeastOne) {
   EXPECT_EQ(CpusAllowed(0, std::nullopt), 1);
 }
 
-TEST(Cpus, ThisProcessMayUseAtLeastOneCpu) { EXPECT_GE(UsableCpus(), 1); }
+// UsableCpus() in a child process whose affinity mask is `cpus` CPUs of
+// this process's mask (the lowest), as the child's exit code; -1 when the
+// mask could not be set.
+int UsableCpusWithAffinity(int cpus) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  if (::sched_getaffinity(0, sizeof mine, &mine) != 0) return -1;
+  const pid_t child = ::fork();
+  if (child < 0) return -1;
+  if (child == 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int cpu = 0, taken = 0; cpu < CPU_SETSIZE && taken < cpus; ++cpu) {
+      if (CPU_ISSET(cpu, &mine)) {
+        CPU_SET(cpu, &set);
+        ++taken;
+      }
+    }
+    if (::sched_setaffinity(0, sizeof set, &set) != 0) ::_exit(255);
+    ::_exit(UsableCpus());
+  }
+  int status = 0;
+  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status) == 255 ? -1 : WEXITSTATUS(status);
+}
+
+TEST(Cpus, CountsTheCpusOfTheAffinityMaskCappedByTheQuota) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
+  const int mask = CPU_COUNT(&mine);
+  const std::optional<double> quota = CgroupCpuQuota();
+  EXPECT_EQ(UsableCpus(), CpusAllowed(mask, quota));
+  // Pinned to one CPU, a process may use one, whatever the machine has.
+  EXPECT_EQ(UsableCpusWithAffinity(1), 1);
+  // Pinned to two, two, unless a quota of at most one CPU caps it.
+  if (mask >= 2) {
+    EXPECT_EQ(UsableCpusWithAffinity(2), quota && *quota <= 1 ? 1 : 2);
+  }
+}
 
 }  // namespace
 }  // namespace edl

@@ -11,10 +11,11 @@
 // GlobalMaxPooling3D, GlobalAveragePooling3D, Resizing, CenterCrop and
 // two nested models (a Sequential that trains, a frozen functional one with
 // batch normalization) learns iris (Debian's sklearn CSV) locally, with a PS and
-// with allreduce.
+// with allreduce, judged on a fifth of the rows held out from training.
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -149,18 +150,42 @@ std::string MixedModel() {
 
 class MixedLayers : public ::testing::TestWithParam<std::string> {};
 
+// Splits iris.csv into `train` (4 rows of every 5) and `held_out` (the
+// fifth: 30 rows, 10 of each class, as the file lists the classes in
+// turn), each starting with the file's header line. Returns the number of
+// held-out rows.
+int SplitIris(const std::string& train, const std::string& held_out) {
+  std::istringstream lines(ReadText(std::string(EDL_SKLEARN_DATA) + "/iris.csv"));
+  std::string header, line, train_text, held_text;
+  std::getline(lines, header);
+  int held = 0;
+  for (int i = 0; std::getline(lines, line); ++i) {
+    if (line.empty()) continue;
+    if (i % 5 == 4) {
+      held_text += line + "\n";
+      ++held;
+    } else {
+      train_text += line + "\n";
+    }
+  }
+  WriteText(train, header + "\n" + train_text);
+  WriteText(held_out, header + "\n" + held_text);
+  return held;
+}
+
 TEST_P(MixedLayers, LearnIris) {
   TempDir dir;
   WriteText(dir.File("mixed.json"), MixedModel());
-  const std::string iris = std::string(EDL_SKLEARN_DATA) + "/iris.csv";
+  // Validated on rows it never trained on.
+  ASSERT_EQ(SplitIris(dir.File("train.csv"), dir.File("held_out.csv")), 30);
   const std::string strategy = GetParam();
-  std::vector<std::string> args = {"train", "--distribution_strategy=" + strategy,
-                                   "--model_def=" + dir.File("mixed.json"),
-                                   "--training_data=" + iris, "--validation_data=" + iris,
-                                   "--num_epochs=60", "--minibatch_size=16",
-                                   // Many tiny ops: one thread each, so that ctest's
-                                   // parallel tests do not stall its thread team.
-                                   "--num_threads=1"};
+  std::vector<std::string> args = {
+      "train", "--distribution_strategy=" + strategy, "--model_def=" + dir.File("mixed.json"),
+      "--training_data=" + dir.File("train.csv"), "--validation_data=" + dir.File("held_out.csv"),
+      "--num_epochs=60", "--minibatch_size=16",
+      // Many tiny ops: one thread each, so that ctest's
+      // parallel tests do not stall its thread team.
+      "--num_threads=1"};
   if (strategy != "Local") {
     args.insert(args.end(), {"--job_name=mixed", "--jobs_dir=" + dir.path(), "--num_workers=2",
                              "--grace_period=5"});
@@ -168,12 +193,22 @@ TEST_P(MixedLayers, LearnIris) {
   if (strategy == "ParameterServerStrategy") args.push_back("--num_ps_pods=1");
   RunResult r = RunEdl(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const double accuracy = Metric(r.out, strategy == "Local" ? "val_accuracy" : "accuracy");
+  // The held-out accuracy: the local run's final val_accuracy, a job's last
+  // evaluation.
+  std::string evaluated = r.out;
+  if (strategy != "Local") {
+    const size_t last = r.out.rfind("evaluation at version ");
+    ASSERT_NE(last, std::string::npos) << r.out;
+    evaluated = r.out.substr(last, r.out.find('\n', last) - last);
+  }
+  const double accuracy = Metric(evaluated, strategy == "Local" ? "val_accuracy" : "accuracy");
   // The job's log too (its end): an asynchronous job's rare miss is
   // otherwise left with nothing to read.
   const size_t kLogTail = 8000;
-  EXPECT_GE(accuracy, 0.9) << r.out << "\n--- the end of the job's log ---\n"
-                           << r.err.substr(r.err.size() > kLogTail ? r.err.size() - kLogTail : 0);
+  // 30 held-out rows, 10 per class; versicolor and virginica overlap, so a
+  // miss or three is expected (0.90 to 1.00 in these runs; chance is 0.33).
+  EXPECT_GE(accuracy, 0.85) << r.out << "\n--- the end of the job's log ---\n"
+                            << r.err.substr(r.err.size() > kLogTail ? r.err.size() - kLogTail : 0);
   if (strategy != "Local") {
     EXPECT_EQ(EpochsTrainedExactlyOnce(r.out), 60) << r.out;
   }

@@ -15,8 +15,10 @@
 #include "kube/client.h"
 #include "kube/config.h"
 #include "net/rpc.h"
+#include "tests/fakekube/kubectl_path.h"
 #include "tests/testing/job_report.h"
 #include "tests/testing/run_edl.h"
+#include "tests/testing/skip.h"
 
 namespace edl::testing {
 namespace {
@@ -447,14 +449,20 @@ TEST(EdlOnKube, AMasterPodDeletedMidJobIsReplacedAndContinuesFromItsConfigMap) {
   MasterPodDeleted("cmstate", 2, {}, "kept in ConfigMap cmstate-master-state (restored)");
 }
 
+// `edl train --yaml FILE` submits nothing; `kubectl apply -f FILE` (the
+// installed kubectl, docs/kubernetes.md) creates the four objects and the
+// job trains from them; `kubectl delete -f FILE` removes it, pods and all.
 TEST(EdlOnKube, YamlWritesTheJobsObjectsAndKubectlCanCreateThem) {
+  const std::string kubectl = KubectlPath();
+  if (kubectl.empty()) EDL_SKIP_OR_FAIL_IN_CI(kNoKubectl);
   TempDir dir;
   FakeCluster cluster("node-a:cpu=8,memory=64Gi");
   ASSERT_TRUE(cluster.ready()) << cluster.Log();
   std::vector<std::string> args = {"train"};
-  for (auto& a : KubeJob(cluster, "yamljob",
-                         {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain,
-                          "--yaml=" + dir.File("job.yaml")})) {
+  for (auto& a :
+       KubeJob(cluster, "yamljob",
+               {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain, "--num_epochs=1",
+                "--num_ps_pods=1", "--num_workers=1", "--yaml=" + dir.File("job.yaml")})) {
     args.push_back(a);
   }
   RunResult r = RunEdl(args);
@@ -466,6 +474,35 @@ TEST(EdlOnKube, YamlWritesTheJobsObjectsAndKubectlCanCreateThem) {
   }
   // Nothing was submitted.
   EXPECT_TRUE(cluster.Pods("edl-job=yamljob").empty());
+
+  int runs = 0;
+  auto run_kubectl = [&](std::vector<std::string> kubectl_args) {
+    std::vector<std::string> full = {"--kubeconfig", cluster.kubeconfig(), "--cache-dir",
+                                     dir.File("kubectl-cache-" + std::to_string(++runs))};
+    full.insert(full.end(), kubectl_args.begin(), kubectl_args.end());
+    EdlProcess process(kubectl, full);
+    RunResult result;
+    if (!WaitFor([&] { return process.Exited(&result); }, 120)) {
+      ADD_FAILURE() << "kubectl did not finish: " << process.Err();
+    }
+    return result;
+  };
+  RunResult applied = run_kubectl({"apply", "-f", dir.File("job.yaml")});
+  ASSERT_EQ(applied.exit_code, 0) << applied.err << cluster.Log();
+  EXPECT_EQ(applied.out,
+            "secret/yamljob-secret created\nconfigmap/yamljob-config created\n"
+            "job.batch/yamljob-master created\nservice/yamljob-master created\n");
+  // The Job starts the master, which launches its PS and worker and trains.
+  ASSERT_TRUE(WaitFor([&] { return cluster.ModelVersion("yamljob") > 0; }, 300)) << cluster.Log();
+  EXPECT_EQ(cluster.Count("edl-job=yamljob,edl-role=worker", "Running"), 1);
+  EXPECT_EQ(cluster.Count("edl-job=yamljob,edl-role=ps", "Running"), 1);
+
+  RunResult deleted = run_kubectl({"delete", "-f", dir.File("job.yaml"), "--wait=false"});
+  ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
+  EXPECT_NE(deleted.out.find("job.batch \"yamljob-master\" deleted"), std::string::npos)
+      << deleted.out;
+  EXPECT_TRUE(WaitFor([&] { return cluster.Pods("edl-job=yamljob").empty(); }, 120))
+      << cluster.Log();
 }
 
 TEST(EdlOnKube, ShardedDataOnAVolumeIsLeftToThePodsAndDataOffEveryVolumeIsRefused) {

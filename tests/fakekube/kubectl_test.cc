@@ -3,13 +3,12 @@
 // user of a real cluster would see. Skipped where there is no kubectl; under
 // CI=true that fails (tests/testing/skip.h).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <sstream>
 
 #include "kube/yaml.h"
 #include "roles/job/kube_job.h"
+#include "tests/fakekube/kubectl_path.h"
 #include "tests/fakekube/server/api_server.h"
 #include "tests/fakekube/server/job_controller.h"
 #include "tests/testing/run_edl.h"
@@ -19,23 +18,11 @@ namespace edl::fakekube {
 namespace {
 
 using edl::testing::EdlProcess;
+using edl::testing::KubectlPath;
 using edl::testing::RunResult;
 using edl::testing::TempDir;
 
 constexpr char kToken[] = "kubectl-test-token";
-
-std::string KubectlPath() {
-  const std::string pinned = "/usr/lib/google-cloud-sdk/bin/kubectl.1.32";
-  if (::access(pinned.c_str(), X_OK) == 0) return pinned;
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    std::string candidate = dir + "/kubectl";
-    if (!dir.empty() && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
 
 Json ShellPod(const std::string& name) {
   return {{"apiVersion", "v1"},
@@ -49,10 +36,7 @@ class KubectlTest : public ::testing::Test {
   void SetUp() override {
     kubectl_ = KubectlPath();
     if (kubectl_.empty()) {
-      EDL_SKIP_OR_FAIL_IN_CI(
-          "kubectl is not installed (neither the Google Cloud SDK's "
-          "/usr/lib/google-cloud-sdk/bin/kubectl.1.32 nor a kubectl on PATH; "
-          "Debian package kubernetes-client)");
+      EDL_SKIP_OR_FAIL_IN_CI(edl::testing::kNoKubectl);
     }
     ApiServer::Options options;
     options.token = kToken;

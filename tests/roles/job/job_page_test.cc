@@ -8,11 +8,11 @@
 
 #include <cstdio>
 #include <map>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "net/rpc.h"
+#include "tests/testing/html_table.h"
 #include "tests/testing/skip.h"
 
 namespace edl::roles::job {
@@ -23,7 +23,15 @@ namespace {
 constexpr char kStatus[] = R"({
   "job": "page", "state": "running", "reason": "", "epoch": 3, "num_epochs": 3,
   "model_version": 1000, "records_trained_total": 60512, "workers": [], "workers_target": 1,
-  "workers_registered": 1, "workers_lost": 0, "incidents": [], "evaluations_total": 3,
+  "workers_registered": 3, "workers_lost": 2, "evaluations_total": 3,
+  "incidents": [
+    {"worker": "worker-1", "cause": "exited with signal 9", "detected_unix_s": 1767323045.25,
+     "detection_s": 0.012, "to_request_s": 0.0005, "pending_s": 1.75, "to_step_s": 0.25,
+     "tasks_put_back": 2, "records_put_back": 1024, "pending_reason": ""},
+    {"worker": "worker-0", "cause": "preempted by the scheduler", "detected_unix_s": 1767323100,
+     "detection_s": 2.5, "to_request_s": null, "pending_s": 123.5, "to_step_s": null,
+     "tasks_put_back": 1, "records_put_back": 512,
+     "pending_reason": "0/1 nodes are available: 1 Insufficient cpu."}],
   "ps": [{"address": "127.0.0.1:41000", "name": "ps-0", "num_threads": 4}],
   "ledger": [
     {"epoch": 1, "missing": 0, "pending": 0, "record_trainings": 60000, "records": 60000,
@@ -112,56 +120,15 @@ const LoadedPage& Page() {
     ASSERT_NE(Page().dom.find("data-loaded=\"true\""), std::string::npos) << Page().dom; \
   } while (0)
 
-// The rows of the table in <div id="`id`">, each a map from the column's
-// heading to the cell's text.
-std::vector<std::map<std::string, std::string>> Rows(const std::string& dom,
-                                                     const std::string& id) {
-  std::vector<std::map<std::string, std::string>> rows;
-  const size_t begin = dom.find("<div id=\"" + id + "\">");
-  if (begin == std::string::npos) return rows;
-  const size_t end = dom.find("</table>", begin);
-  if (end == std::string::npos) return rows;
-  const std::string table = dom.substr(begin, end - begin);
-  const std::regex row("<tr>(.*?)</tr>"), cell("<t[hd]>(.*?)</t[hd]>");
-  std::vector<std::string> headings;
-  for (auto r = std::sregex_iterator(table.begin(), table.end(), row); r != std::sregex_iterator();
-       ++r) {
-    const std::string text = (*r)[1];
-    std::vector<std::string> cells;
-    for (auto c = std::sregex_iterator(text.begin(), text.end(), cell); c != std::sregex_iterator();
-         ++c) {
-      cells.push_back((*c)[1]);
-    }
-    if (headings.empty()) {
-      headings = cells;
-      continue;
-    }
-    std::map<std::string, std::string> values;
-    for (size_t i = 0; i < cells.size() && i < headings.size(); ++i) values[headings[i]] = cells[i];
-    rows.push_back(values);
-  }
-  return rows;
+using ::edl::testing::HtmlRow;
+std::vector<HtmlRow> Rows(const std::string& dom, const std::string& id) {
+  return ::edl::testing::HtmlTableRows(dom, id);
 }
-
-// The cell of `row` under `heading`, or "(no such column)".
-std::string Cell(const std::map<std::string, std::string>& row, const std::string& heading) {
-  auto it = row.find(heading);
-  return it == row.end() ? "(no such column)" : it->second;
+std::string Cell(const HtmlRow& row, const std::string& heading) {
+  return ::edl::testing::HtmlCell(row, heading);
 }
-
-// The headings of the table in <div id="`id`">, in order.
 std::vector<std::string> Headings(const std::string& dom, const std::string& id) {
-  const size_t begin = dom.find("<div id=\"" + id + "\">");
-  const size_t end = dom.find("</tr>", begin);
-  std::vector<std::string> out;
-  if (begin == std::string::npos || end == std::string::npos) return out;
-  const std::string head = dom.substr(begin, end - begin);
-  const std::regex th("<th>(.*?)</th>");
-  for (auto h = std::sregex_iterator(head.begin(), head.end(), th); h != std::sregex_iterator();
-       ++h) {
-    out.push_back((*h)[1]);
-  }
-  return out;
+  return ::edl::testing::HtmlTableHeadings(dom, id);
 }
 
 TEST(JobPage, CallsARunningEpochsUntrainedRecordsPending) {
@@ -174,6 +141,49 @@ TEST(JobPage, CallsARunningEpochsUntrainedRecordsPending) {
   EXPECT_EQ(Cell(rows[1], "missing"), "0");
   EXPECT_EQ(Cell(rows[0], "pending"), "0");
   EXPECT_NE(Page().dom.find("1 epoch(s) not started"), std::string::npos);
+}
+
+TEST(JobPage, ShowsEachEpochsLedgerValues) {
+  EDL_LOAD_PAGE_OR_SKIP();
+  EXPECT_EQ(Headings(Page().dom, "ledger"),
+            (std::vector<std::string>{"epoch", "records", "trained", "pending", "missing",
+                                      "trained more than once", "record trainings"}));
+  const auto rows = Rows(Page().dom, "ledger");
+  ASSERT_EQ(rows.size(), 2u) << Page().dom;
+  EXPECT_EQ(rows[0], (HtmlRow{{"epoch", "1"},
+                              {"records", "60,000"},
+                              {"trained", "60,000"},
+                              {"pending", "0"},
+                              {"missing", "0"},
+                              {"trained more than once", "0"},
+                              {"record trainings", "60,000"}}));
+  EXPECT_EQ(Cell(rows[1], "records"), "60,000");
+  EXPECT_EQ(Cell(rows[1], "record trainings"), "512");
+}
+
+TEST(JobPage, ListsEachIncidentWithItsCauseStagesAndTheWorkPutBack) {
+  EDL_LOAD_PAGE_OR_SKIP();
+  const auto rows = Rows(Page().dom, "incidents");
+  ASSERT_EQ(rows.size(), 2u) << Page().dom;
+  EXPECT_EQ(rows[0], (HtmlRow{{"worker", "worker-1"},
+                              {"cause", "exited with signal 9"},
+                              {"at (UTC)", "03:04:05"},
+                              {"detection s", "0.01200"},
+                              {"to request s", "0.0005000"},
+                              {"pending s", "1.750"},
+                              {"pending reason", ""},
+                              {"to first step s", "0.2500"},
+                              {"tasks put back", "2"},
+                              {"records put back", "1,024"}}));
+  // A stage not reached is an empty cell; the scheduler's reason is shown.
+  EXPECT_EQ(Cell(rows[1], "worker"), "worker-0");
+  EXPECT_EQ(Cell(rows[1], "cause"), "preempted by the scheduler");
+  EXPECT_EQ(Cell(rows[1], "at (UTC)"), "03:05:00");
+  EXPECT_EQ(Cell(rows[1], "to request s"), "");
+  EXPECT_EQ(Cell(rows[1], "pending s"), "123.5");
+  EXPECT_EQ(Cell(rows[1], "pending reason"), "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(Cell(rows[1], "to first step s"), "");
+  EXPECT_EQ(Cell(rows[1], "records put back"), "512");
 }
 
 TEST(JobPage, LabelsEachEvaluationWithTheEpochTheMasterGaveIt) {
