@@ -8,9 +8,8 @@
 // arithmetic. Prints unique rows pulled and pushed per second.
 //
 // The model is read from --model_def (scripts/bench/deepfm_rows_bench.sh
-// writes zoo:criteo_deepfm with the tables widened). The same source builds
-// against older trees (it uses PsClient::PullRows and PushGradients only),
-// for before/after figures.
+// writes zoo:criteo_deepfm with the tables widened). --named=1 names each
+// push (task, minibatch) as a worker's training step does.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -67,6 +66,7 @@ int main(int argc, char** argv) {
   const std::string model_def = StrArg(argc, argv, "model_def");
   const int64_t batch = Arg(argc, argv, "batch", 512);
   const int64_t steps = Arg(argc, argv, "steps", 40);
+  const bool named = Arg(argc, argv, "named", 0) != 0;
   const int64_t fields = 26;
   if (model_def.empty()) {
     std::printf(
@@ -108,8 +108,8 @@ int main(int argc, char** argv) {
   std::printf("edl_deepfm_rows_bench: %zu tables of %lld rows (dims", tables.size(),
               (long long)vocab);
   for (auto* t : tables) std::printf(" %lld", (long long)t->value.dim(1));
-  std::printf("), 2 PS over loopback RPC, batch %lld x %lld ids, %lld steps\n", (long long)batch,
-              (long long)fields, (long long)steps);
+  std::printf("), 2 PS over loopback RPC, batch %lld x %lld ids, %lld steps, %s pushes\n",
+              (long long)batch, (long long)fields, (long long)steps, named ? "named" : "unnamed");
 
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<int64_t> uniform(0, vocab - 1);
@@ -134,7 +134,16 @@ int main(int argc, char** argv) {
           Tensor::FromInts({batch * fields}, ids),
           Tensor::Full({batch * fields, t->value.dim(1)}, 1e-4f), t->value.dim(0)};
     }
-    auto r = client.PushGradients(params);
+    // --named=1: each push named as a training step's is (task of 8
+    // minibatches, its index, the previous task settled), for the cost of
+    // the PS's effectively-once bookkeeping (roles/ps/applied_pushes.h).
+    edl::roles::ps::PushId id;
+    if (named) {
+      const int64_t task = 1000 + (step + 2) / 8;
+      id = {task, (step + 2) % 8, (step + 2) % 8 == 0 ? task - 1 : 0};
+    }
+    client.StartPush(params, 0, false, id);
+    auto r = client.FinishPush();
     EDL_CHECK(r.ok()) << r.status().message();
     const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
     if (step >= 0) {

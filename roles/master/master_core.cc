@@ -263,12 +263,13 @@ Result<ReportTaskResponse> MasterCore::ReportTask(const ReportTaskRequest& r) {
   }
   // Applied first: a prediction's part is on disk before the report that
   // says it arrived can be.
-  ReportLocked(r, standing);
+  ReportTaskResponse response;
+  response.counted = ReportLocked(r, standing);
   LogLocked(EncodeReport(r));
-  return ReportTaskResponse{};
+  return response;
 }
 
-void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
+bool MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
   membership_.SetLastReport(r.worker_id, r.task_id);
   const TaskResult result = r.ok                              ? TaskResult::kSucceeded
                             : standing == Standing::kStopping ? TaskResult::kHandedBack
@@ -279,7 +280,7 @@ void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
       EDL_LOG(WARNING) << "worker id " << r.worker_id << " reported task id " << r.task_id
                        << ", which this master never issued";
     }
-    return;
+    return false;
   }
   const protocol::Task& task = *outcome.task;
   if (r.ok) {
@@ -328,6 +329,7 @@ void MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
     evaluation_.OnEpochEnd(*outcome.epoch_completed, model_version_);
   }
   AfterChangeLocked();
+  return outcome.accepted;
 }
 
 void MasterCore::Tick() {

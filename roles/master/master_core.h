@@ -211,7 +211,8 @@ class MasterCore final : public protocol::MasterService {
   Membership::Registration RegisterLocked(const std::string& name, int64_t pid, int num_threads,
                                           int64_t now);
   protocol::Task LeaseLocked(int64_t worker_id, int64_t request, int64_t now);
-  void ReportLocked(const protocol::ReportTaskRequest& r, Standing standing);
+  // Returns whether the report ended the worker's lease (ReportTaskResponse::counted).
+  bool ReportLocked(const protocol::ReportTaskRequest& r, Standing standing);
   void ExitLocked(const std::string& name, const std::string& how = "");
   void SetTargetLocked(int n);
   bool RequestStopLocked(const std::string& name);

@@ -103,7 +103,7 @@ EDL_FIELDS(ReportTaskRequest) {
   v("metrics", m.metrics);
   v("predictions", m.predictions);
 }
-EDL_FIELDS(ReportTaskResponse) {}
+EDL_FIELDS(ReportTaskResponse) { v("counted", m.counted); }
 EDL_FIELDS(PullDenseRequest) {
   v("known_version", m.known_version);
   v("compression", m.compression);
@@ -120,6 +120,9 @@ EDL_FIELDS(PullRowsResponse) { v("values", m.values); }
 EDL_FIELDS(PushGradientsRequest) {
   v("worker_id", m.worker_id);
   v("version", m.version);
+  v("task_id", m.task_id);
+  v("minibatch", m.minibatch);
+  v("settled_task", m.settled_task);
   v("dense", m.dense);
   v("sparse", m.sparse);
   v("state", m.state);
@@ -129,6 +132,8 @@ EDL_FIELDS(PushGradientsRequest) {
 EDL_FIELDS(PushGradientsResponse) {
   v("accepted", m.accepted);
   v("version", m.version);
+  v("duplicate", m.duplicate);
+  v("task_taken", m.task_taken);
   v("params_version", m.params_version);
   v("params", m.params);
 }

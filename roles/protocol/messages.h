@@ -82,7 +82,12 @@ struct ReportTaskRequest {
   std::vector<MetricState> metrics;  // evaluation (and training) metric states
   tensor::Tensor predictions;        // prediction tasks: [records, outputs]
 };
-struct ReportTaskResponse {};
+struct ReportTaskResponse {
+  // The report ended this worker's lease on the task (false: a late or
+  // repeated report, or one the master did not count). With the reply gate
+  // of a master that journals, the report is durable when this is answered.
+  bool counted = false;
+};
 
 // ---- Master: the allreduce ring (docs/allreduce.md) ----------------------
 
@@ -155,6 +160,14 @@ struct SparseGradient {
 struct PushGradientsRequest {
   int64_t worker_id = 0;
   int64_t version = 0;  // the dense version the gradients were computed on
+  // The push's identity (roles/ps/applied_pushes.h): the training task and
+  // the minibatch's index in it, from 0; a PS takes each at most once.
+  // task_id 0: unnamed, always applied.
+  int64_t task_id = 0;
+  int64_t minibatch = 0;
+  // A task whose report the master has made durable: the PS forgets its
+  // count (0: none).
+  int64_t settled_task = 0;
   std::vector<NamedTensor> dense;
   std::vector<SparseGradient> sparse;
   // Non-trainable variables the worker updated itself (batch norm moving
@@ -168,6 +181,10 @@ struct PushGradientsRequest {
 struct PushGradientsResponse {
   bool accepted = true;  // sync SGD: false when too stale
   int64_t version = 0;   // the PS's version after this push
+  // The push's minibatch was taken before and was dropped.
+  bool duplicate = false;
+  // How many minibatches of the push's task this PS has taken (a prefix).
+  int64_t task_taken = 0;
   // pull_dense: the PullDense answer (every dense parameter, at params_version).
   int64_t params_version = 0;
   std::vector<NamedTensor> params;

@@ -305,6 +305,27 @@ Result<protocol::PushGradientsResponse> ParameterServer::ApplyPush(
   {
     std::shared_lock<std::shared_mutex> gate(gate_);
     EDL_RETURN_IF_ERROR(Validate(r));
+    if (r.settled_task != 0) applied_.Settle(r.settled_task);
+    // A sync round may refuse the push as too stale: it is claimed only
+    // once accepted.
+    std::unique_lock<std::mutex> sync_lock;
+    if (!options_.use_async) {
+      sync_lock = std::unique_lock<std::mutex>(sync_mu_);
+      const int64_t current = version_.load();
+      if (r.version < current - options_.sync_version_tolerance) {
+        out.accepted = false;
+        out.version = current;
+        out.task_taken = applied_.Taken(r.task_id);
+        return out;
+      }
+    }
+    const AppliedPushes::Claim claim = applied_.Take(r.task_id, r.minibatch);
+    out.task_taken = claim.taken;
+    if (!claim.apply) {
+      out.duplicate = true;
+      out.version = version_.load();
+      return out;
+    }
     // Worker-maintained state (moving statistics): the last writer wins.
     for (const NamedTensor& t : r.state) {
       DenseParameter& p = *dense_by_name_.at(t.name);
@@ -322,13 +343,6 @@ Result<protocol::PushGradientsResponse> ParameterServer::ApplyPush(
       applied = version_.fetch_add(1) + 1;
       out.version = applied;
     } else {
-      std::lock_guard<std::mutex> lock(sync_mu_);
-      const int64_t current = version_.load();
-      if (r.version < current - options_.sync_version_tolerance) {
-        out.accepted = false;
-        out.version = current;
-        return out;
-      }
       for (const NamedTensor& g : r.dense) {
         Tensor& sum = round_.dense[g.name];
         if (!sum.defined()) {

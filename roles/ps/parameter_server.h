@@ -14,7 +14,9 @@
 //     older than version - sync_version_tolerance is answered
 //     accepted=false and dropped (the worker pulls and recomputes).
 // Every push counts, including one with no gradients for this PS (workers
-// send one to every PS so that the PS versions advance together).
+// send one to every PS so that the PS versions advance together), except
+// a named push (task, minibatch) taken before, which is dropped
+// (roles/ps/applied_pushes.h: effectively-once updates).
 //
 // Checkpoints (layout: roles/ps/ps_checkpoint.h): when the version reaches
 // a multiple of checkpoint_steps the pushing thread snapshots the
@@ -45,6 +47,7 @@
 #include "roles/local/checkpoint.h"
 #include "roles/local/compiled_model.h"
 #include "roles/protocol/services.h"
+#include "roles/ps/applied_pushes.h"
 #include "roles/ps/embedding_table.h"
 
 namespace edl::roles::ps {
@@ -86,6 +89,8 @@ class ParameterServer : public protocol::PsService {
       const protocol::PushGradientsRequest& r) override;
 
   int64_t version() const { return version_.load(); }
+  // The named pushes this PS has taken.
+  const AppliedPushes& applied_pushes() const { return applied_; }
   // Names of the dense parameters this PS owns, in model order.
   std::vector<std::string> DenseNames() const;
   // Embedding rows held (created so far) in `table`; -1 if no such table.
@@ -142,6 +147,7 @@ class ParameterServer : public protocol::PsService {
   std::mutex sync_mu_;  // guards round_
   SyncRound round_;
   std::mutex checkpoint_mu_;  // serializes checkpoint writes and pruning
+  AppliedPushes applied_;     // which named pushes were taken
 };
 
 }  // namespace edl::roles::ps

@@ -305,7 +305,7 @@ std::vector<protocol::PushGradientsRequest> PsClient::PushRequests(
 }
 
 void PsClient::StartPush(const std::vector<nn::Parameter*>& params, int64_t worker_id,
-                         bool with_dense_pull) {
+                         bool with_dense_pull, PushId id) {
   EDL_CHECK(!push_in_flight()) << "StartPush with a push in flight";
   const int n = num_ps();
   push_ = std::make_unique<InFlightPush>();
@@ -313,6 +313,9 @@ void PsClient::StartPush(const std::vector<nn::Parameter*>& params, int64_t work
   for (auto& r : push_->requests) {
     r.pull_dense = with_dense_pull;
     r.pull_compression = compression_;
+    r.task_id = id.task_id;
+    r.minibatch = id.minibatch;
+    r.settled_task = id.settled_task;
   }
   push_->pull_pending = with_dense_pull;
   push_->responses.resize(n);
@@ -355,9 +358,12 @@ Result<PsClient::PushResult> PsClient::FinishPush() {
   PushResult result;
   result.accepted_by.assign(n, false);
   result.versions.assign(n, 0);
+  result.task_taken.assign(n, 0);
   for (int i = 0; i < n; ++i) {
     result.accepted_by[i] = push.responses[i].accepted;
     result.versions[i] = push.responses[i].version;
+    result.task_taken[i] = push.responses[i].task_taken;
+    result.duplicates += push.responses[i].duplicate ? 1 : 0;
     result.accepted = result.accepted && push.responses[i].accepted;
   }
   push_.reset();

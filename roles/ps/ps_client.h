@@ -25,6 +25,13 @@
 
 namespace edl::roles::ps {
 
+// A push's identity (PushGradientsRequest): task 0 is unnamed.
+struct PushId {
+  int64_t task_id = 0;
+  int64_t minibatch = 0;
+  int64_t settled_task = 0;
+};
+
 class PsClient {
  public:
   // services[i] is PS i. REQUIRES: non-empty, no nulls; the services outlive
@@ -69,7 +76,13 @@ class PsClient {
     bool accepted = true;           // every PS accepted
     std::vector<bool> accepted_by;  // per PS
     std::vector<int64_t> versions;  // per PS, after the push
+    // Named pushes (PushId): per PS, the task's minibatches it has taken
+    // (roles/ps/applied_pushes.h), and how many PS dropped this one as
+    // taken before.
+    std::vector<int64_t> task_taken;
+    int duplicates = 0;
   };
+
   // REQUIRES: no push in flight.
   Result<PushResult> PushGradients(const std::vector<nn::Parameter*>& params,
                                    int64_t worker_id = 0);
@@ -85,7 +98,7 @@ class PsClient {
   // as a PullDense queued right after it would (one round trip instead of
   // two); the next PullDense takes them from those answers.
   void StartPush(const std::vector<nn::Parameter*>& params, int64_t worker_id = 0,
-                 bool with_dense_pull = false);
+                 bool with_dense_pull = false, PushId id = {});
   Result<PushResult> FinishPush();
   bool push_in_flight() const { return push_ != nullptr; }
   // Gives up on a push FinishPush failed (REQUIRES: none queued, i.e. after

@@ -10,6 +10,7 @@
 #include "nn/autograd.h"
 #include "nn/functional.h"
 #include "roles/local/evaluation.h"
+#include "roles/ps/applied_pushes.h"
 #include "roles/worker/infer_task.h"
 #include "roles/worker/retry.h"
 #include "tensor/ops.h"
@@ -141,6 +142,8 @@ Status Worker::Run() {
       result = r.status().WithPrefix("reporting a task");
       break;
     }
+    // Counted and durable at the master: no other attempt will push it.
+    if (r->counted && task.type == TaskType::kTraining) settled_task_ = task.id;
     ++tasks_done_;
     if (!s.ok() && s.code() == StatusCode::kUnavailable) {
       result = s;  // a PS stayed unreachable: this worker cannot go on
@@ -205,6 +208,11 @@ Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
   auto metrics = cm_.MakeMetrics();
   if (!metrics.ok()) return metrics.status();
   std::vector<tensor::Tensor> predictions;
+  // The minibatch's index in the task (the same minibatches in every
+  // attempt: the order is seeded by the task); those below resume_at_ are
+  // taken by every PS, so a retried task skips them.
+  int64_t index = -1;
+  resume_at_ = 0;
   if (!training) {
     Status s = Retry("pull parameters", [&] { return ps_.PullDense(cm_.model->parameters()); });
     if (!s.ok()) return s;
@@ -220,6 +228,8 @@ Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
     if (!next.ok()) return next.status().WithPrefix(TaskRangeName(task));
     if (!next->has_value()) break;
     if (read_ahead_ && !asked_ahead_ && batches.finished_reading()) LeaseAhead();
+    ++index;
+    if (training && index < resume_at_) continue;
     data::Examples* batch = &**next;
     // Embedding rows are pulled for the host ids; Forward gets the inputs on
     // the model's device.
@@ -259,7 +269,11 @@ Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
       // them (one round trip instead of two).
       const bool next_pulls = ++task_steps < expected_steps &&
                               (steps_ + 1) % std::max(1, options_.get_model_steps) == 0;
-      ps_.StartPush(params, worker_id_, next_pulls);
+      if (index >= resume_at_) {  // else every PS took it while this one computed
+        ps::PushId id{task.id, index, settled_task_};
+        settled_task_ = 0;
+        ps_.StartPush(params, worker_id_, next_pulls, id);
+      }
       for (auto* p : params) p->ZeroGrad();
       ++steps_;
       threads_.Step();
@@ -290,6 +304,18 @@ Status Worker::SettlePush() {
     return pushed.status();
   }
   for (int64_t v : pushed->versions) model_version_ = std::max(model_version_, v);
+  if (pushed->duplicates > 0 && !pushed->task_taken.empty()) {
+    const int64_t all = *std::min_element(pushed->task_taken.begin(), pushed->task_taken.end());
+    if (all == ps::AppliedPushes::kSettled) {
+      EDL_LOG(INFO) << options_.name << ": the task was done elsewhere (" << pushed->duplicates
+                    << " PS had this minibatch already): skipping the rest of it";
+    } else if (all > resume_at_) {
+      EDL_LOG(INFO) << options_.name << ": " << pushed->duplicates
+                    << " PS had this minibatch already; every PS has taken the task's first " << all
+                    << " minibatches: going on from there";
+    }
+    resume_at_ = std::max(resume_at_, all);
+  }
   return Status::Ok();
 }
 

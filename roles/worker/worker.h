@@ -94,7 +94,8 @@ class Worker {
   // one try (the main loop asks again, with retries, if this gets nothing).
   void LeaseAhead();
   // Waits for the push in flight, if any (retrying a PS that is
-  // restarting), and takes the model version it returns.
+  // restarting), and takes the model version it returns and, for a named
+  // push, the task's minibatches every PS has taken (resume_at_).
   Status SettlePush();
   // Pulls dense parameters and the rows the batch's ids need.
   Status PullFor(const std::vector<tensor::Tensor>& inputs, bool dense);
@@ -122,6 +123,12 @@ class Worker {
   int64_t tasks_done_ = 0;
   int64_t model_version_ = 0;
   int64_t steps_ = 0;
+  // Effectively-once pushes (roles/ps/applied_pushes.h): the current
+  // task's minibatches below resume_at_ are taken by every PS (a retried
+  // task skips them); settled_task_ is the last training task whose report
+  // the master counted, for the PS to forget with the next push.
+  int64_t resume_at_ = 0;
+  int64_t settled_task_ = 0;
   double input_stall_seconds_ = 0;
   bool read_ahead_ = false;   // some data set is streamed
   bool asked_ahead_ = false;  // LeaseAhead ran during the current task

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/testing/job_report.h"
+#include "tests/testing/master_kill.h"
 #include "tests/testing/run_edl.h"
 
 namespace edl::testing {
@@ -34,35 +35,6 @@ std::vector<std::string> Job(const std::string& jobs_dir, const std::string& nam
                                    "--validation_data=" + kTest};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
-}
-
-// The pid of the job's master now (from its address file).
-int MasterPid(const std::string& jobs_dir, const std::string& job) {
-  const std::string path = jobs_dir + "/" + job + "/master.json";
-  if (!fs::exists(path)) return -1;
-  nlohmann::json a = nlohmann::json::parse(ReadText(path), nullptr, false);
-  return a.is_object() ? a.value("pid", -1) : -1;
-}
-
-int Restarts(const nlohmann::json& status) {
-  return status.is_object() ? status.value("master_restarts", -1) : -1;
-}
-
-// Kills the master with SIGKILL and waits until a new one serves the job.
-void KillMaster(const std::string& jobs_dir, const std::string& job, EdlProcess& p) {
-  const int before = Restarts(JobStatus(jobs_dir, job));
-  const int pid = MasterPid(jobs_dir, job);
-  ASSERT_GT(pid, 0);
-  ASSERT_EQ(::kill(pid, SIGKILL), 0);
-  // The new master answers (on the same port) a moment before it has
-  // written its address file: both must show it.
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        return Restarts(JobStatus(jobs_dir, job)) == before + 1 && MasterPid(jobs_dir, job) > 0 &&
-               MasterPid(jobs_dir, job) != pid;
-      },
-      60))
-      << p.Err();
 }
 
 TEST(MasterFailover, AMasterKilledRightAfterACheckpointIsReplacedAndEveryRecordTrainedOnce) {

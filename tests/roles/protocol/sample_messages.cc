@@ -57,7 +57,7 @@ ReportTaskRequest SampleReportTaskRequest() {
   r.predictions = PatternTensor({4, 3}, DType::kFloat32, 1);
   return r;
 }
-ReportTaskResponse SampleReportTaskResponse() { return {}; }
+ReportTaskResponse SampleReportTaskResponse() { return {.counted = true}; }
 
 PullDenseRequest SamplePullDenseRequest() {
   return {.known_version = -1, .compression = Compression::kFloat16};
@@ -85,6 +85,9 @@ PushGradientsRequest SamplePushGradientsRequest() {
   PushGradientsRequest r;
   r.worker_id = 5;
   r.version = 30;
+  r.task_id = (int64_t{1} << 60) | 77;
+  r.minibatch = 6;
+  r.settled_task = 76;
   r.dense = {{"dense/kernel", PatternTensor({2, 3}, DType::kFloat32, 8)},
              {"dense/bias", Tensor()},
              {"bf16", PatternTensor({1, 1, 1, 1, 1, 1, 1, 2}, DType::kBFloat16, 9)}};
@@ -99,6 +102,8 @@ PushGradientsRequest SamplePushGradientsRequest() {
 PushGradientsResponse SamplePushGradientsResponse() {
   return {.accepted = false,
           .version = 31,
+          .duplicate = true,
+          .task_taken = 7,
           .params_version = 31,
           .params = {{"dense/kernel", PatternTensor({2, 3}, DType::kBFloat16, 12)}}};
 }
@@ -207,7 +212,9 @@ void ExpectSame(const ReportTaskRequest& a, const ReportTaskRequest& b) {
   }
   ExpectSameTensor(a.predictions, b.predictions);
 }
-void ExpectSame(const ReportTaskResponse&, const ReportTaskResponse&) {}
+void ExpectSame(const ReportTaskResponse& a, const ReportTaskResponse& b) {
+  EXPECT_EQ(a.counted, b.counted);
+}
 void ExpectSame(const PullDenseRequest& a, const PullDenseRequest& b) {
   EXPECT_EQ(a.known_version, b.known_version);
   EXPECT_EQ(a.compression, b.compression);
@@ -230,6 +237,9 @@ void ExpectSame(const PullRowsResponse& a, const PullRowsResponse& b) {
 void ExpectSame(const PushGradientsRequest& a, const PushGradientsRequest& b) {
   EXPECT_EQ(a.worker_id, b.worker_id);
   EXPECT_EQ(a.version, b.version);
+  EXPECT_EQ(a.task_id, b.task_id);
+  EXPECT_EQ(a.minibatch, b.minibatch);
+  EXPECT_EQ(a.settled_task, b.settled_task);
   ASSERT_EQ(a.dense.size(), b.dense.size());
   for (size_t i = 0; i < a.dense.size(); ++i) {
     EXPECT_EQ(a.dense[i].name, b.dense[i].name);
@@ -252,6 +262,8 @@ void ExpectSame(const PushGradientsRequest& a, const PushGradientsRequest& b) {
 void ExpectSame(const PushGradientsResponse& a, const PushGradientsResponse& b) {
   EXPECT_EQ(a.accepted, b.accepted);
   EXPECT_EQ(a.version, b.version);
+  EXPECT_EQ(a.duplicate, b.duplicate);
+  EXPECT_EQ(a.task_taken, b.task_taken);
   EXPECT_EQ(a.params_version, b.params_version);
   ASSERT_EQ(a.params.size(), b.params.size());
   for (size_t i = 0; i < a.params.size(); ++i) {

@@ -185,6 +185,76 @@ TEST(ParameterServer, SyncModeAveragesGradsToWaitPushesAndRejectsStaleOnes) {
   EXPECT_EQ(Pull(*ps)["dense/bias"].ToVector(), after.ToVector());
 }
 
+TEST(ParameterServer, AppliesANamedMinibatchOnceAndAnswersRepeatsWithWhatItTook) {
+  auto ps = MakePs({}, kSgd1);
+  const Tensor before = Pull(*ps)["dense/bias"];
+  const Tensor row_before = Rows(*ps, "emb/embeddings", {1});
+  PushGradientsRequest push;
+  push.task_id = 42;
+  push.dense.push_back({"dense/bias", Tensor::FromVector({2}, {1, 2})});
+  push.sparse.push_back({"emb/embeddings", Tensor::FromInts({1}, {1}), Tensor::Full({1, 4}, 4)});
+  struct Step {
+    int64_t minibatch;
+    bool duplicate;
+    int64_t version;  // after it
+  };
+  // The last two: a retried task's repeats.
+  for (const Step& step :
+       {Step{0, false, 1}, Step{1, false, 2}, Step{0, true, 2}, Step{1, true, 2}}) {
+    push.minibatch = step.minibatch;
+    auto r = ps->PushGradients(push);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_TRUE(r->accepted);
+    EXPECT_EQ(r->duplicate, step.duplicate) << step.minibatch;
+    EXPECT_EQ(r->version, step.version) << step.minibatch;
+    EXPECT_EQ(r->task_taken, step.version) << step.minibatch;  // one task: taken = updates
+  }
+  const Tensor after = Pull(*ps)["dense/bias"];
+  EXPECT_FLOAT_EQ(after.f32()[0], before.f32()[0] - 2);
+  EXPECT_FLOAT_EQ(after.f32()[1], before.f32()[1] - 4);
+  EXPECT_FLOAT_EQ(Rows(*ps, "emb/embeddings", {1}).f32()[0], row_before.f32()[0] - 8);
+  // Settled once its report is durable: a late push for it (a hung worker
+  // waking up) is refused as taken. Unnamed pushes always apply.
+  PushGradientsRequest unnamed;
+  unnamed.settled_task = 42;
+  ASSERT_TRUE(ps->PushGradients(unnamed).ok());
+  EXPECT_EQ(ps->applied_pushes().tasks_in_flight(), 0u);
+  push.minibatch = 2;
+  auto late = ps->PushGradients(push);
+  ASSERT_TRUE(late.ok());
+  EXPECT_TRUE(late->duplicate);
+  EXPECT_EQ(late->task_taken, AppliedPushes::kSettled);
+  EXPECT_EQ(ps->version(), 3);
+  ASSERT_TRUE(ps->PushGradients(unnamed).ok());
+  EXPECT_EQ(ps->version(), 4);
+}
+
+TEST(ParameterServer, SyncModeClaimsAMinibatchOnlyWhenItAcceptsThePush) {
+  ParameterServerOptions options;
+  options.use_async = false;
+  options.grads_to_wait = 1;
+  auto ps = MakePs(options, kSgd1);
+  PushGradientsRequest push;
+  push.task_id = 9;
+  push.dense.push_back({"dense/bias", Tensor::FromVector({2}, {1, 2})});
+  ASSERT_TRUE(ps->PushGradients(push)->accepted);  // version 0 -> 1
+  // Minibatch 1 computed on version 0: too stale, refused and not taken, so
+  // the worker may push it again.
+  push.minibatch = 1;
+  auto stale = ps->PushGradients(push);
+  ASSERT_TRUE(stale.ok());
+  EXPECT_FALSE(stale->accepted);
+  EXPECT_FALSE(stale->duplicate);
+  EXPECT_EQ(stale->task_taken, 1);
+  push.version = 1;
+  auto fresh = ps->PushGradients(push);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_TRUE(fresh->accepted);
+  EXPECT_FALSE(fresh->duplicate);
+  EXPECT_EQ(fresh->task_taken, 2);
+  EXPECT_EQ(ps->version(), 2);
+}
+
 TEST(ParameterServer, APushAskingForThePullIsAnsweredWithTheParametersAfterIt) {
   for (bool async : {true, false}) {
     SCOPED_TRACE(async ? "async" : "sync, refused as stale");

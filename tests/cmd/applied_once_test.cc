@@ -1,0 +1,207 @@
+// Effectively-once updates (roles/ps/applied_pushes.h), judged by the model's
+// own weights rather than by the master's ledger: a one-column Embedding over
+// the record id, initialised to zeros and trained by SGD with learning rate =
+// the minibatch size on a mean absolute error against a label far above it,
+// gains exactly 1.0 in a record's row each time that record's gradient is
+// applied. After E epochs every row must hold E. The rows are read from the
+// TF.js export (model.json's manifest and weights.bin) by this test's own
+// code, not by edl's loader. Workers and the master are SIGKILLed, and a
+// worker is hung (SIGSTOP) past its heartbeats, while workers hold training
+// tasks half pushed.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "tests/testing/job_report.h"
+#include "tests/testing/master_kill.h"
+#include "tests/testing/run_edl.h"
+
+namespace edl::testing {
+namespace {
+
+constexpr int kRecords = 65536;
+constexpr int kEpochs = 4;
+
+// The counting model and its data: record i is "i,1000000".
+void WriteCountingJob(const TempDir& dir) {
+  std::string csv = "rid,label\n";
+  for (int i = 0; i < kRecords; ++i) csv += std::to_string(i) + ",1000000\n";
+  WriteText(dir.File("train.csv"), csv);
+  const std::string n = std::to_string(kRecords);
+  WriteText(dir.File("counter.json"), R"({
+    "model": {"class_name": "Sequential", "config": {"name": "counter", "layers": [
+      {"class_name": "InputLayer",
+       "config": {"batch_input_shape": [null], "dtype": "int64", "name": "rid"}},
+      {"class_name": "Embedding", "config": {"name": "applied", "input_dim": )" +
+                                          n + R"(, "output_dim": 1,
+        "embeddings_initializer": "zeros"}},
+      {"class_name": "Flatten", "config": {}}]}},
+    "loss": "mean_absolute_error",
+    "optimizer": {"class_name": "SGD", "config": {"learning_rate": 32}},
+    "input": {"format": "csv", "label": "label", "label_type": "float",
+              "categorical": [{"column": "rid", "num_buckets": )" +
+                                          n + R"(}]}
+  })");
+}
+
+std::vector<std::string> CountingJob(const TempDir& dir, const std::string& name,
+                                     std::vector<std::string> extra) {
+  std::vector<std::string> args = {"train",
+                                   "--job_name=" + name,
+                                   "--jobs_dir=" + dir.path(),
+                                   "--grace_period=5",
+                                   "--model_def=" + dir.File("counter.json"),
+                                   "--training_data=" + dir.File("train.csv"),
+                                   "--num_epochs=" + std::to_string(kEpochs),
+                                   "--minibatch_size=32",
+                                   "--num_minibatches_per_task=32",
+                                   "--num_ps_pods=2",
+                                   "--num_workers=2",
+                                   "--output=" + dir.File("out")};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// How many rows of the exported table hold each value.
+std::map<float, int> RowHistogram(const std::string& export_dir) {
+  const nlohmann::json model = nlohmann::json::parse(ReadText(export_dir + "/model.json"));
+  const nlohmann::json& weights = model.at("weightsManifest").at(0).at("weights");
+  EXPECT_EQ(weights.size(), 1u) << weights.dump();
+  EXPECT_EQ(weights.at(0).value("name", ""), "applied/embeddings") << weights.dump();
+  const std::string bin = ReadText(export_dir + "/weights.bin");
+  EXPECT_EQ(bin.size(), sizeof(float) * kRecords);
+  std::map<float, int> histogram;
+  for (size_t at = 0; at + sizeof(float) <= bin.size(); at += sizeof(float)) {
+    float v;
+    std::memcpy(&v, bin.data() + at, sizeof v);
+    ++histogram[v];
+  }
+  return histogram;
+}
+
+std::string Describe(const std::map<float, int>& histogram) {
+  std::string out;
+  for (const auto& [times, rows] : histogram) {
+    out += std::to_string(rows) + " records applied " + std::to_string(times) + " times; ";
+  }
+  return out;
+}
+
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The pid of a worker that holds a training task now, stopped (SIGSTOP) so
+// that it cannot finish the task between the status read and its kill; -1
+// if none does.
+int StopAWorkerHoldingATrainingTask(const std::string& jobs_dir, const std::string& job) {
+  auto holder = [&](const nlohmann::json& s) {
+    if (!s.is_object() || !s.contains("workers")) return -1;
+    for (const auto& w : s["workers"]) {
+      for (const auto& t : w.value("tasks", nlohmann::json::array())) {
+        if (t.value("type", "") == "training") return w.value("pid", -1);
+      }
+    }
+    return -1;
+  };
+  const int pid = holder(JobStatus(jobs_dir, job));
+  if (pid <= 0 || ::kill(pid, SIGSTOP) != 0) return -1;
+  if (holder(JobStatus(jobs_dir, job)) == pid) return pid;
+  ::kill(pid, SIGCONT);
+  return -1;
+}
+
+const char kResumed[] = "PS had this minibatch already";
+
+TEST(AppliedOnce, WorkersKilledMidTaskLeaveEveryRecordAppliedOncePerEpoch) {
+  TempDir dir;
+  WriteCountingJob(dir);
+  EdlProcess job(CountingJob(dir, "workers", {}));
+  // Kill workers holding half-pushed tasks until a replacement has resumed
+  // a task after minibatches the PS already had (a task just leased has
+  // none pushed), at most four times.
+  int kills = 0;
+  for (; kills < 4 && Count(job.Err(), kResumed) == 0; ++kills) {
+    int victim = -1;
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          victim = StopAWorkerHoldingATrainingTask(dir.path(), "workers");
+          return victim > 0;
+        },
+        60))
+        << job.Err();
+    ASSERT_EQ(::kill(victim, SIGKILL), 0);
+    // The replacement, or the other worker, takes the task up.
+    ASSERT_TRUE(WaitFor(
+        [&] {
+          return Count(job.Err(), kResumed) > 0 ||
+                 Count(job.Err(), "killed by signal 9; relaunching") > kills;
+        },
+        60))
+        << job.Err();
+    WaitFor([&] { return Count(job.Err(), kResumed) > 0; }, 5);
+  }
+  RunResult r = job.Wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(Count(r.err, kResumed), 1) << "no kill landed mid-task in " << kills << " tries\n"
+                                       << r.err;
+  const std::map<float, int> rows = RowHistogram(dir.File("out"));
+  EXPECT_EQ(rows, (std::map<float, int>{{float{kEpochs}, kRecords}})) << Describe(rows);
+}
+
+TEST(AppliedOnce, AHungWorkerThatWakesAfterItsTasksMovedOnLeavesEveryRecordAppliedOnce) {
+  TempDir dir;
+  WriteCountingJob(dir);
+  EdlProcess job(CountingJob(dir, "hang", {}));
+  int victim = -1;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        victim = StopAWorkerHoldingATrainingTask(dir.path(), "hang");
+        return victim > 0;
+      },
+      60))
+      << job.Err();
+  // Stopped until the master declares it dead and puts its tasks back, and
+  // another worker has resumed one of them; then it wakes with its push and
+  // its tasks in hand.
+  ASSERT_TRUE(WaitFor([&] { return Count(job.Err(), "declared dead") > 0; }, 60)) << job.Err();
+  WaitFor([&] { return Count(job.Err(), kResumed) > 0; }, 10);
+  ASSERT_EQ(::kill(victim, SIGCONT), 0);
+  RunResult r = job.Wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::map<float, int> rows = RowHistogram(dir.File("out"));
+  EXPECT_EQ(rows, (std::map<float, int>{{float{kEpochs}, kRecords}})) << Describe(rows);
+}
+
+TEST(AppliedOnce, AMasterKilledWhileWorkersPushLeavesEveryRecordAppliedOncePerEpoch) {
+  TempDir dir;
+  WriteCountingJob(dir);
+  EdlProcess job(CountingJob(dir, "master", {}));
+  ASSERT_TRUE(WaitFor([&] { return Version(JobStatus(dir.path(), "master")) >= 300; }, 60))
+      << job.Err();
+  KillMaster(dir.path(), "master", job);
+  // And a worker, while the new master holds the job.
+  int victim = -1;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        victim = StopAWorkerHoldingATrainingTask(dir.path(), "master");
+        return victim > 0;
+      },
+      60))
+      << job.Err();
+  ASSERT_EQ(::kill(victim, SIGKILL), 0);
+  RunResult r = job.Wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("master replaced 1 time"), std::string::npos) << r.out;
+  const std::map<float, int> rows = RowHistogram(dir.File("out"));
+  EXPECT_EQ(rows, (std::map<float, int>{{float{kEpochs}, kRecords}})) << Describe(rows);
+}
+
+}  // namespace
+}  // namespace edl::testing

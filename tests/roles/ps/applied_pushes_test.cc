@@ -1,0 +1,69 @@
+#include "roles/ps/applied_pushes.h"
+
+#include <gtest/gtest.h>
+
+namespace edl::roles::ps {
+namespace {
+
+TEST(AppliedPushes, TakesEachMinibatchOfATaskOnce) {
+  AppliedPushes applied;
+  EXPECT_EQ(applied.Take(7, 0).apply, true);
+  EXPECT_EQ(applied.Take(7, 1).taken, 2);
+  const AppliedPushes::Claim again = applied.Take(7, 0);
+  EXPECT_FALSE(again.apply);
+  EXPECT_EQ(again.taken, 2);
+  EXPECT_FALSE(applied.Take(7, 1).apply);
+  EXPECT_TRUE(applied.Take(7, 2).apply);
+  EXPECT_EQ(applied.Taken(7), 3);
+  EXPECT_EQ(applied.Taken(8), 0);  // never pushed
+}
+
+TEST(AppliedPushes, KeepsTasksApartAndAppliesUnnamedPushesAlways) {
+  AppliedPushes applied;
+  EXPECT_TRUE(applied.Take(1, 0).apply);
+  EXPECT_TRUE(applied.Take(2, 0).apply);
+  EXPECT_TRUE(applied.Take(0, 0).apply);
+  EXPECT_TRUE(applied.Take(0, 0).apply);
+  EXPECT_EQ(applied.tasks_in_flight(), 2u);  // unnamed pushes are not counted
+}
+
+TEST(AppliedPushes, AMinibatchBeyondTheCountIsAppliedAndMovesItPast) {
+  AppliedPushes applied;
+  EXPECT_TRUE(applied.Take(3, 4).apply);
+  EXPECT_EQ(applied.Taken(3), 5);
+  EXPECT_FALSE(applied.Take(3, 2).apply);
+}
+
+TEST(AppliedPushes, ASettledTaskRefusesEveryLaterPushAndDropsItsCount) {
+  AppliedPushes applied;
+  applied.Take(5, 0);
+  applied.Take(6, 0);
+  applied.Settle(5);
+  EXPECT_EQ(applied.tasks_in_flight(), 1u);
+  EXPECT_EQ(applied.Taken(5), AppliedPushes::kSettled);
+  const AppliedPushes::Claim late = applied.Take(5, 1);  // never taken, but settled
+  EXPECT_FALSE(late.apply);
+  EXPECT_EQ(late.taken, AppliedPushes::kSettled);
+  EXPECT_EQ(applied.Taken(6), 1);
+  applied.Settle(5);  // again: nothing changes
+  EXPECT_EQ(applied.settled_ranges(), 1u);
+}
+
+TEST(AppliedPushes, KeepsSettledTasksAsRangesOfIds) {
+  AppliedPushes applied;
+  // Out of order, as tasks of an epoch end: 10..19 and 30..31.
+  for (int64_t id : {12, 10, 11, 30, 14, 13, 19, 31, 15, 17, 16, 18}) applied.Settle(id);
+  EXPECT_EQ(applied.settled_ranges(), 2u);
+  for (int64_t id = 9; id <= 32; ++id) {
+    const bool settled = (id >= 10 && id <= 19) || id == 30 || id == 31;
+    EXPECT_EQ(applied.Taken(id) == AppliedPushes::kSettled, settled) << id;
+  }
+  applied.Settle(25);  // a gap on both sides: a range of its own
+  EXPECT_EQ(applied.settled_ranges(), 3u);
+  for (int64_t id = 20; id <= 29; ++id) applied.Settle(id);
+  EXPECT_EQ(applied.settled_ranges(), 1u);  // 10..31 in one
+  EXPECT_TRUE(applied.Take(32, 0).apply);
+}
+
+}  // namespace
+}  // namespace edl::roles::ps
