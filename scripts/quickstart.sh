@@ -139,6 +139,8 @@ if problems:
     for p in problems:
         print("quickstart: FAILED: " + p, file=sys.stderr)
     sys.exit(1)
-print("quickstart: OK: test accuracy %s >= 0.90; every record of all 3 epochs trained "
-      "exactly once" % acc[-1], file=sys.stderr)
+print("quickstart: OK: test accuracy %s >= 0.90; the ledger counts every record of all 3 "
+      "epochs trained once (and the PS applied each pushed minibatch of the killed worker's "
+      "task once: tests/cmd/applied_once_test.cc checks that with a model that counts its "
+      "own updates)" % acc[-1], file=sys.stderr)
 PY
