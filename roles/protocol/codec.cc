@@ -133,6 +133,7 @@ EDL_FIELDS(PushGradientsResponse) {
   v("accepted", m.accepted);
   v("version", m.version);
   v("duplicate", m.duplicate);
+  v("behind", m.behind);
   v("task_taken", m.task_taken);
   v("params_version", m.params_version);
   v("params", m.params);

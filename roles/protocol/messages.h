@@ -183,6 +183,10 @@ struct PushGradientsResponse {
   int64_t version = 0;   // the PS's version after this push
   // The push's minibatch was taken before and was dropped.
   bool duplicate = false;
+  // The push's minibatch is beyond what this PS has of the task (it was
+  // restored from a checkpoint): not applied; the worker runs the task
+  // again from task_taken.
+  bool behind = false;
   // How many minibatches of the push's task this PS has taken (a prefix).
   int64_t task_taken = 0;
   // pull_dense: the PullDense answer (every dense parameter, at params_version).

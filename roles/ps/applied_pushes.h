@@ -8,6 +8,11 @@
 // dropped and answered with the count, so that a worker retrying a task
 // resumes after what every PS holds.
 //
+// A push beyond the count (a PS restored from a checkpoint lacks the
+// minibatches it took after it) is refused as `behind`: applying it would
+// leave the ones before it missing on this PS, so the worker runs the task
+// again from where every PS has it.
+//
 // A task is settled once its report is durable at the master (its worker
 // says so with its next push, PushGradientsRequest::settled_task): its
 // count is dropped and every later push for it is refused as taken (a hung
@@ -21,6 +26,10 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
 
 namespace edl::roles::ps {
 
@@ -30,12 +39,12 @@ class AppliedPushes {
   static constexpr int64_t kSettled = std::numeric_limits<int64_t>::max();
 
   struct Claim {
-    bool apply = true;  // false: taken before (or settled), drop it
-    int64_t taken = 0;  // the task's minibatches taken, after this claim
+    bool apply = true;    // false: taken before (or settled), or behind
+    bool behind = false;  // beyond the count: minibatches before it are missing
+    int64_t taken = 0;    // the task's minibatches taken, after this claim
   };
   // Claims minibatch `index` of `task_id` (task_id 0: an unnamed push,
-  // always applied). A minibatch beyond the count (a PS that lost updates
-  // it had taken) is applied and the count moves past it.
+  // always applied).
   Claim Take(int64_t task_id, int64_t index);
   // The count, without claiming (0 for a task never pushed, kSettled for a
   // settled one).
@@ -45,6 +54,23 @@ class AppliedPushes {
   // Tasks with a count; ranges of settled task ids.
   size_t tasks_in_flight() const;
   size_t settled_ranges() const;
+
+  // The whole state, for PS checkpoints: (task id, count) of the tasks in
+  // flight, and the settled [first, last] ranges, both ascending.
+  struct State {
+    std::vector<std::pair<int64_t, int64_t>> taken;
+    std::vector<std::pair<int64_t, int64_t>> settled;
+  };
+  State Export() const;
+  // `state` as it was before the claims (task id, minibatch) were taken:
+  // each task's count back to the claim's minibatch, settled or not (a
+  // sync round's pushes are taken when they arrive but applied with the
+  // round, so a checkpoint of the weights before the round must not count
+  // them).
+  static State WithoutClaims(State state, const std::vector<std::pair<int64_t, int64_t>>& claims);
+  // Replaces the state; InvalidArgument naming the entry when ids are not
+  // positive, counts negative, or ranges unordered or overlapping.
+  Status Import(const State& state);
 
  private:
   bool SettledLocked(int64_t task_id) const;

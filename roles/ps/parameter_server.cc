@@ -306,25 +306,26 @@ Result<protocol::PushGradientsResponse> ParameterServer::ApplyPush(
     std::shared_lock<std::shared_mutex> gate(gate_);
     EDL_RETURN_IF_ERROR(Validate(r));
     if (r.settled_task != 0) applied_.Settle(r.settled_task);
-    // A sync round may refuse the push as too stale: it is claimed only
-    // once accepted.
     std::unique_lock<std::mutex> sync_lock;
+    if (!options_.use_async) sync_lock = std::unique_lock<std::mutex>(sync_mu_);
+    const AppliedPushes::Claim claim = applied_.Take(r.task_id, r.minibatch);
+    out.task_taken = claim.taken;
+    if (!claim.apply) {
+      out.duplicate = !claim.behind;
+      out.behind = claim.behind;
+      out.version = version_.load();
+      return out;
+    }
+    // A sync round refuses a push computed on too old a version. It stays
+    // taken (dropped, as before pushes were named): the worker goes on with
+    // its next minibatch.
     if (!options_.use_async) {
-      sync_lock = std::unique_lock<std::mutex>(sync_mu_);
       const int64_t current = version_.load();
       if (r.version < current - options_.sync_version_tolerance) {
         out.accepted = false;
         out.version = current;
-        out.task_taken = applied_.Taken(r.task_id);
         return out;
       }
-    }
-    const AppliedPushes::Claim claim = applied_.Take(r.task_id, r.minibatch);
-    out.task_taken = claim.taken;
-    if (!claim.apply) {
-      out.duplicate = true;
-      out.version = version_.load();
-      return out;
     }
     // Worker-maintained state (moving statistics): the last writer wins.
     for (const NamedTensor& t : r.state) {
@@ -353,6 +354,7 @@ Result<protocol::PushGradientsResponse> ParameterServer::ApplyPush(
           for (int64_t i = 0; i < sum.numel(); ++i) s[i] += x[i];
         }
       }
+      if (r.task_id != 0) round_.claims.emplace_back(r.task_id, r.minibatch);
       for (const protocol::SparseGradient& g : r.sparse) {
         // Copies: the request's tensors view its whole received body.
         round_.sparse[g.table].push_back({g.table, g.ids.Clone(), g.values.Clone()});

@@ -113,6 +113,8 @@ class ParameterServer : public protocol::PsService {
   // A sync round's accumulated gradients (guarded by sync_mu_).
   struct SyncRound {
     int pushes = 0;
+    // (task id, minibatch) of its named pushes: taken, not yet applied.
+    std::vector<std::pair<int64_t, int64_t>> claims;
     std::map<std::string, tensor::Tensor> dense;  // sums
     std::map<std::string, std::vector<protocol::SparseGradient>> sparse;
   };

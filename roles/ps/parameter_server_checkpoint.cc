@@ -17,6 +17,8 @@ namespace {
 
 constexpr char kIds[] = "#ids";
 constexpr char kValues[] = "#values";
+constexpr char kAppliedTaken[] = "#applied/taken";
+constexpr char kAppliedSettled[] = "#applied/settled";
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
@@ -74,6 +76,17 @@ Checkpoint ParameterServer::Snapshot(int64_t version) const {
   for (const auto& d : dense_) c.model.push_back({d->name, d->value.Clone()});
   for (auto& [name, slot] : optimizer_->Slots()) {
     if (dense_by_name_.count(Owner(name))) c.optimizer.push_back({name, slot});
+  }
+  // The named pushes the weights hold (roles/ps/applied_pushes.h), as
+  // int64 [n, 2] pairs; a sync round's pushes are not in the weights yet.
+  const AppliedPushes::State applied =
+      AppliedPushes::WithoutClaims(applied_.Export(), round_.claims);
+  for (const auto& [name, pairs] : {std::make_pair(kAppliedTaken, &applied.taken),
+                                    std::make_pair(kAppliedSettled, &applied.settled)}) {
+    if (pairs->empty()) continue;
+    std::vector<int64_t> flat;
+    for (const auto& [a, b] : *pairs) flat.insert(flat.end(), {a, b});
+    c.optimizer.push_back({name, Tensor::FromInts({static_cast<int64_t>(pairs->size()), 2}, flat)});
   }
   for (const auto& [name, table] : tables_) {
     EmbeddingTable::Rows rows = table->Export();
@@ -198,6 +211,25 @@ Status ParameterServer::Restore(const std::string& root, int64_t version) {
       }
     }
     table.Import(rows);
+  }
+  // This PS's own record of named pushes, when the checkpoint is this job's
+  // own (another job's task ids mean other tasks) and was written by as
+  // many PS (after a change of PS count the shards differ).
+  if (root == options_.checkpoint_dir && static_cast<int>(partitions->size()) == options_.num_ps) {
+    AppliedPushes::State applied;
+    for (const NamedTensor& t : (*partitions)[options_.ps_index].optimizer) {
+      std::vector<std::pair<int64_t, int64_t>>* pairs = t.name == kAppliedTaken ? &applied.taken
+                                                        : t.name == kAppliedSettled
+                                                            ? &applied.settled
+                                                            : nullptr;
+      if (pairs == nullptr) continue;
+      if (t.value.dtype() != DType::kInt64 || t.value.rank() != 2 || t.value.dim(1) != 2) {
+        return InvalidArgument(where + ": \"" + t.name + "\" must be int64 [n, 2]");
+      }
+      const int64_t* v = t.value.i64();
+      for (int64_t i = 0; i < t.value.dim(0); ++i) pairs->emplace_back(v[2 * i], v[2 * i + 1]);
+    }
+    EDL_RETURN_IF_ERROR(applied_.Import(applied).WithPrefix(where));
   }
   optimizer_->set_iterations(version);
   version_ = version;

@@ -149,7 +149,10 @@ Status PrunePartitions(const std::string& root, int keep_max, int64_t written) {
     // removed first is not an error.
     std::error_code ec;
     fs::remove_all(path, ec);
-    if (ec && fs::exists(path) && status.ok()) {
+    // A file vanishing under remove_all: another PS is deleting the same
+    // directory; once more, to delete what is left.
+    if (ec == std::errc::no_such_file_or_directory) fs::remove_all(path, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory && fs::exists(path) && status.ok()) {
       status = IoError(path.string() + ": cannot delete old checkpoint: " + ec.message());
     }
   }

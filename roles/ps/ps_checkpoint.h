@@ -11,7 +11,12 @@
 //                      and "<table>#values" (float32 [n, dim]);
 //   "optimizer" group: dense slots "<parameter>/<slot>" (Optimizer::Slots
 //                      names) and per table "<table>/<slot>#values"
-//                      ([n, dim], rows aligned with "<table>#ids");
+//                      ([n, dim], rows aligned with "<table>#ids"); and
+//                      the named pushes the partition holds
+//                      (roles/ps/applied_pushes.h): "#applied/taken"
+//                      (int64 [n, 2]: task id, minibatches) and
+//                      "#applied/settled" (int64 [m, 2]: id ranges), read
+//                      back only by a PS of a job with the same PS count;
 //   version = the PS's version (= its optimizer iterations), the model spec
 //   and the optimizer config.
 // Any PS count can read any complete version: partitions are merged and

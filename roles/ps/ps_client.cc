@@ -364,6 +364,7 @@ Result<PsClient::PushResult> PsClient::FinishPush() {
     result.versions[i] = push.responses[i].version;
     result.task_taken[i] = push.responses[i].task_taken;
     result.duplicates += push.responses[i].duplicate ? 1 : 0;
+    result.behind += push.responses[i].behind ? 1 : 0;
     result.accepted = result.accepted && push.responses[i].accepted;
   }
   push_.reset();

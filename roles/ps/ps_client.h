@@ -81,6 +81,7 @@ class PsClient {
     // taken before.
     std::vector<int64_t> task_taken;
     int duplicates = 0;
+    int behind = 0;  // PS that lack minibatches of the task before this one
   };
 
   // REQUIRES: no push in flight.

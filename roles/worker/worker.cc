@@ -125,6 +125,24 @@ Status Worker::Run() {
     // handed back by a stop).
     Status settled = SettlePush();
     if (s.ok()) s = settled;
+    // A PS restored from a checkpoint lacks some of the task's minibatches:
+    // the task runs again from its first record (the minibatches every PS
+    // has are skipped once the first push's answers say which).
+    if (task_behind_ && stop_) interrupted_ = true;  // handed back, not reported
+    while (s.ok() && task_behind_ && !interrupted_) {
+      task_behind_ = false;
+      EDL_LOG(INFO) << options_.name << ": a PS restored from a checkpoint lacks minibatches of "
+                    << TaskRangeName(task) << ": running it again";
+      lease.batches = StartTask(task).batches;
+      report = protocol::ReportTaskRequest{};
+      report.worker_id = worker_id_;
+      report.task_id = task.id;
+      s = RunTask(lease, &report);
+      settled = SettlePush();
+      if (s.ok()) s = settled;
+      if (task_behind_ && stop_) interrupted_ = true;
+    }
+    task_behind_ = false;
     if (interrupted_) {
       // Stopping mid-task: not reporting hands the task back as soon as the
       // master learns this worker is gone (process exit or heartbeats).
@@ -264,6 +282,10 @@ Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
       // pulls (queued behind it on each PS's lane, so it sees it) and
       // computes; at most one push is in flight.
       EDL_RETURN_IF_ERROR(SettlePush());
+      if (task_behind_) {  // Run() runs the task again
+        for (auto* p : cm_.model->parameters()) p->ZeroGrad();
+        return Status::Ok();
+      }
       auto params = cm_.model->parameters();
       // When the next step pulls dense parameters, the push's answer brings
       // them (one round trip instead of two).
@@ -304,12 +326,16 @@ Status Worker::SettlePush() {
     return pushed.status();
   }
   for (int64_t v : pushed->versions) model_version_ = std::max(model_version_, v);
+  if (pushed->behind > 0) {
+    task_behind_ = true;
+    return Status::Ok();
+  }
   if (pushed->duplicates > 0 && !pushed->task_taken.empty()) {
     const int64_t all = *std::min_element(pushed->task_taken.begin(), pushed->task_taken.end());
     if (all == ps::AppliedPushes::kSettled) {
       EDL_LOG(INFO) << options_.name << ": the task was done elsewhere (" << pushed->duplicates
                     << " PS had this minibatch already): skipping the rest of it";
-    } else if (all > resume_at_) {
+    } else if (all > resume_at_ && resume_at_ == 0) {  // once per attempt
       EDL_LOG(INFO) << options_.name << ": " << pushed->duplicates
                     << " PS had this minibatch already; every PS has taken the task's first " << all
                     << " minibatches: going on from there";

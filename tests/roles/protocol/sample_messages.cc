@@ -103,6 +103,7 @@ PushGradientsResponse SamplePushGradientsResponse() {
   return {.accepted = false,
           .version = 31,
           .duplicate = true,
+          .behind = true,
           .task_taken = 7,
           .params_version = 31,
           .params = {{"dense/kernel", PatternTensor({2, 3}, DType::kBFloat16, 12)}}};
@@ -263,6 +264,7 @@ void ExpectSame(const PushGradientsResponse& a, const PushGradientsResponse& b) 
   EXPECT_EQ(a.accepted, b.accepted);
   EXPECT_EQ(a.version, b.version);
   EXPECT_EQ(a.duplicate, b.duplicate);
+  EXPECT_EQ(a.behind, b.behind);
   EXPECT_EQ(a.task_taken, b.task_taken);
   EXPECT_EQ(a.params_version, b.params_version);
   ASSERT_EQ(a.params.size(), b.params.size());

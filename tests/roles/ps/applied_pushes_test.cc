@@ -27,11 +27,56 @@ TEST(AppliedPushes, KeepsTasksApartAndAppliesUnnamedPushesAlways) {
   EXPECT_EQ(applied.tasks_in_flight(), 2u);  // unnamed pushes are not counted
 }
 
-TEST(AppliedPushes, AMinibatchBeyondTheCountIsAppliedAndMovesItPast) {
+TEST(AppliedPushes, RefusesAMinibatchBeyondTheCountAsBehind) {
   AppliedPushes applied;
-  EXPECT_TRUE(applied.Take(3, 4).apply);
-  EXPECT_EQ(applied.Taken(3), 5);
-  EXPECT_FALSE(applied.Take(3, 2).apply);
+  applied.Take(3, 0);
+  const AppliedPushes::Claim beyond = applied.Take(3, 4);  // 1..3 are missing here
+  EXPECT_FALSE(beyond.apply);
+  EXPECT_TRUE(beyond.behind);
+  EXPECT_EQ(beyond.taken, 1);
+  EXPECT_EQ(applied.Taken(3), 1);
+  EXPECT_TRUE(applied.Take(3, 1).apply);
+  EXPECT_FALSE(applied.Take(3, 0).behind);  // a repeat is not behind
+}
+
+TEST(AppliedPushes, ExportsAndImportsItsState) {
+  AppliedPushes applied;
+  applied.Take(40, 0);
+  applied.Take(40, 1);
+  for (int64_t id : {10, 11, 12, 20}) applied.Settle(id);
+  const AppliedPushes::State state = applied.Export();
+  EXPECT_EQ(state.taken, (std::vector<std::pair<int64_t, int64_t>>{{40, 2}}));
+  EXPECT_EQ(state.settled, (std::vector<std::pair<int64_t, int64_t>>{{10, 12}, {20, 20}}));
+  AppliedPushes restored;
+  ASSERT_TRUE(restored.Import(state).ok());
+  EXPECT_EQ(restored.Taken(40), 2);
+  EXPECT_EQ(restored.Taken(11), AppliedPushes::kSettled);
+  EXPECT_EQ(restored.Taken(13), 0);
+}
+
+TEST(AppliedPushes, RefusesAMalformedStateNamingTheEntry) {
+  AppliedPushes applied;
+  Status s = applied.Import({{{0, 3}}, {}});
+  EXPECT_NE(s.message().find("task 0"), std::string::npos) << s.message();
+  s = applied.Import({{{5, -1}}, {}});
+  EXPECT_NE(s.message().find("count -1"), std::string::npos) << s.message();
+  s = applied.Import({{}, {{10, 12}, {12, 14}}});  // overlapping
+  EXPECT_NE(s.message().find("[12, 14]"), std::string::npos) << s.message();
+  s = applied.Import({{}, {{10, 9}}});  // backwards
+  EXPECT_FALSE(s.ok());
+}
+
+TEST(AppliedPushes, LeavesOutTheClaimsOfARoundNotAppliedYet) {
+  AppliedPushes applied;
+  applied.Take(7, 0);
+  applied.Take(7, 1);
+  applied.Take(8, 0);
+  applied.Settle(8);  // its last minibatch still waits in the round
+  applied.Settle(9);
+  const AppliedPushes::State before =
+      AppliedPushes::WithoutClaims(applied.Export(), {{7, 1}, {8, 0}});
+  EXPECT_EQ(before.taken, (std::vector<std::pair<int64_t, int64_t>>{{7, 1}, {8, 0}}));
+  EXPECT_EQ(before.settled, (std::vector<std::pair<int64_t, int64_t>>{{9, 9}}));
 }
 
 TEST(AppliedPushes, ASettledTaskRefusesEveryLaterPushAndDropsItsCount) {

@@ -229,7 +229,7 @@ TEST(ParameterServer, AppliesANamedMinibatchOnceAndAnswersRepeatsWithWhatItTook)
   EXPECT_EQ(ps->version(), 4);
 }
 
-TEST(ParameterServer, SyncModeClaimsAMinibatchOnlyWhenItAcceptsThePush) {
+TEST(ParameterServer, SyncModeDropsAStaleNamedPushAsBeforeAndTheTaskGoesOn) {
   ParameterServerOptions options;
   options.use_async = false;
   options.grads_to_wait = 1;
@@ -238,20 +238,22 @@ TEST(ParameterServer, SyncModeClaimsAMinibatchOnlyWhenItAcceptsThePush) {
   push.task_id = 9;
   push.dense.push_back({"dense/bias", Tensor::FromVector({2}, {1, 2})});
   ASSERT_TRUE(ps->PushGradients(push)->accepted);  // version 0 -> 1
-  // Minibatch 1 computed on version 0: too stale, refused and not taken, so
-  // the worker may push it again.
+  // Minibatch 1 computed on version 0: too stale, refused and dropped; the
+  // task's next minibatch is not behind.
   push.minibatch = 1;
   auto stale = ps->PushGradients(push);
   ASSERT_TRUE(stale.ok());
   EXPECT_FALSE(stale->accepted);
   EXPECT_FALSE(stale->duplicate);
-  EXPECT_EQ(stale->task_taken, 1);
+  EXPECT_EQ(stale->task_taken, 2);
+  EXPECT_EQ(ps->version(), 1);
   push.version = 1;
+  push.minibatch = 2;
   auto fresh = ps->PushGradients(push);
   ASSERT_TRUE(fresh.ok());
   EXPECT_TRUE(fresh->accepted);
-  EXPECT_FALSE(fresh->duplicate);
-  EXPECT_EQ(fresh->task_taken, 2);
+  EXPECT_FALSE(fresh->behind);
+  EXPECT_EQ(fresh->task_taken, 3);
   EXPECT_EQ(ps->version(), 2);
 }
 

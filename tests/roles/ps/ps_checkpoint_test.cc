@@ -107,6 +107,57 @@ TEST(PsCheckpoint, RestoresAPsThatThenContinuesExactlyAsIfNeverStopped) {
   EXPECT_EQ(relaunched[0]->version(), 4);
 }
 
+TEST(PsCheckpoint, ARestoredPsKnowsTheNamedPushesItsWeightsHoldAndNoLater) {
+  ScratchDir dir;
+  ParameterServerOptions options;
+  options.checkpoint_dir = dir.path();
+  options.checkpoint_steps = 2;
+  PsSet original = MakeSet(1, options);
+  auto push = [&](ParameterServer& ps, int64_t task, int64_t minibatch, int64_t settled = 0) {
+    PushGradientsRequest r = Route(MakePush(1), 1, ps.version())[0];
+    r.task_id = task;
+    r.minibatch = minibatch;
+    r.settled_task = settled;
+    auto answer = ps.PushGradients(r);
+    EDL_CHECK(answer.ok()) << answer.status().message();
+    return *answer;
+  };
+  push(*original[0], 5, 0);
+  push(*original[0], 6, 0, /*settled=*/5);  // version 2: checkpointed
+  push(*original[0], 6, 1);                 // lost with the PS
+  PsSet relaunched = MakeSet(1, options);
+  ASSERT_EQ(relaunched[0]->version(), 2);
+  ParameterServer& ps = *relaunched[0];
+  // Task 5 was settled before the checkpoint; task 6 had one minibatch in it.
+  EXPECT_EQ(ps.applied_pushes().Taken(5), AppliedPushes::kSettled);
+  EXPECT_EQ(ps.applied_pushes().Taken(6), 1);
+  EXPECT_TRUE(push(ps, 6, 0).duplicate);  // in the restored weights already
+  const protocol::PushGradientsResponse beyond = push(ps, 6, 2);
+  EXPECT_TRUE(beyond.behind);  // minibatch 1 is missing here
+  EXPECT_EQ(beyond.task_taken, 1);
+  EXPECT_EQ(ps.version(), 2);
+  EXPECT_FALSE(push(ps, 6, 1).duplicate);  // applied again, here only
+  EXPECT_EQ(ps.version(), 3);
+}
+
+TEST(PsCheckpoint, AnotherJobsCheckpointBringsNoNamedPushes) {
+  ScratchDir dir;
+  ParameterServerOptions options;
+  options.checkpoint_dir = dir.path();
+  options.checkpoint_steps = 1;
+  PsSet original = MakeSet(1, options);
+  PushGradientsRequest r = Route(MakePush(1), 1, 0)[0];
+  r.task_id = 5;
+  ASSERT_TRUE(original[0]->PushGradients(r).ok());
+  ScratchDir other;
+  ParameterServerOptions from;
+  from.checkpoint_dir = other.path();
+  from.checkpoint_dir_for_init = dir.path();
+  PsSet started = MakeSet(1, from);
+  ASSERT_EQ(started[0]->version(), 1);
+  EXPECT_EQ(started[0]->applied_pushes().Taken(5), 0);
+}
+
 TEST(PsCheckpoint, ACheckpointOfTwoPsRestoresIntoThreeOrOneWithTheSameValues) {
   ScratchDir dir;
   ParameterServerOptions options;
