@@ -204,7 +204,12 @@ Result<Client::Impl::Opened> Client::Impl::Open(const std::string& method,
                          OpenOnce(method, target, body, content_type, accept, dedicated, extra));
     const int status = opened.head.status;
     const bool retry_401 = status == 401 && endpoint.tls && !refreshed;
-    const bool retry_429 = status == 429 && throttled < kMaxThrottledRetries;
+    // A 5xx with Retry-After (an API server shutting down, or one that
+    // asks for patience) is re-sent like a 429, as client-go does; one
+    // without it is the caller's to handle.
+    const bool wants_retry =
+        status == 429 || (status >= 500 && !opened.head.Header("Retry-After").empty());
+    const bool retry_429 = wants_retry && throttled < kMaxThrottledRetries;
     if (!retry_401 && !retry_429) return opened;
     if (retry_401 && !credentials.Invalidate()) return opened;
     // Drain the small error body so the connection can be reused.
@@ -218,8 +223,8 @@ Result<Client::Impl::Opened> Client::Impl::Open(const std::string& method,
     } else {
       ++throttled;
       auto wait = RetryAfter(opened.head, options.max_retry_after);
-      EDL_LOG(INFO) << "kube: " << method << " " << WithoutQuery(target) << ": 429, retrying in "
-                    << wait.count() << " ms";
+      EDL_LOG(INFO) << "kube: " << method << " " << WithoutQuery(target) << ": " << status
+                    << ", retrying in " << wait.count() << " ms";
       std::this_thread::sleep_for(wait);
     }
   }

@@ -6,9 +6,10 @@
 //
 // Thread-safe: requests share a small pool of keep-alive connections; every
 // watch and every Stream() gets a connection of its own. A client-side token
-// bucket (ClientOptions::qps/burst) paces every request; 429 answers are
-// re-sent after Retry-After. Credentials are sent only over TLS (as kubectl
-// does): a static token, a token file re-read every <= 60 s and after a 401
+// bucket (ClientOptions::qps/burst) paces every request; 429 answers, and
+// 5xx answers with a Retry-After header, are re-sent after Retry-After (as
+// client-go does; a 5xx without it, or a lost connection, is returned). Credentials are sent only
+// over TLS (as kubectl does): a static token, a token file re-read every <= 60 s and after a 401
 // (the request is then retried once), an exec plugin's credential cached until
 // it expires or a 401, and a client certificate.
 #pragma once
@@ -67,8 +68,8 @@ struct ClientOptions {
   double qps = 20;  // token-bucket client-side rate limit on every request;
   int burst = 40;   // qps <= 0 disables it
   std::chrono::milliseconds request_timeout{30000};
-  // 429 Retry-After honoured (capped at this), the request re-sent up to 3
-  // times.
+  // 429 (and 5xx with Retry-After) Retry-After honoured (capped at this),
+  // the request re-sent up to 3 times.
   std::chrono::milliseconds max_retry_after{60000};
 };
 

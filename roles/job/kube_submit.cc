@@ -316,21 +316,48 @@ Status KubeWaitJob(const KubeJobOptions& access, const std::string& job, double 
 
 namespace {
 
+// How long the client waits out an API server that does not answer (a
+// restart, 5xx answers) before it stops following; the job goes on.
+constexpr auto kApiOutageTolerance = std::chrono::seconds(300);
+
+// Whether the API server may answer differently in a moment.
+bool Transient(const Status& s) {
+  return s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kInternal ||
+         s.code() == StatusCode::kResourceExhausted || s.code() == StatusCode::kDeadlineExceeded;
+}
+
 // Follows the job's master: waits for its pod to start, streams its log,
 // and when a master pod ends while the Job goes on (the Job controller
-// replaces it), the next one's; returns the Job's outcome.
+// replaces it), the next one's; returns the Job's outcome. An API server
+// that fails for a while (kApiOutageTolerance) is waited out, and a log
+// stream it cut is resumed from where it broke.
 Status Follow(kube::Client& client, const std::string& ns, const std::string& job, FILE* out) {
   const auto poll = std::chrono::milliseconds(500);
   std::string followed_uid, last_phase, last_message;
   bool streamed_once = false;
+  auto last_answer = std::chrono::steady_clock::now();
+  bool outage_told = false;
   while (true) {
     auto master_job = client.Get(kube::Jobs(), ns, MasterName(job));
     if (!master_job.ok()) {
       if (master_job.status().code() == StatusCode::kNotFound) {
         return Internal("job " + job + ": its Job " + MasterName(job) + " was deleted");
       }
-      return master_job.status();
+      if (!Transient(master_job.status()) ||
+          std::chrono::steady_clock::now() - last_answer > kApiOutageTolerance) {
+        return master_job.status().WithPrefix("following job " + job);
+      }
+      if (!outage_told) {
+        std::fprintf(out, "edl: the API server does not answer (%s); waiting for it\n",
+                     master_job.status().message().c_str());
+        std::fflush(out);
+        outage_told = true;
+      }
+      std::this_thread::sleep_for(poll);
+      continue;
     }
+    last_answer = std::chrono::steady_clock::now();
+    outage_told = false;
     std::string message;
     const std::string outcome = JobOutcome(*master_job, &message);
     if (outcome == "Complete") return Status::Ok();
@@ -378,26 +405,34 @@ Status Follow(kube::Client& client, const std::string& ns, const std::string& jo
     streamed_once = true;
     const std::string log_path =
         "/api/v1/namespaces/" + ns + "/pods/" + pod_name + "/log?container=main&follow=true";
-    Status streamed = client.Stream(log_path, [out](std::string_view bytes) {
+    auto sink = [out](std::string_view bytes) {
       std::fwrite(bytes.data(), 1, bytes.size(), out);
       std::fflush(out);
       return true;
-    });
+    };
+    Status streamed = client.Stream(log_path, sink);
+    auto broke_at = std::chrono::steady_clock::now();
     if (!streamed.ok()) {
       std::fprintf(out, "edl: the master's log stream ended: %s\n", streamed.message().c_str());
     }
     // The pod ended (or the stream broke): the Job's conditions say what next.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    const auto deadline = std::chrono::steady_clock::now() + kApiOutageTolerance;
     while (std::chrono::steady_clock::now() < deadline) {
       auto again = client.Get(kube::Pods(), ns, pod_name);
+      if (!again.ok() && Transient(again.status())) {
+        std::this_thread::sleep_for(poll);  // the API server, not the pod
+        continue;
+      }
       const std::string now = again.ok() ? StringAt(*again, {"status", "phase"}) : "Gone";
       if (now != "Running") break;
       if (!streamed.ok()) {
-        streamed = client.Stream(log_path + "&sinceSeconds=5", [out](std::string_view bytes) {
-          std::fwrite(bytes.data(), 1, bytes.size(), out);
-          std::fflush(out);
-          return true;
-        });
+        // From a second before it broke: a line may come twice, none is lost.
+        const auto since = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::steady_clock::now() - broke_at) +
+                           std::chrono::seconds(2);
+        streamed = client.Stream(log_path + "&sinceSeconds=" + std::to_string(since.count()), sink);
+        broke_at = std::chrono::steady_clock::now();
+        if (!streamed.ok()) std::this_thread::sleep_for(poll);
         continue;
       }
       std::this_thread::sleep_for(poll);

@@ -1,6 +1,10 @@
 #include "roles/job/state_configmap.h"
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <functional>
+#include <thread>
 
 #include "base/file.h"
 #include "base/logging.h"
@@ -13,6 +17,35 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
+// How long a new master waits out an API server that fails (5xx,
+// throttling, a restart: no answer) before its Restore fails.
+constexpr auto kOutageTolerance = std::chrono::seconds(60);
+
+// The API server may answer differently in a moment; any other answer
+// (NotFound, Conflict, Invalid, Forbidden) is final.
+bool Transient(const Status& s) {
+  return s.code() == StatusCode::kUnavailable || s.code() == StatusCode::kInternal ||
+         s.code() == StatusCode::kResourceExhausted || s.code() == StatusCode::kDeadlineExceeded;
+}
+
+// Calls `attempt` until it succeeds, fails for good, or kOutageTolerance
+// passes (its last answer then), backing off from 0.25 s to 4 s.
+template <typename T>
+Result<T> WhileTransient(const std::string& what, const std::function<Result<T>()>& attempt) {
+  const auto deadline = std::chrono::steady_clock::now() + kOutageTolerance;
+  auto wait = std::chrono::milliseconds(250);
+  while (true) {
+    Result<T> r = attempt();
+    if (r.ok() || !Transient(r.status()) || std::chrono::steady_clock::now() + wait > deadline) {
+      return r;
+    }
+    EDL_LOG(WARNING) << what << ": " << r.status().message() << "; retrying in " << wait.count()
+                     << " ms";
+    std::this_thread::sleep_for(wait);
+    wait = std::min(wait * 2, std::chrono::milliseconds(4000));
+  }
+}
+
 }  // namespace
 
 StateConfigMap::StateConfigMap(kube::Client& client, std::string ns, std::string name, Json owner)
@@ -20,14 +53,20 @@ StateConfigMap::StateConfigMap(kube::Client& client, std::string ns, std::string
 
 Result<bool> StateConfigMap::Restore(const std::string& dir) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto got = client_.Get(kube::ConfigMaps(), ns_, name_);
-  if (!got.ok() && got.status().code() == StatusCode::kNotFound) {
+  Result<Json> got = WhileTransient<Json>("reading ConfigMap " + name_, [&]() -> Result<Json> {
+    auto r = client_.Get(kube::ConfigMaps(), ns_, name_);
+    if (r.ok() || r.status().code() != StatusCode::kNotFound) return r;
     Json cm = {{"apiVersion", "v1"},
                {"kind", "ConfigMap"},
                {"metadata", {{"name", name_}, {"labels", {{"edl-role", "master-state"}}}}}};
     if (!owner_.empty()) cm["metadata"]["ownerReferences"] = owner_;
-    got = client_.Create(kube::ConfigMaps(), ns_, cm);
-  }
+    r = client_.Create(kube::ConfigMaps(), ns_, cm);
+    // A create that landed though its answer was lost: read it.
+    if (!r.ok() && r.status().code() == StatusCode::kAlreadyExists) {
+      return Unavailable(r.status().message());
+    }
+    return r;
+  });
   if (!got.ok()) return got.status().WithPrefix("the master's state in ConfigMap " + name_);
   resource_version_ = (*got)["metadata"].value("resourceVersion", "");
   keys_ = Json::object();
@@ -80,6 +119,9 @@ Status StateConfigMap::Save(const std::string& dir) {
   if (patch_data.empty()) return Status::Ok();
   const Json patch = {{"metadata", {{"resourceVersion", resource_version_}}},
                       {"binaryData", patch_data}};
+  // One attempt: a master that cannot save exits, and the next one waits
+  // out the API server in Restore (a wait here would hold the workers'
+  // replies for as long).
   auto r = client_.Patch(kube::ConfigMaps(), ns_, name_, patch);
   if (!r.ok()) {
     if (r.status().code() == StatusCode::kAborted) {

@@ -15,6 +15,7 @@
 #include "kube/client.h"
 #include "kube/config.h"
 #include "net/rpc.h"
+#include "tests/fakekube/fake_cluster.h"
 #include "tests/fakekube/kubectl_path.h"
 #include "tests/testing/job_report.h"
 #include "tests/testing/run_edl.h"
@@ -24,90 +25,6 @@ namespace edl::testing {
 namespace {
 
 using Json = nlohmann::json;
-
-const std::string kData = EDL_FASHION_MNIST;
-const std::string kTrain = kData + "/train-images-idx3-ubyte.gz";
-const std::string kTest = kData + "/t10k-images-idx3-ubyte.gz";
-
-// A fake cluster of one node, for one test.
-class FakeCluster {
- public:
-  explicit FakeCluster(const std::string& node)
-      : process_(
-            EDL_FAKE_KUBE_PATH,
-            {"--dir", dir_.path(), "--nodes", node, "--image",
-             "edl:dev=" + std::filesystem::path(EDL_BINARY_PATH).parent_path().string(), "--image",
-             "busybox=/bin", "--priority_class", "high=100000", "--priority_class", "low=1000"}) {
-    ready_ = WaitFor([&] { return std::filesystem::exists(dir_.File("kubeconfig")); }, 30);
-    if (!ready_) return;
-    auto config = kube::LoadKubeconfig(kubeconfig(), "");
-    if (!config.ok()) {
-      ADD_FAILURE() << config.status().message();
-      return;
-    }
-    auto client = kube::Client::Create(*config);
-    if (!client.ok()) {
-      ADD_FAILURE() << client.status().message();
-      return;
-    }
-    client_ = std::move(*client);
-  }
-  ~FakeCluster() {
-    process_.Signal(SIGTERM);
-    RunResult r;
-    WaitFor([&] { return process_.Exited(&r); }, 30);
-  }
-  bool ready() const { return ready_ && client_ != nullptr; }
-  std::string kubeconfig() const { return dir_.File("kubeconfig"); }
-  kube::Client& client() { return *client_; }
-  std::string Log() const { return process_.Err(); }
-
-  // Pods of `job` (label selector `extra` added), as the API lists them.
-  std::vector<Json> Pods(const std::string& selector) {
-    auto list = client_->List(kube::Pods(), "default", kube::ListOptions{selector, "", "", 500});
-    if (!list.ok()) return {};
-    return (*list)["items"].get<std::vector<Json>>();
-  }
-  int Count(const std::string& selector, const std::string& phase) {
-    int n = 0;
-    for (const Json& p : Pods(selector)) n += p["status"].value("phase", "") == phase;
-    return n;
-  }
-  // The job's model version from the master's /status, through the API
-  // server's service proxy; -1 while unreachable.
-  int64_t ModelVersion(const std::string& job) {
-    auto r = client_->GetRaw("/api/v1/namespaces/default/services/" + job +
-                             "-master:50001/proxy/status");
-    if (!r.ok()) return -1;
-    Json j = Json::parse(*r, nullptr, false);
-    return j.is_object() ? j.value("model_version", int64_t{-1}) : -1;
-  }
-
- private:
-  TempDir dir_;
-  EdlProcess process_;
-  bool ready_ = false;
-  std::unique_ptr<kube::Client> client_;
-};
-
-std::vector<std::string> KubeJob(const FakeCluster& cluster, const std::string& name,
-                                 std::vector<std::string> extra) {
-  std::vector<std::string> args = {"--cluster=kube",
-                                   "--kubeconfig=" + cluster.kubeconfig(),
-                                   "--image_name=edl:dev",
-                                   "--job_name=" + name,
-                                   "--master_resource_request=cpu=0.5,memory=1Gi",
-                                   "--ps_resource_request=cpu=1,memory=2Gi",
-                                   "--worker_resource_request=cpu=1,memory=2Gi",
-                                   "--master_pod_priority=high",
-                                   "--ps_pod_priority=high",
-                                   "--worker_pod_priority=low",
-                                   "--termination_grace_period=10"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return args;
-}
-
-std::string Name(const Json& pod) { return pod["metadata"].value("name", ""); }
 
 TEST(EdlOnKube, TrainsTheCnnThroughAPodDeletionAPreemptionAndAKilledPs) {
   // 6 CPUs: master 0.5 + 2 PS + 2 workers = 4.5, leaving 1.5.

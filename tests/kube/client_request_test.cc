@@ -131,6 +131,33 @@ TEST(ClientRequest, GivesUpAfterThreeThrottledRetries) {
   EXPECT_EQ(server.requests().size(), 4u);
 }
 
+TEST(ClientRequest, ResendsA5xxWithRetryAfterButLeavesOneWithoutItToTheCaller) {
+  std::atomic<int> calls{0};
+  TestApiServer patient([&](const SeenRequest& r, ServerConnection& c) {
+    if (calls++ == 0) {
+      c.Reply(503, R"({"kind":"Status","reason":"ServiceUnavailable","code":503})",
+              {{"Retry-After", "1"}});
+    } else {
+      c.Reply(200, kPod);
+    }
+  });
+  ClusterConfig config;
+  config.server = patient.url();
+  ClientOptions options;
+  options.max_retry_after = std::chrono::milliseconds(10);
+  Result<Json> pod = MakeClient(config, options)->Get(Pods(), "n", "p");
+  ASSERT_TRUE(pod.ok()) << pod.status().message();
+  EXPECT_EQ(patient.requests().size(), 2u);
+
+  TestApiServer failing([&](const SeenRequest& r, ServerConnection& c) {
+    c.Reply(500, R"({"kind":"Status","reason":"InternalError","message":"boom","code":500})");
+  });
+  config.server = failing.url();
+  Result<Json> failed = MakeClient(config, options)->Get(Pods(), "n", "p");
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failing.requests().size(), 1u);
+}
+
 TEST(ClientRequest, ReportsApiErrorsWithMethodPathAndReason) {
   TestApiServer server([&](const SeenRequest& r, ServerConnection& c) {
     c.Reply(

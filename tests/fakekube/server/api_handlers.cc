@@ -244,13 +244,13 @@ ApiResponse Log(Store& store, const ParsedTarget& target, const ResourcePath& pa
       text.size() > static_cast<size_t>(*options.limit_bytes)) {
     text.resize(static_cast<size_t>(*options.limit_bytes));
   }
-  return ApiResponse{200, "text/plain", std::move(text)};
+  return ApiResponse{200, "text/plain", std::move(text), {}};
 }
 
 }  // namespace
 
 ApiResponse JsonResponse(int status, const Json& body) {
-  return ApiResponse{status, "application/json", body.dump()};
+  return ApiResponse{status, "application/json", body.dump(), {}};
 }
 
 ApiResponse ErrorResponse(const ApiError& error) {

@@ -9,6 +9,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/fakekube/server/request.h"
 #include "tests/fakekube/server/store.h"
@@ -20,6 +22,7 @@ struct ApiResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // besides Content-Type
 };
 
 ApiResponse JsonResponse(int status, const Json& body);

@@ -19,6 +19,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <set>
@@ -27,6 +28,7 @@
 
 #include "base/logging.h"
 #include "tests/fakekube/server/api_errors.h"
+#include "tests/fakekube/server/api_faults.h"
 #include "tests/fakekube/server/api_handlers.h"
 #include "tests/fakekube/server/certs.h"
 #include "tests/fakekube/server/discovery.h"
@@ -74,6 +76,7 @@ struct WatchQueue : std::enable_shared_from_this<WatchQueue> {
   std::deque<WatchEvent> events;
   uint64_t last_seen_rv = 0;  // newest event of any resource seen
   bool closed = false;
+  bool cut = false;                     // CutWatches(): drop the connection without ending the body
   asio::steady_timer* timer = nullptr;  // touched only on `executor`
   asio::any_io_executor executor;
 
@@ -124,19 +127,42 @@ struct ApiServer::Impl {
   template <class Stream>
   asio::awaitable<bool> FollowLog(Stream& stream, unsigned version, bool keep_alive,
                                   const ParsedTarget& target, const ResourcePath& path);
+  // The test hooks under /debug/fakekube/ (api_server.h).
+  ApiResponse Control(const ApiRequest& request, const ParsedTarget& target);
+  // Binds `port` (0: any), starts the threads. REQUIRES: mu held, not listening.
+  Status ListenLocked(int port);
+  // Closes every connection and joins the threads. REQUIRES: mu held.
+  void HaltLocked();
+  // Halts, waits `down` (unless Stop() comes), listens on the same port.
+  Status RestartLocked(std::unique_lock<std::mutex>& lock, std::chrono::milliseconds down);
+  size_t CutWatches();
+  size_t watches_count() const {
+    std::lock_guard<std::mutex> lock(watches_mu);
+    return watches.size();
+  }
 
   Store& store;
   const Options options;
   ServerCertificates certs;
   std::unique_ptr<ssl::context> tls;
 
-  std::mutex mu;  // guards started, stopped, ioc, acceptor, threads, proxy_target
+  // Guards started, stopped, ioc, acceptor and threads. Held while the
+  // threads are joined: handlers never take it.
+  std::mutex mu;
   bool started = false;
   bool stopped = false;
+  std::condition_variable stopped_cv;  // Stop() ends a restart's pause
+  std::atomic<bool> stopping{false};   // set first thing by Stop()
+  std::atomic<int64_t> restarts{0};    // completed
+
+  std::mutex control_mu;  // guards proxy_target, restarter and restarting
+  std::thread restarter;  // a restart asked for through Control()
+  bool restarting = false;
+  ApiFaults faults;
   std::unique_ptr<asio::io_context> ioc;
   std::unique_ptr<tcp::acceptor> acceptor;
   std::vector<std::thread> threads;
-  ProxyTarget proxy_target;
+  ProxyTarget proxy_target;  // guarded by control_mu
   std::atomic<int> port{0};
 
   mutable std::mutex watches_mu;  // guards watches
@@ -152,6 +178,7 @@ asio::awaitable<bool> WriteResponse(Stream& stream, unsigned version, bool keep_
   res.set(http::field::content_type, r.content_type);
   res.set(http::field::cache_control, "no-cache, private");
   res.keep_alive(keep_alive);
+  for (const auto& [name, value] : r.headers) res.set(name, value);
   res.body() = std::move(r.body);
   res.prepare_payload();
   beast::get_lowest_layer(stream).expires_after(kWriteTimeout);
@@ -276,6 +303,12 @@ asio::awaitable<bool> ApiServer::Impl::Dispatch(Stream& stream,
     co_return co_await WriteResponse(stream, version, keep_alive,
                                      ErrorResponse(UnauthorizedError()));
   }
+  if (target.path.rfind("/debug/fakekube/", 0) == 0) {
+    co_return co_await WriteResponse(stream, version, keep_alive, Control(request, target));
+  }
+  if (std::optional<ApiResponse> fault = faults.Next()) {
+    co_return co_await WriteResponse(stream, version, keep_alive, std::move(*fault));
+  }
   if (auto doc = DiscoveryDocument(target.path, "127.0.0.1:" + std::to_string(port.load()))) {
     if (request.method != "GET") {
       co_return co_await WriteResponse(stream, version, keep_alive,
@@ -285,7 +318,7 @@ asio::awaitable<bool> ApiServer::Impl::Dispatch(Stream& stream,
   }
   if (target.path == "/healthz" || target.path == "/livez" || target.path == "/readyz") {
     co_return co_await WriteResponse(stream, version, keep_alive,
-                                     ApiResponse{200, "text/plain; charset=utf-8", "ok"});
+                                     ApiResponse{200, "text/plain; charset=utf-8", "ok", {}});
   }
   std::optional<ResourcePath> path = ParseResourcePath(target);
   if (!path) {
@@ -306,7 +339,7 @@ asio::awaitable<bool> ApiServer::Impl::Dispatch(Stream& stream,
     if (request.method == "GET" || request.method == "POST") {
       ProxyTarget resolve;
       {
-        std::lock_guard<std::mutex> lock(mu);
+        std::lock_guard<std::mutex> lock(control_mu);
         resolve = proxy_target;
       }
       ProxiedRequest proxied{request.method, request.body, {}};
@@ -394,10 +427,17 @@ asio::awaitable<bool> ApiServer::Impl::Watch(Stream& stream, unsigned version, b
   for (;;) {
     std::deque<WatchEvent> batch;
     uint64_t seen;
+    bool cut;
     {
       std::lock_guard<std::mutex> lock(queue->mu);
       batch.swap(queue->events);
       seen = queue->last_seen_rv;
+      cut = queue->cut;
+    }
+    if (cut) {  // as a restart or a broken network cuts it: no last chunk
+      beast::error_code ec;
+      beast::get_lowest_layer(stream).socket().close(ec);
+      co_return false;
     }
     for (const WatchEvent& event : batch) {
       if (event.resource_version <= delivered) continue;  // already replayed or listed
@@ -485,7 +525,6 @@ Status ApiServer::Start() {
   Impl& s = *impl_;
   std::lock_guard<std::mutex> lock(s.mu);
   EDL_CHECK(!s.started && !s.stopped) << "ApiServer started twice";
-  const std::string name = s.options.host + ":" + std::to_string(s.options.port);
   if (s.options.tls) {
     std::vector<std::string> names;
     if (s.options.host != "127.0.0.1" && s.options.host != "localhost") {
@@ -501,36 +540,43 @@ Status ApiServer::Start() {
     if (!ec) s.tls->use_private_key(asio::buffer(s.certs.server_key_pem), ssl::context::pem, ec);
     if (ec) return Internal("fake kube api server: loading its certificate: " + ec.message());
   }
-  auto ioc = std::make_unique<asio::io_context>(4);
+  EDL_RETURN_IF_ERROR(s.ListenLocked(s.options.port));
+  s.started = true;
+  return Status::Ok();
+}
+
+Status ApiServer::Impl::ListenLocked(int listen_port) {
+  const std::string name = options.host + ":" + std::to_string(listen_port);
+  auto context = std::make_unique<asio::io_context>(4);
   beast::error_code ec;
   tcp::endpoint endpoint;
-  asio::ip::address address = asio::ip::make_address(s.options.host, ec);
+  asio::ip::address address = asio::ip::make_address(options.host, ec);
   if (!ec) {
-    endpoint = tcp::endpoint(address, static_cast<uint16_t>(s.options.port));
+    endpoint = tcp::endpoint(address, static_cast<uint16_t>(listen_port));
   } else {
-    tcp::resolver resolver(*ioc);
-    auto results = resolver.resolve(s.options.host, std::to_string(s.options.port), ec);
+    tcp::resolver resolver(*context);
+    auto results = resolver.resolve(options.host, std::to_string(listen_port), ec);
     if (ec || results.empty()) return Unavailable(name + ": cannot resolve host: " + ec.message());
     endpoint = results.begin()->endpoint();
   }
-  auto acceptor = std::make_unique<tcp::acceptor>(asio::make_strand(*ioc));
-  if (acceptor->open(endpoint.protocol(), ec); ec) {
+  auto listener = std::make_unique<tcp::acceptor>(asio::make_strand(*context));
+  if (listener->open(endpoint.protocol(), ec); ec) {
     return Unavailable(name + ": cannot open a socket: " + ec.message());
   }
-  acceptor->set_option(asio::socket_base::reuse_address(true), ec);
-  if (acceptor->bind(endpoint, ec); ec) return Unavailable(name + ": cannot bind: " + ec.message());
-  if (acceptor->listen(asio::socket_base::max_listen_connections, ec); ec) {
+  listener->set_option(asio::socket_base::reuse_address(true), ec);
+  if (listener->bind(endpoint, ec); ec) return Unavailable(name + ": cannot bind: " + ec.message());
+  if (listener->listen(asio::socket_base::max_listen_connections, ec); ec) {
     return Unavailable(name + ": cannot listen: " + ec.message());
   }
-  s.port = acceptor->local_endpoint(ec).port();
-  s.ioc = std::move(ioc);
-  s.acceptor = std::move(acceptor);
-  asio::co_spawn(s.acceptor->get_executor(), s.AcceptLoop(), LogEscapedException);
+  port = listener->local_endpoint(ec).port();
+  ioc = std::move(context);
+  acceptor = std::move(listener);
+  asio::co_spawn(acceptor->get_executor(), AcceptLoop(), LogEscapedException);
   for (int i = 0; i < 4; ++i) {
-    s.threads.emplace_back([ioc = s.ioc.get()] {
+    threads.emplace_back([context = ioc.get()] {
       for (;;) {
         try {
-          ioc->run();
+          context->run();
           return;
         } catch (const std::exception& e) {
           EDL_LOG(WARNING) << "fake kube api server: handler threw: " << e.what();
@@ -538,28 +584,80 @@ Status ApiServer::Start() {
       }
     });
   }
-  s.started = true;
   return Status::Ok();
+}
+
+void ApiServer::Impl::HaltLocked() {
+  if (!ioc) return;
+  {
+    // No watch may post to the io_context once it starts going away.
+    std::lock_guard<std::mutex> lock(watches_mu);
+    for (const auto& queue : watches) queue->Close();
+  }
+  ioc->stop();
+  for (std::thread& t : threads) t.join();
+  threads.clear();
+  acceptor.reset();
+  ioc.reset();  // destroys the suspended connection coroutines, closing their sockets
 }
 
 int ApiServer::port() const { return impl_->port.load(); }
 
 void ApiServer::Stop() {
   Impl& s = *impl_;
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (!s.started || s.stopped) return;
-  s.stopped = true;
+  s.stopping = true;  // no restart begins after this
+  std::thread restarter;
   {
-    // No watch may post to the io_context once it starts going away.
-    std::lock_guard<std::mutex> watches(s.watches_mu);
-    for (const auto& queue : s.watches) queue->Close();
+    std::lock_guard<std::mutex> lock(s.control_mu);
+    restarter = std::move(s.restarter);
   }
-  s.ioc->stop();
-  for (std::thread& t : s.threads) t.join();
-  s.threads.clear();
-  s.acceptor.reset();
-  s.ioc.reset();  // destroys the suspended connection coroutines
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.started && !s.stopped) s.HaltLocked();
+    s.stopped = true;
+  }
+  s.stopped_cv.notify_all();
+  if (restarter.joinable()) restarter.join();
 }
+
+Status ApiServer::Impl::RestartLocked(std::unique_lock<std::mutex>& lock,
+                                      std::chrono::milliseconds down) {
+  if (stopped) return FailedPrecondition("the fake kube api server was stopped");
+  EDL_LOG(INFO) << "fake kube api server: restarting; down for " << down.count() << " ms";
+  HaltLocked();
+  if (stopped_cv.wait_for(lock, down, [&] { return stopped; })) {
+    return FailedPrecondition("the fake kube api server was stopped");
+  }
+  EDL_RETURN_IF_ERROR(ListenLocked(port.load()));
+  ++restarts;
+  EDL_LOG(INFO) << "fake kube api server: serving again on port " << port.load();
+  return Status::Ok();
+}
+
+Status ApiServer::Restart(std::chrono::milliseconds down) {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  EDL_CHECK(impl_->started) << "ApiServer::Restart before Start";
+  return impl_->RestartLocked(lock, down);
+}
+
+size_t ApiServer::Impl::CutWatches() {
+  std::lock_guard<std::mutex> lock(watches_mu);
+  for (const auto& queue : watches) {
+    std::lock_guard<std::mutex> queue_lock(queue->mu);
+    queue->cut = true;
+    queue->Wake();
+  }
+  EDL_LOG(INFO) << "fake kube api server: cutting " << watches.size() << " watch(es)";
+  return watches.size();
+}
+
+size_t ApiServer::CutWatches() { return impl_->CutWatches(); }
+
+void ApiServer::InjectFaults(const FaultPlan& plan) { impl_->faults.Set(plan); }
+
+int64_t ApiServer::restarts() const { return impl_->restarts.load(); }
+
+int64_t ApiServer::faults_injected() const { return impl_->faults.injected(); }
 
 std::string ApiServer::Kubeconfig() const {
   const Impl& s = *impl_;
@@ -574,10 +672,55 @@ size_t ApiServer::open_watches() const {
   return impl_->watches.size();
 }
 
+ApiResponse ApiServer::Impl::Control(const ApiRequest& request, const ParsedTarget& target) {
+  const std::string what = target.path.substr(std::string("/debug/fakekube/").size());
+  if (what == "state" && request.method == "GET") {
+    std::lock_guard<std::mutex> lock(control_mu);
+    return JsonResponse(200, Json{{"restarts", restarts.load()},
+                                  {"restarting", restarting},
+                                  {"faults_injected", faults.injected()},
+                                  {"watches", watches_count()}});
+  }
+  if (request.method != "POST") return ErrorResponse(MethodNotAllowedError());
+  if (what == "faults") {
+    ApiResult<FaultPlan> plan = ParseFaultPlan(target);
+    if (!plan.ok()) return ErrorResponse(plan.error);
+    faults.Set(*plan.value);
+    return JsonResponse(200, Json{{"code", plan.value->code}});
+  }
+  if (what == "cut-watches") return JsonResponse(200, Json{{"cut", CutWatches()}});
+  if (what == "restart") {
+    const std::chrono::milliseconds down(QueryInt(target, "down_ms").value_or(1000));
+    std::lock_guard<std::mutex> lock(control_mu);
+    if (restarting || stopping) {
+      return ErrorResponse(ConflictError("restarts", "api", "a restart is under way"));
+    }
+    restarting = true;
+    // This handler runs on a thread the restart joins: a thread of its
+    // own does it, once this answer had a moment to leave.
+    if (restarter.joinable()) restarter.join();
+    restarter = std::thread([this, down] {
+      {
+        std::unique_lock<std::mutex> pause(mu);
+        if (!stopped_cv.wait_for(pause, std::chrono::milliseconds(200), [&] { return stopped; })) {
+          Status restarted = RestartLocked(pause, down);
+          if (!restarted.ok()) {
+            EDL_LOG(ERROR) << "fake kube api server: restart: " << restarted.message();
+          }
+        }
+      }
+      std::lock_guard<std::mutex> lock(control_mu);
+      restarting = false;
+    });
+    return JsonResponse(202, Json{{"down_ms", down.count()}});
+  }
+  return ErrorResponse(PathNotFound());
+}
+
 std::string ApiServer::CaCertificatePem() const { return impl_->certs.ca_cert_pem; }
 
 void ApiServer::SetProxyTarget(ProxyTarget target) {
-  std::lock_guard<std::mutex> lock(impl_->mu);
+  std::lock_guard<std::mutex> lock(impl_->control_mu);
   impl_->proxy_target = std::move(target);
 }
 

@@ -4,6 +4,18 @@
 // 410 as an in-band ERROR), pods/log (with follow) and the service/pod
 // proxy, all behind a bearer token.
 //
+// Test hooks, behind the token too, for the failures a real API server
+// shows (tests/fakekube/crash_test.cc): POST /debug/fakekube/faults?code=
+// 429|500|503&count=N&ms=T[&retry_after=S] answers the next N requests, and
+// every request for T ms, with that error (api_faults.h); POST
+// /debug/fakekube/cut-watches drops every watch's connection mid-body; POST
+// /debug/fakekube/restart?down_ms=T closes the listener and every
+// connection about 0.2 s later (after answering 202) and serves again on the
+// same port with the same certificate T ms after, the store (objects,
+// resourceVersions, watch history) untouched, as an API server restarting
+// over the same etcd; GET /debug/fakekube/state says {"restarts",
+// "restarting", "faults_injected", "watches"} (watches open now).
+//
 // HTTP/1.1 with keep-alive on Boost.Beast; one coroutine per connection on
 // its own strand, a few threads on one io_context. Thread-safe. The Store
 // must outlive the server.
@@ -16,6 +28,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "tests/fakekube/server/api_faults.h"
 #include "tests/fakekube/server/store.h"
 
 namespace edl::fakekube {
@@ -44,6 +57,13 @@ class ApiServer {
   // Stops accepting, ends every connection and watch, joins the threads.
   // Idempotent.
   void Stop();
+  // What the test hooks above do. Restart() returns once serving again
+  // (or Stop() came first: FailedPrecondition); not from a handler thread.
+  Status Restart(std::chrono::milliseconds down);
+  size_t CutWatches();  // the number cut
+  void InjectFaults(const FaultPlan& plan);
+  int64_t restarts() const;
+  int64_t faults_injected() const;
 
   // A kubeconfig (YAML) for this server: server https://127.0.0.1:PORT,
   // certificate-authority-data, the token, namespace default.

@@ -123,7 +123,9 @@ asio::awaitable<ApiResponse> Proxy(Store& store, const ApiServer::ProxyTarget& r
   auto res = parser.release();
   std::string type(res[http::field::content_type]);
   co_return ApiResponse{static_cast<int>(res.result_int()),
-                        type.empty() ? "text/plain; charset=utf-8" : type, std::move(res.body())};
+                        type.empty() ? "text/plain; charset=utf-8" : type,
+                        std::move(res.body()),
+                        {}};
 }
 
 }  // namespace edl::fakekube
