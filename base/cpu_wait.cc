@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <vector>
 
 #include "base/file.h"
 
@@ -14,6 +15,19 @@ namespace {
 std::string ReadSmallFile(const std::string& path) {
   Result<std::string> text = ReadFile(path);
   return text.ok() ? *text : std::string();
+}
+
+// The text of /proc/self/task/<tid>/<file> for every thread of this process.
+std::vector<std::string> EveryThreads(const char* file) {
+  std::vector<std::string> out;
+  if (DIR* dir = ::opendir("/proc/self/task")) {
+    while (const dirent* e = ::readdir(dir)) {
+      if (e->d_name[0] == '.') continue;
+      out.push_back(ReadSmallFile(std::string("/proc/self/task/") + e->d_name + "/" + file));
+    }
+    ::closedir(dir);
+  }
+  return out;
 }
 
 }  // namespace
@@ -59,14 +73,7 @@ int OthersRunnable(int samples) {
     const int running = ProcsRunningFromStat(ReadSmallFile("/proc/stat"));
     if (running < 0) return -1;
     int ours = 0;
-    if (DIR* dir = ::opendir("/proc/self/task")) {
-      while (const dirent* e = ::readdir(dir)) {
-        if (e->d_name[0] == '.') continue;
-        ours += ThreadRunningFromStat(
-            ReadSmallFile(std::string("/proc/self/task/") + e->d_name + "/stat"));
-      }
-      ::closedir(dir);
-    }
+    for (const std::string& stat : EveryThreads("stat")) ours += ThreadRunningFromStat(stat);
     const int others = std::max(0, running - std::max(ours, 1));
     least = least < 0 ? others : std::min(least, others);
   }
@@ -75,13 +82,8 @@ int OthersRunnable(int samples) {
 
 double CpuWaitSeconds() {
   double wait = 0;
-  if (DIR* dir = ::opendir("/proc/self/task")) {
-    while (const dirent* e = ::readdir(dir)) {
-      if (e->d_name[0] == '.') continue;
-      wait += RunQueueWaitFromSchedstat(
-          ReadSmallFile(std::string("/proc/self/task/") + e->d_name + "/schedstat"));
-    }
-    ::closedir(dir);
+  for (const std::string& schedstat : EveryThreads("schedstat")) {
+    wait += RunQueueWaitFromSchedstat(schedstat);
   }
   std::string stat = ReadSmallFile("/sys/fs/cgroup/cpu.stat");
   if (stat.empty()) stat = ReadSmallFile("/sys/fs/cgroup/cpu/cpu.stat");

@@ -25,6 +25,26 @@ constexpr int kLongEpochs = 12;
 
 using Json = nlohmann::json;
 
+// Deletes the job's pod of `worker` and waits (60 s at most) until a new
+// pod of it runs: the master still sees and manages its pods.
+bool DeletedWorkerIsReplaced(FakeCluster& cluster, const std::string& job,
+                             const std::string& worker) {
+  const std::string selector = "edl-job=" + job + ",edl-process=" + worker;
+  std::string victim;
+  for (const Json& p : cluster.Pods(selector)) victim = Name(p);
+  if (victim.empty() || !cluster.client().Delete(kube::Pods(), "default", victim, {}).ok()) {
+    return false;
+  }
+  return WaitFor(
+      [&] {
+        for (const Json& p : cluster.Pods(selector)) {
+          if (Name(p) != victim && p["status"].value("phase", "") == "Running") return true;
+        }
+        return false;
+      },
+      60);
+}
+
 // `edl train` of the zoo MLP for `epochs` (1 PS, 2 workers) on `cluster`,
 // running in the background.
 std::unique_ptr<EdlProcess> StartJob(FakeCluster& cluster, const std::string& name, int epochs,
@@ -160,18 +180,7 @@ TEST(KubeCrashes, TheApiServerRestartingAndCuttingItsWatchesMidJobDoesNotStopThe
   ASSERT_TRUE(cut.is_object());
   EXPECT_GE(cut.value("cut", 0), 1) << cut.dump();
   // The master still sees its pods: a worker deleted now is replaced.
-  std::string victim;
-  for (const Json& p : cluster.Pods("edl-job=apirestart,edl-process=worker-0")) victim = Name(p);
-  ASSERT_FALSE(victim.empty());
-  ASSERT_TRUE(cluster.client().Delete(kube::Pods(), "default", victim, {}).ok());
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        for (const Json& p : cluster.Pods("edl-job=apirestart,edl-process=worker-0")) {
-          if (Name(p) != victim && p["status"].value("phase", "") == "Running") return true;
-        }
-        return false;
-      },
-      60))
+  ASSERT_TRUE(DeletedWorkerIsReplaced(cluster, "apirestart", "worker-0"))
       << client->Out() << cluster.Log();
   const std::string out = FinishedJob(cluster, *client, kLongEpochs);
   EXPECT_NE(out.find("taken away by the cluster"), std::string::npos) << out;
@@ -212,18 +221,7 @@ TEST(KubeCrashes, TheApiServerAnswering429And500And503ForAWhileDoesNotStopTheJob
     before = injected();
   }
   // The master's pod watch came back: a worker deleted now is replaced.
-  std::string victim;
-  for (const Json& p : cluster.Pods("edl-job=apifaults,edl-process=worker-1")) victim = Name(p);
-  ASSERT_FALSE(victim.empty());
-  ASSERT_TRUE(cluster.client().Delete(kube::Pods(), "default", victim, {}).ok());
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        for (const Json& p : cluster.Pods("edl-job=apifaults,edl-process=worker-1")) {
-          if (Name(p) != victim && p["status"].value("phase", "") == "Running") return true;
-        }
-        return false;
-      },
-      60))
+  ASSERT_TRUE(DeletedWorkerIsReplaced(cluster, "apifaults", "worker-1"))
       << client->Out() << cluster.Log();
   const std::string out = FinishedJob(cluster, *client, kLongEpochs);
   EXPECT_NE(out.find("taken away by the cluster"), std::string::npos) << out;
