@@ -5,8 +5,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <thread>
 
 #include "base/atomic_file.h"
 #include "base/file.h"
@@ -33,6 +37,29 @@ T Get(const std::string& in, size_t at) {
   T v;
   std::memcpy(&v, in.data() + at, sizeof(v));
   return v;
+}
+
+// A test hook, for the end-to-end test of a master SIGKILLed while it writes
+// its snapshot (tests/cmd/applied_once_test.cc), so that the kill lands there
+// by construction rather than by luck: EDL_TEST_SNAPSHOT_STALL_FILE=PATH in
+// the environment (read once per process; nothing else reads it, and unset
+// it changes nothing). A journal opened while PATH does not exist counts
+// itself due for a snapshot (journal_bytes() says so) once it holds
+// kStallEveryBytes of records, so snapshots come early in a small job, and
+// its kStallAtSnapshot-th snapshot writes the header and half of the state to
+// the temporary file, creates PATH and waits up to kStallFor for the test to
+// kill the process; if nobody does, it finishes as usual and the hook is off.
+// A journal opened when PATH exists (the next master's) ignores the hook.
+constexpr uint64_t kStallEveryBytes = 4 << 10;
+constexpr uint64_t kStallAtSnapshot = 2;  // the first leaves a snapshot to recover from
+constexpr std::chrono::seconds kStallFor(60);
+
+const std::string& StallFileFromEnvironment() {
+  static const std::string path = [] {
+    const char* p = std::getenv("EDL_TEST_SNAPSHOT_STALL_FILE");
+    return std::string(p != nullptr ? p : "");
+  }();
+  return path;
 }
 
 uint32_t Crc(std::string_view s) { return data::Crc32c(s.data(), s.size()); }
@@ -82,6 +109,8 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir, bool dura
   if (ec) return IoError(dir + ": cannot create: " + ec.message());
   std::unique_ptr<Journal> j(new Journal(dir, durable));
   *recovered = Recovered();
+  const std::string& stall = StallFileFromEnvironment();
+  if (!stall.empty() && !fs::exists(stall, ec)) j->stall_file_ = stall;
   std::lock_guard<std::mutex> lock(j->mu_);
   EDL_RETURN_IF_ERROR(j->Recover(recovered));
   return j;
@@ -107,6 +136,19 @@ std::string Journal::JournalPath(uint64_t seq) const {
 }
 
 Status Journal::Recover(Recovered* recovered) {
+  // A snapshot's temporary file (AtomicFileWriter's "snapshot.tmp.PID.N")
+  // left by a process that died while writing it: never renamed into place,
+  // so never the snapshot.
+  std::vector<fs::path> half_written;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    if (e.path().filename().string().rfind("snapshot.tmp.", 0) == 0) half_written.push_back(e);
+  }
+  for (const fs::path& p : half_written) {
+    std::error_code ec;
+    if (!fs::remove(p, ec) && ec) {
+      return IoError(p.string() + ": cannot remove a snapshot left half written: " + ec.message());
+    }
+  }
   // The snapshot, if any.
   const std::string snapshot_path = dir_ + "/snapshot";
   uint64_t base = 0;
@@ -319,6 +361,15 @@ Status Journal::Snapshot(std::string_view state) {
   const std::string path = dir_ + "/snapshot";
   EDL_ASSIGN_OR_RETURN(std::unique_ptr<AtomicFileWriter> w, AtomicFileWriter::Open(path));
   EDL_RETURN_IF_ERROR(w->Append(header));
+  if (!stall_file_.empty() && stats_.snapshots + 1 == kStallAtSnapshot) {
+    // The test hook (kStallAtSnapshot): half written, the test kills us.
+    const size_t half = state.size() / 2;
+    EDL_RETURN_IF_ERROR(w->Append(state.substr(0, half)));
+    EDL_RETURN_IF_ERROR(WriteFileAtomically(stall_file_, dir_ + "\n"));
+    std::this_thread::sleep_for(kStallFor);
+    stall_file_.clear();
+    state.remove_prefix(half);
+  }
   EDL_RETURN_IF_ERROR(w->Append(state));
   EDL_RETURN_IF_ERROR(w->Commit());
   if (durable_) EDL_RETURN_IF_ERROR(Fail(SyncDirectory(dir_)));
@@ -352,6 +403,9 @@ Status Journal::error() const {
 
 uint64_t Journal::journal_bytes() const {
   std::lock_guard<std::mutex> lock(mu_);
+  if (!stall_file_.empty() && journal_bytes_ >= kStallEveryBytes) {
+    return std::numeric_limits<uint64_t>::max();  // the test hook: due now
+  }
   return journal_bytes_;
 }
 

@@ -19,6 +19,7 @@
 // durable): it is dropped and the file truncated there. A bad record with
 // more data after it, a bad snapshot, or a journal that is missing is
 // refused with an IoError naming the file and offset: never silently wrong.
+// A snapshot's temporary file (a process died while writing it) is removed.
 //
 // Durability: Append only buffers (no system call); Sync(seq) returns once
 // every record up to seq is on disk. Concurrent Syncs share the work (group
@@ -90,7 +91,8 @@ class Journal {
   // Append concurrently (the caller holds the lock its state is under).
   Status Snapshot(std::string_view state);
 
-  // The bytes of records since the last snapshot (when to compact).
+  // The bytes of records since the last snapshot (when to compact; a test
+  // hook may say more: EDL_TEST_SNAPSHOT_STALL_FILE in journal.cc).
   uint64_t journal_bytes() const;
   // The first write or sync failure (OK while none).
   Status error() const;
@@ -132,6 +134,9 @@ class Journal {
   bool closing_ = false;
   std::thread syncer_;  // started by the first WhenDurable
   std::function<Status()> on_write_;
+  // The test hook's file, "" when off (EDL_TEST_SNAPSHOT_STALL_FILE: see
+  // journal.cc; tests/cmd/applied_once_test.cc only).
+  std::string stall_file_;
 };
 
 }  // namespace edl::roles::master

@@ -25,12 +25,17 @@ void KillMaster(const std::string& jobs_dir, const std::string& job, EdlProcess&
   const int pid = MasterPid(jobs_dir, job);
   ASSERT_GT(pid, 0);
   ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  WaitForNewMaster(jobs_dir, job, pid, before, job_process);
+}
+
+void WaitForNewMaster(const std::string& jobs_dir, const std::string& job, int killed_pid,
+                      int restarts_before, EdlProcess& job_process) {
   // The new master answers (on the same port) a moment before it has
   // written its address file: both must show it.
   ASSERT_TRUE(WaitFor(
       [&] {
-        return Restarts(JobStatus(jobs_dir, job)) == before + 1 && MasterPid(jobs_dir, job) > 0 &&
-               MasterPid(jobs_dir, job) != pid;
+        return Restarts(JobStatus(jobs_dir, job)) == restarts_before + 1 &&
+               MasterPid(jobs_dir, job) > 0 && MasterPid(jobs_dir, job) != killed_pid;
       },
       60))
       << job_process.Err();

@@ -13,16 +13,38 @@
 #include <sstream>
 #include <thread>
 
+extern char** environ;
+
 namespace edl::testing {
 
 RunResult RunEdl(const std::vector<std::string>& args) { return EdlProcess(args).Wait(); }
 
 EdlProcess::EdlProcess(const std::vector<std::string>& args) : EdlProcess(EDL_BINARY_PATH, args) {}
 
-EdlProcess::EdlProcess(const std::string& binary, const std::vector<std::string>& args) {
+EdlProcess::EdlProcess(const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& env)
+    : EdlProcess(EDL_BINARY_PATH, args, env) {}
+
+EdlProcess::EdlProcess(const std::string& binary, const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& env) {
   char tmpl[] = "/tmp/edl_proc_XXXXXX";
   dir_ = ::mkdtemp(tmpl);
   const std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
+  // Built before fork: the child of a threaded process may not allocate.
+  std::string bin = binary;
+  std::vector<std::string> arg_copy = args;
+  std::vector<char*> argv = {bin.data()};
+  for (auto& a : arg_copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string entry(*e);
+    if (env.count(entry.substr(0, entry.find('='))) == 0) env_strings.push_back(entry);
+  }
+  for (const auto& [key, value] : env) env_strings.push_back(key + "=" + value);
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
   pid_ = ::fork();
   if (pid_ == 0) {
     ::setpgid(0, 0);
@@ -32,13 +54,7 @@ EdlProcess::EdlProcess(const std::string& binary, const std::vector<std::string>
     ::dup2(e, 2);
     int null = ::open("/dev/null", O_RDONLY);
     ::dup2(null, 0);
-    std::vector<char*> argv;
-    std::string bin = binary;
-    argv.push_back(bin.data());
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(bin.c_str(), argv.data());
+    ::execve(bin.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }
 }

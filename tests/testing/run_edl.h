@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,11 @@ RunResult RunEdl(const std::vector<std::string>& args);
 class EdlProcess {
  public:
   explicit EdlProcess(const std::vector<std::string>& args);
+  // With `env` added to (or replacing in) the inherited environment.
+  EdlProcess(const std::vector<std::string>& args, const std::map<std::string, std::string>& env);
   // Another binary (the fake API server), same handling.
-  EdlProcess(const std::string& binary, const std::vector<std::string>& args);
+  EdlProcess(const std::string& binary, const std::vector<std::string>& args,
+             const std::map<std::string, std::string>& env = {});
   ~EdlProcess();
   int pid() const { return pid_; }
   // Waits for the exit and returns code and output.

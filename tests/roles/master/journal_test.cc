@@ -1,9 +1,10 @@
 // The master's journal: records and snapshots survive a reopen, a torn last
 // record is dropped (and the journal goes on from there), corruption with
 // data after it and a corrupt snapshot are refused naming file and offset,
-// a crash between a snapshot and its journal's deletion recovers, and
-// concurrent Syncs share fsyncs, and WhenDurable answers once the record
-// is on disk, without a waiting thread per record.
+// a crash between a snapshot and its journal's deletion recovers, a snapshot
+// left half written is ignored and removed, concurrent Syncs share fsyncs,
+// and WhenDurable answers once the record is on disk, without a waiting
+// thread per record.
 #include "roles/master/journal.h"
 
 #include <gtest/gtest.h>
@@ -180,6 +181,32 @@ TEST_F(JournalTest, ACrashBetweenTheSnapshotAndTheNewJournalRecovers) {
   EXPECT_FALSE(fs::exists(File("journal-0")));
   auto j = Open(&r);
   EXPECT_EQ(r.records, std::vector<std::string>{"c"});
+}
+
+TEST_F(JournalTest, ASnapshotLeftHalfWrittenIsIgnoredAndRemoved) {
+  Journal::Recovered r;
+  {
+    auto j = Open(&r);
+    AppendAll(*j, {"a", "b"});
+    ASSERT_TRUE(j->Snapshot("after b").ok());
+    AppendAll(*j, {"c", "d"});
+  }
+  // As if the process died while writing the next snapshot (after d) into
+  // its temporary file, before the rename.
+  const std::string whole = ReadFile(File("snapshot")).value();
+  Rewrite("snapshot.tmp.4242.1", whole.substr(0, whole.size() / 2));
+  {
+    auto j = Open(&r);
+    EXPECT_TRUE(r.has_snapshot);
+    EXPECT_EQ(r.snapshot, "after b");
+    EXPECT_EQ(r.records, (std::vector<std::string>{"c", "d"}));
+    EXPECT_EQ(j->next_seq(), 4u);
+    EXPECT_FALSE(fs::exists(File("snapshot.tmp.4242.1")));
+    ASSERT_TRUE(j->Snapshot("after d").ok());
+  }
+  auto j = Open(&r);
+  EXPECT_EQ(r.snapshot, "after d");
+  EXPECT_TRUE(r.records.empty());
 }
 
 TEST_F(JournalTest, ConcurrentSyncsShareFsyncsAndEveryRecordIsKeptOnce) {
