@@ -193,7 +193,7 @@ function drawStatus(s) {
   table("ledger", started.slice(-50), [["epoch", "epoch"], ["records", "records"],
       ["trained", "trained"], ["pending", "pending"], ["missing", "missing"],
       ["trained_more_than_once", "trained more than once"],
-      ["record_trainings", "record trainings"]]);
+      ["record_trainings", "record trainings"], ["redone", "redone for a restored PS"]]);
   if (ledger.length > started.length) {
     $("ledger").insertAdjacentHTML("beforeend", '<p class="empty">' +
         (ledger.length - started.length) + " epoch(s) not started</p>");

@@ -222,6 +222,9 @@ Status MasterJob::ConnectCluster() {
       if (will_relaunch) core_->OnReplacementRequested(e.name);
     } else if (stopping_job_ && (e.signaled ? e.code == SIGKILL : e.code != 0)) {
       ps_stop_failures_.push_back(e.ToString());
+    } else if (ps_watch_) {
+      int index = -1;
+      if (std::sscanf(e.name.c_str(), "ps-%d", &index) == 1) ps_watch_->OnExit(index);
     }
     // A failure relaunch may have been used: the next master keeps count.
     if (!stopping_job_ && !e.signaled && e.code != 0) {
@@ -269,6 +272,7 @@ Status MasterJob::Keep(const cluster::ProcessSpec& spec, const cluster::Relaunch
 Status MasterJob::SavePlan() const {
   if (state_dir_.empty()) return Status::Ok();
   nlohmann::json plan{{"ps", ps_addrs_},
+                      {"ps_boots", ps_boots_},
                       {"next_worker", next_worker_},
                       {"workers", active_},
                       {"failure_relaunches", supervisor_->FailureRelaunches()}};
@@ -427,6 +431,14 @@ Status MasterJob::RunLoop() {
   JobProgress progress(
       static_cast<double>(mopt_.records.training) * static_cast<double>(o.num_epochs), o.num_epochs,
       o.progress_bar && IsTerminal(STDERR_FILENO), o.log_interval_s);
+  if (!services_.empty()) {
+    std::vector<std::string> boots;
+    if (plan_.is_object() && plan_.contains("ps_boots") && plan_["ps_boots"].is_array()) {
+      for (const auto& b : plan_["ps_boots"])
+        boots.push_back(b.is_string() ? b.get<std::string>() : "");
+    }
+    ps_watch_ = std::make_unique<PsLossWatch>(*core_, ps_addrs_, secret_, boots);
+  }
   while (core_->state() == master::JobState::kRunning && !stop_requested_) {
     progress.Report([&] { return core_->progress(); }, SystemClock().NowSeconds());
     if (kube_cluster_) {
@@ -453,6 +465,11 @@ Status MasterJob::RunLoop() {
       EDL_LOG(INFO) << "scaling down: " << name << " leaves";
       changed = true;
     }
+    if (ps_watch_) {
+      bool boots_changed = false;
+      ps_boots_ = ps_watch_->KnownBoots(&boots_changed);
+      changed = changed || boots_changed;
+    }
     if (changed) EDL_RETURN_IF_ERROR(SavePlan());
     supervisor_->Step(milliseconds(100));
     core_->Tick();
@@ -476,6 +493,7 @@ Status MasterJob::RunLoop() {
     }
   }
   progress.Finish();
+  ps_watch_.reset();
   if (events_) UpdateEvents();
   if (leave_) return Status::Ok();
   if (stop_requested_) {

@@ -41,6 +41,7 @@
 #include "roles/job/job_progress.h"
 #include "roles/job/prediction_parts.h"
 #include "roles/job/process_options.h"
+#include "roles/job/ps_loss_watch.h"
 #include "roles/job/state_configmap.h"
 #include "roles/local/compiled_model.h"
 #include "roles/master/master_core.h"
@@ -115,6 +116,9 @@ class MasterJob {
   std::vector<std::string> ps_addrs_;
   std::vector<std::unique_ptr<protocol::RemotePs>> remotes_;
   std::vector<protocol::PsService*> services_;
+  // A PS back as a new process: the tasks it lost trained again (RunLoop).
+  std::unique_ptr<PsLossWatch> ps_watch_;
+  std::vector<std::string> ps_boots_;  // as reconciled (plan)
   bool stopping_job_ = false;
   std::vector<std::string> ps_stop_failures_;
   std::set<std::string> given_up_;

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
 
 #include "base/file.h"
 #include "base/logging.h"
@@ -90,6 +92,22 @@ Status RunPsProcess(const PsProcessOptions& o) {
     saved_version = version;
     return ps::PartitionPath(o.checkpoint_dir, version, o.ps_index, o.num_ps);
   });
+  // What this PS holds of the training tasks, for the master after a restart.
+  const std::string boot = [] {
+    std::random_device device;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%08x%08x", device(), device());
+    return std::string(hex);
+  }();
+  server.HandleRpc(kPsAppliedPushesPath, [&](std::string_view) -> Result<std::string> {
+    // The version first: the state read after it holds at least its pushes.
+    const int64_t version = server_ps->version();
+    const ps::AppliedPushes::State state = server_ps->applied_pushes().Export();
+    nlohmann::json j = {{"boot", boot}, {"version", version}};
+    j["taken"] = state.taken;
+    j["settled"] = state.settled;
+    return j.dump();
+  });
   EDL_RETURN_IF_ERROR(server.Start());
   EDL_LOG(INFO) << "ps-" << o.ps_index << " of " << o.num_ps << ": serving on " << o.host << ":"
                 << server.port() << " at version " << server_ps->version() << ", "
@@ -109,6 +127,51 @@ Status RunPsProcess(const PsProcessOptions& o) {
                   << " written";
   }
   return Status::Ok();
+}
+
+Result<PsApplied> ParseAppliedPushes(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return InvalidArgument("applied pushes: not a JSON object");
+  PsApplied out;
+  if (!j.contains("boot") || !j["boot"].is_string() || j["boot"].get<std::string>().empty()) {
+    return InvalidArgument("applied pushes: \"boot\" must be a non-empty string");
+  }
+  out.boot = j["boot"].get<std::string>();
+  if (!j.contains("version") || !j["version"].is_number_integer()) {
+    return InvalidArgument("applied pushes: \"version\" must be an integer");
+  }
+  out.version = j["version"].get<int64_t>();
+  auto pairs = [&](const char* field, std::vector<std::pair<int64_t, int64_t>>* to) -> Status {
+    if (!j.contains(field) || !j[field].is_array()) {
+      return InvalidArgument(std::string("applied pushes: \"") + field + "\" must be an array");
+    }
+    for (size_t i = 0; i < j[field].size(); ++i) {
+      const nlohmann::json& p = j[field][i];
+      if (!p.is_array() || p.size() != 2 || !p[0].is_number_integer() ||
+          !p[1].is_number_integer()) {
+        return InvalidArgument(std::string("applied pushes: \"") + field + "\"[" +
+                               std::to_string(i) + "] must be a pair of integers");
+      }
+      to->emplace_back(p[0].get<int64_t>(), p[1].get<int64_t>());
+    }
+    return Status::Ok();
+  };
+  EDL_RETURN_IF_ERROR(pairs("taken", &out.state.taken));
+  EDL_RETURN_IF_ERROR(pairs("settled", &out.state.settled));
+  // The same checks as a checkpoint's (ids positive, ranges ordered).
+  ps::AppliedPushes check;
+  if (Status s = check.Import(out.state); !s.ok()) return s;
+  return out;
+}
+
+Result<PsApplied> ReadAppliedPushes(const std::string& address, const std::string& secret,
+                                    std::chrono::milliseconds timeout) {
+  std::string host;
+  int port = 0;
+  EDL_RETURN_IF_ERROR(net::ParseAddress(address, "PS address", &host, &port));
+  net::RpcChannel channel(host, port, secret);
+  EDL_ASSIGN_OR_RETURN(std::string answer, channel.Call(kPsAppliedPushesPath, "", timeout));
+  return ParseAppliedPushes(answer);
 }
 
 // Each PS in turn, while the master waits; the first failure is returned.

@@ -41,6 +41,14 @@ void DataLedger::RecordTrained(int epoch, int64_t begin, int64_t end) {
   total_ += n;
 }
 
+void DataLedger::RecordRedone(int epoch, int64_t begin, int64_t end) {
+  EDL_CHECK(epoch >= 1 && epoch <= static_cast<int>(times_.size())) << "epoch " << epoch;
+  const int64_t index = begin >= 0 && begin < cuts_.records() ? cuts_.TaskOf(begin) : -1;
+  EDL_CHECK(index >= 0 && cuts_.Range(index) == std::make_pair(begin, end))
+      << "range [" << begin << ", " << end << ") is not a task";
+  sums_[epoch - 1].redone += end - begin;
+}
+
 int DataLedger::TimesTrained(int epoch, int64_t record) const {
   EDL_CHECK(epoch >= 1 && epoch <= static_cast<int>(times_.size()));
   EDL_CHECK(record >= 0 && record < cuts_.records());
@@ -63,7 +71,9 @@ std::string DataLedger::ToString(bool job_ended) const {
            std::to_string(s.records) + " records trained, " +
            (job_ended ? std::to_string(s.missing) + " missing, "
                       : std::to_string(s.pending) + " pending, ") +
-           std::to_string(s.trained_more_than_once) + " trained twice or more\n";
+           std::to_string(s.trained_more_than_once) + " trained twice or more" +
+           (s.redone > 0 ? ", " + std::to_string(s.redone) + " redone for a restored PS" : "") +
+           "\n";
   }
   return out;
 }
@@ -77,7 +87,8 @@ std::string DataLedger::ToJson(bool job_ended) const {
                  {"pending", s.pending},
                  {"missing", s.missing},
                  {"trained_more_than_once", s.trained_more_than_once},
-                 {"record_trainings", s.record_trainings}});
+                 {"record_trainings", s.record_trainings},
+                 {"redone", s.redone}});
   }
   return j.dump();
 }

@@ -10,10 +10,14 @@
 // re-queues every task it loses, so it trains them all before it ends. Only
 // once the job has ended (failed, stopped) are untrained records missing.
 //
-// Blind spots: a worker killed mid-task may have pushed gradients for some
-// minibatches of its task without reporting it; those are not counted. A
-// worker that sent the same successful report twice would count twice (the
-// RPC channel never retries a call by itself).
+// With the PS strategy the PS apply each named push at most once
+// (roles/ps/applied_pushes.h), so a task a worker started and did not
+// report is neither lost nor doubled; a task trained again because a PS
+// restored from a checkpoint had lost its updates is counted as redone,
+// apart from the trainings. A late report of a task done elsewhere still
+// counts as trained twice (its pushes were refused by then; the ledger
+// cannot tell). A worker that sent the same successful report twice would
+// count twice (the RPC channel never retries a call by itself).
 //
 // Not thread-safe (MasterCore guards it). Memory: 2 bytes per task and epoch.
 #pragma once
@@ -39,6 +43,9 @@ struct EpochLedger {
   int64_t missing = 0;  // records not trained by the job's end
   int64_t trained_more_than_once = 0;
   int64_t record_trainings = 0;  // sum over records of times trained
+  // Records trained again because a PS restored from a checkpoint had lost
+  // their updates (RecordRedone); not counted in the fields above.
+  int64_t redone = 0;
 };
 
 class DataLedger {
@@ -48,6 +55,11 @@ class DataLedger {
   // Records [begin, end) of `epoch` were trained once more.
   // REQUIRES: the range is one of the ledger's tasks, 1 <= epoch <= epochs.
   void RecordTrained(int epoch, int64_t begin, int64_t end);
+
+  // Records [begin, end) of `epoch` were trained again for a PS that had
+  // lost their updates: the epoch still trained them once (not "trained
+  // twice"); counted as redone. REQUIRES: as RecordTrained.
+  void RecordRedone(int epoch, int64_t begin, int64_t end);
 
   // How often `record` of `epoch` has been trained.
   int TimesTrained(int epoch, int64_t record) const;
@@ -60,12 +72,12 @@ class DataLedger {
 
   // One line per epoch, the records not trained counted as in Summary:
   //   "epoch 1: 60000/60000 records trained, 0 missing, 512 trained twice or
-  //   more"
+  //   more, 1024 redone for a restored PS" (the last part only when some were)
   //   "epoch 2: 512/60000 records trained, 59488 pending, 0 trained twice or
   //   more"
   std::string ToString(bool job_ended) const;
   // [{"epoch":1,"records":60000,"trained":60000,"pending":0,"missing":0,
-  //   "trained_more_than_once":512,"record_trainings":60512}, ...]
+  //   "trained_more_than_once":512,"record_trainings":60512,"redone":0}, ...]
   std::string ToJson(bool job_ended) const;
 
   // The durable state (roles/master/master_state.cc): the times each task

@@ -118,7 +118,7 @@ void MasterCore::AfterChangeLocked() {
       EDL_LOG(INFO) << "evaluation at version " << due->version << ": " << n << " tasks queued";
     }
   }
-  if (dispatcher_.AllDone() && !evaluation_.busy()) {
+  if (dispatcher_.AllDone() && !evaluation_.busy() && end_holds_.empty()) {
     state_ = JobState::kSucceeded;
     if (!replaying_) EDL_LOG(INFO) << "job " << options_.job_name << " succeeded";
     finished_.notify_all();
@@ -219,6 +219,8 @@ Result<protocol::Task> MasterCore::GetTask(const GetTaskRequest& r) {
   if (task.type != TaskType::kWait && task.type != TaskType::kDone) {
     LogLocked(EncodeLease(r.worker_id, r.request, task.id));
   }
+  // Redos may still come: the worker waits instead of leaving.
+  if (task.type == TaskType::kDone && !end_holds_.empty()) task.type = TaskType::kWait;
   return task;
 }
 
@@ -288,8 +290,13 @@ bool MasterCore::ReportLocked(const ReportTaskRequest& r, Standing standing) {
   }
   if (task.type == TaskType::kTraining) {
     model_version_ = std::max(model_version_, r.model_version);
-    // A late report still trained its records (its gradients were applied).
-    if (r.ok) ledger_.RecordTrained(task.epoch, task.begin, task.end);
+    // A late report still trained its records (its gradients were applied);
+    // a redo trained them again only for a PS that had lost them.
+    if (r.ok && outcome.redo) {
+      ledger_.RecordRedone(task.epoch, task.begin, task.end);
+    } else if (r.ok) {
+      ledger_.RecordTrained(task.epoch, task.begin, task.end);
+    }
     if (r.ok && !replaying_) {
       train_loss_sum_ += r.loss_sum;
       train_samples_ += r.samples;
@@ -405,6 +412,59 @@ bool MasterCore::RequestStopLocked(const std::string& name) {
     LeaveRingLocked(name, it->second, "was asked to leave");
   }
   return true;
+}
+
+int64_t MasterCore::RedoLostTasks(const std::string& ps,
+                                  const std::vector<std::pair<int64_t, int64_t>>& settled,
+                                  const std::vector<std::pair<int64_t, int64_t>>& taken) {
+  ChangeLock lock(*this);
+  if (state_ != JobState::kRunning) return 0;
+  const std::map<int64_t, int64_t> counts(taken.begin(), taken.end());
+  const int64_t mb = std::max<int64_t>(1, options_.minibatch_size);
+  std::vector<int64_t> lost;
+  size_t range = 0;  // settled is ascending, as are the done tasks
+  for (int64_t id : dispatcher_.DoneTrainingTasks()) {
+    while (range < settled.size() && settled[range].second < id) ++range;
+    if (range < settled.size() && settled[range].first <= id) continue;
+    // Every minibatch taken, only the settling missed: held.
+    auto count = counts.find(id);
+    if (count != counts.end()) {
+      const protocol::Task t = *dispatcher_.TaskOf(id);
+      if (count->second >= (t.end - t.begin + mb - 1) / mb) continue;
+    }
+    lost.push_back(id);
+  }
+  if (lost.empty()) return 0;
+  LogLocked(EncodeRedo(ps, lost));
+  const auto [tasks, records] = RedoLocked(lost);
+  EDL_LOG(WARNING) << ps << " came back without the updates of " << tasks
+                   << " done training task(s) (" << records
+                   << " records): training them again for it alone";
+  return tasks;
+}
+
+std::pair<int64_t, int64_t> MasterCore::RedoLocked(const std::vector<int64_t>& task_ids) {
+  const int64_t tasks = dispatcher_.Redo(task_ids);
+  int64_t records = 0;
+  for (int64_t id : task_ids) {
+    if (std::optional<protocol::Task> t = dispatcher_.TaskOf(id)) records += t->end - t->begin;
+  }
+  AfterChangeLocked();
+  return {tasks, records};
+}
+
+void MasterCore::HoldEnd(const std::string& who, bool hold) {
+  ChangeLock lock(*this);
+  if (hold) {
+    end_holds_.insert(who);
+  } else if (end_holds_.erase(who) > 0) {
+    AfterChangeLocked();
+  }
+}
+
+std::vector<int64_t> MasterCore::TrainingTasksInFlight() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return dispatcher_.Leased(TaskType::kTraining);
 }
 
 void MasterCore::Fail(const std::string& reason) {

@@ -47,6 +47,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,23 @@ class MasterCore final : public protocol::MasterService {
   // final checkpoint or export): the report and exit then say failed.
   void FailEnding(const std::string& reason);
 
+  // A PS came back from a checkpoint (or from nothing) holding, of the
+  // training tasks, only the `settled` id ranges ([first, last]) and the
+  // minibatch counts `taken` of others (roles/ps/applied_pushes.h): every
+  // done training task it does not hold whole is queued again as a redo
+  // (journaled; the ledger counts it as redone), so that its updates reach
+  // that PS once, while the other PS refuse its pushes as taken
+  // (docs/distributed.md, 'A PS loss'). Returns the tasks queued.
+  int64_t RedoLostTasks(const std::string& ps,
+                        const std::vector<std::pair<int64_t, int64_t>>& settled,
+                        const std::vector<std::pair<int64_t, int64_t>>& taken);
+  // While `who` holds it (a PS being checked for lost updates), the job
+  // does not succeed and workers out of tasks wait instead of leaving,
+  // for redos that may come. Not durable: a new master checks again.
+  void HoldEnd(const std::string& who, bool hold);
+  // The training tasks leased now, ascending ids.
+  std::vector<int64_t> TrainingTasksInFlight() const;
+
   JobState state() const;
   std::string failure_reason() const;  // "" unless failed
   // Waits (real time) until the job is no longer running; false on timeout.
@@ -217,6 +235,8 @@ class MasterCore final : public protocol::MasterService {
   void SetTargetLocked(int n);
   bool RequestStopLocked(const std::string& name);
   void JoinRingLocked(int64_t worker_id, const std::string& address);
+  // Queues the tasks as redos; returns how many and their records.
+  std::pair<int64_t, int64_t> RedoLocked(const std::vector<int64_t>& task_ids);
 
   void FailLocked(const std::string& reason);
   // `why` goes to the log line; `how` (the cluster's words) is added to
@@ -240,9 +260,10 @@ class MasterCore final : public protocol::MasterService {
   DataLedger ledger_;
   EvaluationAggregator evaluation_;
   PredictionCollector predictions_;
-  int64_t records_skipped_ = 0;  // corrupt records workers left out
-  IncidentLog incidents_;        // not journaled (incident_log.h)
-  double train_loss_sum_ = 0;    // Progress::train_loss_sum
+  int64_t records_skipped_ = 0;      // corrupt records workers left out
+  std::set<std::string> end_holds_;  // HoldEnd
+  IncidentLog incidents_;            // not journaled (incident_log.h)
+  double train_loss_sum_ = 0;        // Progress::train_loss_sum
   int64_t train_samples_ = 0;
   std::vector<EpochEnd> epoch_ends_;  // not journaled (epoch_ends())
   // The first training task handed out, the last one reported (clock_).

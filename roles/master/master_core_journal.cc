@@ -12,7 +12,7 @@ namespace edl::roles::master {
 
 namespace {
 
-constexpr uint8_t kSnapshotVersion = 2;
+constexpr uint8_t kSnapshotVersion = 3;
 
 std::string Join(const std::vector<int64_t>& v) {
   std::string out;
@@ -195,6 +195,7 @@ Status MasterCore::ReplayLocked(std::string_view record, uint64_t seq) {
     case Event::kRingSynced: ring_.MarkSynced(static_cast<uint64_t>(e.number)); break;
     case Event::kTrainingStarted: training_started_wall_ = e.number; break;
     case Event::kTrainingEnded: training_ended_wall_ = e.number; break;
+    case Event::kRedo: RedoLocked(e.expired); break;
   }
   return Status::Ok();
 }

@@ -76,6 +76,13 @@ std::string EncodeTick(const std::vector<int64_t>& dead, const std::vector<int64
   return std::move(w).Take();
 }
 
+std::string EncodeRedo(const std::string& ps, const std::vector<int64_t>& task_ids) {
+  Writer w = Start(Event::kRedo);
+  w.String(ps);
+  PutIds(w, task_ids);
+  return std::move(w).Take();
+}
+
 std::string EncodeName(Event kind, const std::string& name) {
   Writer w = Start(kind);
   w.String(name);
@@ -151,6 +158,10 @@ Result<MasterEvent> DecodeEvent(std::string_view record) {
     case Event::kTick:
       e.dead = GetIds(r, "dead");
       e.expired = GetIds(r, "expired");
+      break;
+    case Event::kRedo:
+      e.text = r.String("ps");
+      e.expired = GetIds(r, "tasks");
       break;
     case Event::kTarget:
     case Event::kRingSynced:

@@ -32,8 +32,9 @@ enum class Event : uint8_t {
   kRingSynced,       // version
   kTrainingStarted,  // wall-clock nanoseconds (for the report's rate)
   kTrainingEnded,    // wall-clock nanoseconds
+  kRedo,             // PS name, the done training tasks queued again for it
 };
-inline constexpr uint8_t kMaxEvent = static_cast<uint8_t>(Event::kTrainingEnded);
+inline constexpr uint8_t kMaxEvent = static_cast<uint8_t>(Event::kRedo);
 
 std::string EncodeJob(std::string_view shape);
 std::string EncodeRecovered();
@@ -48,18 +49,19 @@ std::string EncodeJoin(int64_t worker_id, const std::string& address);
 std::string EncodeSynced(uint64_t version);
 std::string EncodeTrainingStarted(int64_t nanos);
 std::string EncodeTrainingEnded(int64_t nanos);
+std::string EncodeRedo(const std::string& ps, const std::vector<int64_t>& task_ids);
 
 // A decoded record: the fields its kind uses.
 struct MasterEvent {
   Event kind = Event::kJob;
-  std::string text;                    // shape, name, reason, address
+  std::string text;                    // shape, name, reason, address, PS
   int64_t worker_id = 0;               // lease, join
   int64_t pid = 0;                     // register
   int32_t num_threads = 0;             // register
   int64_t request = 0;                 // lease
   int64_t task_id = 0;                 // lease
   int64_t number = 0;                  // target, ring version
-  std::vector<int64_t> dead, expired;  // tick
+  std::vector<int64_t> dead, expired;  // tick; expired: redo's tasks
   protocol::ReportTaskRequest report;  // report
 };
 

@@ -90,6 +90,7 @@ void TaskDispatcher::Save(Writer& w) const {
     w.I32(e.task.epoch);
     w.I32(e.failures);
     w.I32(e.losses);
+    w.Bool(e.redo);
   }
   for (const auto* q : {&training_queue_, &evaluation_queue_, &prediction_queue_}) {
     w.Varint(q->size());
@@ -118,8 +119,9 @@ void TaskDispatcher::Load(Reader& r, int64_t now_nanos) {
   deadlines_.clear();
   leases_.clear();
   epoch_left_.clear();
+  redo_left_ = 0;
   for (int i = 0; i < 4; ++i) doing_[i] = queued_[i] = 0;
-  const size_t n = r.Count("live", 28);
+  const size_t n = r.Count("live", 29);
   for (size_t i = 0; i < n && r.ok(); ++i) {
     auto item = r.Item("live", i);
     const int64_t id = r.I64("id");
@@ -128,6 +130,7 @@ void TaskDispatcher::Load(Reader& r, int64_t now_nanos) {
     Entry e;
     e.failures = r.I32("failures");
     e.losses = r.I32("losses");
+    e.redo = r.Bool("redo");
     std::optional<Task> task = Decode(id);
     if (!r.ok()) break;
     if (!task) {
@@ -137,7 +140,15 @@ void TaskDispatcher::Load(Reader& r, int64_t now_nanos) {
     e.task = *task;
     e.task.model_version = version;
     e.task.epoch = task_epoch;  // an evaluation task's: the epoch it was made in
-    if (e.task.type == TaskType::kTraining) ++epoch_left_[e.task.epoch];
+    if (e.redo && e.task.type != TaskType::kTraining) {
+      r.Fail("task id " + std::to_string(id) + " is a redo but not a training task");
+      break;
+    }
+    if (e.redo) {
+      ++redo_left_;
+    } else if (e.task.type == TaskType::kTraining) {
+      ++epoch_left_[e.task.epoch];
+    }
     live_.emplace(id, e);
   }
   auto queue_of = [&](int64_t id) -> Entry* {
@@ -194,6 +205,7 @@ void DataLedger::Save(Writer& w) const {
     w.Varint(times.size());
     w.Bytes(times.data(), times.size() * sizeof(uint16_t));
   }
+  for (const EpochLedger& s : sums_) w.I64(s.redone);
 }
 
 void DataLedger::Load(Reader& r) {
@@ -231,6 +243,10 @@ void DataLedger::Load(Reader& r) {
       s.record_trainings += (end - begin) * t;
     }
     total_ += s.record_trainings;
+  }
+  for (size_t e = 0; e < epochs && r.ok(); ++e) {
+    sums_[e].redone = r.I64("redone");
+    if (r.ok() && sums_[e].redone < 0) r.Fail("negative redone records");
   }
 }
 

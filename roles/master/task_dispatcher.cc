@@ -221,7 +221,10 @@ ReportOutcome TaskDispatcher::ReportTask(int64_t worker_id, int64_t task_id, Tas
   switch (result) {
     case TaskResult::kSucceeded: {
       ++done_[Index(type)];
-      if (type == TaskType::kTraining) {
+      if (e.redo) {
+        out.redo = true;
+        --redo_left_;
+      } else if (type == TaskType::kTraining) {
         const int epoch = e.task.epoch;
         auto left = epoch_left_.find(epoch);
         EDL_CHECK(left != epoch_left_.end());
@@ -286,6 +289,43 @@ bool TaskDispatcher::Expire(int64_t task_id) {
   return true;
 }
 
+std::vector<int64_t> TaskDispatcher::DoneTrainingTasks() const {
+  std::vector<int64_t> ids;
+  const int64_t n = tasks_in(Dataset::kTraining);
+  for (int epoch = 1; epoch <= epoch_; ++epoch) {
+    for (int64_t index = 0; index < n; ++index) {
+      const int64_t id = EncodeId(TaskType::kTraining, epoch, index);
+      if (!live_.count(id)) ids.push_back(id);
+    }
+  }
+  return ids;
+}
+
+int64_t TaskDispatcher::Redo(const std::vector<int64_t>& task_ids) {
+  int64_t queued = 0;
+  // In reverse, so that the first ends up at the very front.
+  for (auto id = task_ids.rbegin(); id != task_ids.rend(); ++id) {
+    std::optional<Task> t = Decode(*id);
+    if (!t || t->type != TaskType::kTraining || live_.count(*id)) continue;
+    Entry e{*t};
+    e.redo = true;
+    Requeue(live_.emplace(*id, e).first->second, /*front=*/true);
+    --done_[Index(TaskType::kTraining)];
+    ++redo_left_;
+    ++queued;
+  }
+  return queued;
+}
+
+std::vector<int64_t> TaskDispatcher::Leased(TaskType type) const {
+  std::vector<int64_t> ids;
+  for (const auto& [id, e] : live_) {
+    if (e.worker != 0 && e.task.type == type) ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 std::optional<Task> TaskDispatcher::LeasedTo(int64_t worker_id, int64_t task_id) const {
   auto it = live_.find(task_id);
   if (it == live_.end() || worker_id == 0 || it->second.worker != worker_id) return std::nullopt;
@@ -314,7 +354,7 @@ TaskCounts TaskDispatcher::Counts(TaskType type) const {
 
 bool TaskDispatcher::TrainingDone() const {
   return tasks_in(Dataset::kTraining) == 0 ||
-         (epoch_ == options_.num_epochs && epoch_left_.empty());
+         (epoch_ == options_.num_epochs && epoch_left_.empty() && redo_left_ == 0);
 }
 
 bool TaskDispatcher::AllDone() const { return live_.empty() && TrainingDone(); }

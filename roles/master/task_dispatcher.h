@@ -14,6 +14,9 @@
 // was lost max_task_losses times, fails the job with a message naming the
 // records, instead of looping over poison data.
 //
+// A done training task can be queued again as a redo (Redo): its report
+// then completes no epoch and says `redo`.
+//
 // Cost: GetTask, ReportTask O(log doing) (no scan over tasks); Reclaim
 // O(tasks of the worker); Tick O(expired · log doing). Memory: the tasks of
 // the live epoch(s), rounds and predictions; done tasks are only counted.
@@ -91,6 +94,10 @@ struct ReportOutcome {
   std::optional<int> epoch_completed;
   // Set when this report completed all training of the job.
   bool training_completed = false;
+  // The task was done before and ran again because a PS lost its updates
+  // (TaskDispatcher::Redo): its records were trained once more on that PS
+  // only, not once more for the epoch.
+  bool redo = false;
 };
 
 class TaskDispatcher {
@@ -132,6 +139,20 @@ class TaskDispatcher {
   // returns how many (0 without validation data).
   int64_t CreateEvaluationRound(int64_t model_version);
 
+  // The training tasks done so far (every epoch created), ascending ids.
+  // O(epochs created x tasks per epoch).
+  std::vector<int64_t> DoneTrainingTasks() const;
+  // Queues done training tasks again, at the front, as redos: a PS restored
+  // from a checkpoint lacks their updates (docs/distributed.md, 'A PS
+  // loss'). Ids not done (queued, leased, never issued) are skipped; returns
+  // the tasks queued. Training is not done until every redo is.
+  int64_t Redo(const std::vector<int64_t>& task_ids);
+
+  // The task an id names (any state), nullopt for ids never issued.
+  std::optional<Task> TaskOf(int64_t task_id) const { return Decode(task_id); }
+  // Every task of `type` leased now, ascending ids. O(live tasks).
+  std::vector<int64_t> Leased(TaskType type) const;
+
   // The tasks leased to the worker, oldest first.
   std::vector<Task> LeasesOf(int64_t worker_id) const;
 
@@ -158,6 +179,7 @@ class TaskDispatcher {
     int64_t deadline = 0;
     int failures = 0;
     int losses = 0;
+    bool redo = false;
   };
 
   void CreateEpoch(int epoch);
@@ -181,6 +203,7 @@ class TaskDispatcher {
   int64_t doing_[4] = {}, done_[4] = {}, queued_[4] = {};
   // Training tasks of each epoch not yet done (epochs with some left).
   std::unordered_map<int, int64_t> epoch_left_;
+  int64_t redo_left_ = 0;  // redo tasks not done yet
 };
 
 }  // namespace edl::roles::master

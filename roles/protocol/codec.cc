@@ -123,6 +123,7 @@ EDL_FIELDS(PushGradientsRequest) {
   v("task_id", m.task_id);
   v("minibatch", m.minibatch);
   v("settled_task", m.settled_task);
+  v("settled_minibatches", m.settled_minibatches);
   v("dense", m.dense);
   v("sparse", m.sparse);
   v("state", m.state);

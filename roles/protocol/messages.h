@@ -166,8 +166,10 @@ struct PushGradientsRequest {
   int64_t task_id = 0;
   int64_t minibatch = 0;
   // A task whose report the master has made durable: the PS forgets its
-  // count (0: none).
+  // count (0: none), if it holds all settled_minibatches of it (the pushes
+  // the worker made of the task; 0: no check).
   int64_t settled_task = 0;
+  int64_t settled_minibatches = 0;
   std::vector<NamedTensor> dense;
   std::vector<SparseGradient> sparse;
   // Non-trainable variables the worker updated itself (batch norm moving

@@ -28,11 +28,13 @@ int64_t AppliedPushes::Taken(int64_t task_id) const {
   return it == taken_.end() ? 0 : it->second;
 }
 
-void AppliedPushes::Settle(int64_t task_id) {
-  if (task_id <= 0) return;
+bool AppliedPushes::Settle(int64_t task_id, int64_t minibatches) {
+  if (task_id <= 0) return false;
   std::lock_guard<std::mutex> lock(mu_);
-  taken_.erase(task_id);
-  if (SettledLocked(task_id)) return;
+  if (SettledLocked(task_id)) return true;
+  auto it = taken_.find(task_id);
+  if (minibatches > 0 && (it == taken_.end() || it->second < minibatches)) return false;
+  if (it != taken_.end()) taken_.erase(it);
   int64_t first = task_id, last = task_id;
   // Merge with the range ending right before and the one starting right after.
   auto after = settled_.upper_bound(task_id);
@@ -48,6 +50,7 @@ void AppliedPushes::Settle(int64_t task_id) {
     settled_.erase(after);
   }
   settled_[first] = last;
+  return true;
 }
 
 size_t AppliedPushes::tasks_in_flight() const {

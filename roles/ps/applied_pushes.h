@@ -49,8 +49,12 @@ class AppliedPushes {
   // The count, without claiming (0 for a task never pushed, kSettled for a
   // settled one).
   int64_t Taken(int64_t task_id) const;
-  // The task is done for good (task_id > 0).
-  void Settle(int64_t task_id);
+  // The task is done for good (task_id > 0), after `minibatches` pushes:
+  // settled if this PS took them all (or minibatches is 0). A PS restored
+  // from a checkpoint may lack some or all of them: then it keeps what it
+  // has, unsettled, for the master to queue the task again (a redo), and
+  // answers false.
+  bool Settle(int64_t task_id, int64_t minibatches = 0);
   // Tasks with a count; ranges of settled task ids.
   size_t tasks_in_flight() const;
   size_t settled_ranges() const;

@@ -305,7 +305,7 @@ Result<protocol::PushGradientsResponse> ParameterServer::ApplyPush(
   {
     std::shared_lock<std::shared_mutex> gate(gate_);
     EDL_RETURN_IF_ERROR(Validate(r));
-    if (r.settled_task != 0) applied_.Settle(r.settled_task);
+    if (r.settled_task != 0) applied_.Settle(r.settled_task, r.settled_minibatches);
     std::unique_lock<std::mutex> sync_lock;
     if (!options_.use_async) sync_lock = std::unique_lock<std::mutex>(sync_mu_);
     const AppliedPushes::Claim claim = applied_.Take(r.task_id, r.minibatch);

@@ -316,6 +316,7 @@ void PsClient::StartPush(const std::vector<nn::Parameter*>& params, int64_t work
     r.task_id = id.task_id;
     r.minibatch = id.minibatch;
     r.settled_task = id.settled_task;
+    r.settled_minibatches = id.settled_minibatches;
   }
   push_->pull_pending = with_dense_pull;
   push_->responses.resize(n);

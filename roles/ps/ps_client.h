@@ -30,6 +30,7 @@ struct PushId {
   int64_t task_id = 0;
   int64_t minibatch = 0;
   int64_t settled_task = 0;
+  int64_t settled_minibatches = 0;  // the pushes the settled task had
 };
 
 class PsClient {

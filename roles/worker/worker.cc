@@ -161,7 +161,10 @@ Status Worker::Run() {
       break;
     }
     // Counted and durable at the master: no other attempt will push it.
-    if (r->counted && task.type == TaskType::kTraining) settled_task_ = task.id;
+    if (r->counted && task.type == TaskType::kTraining) {
+      settled_task_ = task.id;
+      settled_minibatches_ = task_minibatches_;
+    }
     ++tasks_done_;
     if (!s.ok() && s.code() == StatusCode::kUnavailable) {
       result = s;  // a PS stayed unreachable: this worker cannot go on
@@ -292,7 +295,7 @@ Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
       const bool next_pulls = ++task_steps < expected_steps &&
                               (steps_ + 1) % std::max(1, options_.get_model_steps) == 0;
       if (index >= resume_at_) {  // else every PS took it while this one computed
-        ps::PushId id{task.id, index, settled_task_};
+        ps::PushId id{task.id, index, settled_task_, settled_minibatches_};
         settled_task_ = 0;
         ps_.StartPush(params, worker_id_, next_pulls, id);
       }
@@ -308,6 +311,7 @@ Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
       for (auto& m : *metrics) m->Update(batch->labels, pred);
     }
   }
+  task_minibatches_ = index + 1;
   for (auto& m : *metrics) report->metrics.push_back({m->name(), m->State()});
   if (!predictions.empty()) report->predictions = tensor::Concat(predictions, 0);
   report->records_skipped = batches.records_skipped();

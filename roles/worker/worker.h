@@ -129,6 +129,9 @@ class Worker {
   // the master counted, for the PS to forget with the next push.
   int64_t resume_at_ = 0;
   int64_t settled_task_ = 0;
+  // The minibatches of the task RunTask ran last, and of settled_task_.
+  int64_t task_minibatches_ = 0;
+  int64_t settled_minibatches_ = 0;
   // A PS answered that it lacks minibatches of the task before the one
   // pushed (it was restored from a checkpoint): the task runs again.
   bool task_behind_ = false;

@@ -9,9 +9,11 @@
 # every row must hold E.
 #
 # Usage: [RECORDS=65536] [EPOCHS=4] [WORKER_KILLS=3] [PS_KILLS=0] [NUM_PS=2]
-#        [NUM_WORKERS=2] [BUILD_DIR=build] scripts/experiments/applied_once.sh
-# Prints the histogram "times applied: rows" and the job's ledger lines;
-# exits 1 when some row is not EPOCHS.
+#        [NUM_WORKERS=2] [CHECKPOINT_STEPS=200] [BUILD_DIR=build]
+#        scripts/experiments/applied_once.sh
+# Prints the histogram "times applied: rows", the job's ledger lines (the
+# records redone for a restored PS among them) and the master's redo
+# lines; exits 1 when some row is not EPOCHS.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 EDL=$(realpath "${BUILD_DIR:-build}/edl")
@@ -44,7 +46,7 @@ JSON
 "$EDL" train --model_def="$TMP/spec.json" --training_data="$TMP/train.csv" \
   --num_epochs="$EPOCHS" --minibatch_size=32 --num_ps_pods="${NUM_PS:-2}" \
   --num_workers="${NUM_WORKERS:-2}" --jobs_dir="$TMP/jobs" --job_name=once \
-  --checkpoint_dir="$TMP/ckpt" --checkpoint_steps=200 --output="$TMP/out" \
+  --checkpoint_dir="$TMP/ckpt" --checkpoint_steps="${CHECKPOINT_STEPS:-200}" --output="$TMP/out" \
   >"$TMP/out.log" 2>"$TMP/err.log" &
 job=$!
 # Kills at spread-out moments: a worker (or PS) chosen in turn, SIGKILL.
@@ -67,6 +69,7 @@ done
 wait "$job" || { echo "applied_once: the job failed" >&2; tail -5 "$TMP/err.log" >&2; exit 1; }
 grep -E "^epoch [0-9]+:" "$TMP/out.log" || true
 grep -cE "killed by signal 9; relaunching" "$TMP/err.log" | sed 's/^/applied_once: processes killed and relaunched: /' || true
+grep -ohE "ps-[0-9]+ came back without .*" "$TMP/err.log" | sed 's/^/applied_once: /' || true
 grep -cE "PS had this minibatch already" "$TMP/err.log" | sed 's/^/applied_once: retried tasks resumed after minibatches the PS had: /' || true
 python3 - "$TMP/out/weights.bin" "$EPOCHS" <<'PY'
 import collections, struct, sys

@@ -252,9 +252,7 @@ namespace {
 // checkpoint; killed, it restarts from it knowing which named pushes its
 // weights hold (without that it would take the tasks in flight again from
 // their first minibatch), and the push it had not answered is retried:
-// every record is still applied once per epoch. (With fewer checkpoints
-// the tasks finished after the last one stay lost on its shard:
-// docs/distributed.md.)
+// every record is still applied once per epoch.
 TEST(AppliedOnce, APsKilledMidJobRestoresWhatItTookAndTakesTheRestOnce) {
   constexpr int kSmall = 8192;  // a checkpoint per version: a small job
   TempDir dir;
@@ -278,6 +276,37 @@ TEST(AppliedOnce, APsKilledMidJobRestoresWhatItTookAndTakesTheRestOnce) {
       << r.err;
   const std::map<float, int> rows = RowHistogram(dir.File("out"), kSmall);
   EXPECT_EQ(rows, (std::map<float, int>{{float{kEpochs}, kSmall}})) << Describe(rows);
+}
+
+// With a checkpoint every 2000 versions (~60 tasks), a PS killed mid-job comes back
+// without the updates of the tasks finished since its last checkpoint: the
+// master learns which (the PS's named pushes) and trains them again for it
+// alone (the other PS refuse their pushes as taken), so every record is
+// still applied once per epoch, and the ledger counts them as redone.
+TEST(AppliedOnce, APsKilledLongAfterItsLastCheckpointHasTheTasksItLostRedoneForItAlone) {
+  TempDir dir;
+  WriteCountingJob(dir);
+  EdlProcess job(CountingJob(dir, "redo",
+                             {"--checkpoint_dir=" + dir.File("ckpt"), "--checkpoint_steps=2000",
+                              "--keep_checkpoint_max=2"}));
+  std::vector<int> ps;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        // Past a checkpoint (version 2000) by tasks that it lacks.
+        if (Version(JobStatus(dir.path(), "redo")) < 2600) return false;
+        ps = FindPids({" ps ", "--job_name=redo", "--ps_index=1"});
+        return ps.size() == 1;
+      },
+      60))
+      << job.Err();
+  ASSERT_EQ(::kill(ps[0], SIGKILL), 0);
+  RunResult r = job.Wait();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("ps-1 came back without the updates of"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("redone for a restored PS"), std::string::npos) << r.out;
+  EXPECT_EQ(Count(r.out, "0 trained twice or more"), kEpochs) << r.out;
+  const std::map<float, int> rows = RowHistogram(dir.File("out"));
+  EXPECT_EQ(rows, (std::map<float, int>{{float{kEpochs}, kRecords}})) << Describe(rows);
 }
 
 }  // namespace

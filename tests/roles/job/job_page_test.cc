@@ -35,11 +35,11 @@ constexpr char kStatus[] = R"({
   "ps": [{"address": "127.0.0.1:41000", "name": "ps-0", "num_threads": 4}],
   "ledger": [
     {"epoch": 1, "missing": 0, "pending": 0, "record_trainings": 60000, "records": 60000,
-     "trained": 60000, "trained_more_than_once": 0},
+     "trained": 60000, "trained_more_than_once": 0, "redone": 2048},
     {"epoch": 2, "missing": 0, "pending": 59488, "record_trainings": 512, "records": 60000,
-     "trained": 512, "trained_more_than_once": 0},
+     "trained": 512, "trained_more_than_once": 0, "redone": 0},
     {"epoch": 3, "missing": 0, "pending": 60000, "record_trainings": 0, "records": 60000,
-     "trained": 0, "trained_more_than_once": 0}],
+     "trained": 0, "trained_more_than_once": 0, "redone": 0}],
   "evaluations": [
     {"epoch": 1, "final": false, "loss": 0.5, "metrics": {"accuracy": 0.75},
      "model_version": 469, "samples": 10000},
@@ -147,7 +147,8 @@ TEST(JobPage, ShowsEachEpochsLedgerValues) {
   EDL_LOAD_PAGE_OR_SKIP();
   EXPECT_EQ(Headings(Page().dom, "ledger"),
             (std::vector<std::string>{"epoch", "records", "trained", "pending", "missing",
-                                      "trained more than once", "record trainings"}));
+                                      "trained more than once", "record trainings",
+                                      "redone for a restored PS"}));
   const auto rows = Rows(Page().dom, "ledger");
   ASSERT_EQ(rows.size(), 2u) << Page().dom;
   EXPECT_EQ(rows[0], (HtmlRow{{"epoch", "1"},
@@ -156,7 +157,8 @@ TEST(JobPage, ShowsEachEpochsLedgerValues) {
                               {"pending", "0"},
                               {"missing", "0"},
                               {"trained more than once", "0"},
-                              {"record trainings", "60,000"}}));
+                              {"record trainings", "60,000"},
+                              {"redone for a restored PS", "2,048"}}));
   EXPECT_EQ(Cell(rows[1], "records"), "60,000");
   EXPECT_EQ(Cell(rows[1], "record trainings"), "512");
 }

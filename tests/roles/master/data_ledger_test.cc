@@ -71,10 +71,26 @@ TEST(DataLedger, WritesJson) {
   ledger.RecordTrained(1, 0, 128);
   EXPECT_EQ(ledger.ToJson(/*job_ended=*/false),
             R"([{"epoch":1,"missing":0,"pending":128,"record_trainings":128,"records":256,)"
-            R"("trained":128,"trained_more_than_once":0}])");
+            R"("redone":0,"trained":128,"trained_more_than_once":0}])");
   EXPECT_EQ(ledger.ToJson(/*job_ended=*/true),
             R"([{"epoch":1,"missing":128,"pending":0,"record_trainings":128,"records":256,)"
-            R"("trained":128,"trained_more_than_once":0}])");
+            R"("redone":0,"trained":128,"trained_more_than_once":0}])");
+}
+
+TEST(DataLedger, CountsTasksRedoneForARestoredPsApartFromTheTrainings) {
+  DataLedger ledger(TaskCuts(256, {}, 128), 2);
+  ledger.RecordTrained(1, 0, 128);
+  ledger.RecordTrained(1, 128, 256);
+  ledger.RecordRedone(1, 128, 256);
+  const EpochLedger e = ledger.Summary(/*job_ended=*/true)[0];
+  EXPECT_EQ(e.trained, 256);
+  EXPECT_EQ(e.trained_more_than_once, 0);
+  EXPECT_EQ(e.record_trainings, 256);
+  EXPECT_EQ(e.redone, 128);
+  EXPECT_EQ(ledger.ToString(/*job_ended=*/true),
+            "epoch 1: 256/256 records trained, 0 missing, 0 trained twice or more, 128 redone "
+            "for a restored PS\n"
+            "epoch 2: 0/256 records trained, 256 missing, 0 trained twice or more\n");
 }
 
 TEST(DataLedgerDeathTest, RejectsARangeThatIsNotATask) {

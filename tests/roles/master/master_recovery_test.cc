@@ -100,6 +100,66 @@ TEST_F(MasterRecoveryTest, ANewMasterContinuesTheJobAndAHeldTaskIsReportedToIt) 
   ExpectEveryRecordTrainedOnce(*core);
 }
 
+// A PS came back holding only some of the done tasks: the others are
+// trained again (once, counted as redone), also across a master restart,
+// and a task whose every minibatch the PS took is not.
+TEST_F(MasterRecoveryTest, TasksARestoredPsLacksAreRedoneOnceAlsoAcrossARestart) {
+  const MasterOptions o = Options(2000, /*epochs=*/2);  // 32 tasks an epoch, 4 minibatches each
+  std::atomic<int64_t> version{0};
+  auto core = Start(o);
+  SimulatedWorker a(*core, "worker-0");
+  std::vector<Task> done;
+  for (int i = 0; i < 10; ++i) {
+    const Task t = a.Take();
+    ASSERT_EQ(t.type, TaskType::kTraining);
+    a.Complete(t, version);
+    done.push_back(t);
+  }
+  std::vector<int64_t> ids;
+  for (const Task& t : done) ids.push_back(t.id);
+  std::sort(ids.begin(), ids.end());
+  // The PS holds ids[0..2] settled, ids[3] whole but unsettled, ids[4] in part.
+  const std::vector<std::pair<int64_t, int64_t>> settled = {{ids[0], ids[2]}};
+  const std::vector<std::pair<int64_t, int64_t>> taken = {{ids[3], 4}, {ids[4], 3}};
+  EXPECT_EQ(core->RedoLostTasks("ps-1", settled, taken), 6);
+  int64_t redone_records = 0;
+  for (const Task& t : done) {
+    if (t.id != ids[0] && t.id != ids[1] && t.id != ids[2] && t.id != ids[3]) {
+      redone_records += t.end - t.begin;
+    }
+  }
+  core.reset();  // the redos are journaled
+
+  core = Start(o);
+  ASSERT_NE(core, nullptr);
+  a.Reattach(*core);
+  for (int guard = 0; core->state() == JobState::kRunning && guard < 1000; ++guard) a.Step(version);
+  EXPECT_EQ(core->state(), JobState::kSucceeded);
+  ExpectEveryRecordTrainedOnce(*core);
+  int64_t redone = 0;
+  for (const EpochLedger& e : core->ledger()) redone += e.redone;
+  EXPECT_EQ(redone, redone_records);
+  EXPECT_EQ(core->RedoLostTasks("ps-1", {}, {}), 0) << "the job has ended";
+}
+
+// While a PS is being checked the job cannot end: a worker out of tasks
+// waits instead of leaving.
+TEST_F(MasterRecoveryTest, AHeldEndKeepsTheJobRunningUntilReleased) {
+  MasterOptions o = Options(128);
+  o.state_dir.clear();
+  std::atomic<int64_t> version{0};
+  auto core = Start(o);
+  core->HoldEnd("ps-0", true);
+  SimulatedWorker a(*core, "worker-0");
+  EXPECT_EQ(a.Step(version), TaskType::kTraining);
+  EXPECT_EQ(a.Step(version), TaskType::kTraining);
+  EXPECT_EQ(a.Step(version), TaskType::kWait);
+  EXPECT_EQ(core->state(), JobState::kRunning);
+  core->HoldEnd("ps-0", false);
+  EXPECT_EQ(core->state(), JobState::kSucceeded);
+  EXPECT_EQ(a.Step(version), TaskType::kDone);
+}
+
 TEST_F(MasterRecoveryTest, MastersKilledAtRandomMomentsLoseNoRecordAndTrainNoneTwice) {
   MasterOptions o = Options(3000, /*epochs=*/3);
   o.snapshot_min_bytes = 600;  // snapshots now and then, replay in between

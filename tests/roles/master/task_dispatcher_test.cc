@@ -129,6 +129,45 @@ TEST(TaskDispatcher, ReportsEpochAndTrainingCompletion) {
   EXPECT_TRUE(d.TrainingDone());
 }
 
+TEST(TaskDispatcher, RedoesDoneTrainingTasksFirstWithoutCompletingTheirEpochAgain) {
+  TaskDispatcher d(Options(256, 0, 0, 128, 2));
+  Task a = d.GetTask(1, 0), b = d.GetTask(1, 0);
+  d.ReportTask(1, a.id, TaskResult::kSucceeded);
+  ASSERT_TRUE(d.ReportTask(1, b.id, TaskResult::kSucceeded).epoch_completed);
+  Task c = d.GetTask(1, 0);  // epoch 2, in flight
+  std::vector<int64_t> done = d.DoneTrainingTasks();
+  std::sort(done.begin(), done.end());
+  std::vector<int64_t> expected = {a.id, b.id};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(done, expected);
+  // The leased one and an id never issued are not redone.
+  EXPECT_EQ(d.Redo({a.id, c.id, b.id, 12345}), 2);
+  EXPECT_EQ(d.Counts(TaskType::kTraining).done, 0);
+  EXPECT_EQ(d.Counts(TaskType::kTraining).todo, 2 + 1);  // the redos, epoch 2's other task
+  const Task first = d.GetTask(1, 0);
+  EXPECT_EQ(first.id, a.id);  // at the front, in the given order
+  ReportOutcome o = d.ReportTask(1, first.id, TaskResult::kSucceeded);
+  EXPECT_TRUE(o.accepted);
+  EXPECT_TRUE(o.redo);
+  EXPECT_FALSE(o.epoch_completed);
+  EXPECT_EQ(d.GetTask(1, 0).id, b.id);
+  EXPECT_TRUE(d.ReportTask(1, b.id, TaskResult::kSucceeded).redo);
+  // Epoch 2 ends as usual; training is done only when every redo is.
+  EXPECT_FALSE(d.ReportTask(1, c.id, TaskResult::kSucceeded).redo);
+  const Task last = d.GetTask(1, 0);
+  EXPECT_EQ(d.Redo({c.id}), 1);
+  o = d.ReportTask(1, last.id, TaskResult::kSucceeded);
+  EXPECT_EQ(o.epoch_completed, 2);
+  EXPECT_FALSE(o.training_completed);
+  EXPECT_FALSE(d.TrainingDone());
+  const Task redo = d.GetTask(1, 0);
+  EXPECT_EQ(redo.id, c.id);
+  o = d.ReportTask(1, redo.id, TaskResult::kSucceeded);
+  EXPECT_TRUE(o.redo);
+  EXPECT_TRUE(o.training_completed);
+  EXPECT_TRUE(d.AllDone());
+}
+
 TEST(TaskDispatcher, HandsOutEvaluationTasksBeforeTraining) {
   TaskDispatcher d(Options(1000, 300));
   Task first = d.GetTask(1, 0);

@@ -88,6 +88,7 @@ PushGradientsRequest SamplePushGradientsRequest() {
   r.task_id = (int64_t{1} << 60) | 77;
   r.minibatch = 6;
   r.settled_task = 76;
+  r.settled_minibatches = 9;
   r.dense = {{"dense/kernel", PatternTensor({2, 3}, DType::kFloat32, 8)},
              {"dense/bias", Tensor()},
              {"bf16", PatternTensor({1, 1, 1, 1, 1, 1, 1, 2}, DType::kBFloat16, 9)}};
@@ -241,6 +242,7 @@ void ExpectSame(const PushGradientsRequest& a, const PushGradientsRequest& b) {
   EXPECT_EQ(a.task_id, b.task_id);
   EXPECT_EQ(a.minibatch, b.minibatch);
   EXPECT_EQ(a.settled_task, b.settled_task);
+  EXPECT_EQ(a.settled_minibatches, b.settled_minibatches);
   ASSERT_EQ(a.dense.size(), b.dense.size());
   for (size_t i = 0; i < a.dense.size(); ++i) {
     EXPECT_EQ(a.dense[i].name, b.dense[i].name);

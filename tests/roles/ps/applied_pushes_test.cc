@@ -39,6 +39,24 @@ TEST(AppliedPushes, RefusesAMinibatchBeyondTheCountAsBehind) {
   EXPECT_FALSE(applied.Take(3, 0).behind);  // a repeat is not behind
 }
 
+// A PS restored from a checkpoint may lack some or all of a task's
+// minibatches when the settling push comes: it keeps what it has, for the
+// master to redo the task, instead of settling what it never applied.
+TEST(AppliedPushes, SettlesOnlyATaskItTookEveryMinibatchOf) {
+  AppliedPushes applied;
+  for (int64_t i = 0; i < 3; ++i) applied.Take(7, i);
+  EXPECT_FALSE(applied.Settle(7, 4));  // one missing
+  EXPECT_EQ(applied.Taken(7), 3);
+  EXPECT_FALSE(applied.Settle(8, 4));  // none taken here
+  EXPECT_EQ(applied.Taken(8), 0);
+  EXPECT_EQ(applied.settled_ranges(), 0u);
+  applied.Take(7, 3);
+  EXPECT_TRUE(applied.Settle(7, 4));
+  EXPECT_EQ(applied.Taken(7), AppliedPushes::kSettled);
+  EXPECT_TRUE(applied.Settle(7, 4));  // again: still settled
+  EXPECT_EQ(applied.tasks_in_flight(), 0u);
+}
+
 TEST(AppliedPushes, ExportsAndImportsItsState) {
   AppliedPushes applied;
   applied.Take(40, 0);
