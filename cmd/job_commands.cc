@@ -241,6 +241,11 @@ Runner AddMasterCommand(CLI::App& parent) {
                   "Relaunches of a worker that failed (one killed by a signal is always "
                   "relaunched)")
       ->capture_default_str();
+  app->add_option("--max_failed_checkpoint_intervals", o.max_failed_checkpoint_intervals,
+                  "Fail the job when no PS checkpoint succeeded for N checkpoint intervals "
+                  "(0 = never)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app->add_option("--master_outage_tolerance", o.master_outage_tolerance_s,
                   "Seconds the workers keep retrying a master that is being replaced")
       ->check(CLI::PositiveNumber)

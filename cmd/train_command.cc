@@ -259,6 +259,12 @@ Runner AddTrainCommand(CLI::App& parent) {
                   "8-bit mantissa) or fp16 (11-bit mantissa, overflows past 65504)")
       ->check(CLI::IsMember({"none", "bf16", "fp16"}))
       ->capture_default_str();
+  app->add_option("--max_failed_checkpoint_intervals", d.max_failed_checkpoint_intervals,
+                  "A failed periodic PS checkpoint is an incident (job page, edl status) and "
+                  "is retried; the job fails, naming the reason, when none has succeeded for "
+                  "N --checkpoint_steps intervals (0 = never fail for it)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app->add_option("--relaunch_on_worker_failure", d.relaunch_on_worker_failure,
                   "Relaunches of a worker that failed; a worker killed by a signal "
                   "(preempted, kill -9) is always relaunched")

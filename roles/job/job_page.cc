@@ -58,6 +58,7 @@ const char kJobPageHtml[] = R"edlpage(
 <section><h2>Data ledger (per epoch)</h2><div id="ledger"></div></section>
 <section><h2>Evaluations</h2><div id="evaluations"></div></section>
 <section><h2>Incidents</h2><div id="incidents"></div></section>
+<section><h2>Checkpoint incidents</h2><div id="checkpoint_incidents"></div></section>
 </main>
 <script>
 "use strict";
@@ -209,6 +210,12 @@ function drawStatus(s) {
       ["pending_s", "pending s"], ["pending_reason", "pending reason"],
       ["to_step_s", "to first step s"], ["tasks_put_back", "tasks put back"],
       ["records_put_back", "records put back"]]);
+  // A PS's failed periodic checkpoints, until one succeeds again.
+  table("checkpoint_incidents", s.checkpoint_incidents, [["ps", "PS"],
+      [r => new Date(r.detected_unix_s * 1000).toISOString().slice(11, 19), "at (UTC)"],
+      ["last_good_version", "last good version"], ["first_failed_version", "first failed"],
+      ["last_failed_version", "last failed"], ["failures", "failed attempts"],
+      ["recovered_version", "good again at"], ["error", "error"]]);
 }
 
 async function get(path) {

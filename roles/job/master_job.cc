@@ -269,17 +269,6 @@ Status MasterJob::Keep(const cluster::ProcessSpec& spec, const cluster::Relaunch
   return s;
 }
 
-Status MasterJob::SavePlan() const {
-  if (state_dir_.empty()) return Status::Ok();
-  nlohmann::json plan{{"ps", ps_addrs_},
-                      {"ps_boots", ps_boots_},
-                      {"next_worker", next_worker_},
-                      {"workers", active_},
-                      {"failure_relaunches", supervisor_->FailureRelaunches()}};
-  EDL_RETURN_IF_ERROR(WriteFileAtomically(state_dir_ + "/processes.json", plan.dump()));
-  return state_configmap_ ? state_configmap_->Save(state_dir_) : Status::Ok();
-}
-
 Status MasterJob::StartPs() {
   const MasterProcessOptions& o = o_;
   // PS first, on ports fixed for the job so a relaunched PS is found again
@@ -437,7 +426,8 @@ Status MasterJob::RunLoop() {
       for (const auto& b : plan_["ps_boots"])
         boots.push_back(b.is_string() ? b.get<std::string>() : "");
     }
-    ps_watch_ = std::make_unique<PsLossWatch>(*core_, ps_addrs_, secret_, boots);
+    ps_watch_ = std::make_unique<PsWatch>(*core_, ps_addrs_, secret_, boots,
+                                          !o.checkpoint_dir.empty() && o.checkpoint_steps > 0);
   }
   while (core_->state() == master::JobState::kRunning && !stop_requested_) {
     progress.Report([&] { return core_->progress(); }, SystemClock().NowSeconds());
@@ -471,6 +461,7 @@ Status MasterJob::RunLoop() {
       changed = changed || boots_changed;
     }
     if (changed) EDL_RETURN_IF_ERROR(SavePlan());
+    SaveIncidents();
     supervisor_->Step(milliseconds(100));
     core_->Tick();
     if (!active_.empty() && std::all_of(active_.begin(), active_.end(), [&](const std::string& n) {
@@ -494,6 +485,7 @@ Status MasterJob::RunLoop() {
   }
   progress.Finish();
   ps_watch_.reset();
+  SaveIncidents();
   if (events_) UpdateEvents();
   if (leave_) return Status::Ok();
   if (stop_requested_) {

@@ -41,7 +41,7 @@
 #include "roles/job/job_progress.h"
 #include "roles/job/prediction_parts.h"
 #include "roles/job/process_options.h"
-#include "roles/job/ps_loss_watch.h"
+#include "roles/job/ps_watch.h"
 #include "roles/job/state_configmap.h"
 #include "roles/local/compiled_model.h"
 #include "roles/master/master_core.h"
@@ -79,6 +79,9 @@ class MasterJob {
   void RequestStop(const std::string& why);
   // The TensorBoard scalars and /series up to now (roles/job/job_events.h).
   void UpdateEvents();
+  // The incident timeline to <state dir>/incidents.json when it changed,
+  // for a new master.
+  void SaveIncidents();
 
   const MasterProcessOptions o_;
   std::atomic<bool> stop_requested_{false};
@@ -117,8 +120,9 @@ class MasterJob {
   std::vector<std::unique_ptr<protocol::RemotePs>> remotes_;
   std::vector<protocol::PsService*> services_;
   // A PS back as a new process: the tasks it lost trained again (RunLoop).
-  std::unique_ptr<PsLossWatch> ps_watch_;
+  std::unique_ptr<PsWatch> ps_watch_;
   std::vector<std::string> ps_boots_;  // as reconciled (plan)
+  std::string saved_incidents_;        // as last written
   bool stopping_job_ = false;
   std::vector<std::string> ps_stop_failures_;
   std::set<std::string> given_up_;

@@ -157,6 +157,8 @@ Status MasterJob::Prepare() {
   m.seed = o.model.seed;
   m.shuffle = o.shuffle;
   m.target_workers = o.num_workers;
+  if (!o.allreduce && !o.checkpoint_dir.empty()) m.checkpoint_steps = o.checkpoint_steps;
+  m.max_failed_checkpoint_intervals = o.max_failed_checkpoint_intervals;
   m.make_metrics = [cm = cm_.get()] { return cm->MakeMetrics(); };
   // The durable state: in the job directory on this machine; on Kubernetes
   // on the checkpoint volume, else in a directory of this pod copied to a
@@ -222,6 +224,12 @@ Status MasterJob::Prepare() {
   if (!core.ok()) return core.status().WithPrefix("the master's state");
   core_ = std::move(*core);
   recovered_ = core_->restarts() > 0;
+  // The incident timeline the last master saved.
+  if (auto saved = ReadFile(state_dir_ + "/incidents.json"); !state_dir_.empty() && saved.ok()) {
+    if (!core_->RestoreIncidents(*saved)) {
+      EDL_LOG(WARNING) << state_dir_ << "/incidents.json: not an incident log; starting a new one";
+    }
+  }
   // The scalars for GET /series, and the TensorBoard event file.
   auto events = JobEvents::Open(o.tensorboard_log_dir, cm_->optimizer.get(), core_->progress(),
                                 core_->evaluation_history().size(), SystemClock().NowSeconds());

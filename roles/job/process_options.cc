@@ -215,6 +215,7 @@ std::vector<std::string> ToArgs(const MasterProcessOptions& o) {
   Add(&args, "output", o.output);
   Add(&args, "tensorboard_log_dir", o.tensorboard_log_dir);
   Add(&args, "relaunch_on_worker_failure", Str(o.relaunch_on_worker_failure));
+  Add(&args, "max_failed_checkpoint_intervals", Str(o.max_failed_checkpoint_intervals));
   Add(&args, "master_outage_tolerance", Str(o.master_outage_tolerance_s));
   if (!o.host_socket.empty()) Add(&args, "host_socket", o.host_socket);
   if (o.allreduce) {

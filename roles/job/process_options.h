@@ -119,6 +119,9 @@ struct MasterProcessOptions {
   std::string output;               // export of the final model
   std::string tensorboard_log_dir;  // the master's TensorBoard event files
   int relaunch_on_worker_failure = 1;
+  // The job fails when no PS checkpoint succeeded for this many
+  // --checkpoint_steps intervals (0 = never).
+  int max_failed_checkpoint_intervals = 3;
   bool allreduce = false;  // AllreduceStrategy (no PS)
   double allreduce_timeout_s = 10;
   double heartbeat_timeout_s = 2;

@@ -108,6 +108,15 @@ Status RunPsProcess(const PsProcessOptions& o) {
     j["settled"] = state.settled;
     return j.dump();
   });
+  server.HandleRpc(kPsCheckpointHealthPath, [&](std::string_view) -> Result<std::string> {
+    const ps::ParameterServer::CheckpointHealth h = server_ps->checkpoint_health();
+    return nlohmann::json{{"version", server_ps->version()},
+                          {"last_good_version", h.last_good_version},
+                          {"failures", h.failures},
+                          {"failed_version", h.failed_version},
+                          {"error", h.last_error}}
+        .dump();
+  });
   EDL_RETURN_IF_ERROR(server.Start());
   EDL_LOG(INFO) << "ps-" << o.ps_index << " of " << o.num_ps << ": serving on " << o.host << ":"
                 << server.port() << " at version " << server_ps->version() << ", "
@@ -172,6 +181,39 @@ Result<PsApplied> ReadAppliedPushes(const std::string& address, const std::strin
   net::RpcChannel channel(host, port, secret);
   EDL_ASSIGN_OR_RETURN(std::string answer, channel.Call(kPsAppliedPushesPath, "", timeout));
   return ParseAppliedPushes(answer);
+}
+
+Result<PsCheckpointHealth> ParseCheckpointHealth(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return InvalidArgument("checkpoint health: not a JSON object");
+  PsCheckpointHealth h;
+  for (auto [field, to] : {std::pair<const char*, int64_t*>{"version", &h.version},
+                           {"last_good_version", &h.last_good_version},
+                           {"failures", &h.failures},
+                           {"failed_version", &h.failed_version}}) {
+    if (!j.contains(field) || !j[field].is_number_integer()) {
+      return InvalidArgument(std::string("checkpoint health: \"") + field +
+                             "\" must be an integer");
+    }
+    *to = j[field].get<int64_t>();
+  }
+  if (!j.contains("error") || !j["error"].is_string()) {
+    return InvalidArgument("checkpoint health: \"error\" must be a string");
+  }
+  h.error = j["error"].get<std::string>();
+  if (h.failures < 0) return InvalidArgument("checkpoint health: \"failures\" is negative");
+  return h;
+}
+
+Result<PsCheckpointHealth> ReadCheckpointHealth(const std::string& address,
+                                                const std::string& secret,
+                                                std::chrono::milliseconds timeout) {
+  std::string host;
+  int port = 0;
+  EDL_RETURN_IF_ERROR(net::ParseAddress(address, "PS address", &host, &port));
+  net::RpcChannel channel(host, port, secret);
+  EDL_ASSIGN_OR_RETURN(std::string answer, channel.Call(kPsCheckpointHealthPath, "", timeout));
+  return ParseCheckpointHealth(answer);
 }
 
 // Each PS in turn, while the master waits; the first failure is returned.

@@ -40,6 +40,23 @@ Result<PsApplied> ReadAppliedPushes(const std::string& address, const std::strin
 // The answer's parser (ReadAppliedPushes), for tests of malformed input.
 Result<PsApplied> ParseAppliedPushes(const std::string& json);
 
+// How the PS's periodic checkpoints fare (empty body): JSON
+// {"version": N, "last_good_version": G or -1, "failures": F,
+//  "failed_version": V or -1, "error": "..."}.
+inline constexpr char kPsCheckpointHealthPath[] = "/edl.PsControl/CheckpointHealth";
+
+struct PsCheckpointHealth {
+  int64_t version = 0;
+  int64_t last_good_version = -1;
+  int64_t failures = 0;
+  int64_t failed_version = -1;
+  std::string error;
+};
+Result<PsCheckpointHealth> ReadCheckpointHealth(const std::string& address,
+                                                const std::string& secret,
+                                                std::chrono::milliseconds timeout);
+Result<PsCheckpointHealth> ParseCheckpointHealth(const std::string& json);
+
 // The job's final checkpoint: asks every PS (host:port each, in PS order)
 // to write its partition of the current version; the first failure, named
 // "final checkpoint: ps-<i>: <why>".

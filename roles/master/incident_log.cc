@@ -87,8 +87,98 @@ void IncidentLog::OnTrainingTask(const std::string& worker, int64_t now_nanos) {
   if (i != nullptr && i->registered_nanos) i->first_task_nanos = now_nanos;
 }
 
+void IncidentLog::OnCheckpointFailed(const std::string& ps, int64_t failed_version,
+                                     int64_t last_good_version, int64_t failures,
+                                     const std::string& error, int64_t unix_nanos) {
+  CheckpointIncident* open = nullptr;
+  for (auto it = checkpoints_.rbegin(); it != checkpoints_.rend(); ++it) {
+    if (it->ps == ps) {
+      if (!it->recovered_version) open = &*it;
+      break;
+    }
+  }
+  if (open == nullptr) {
+    if (checkpoints_.size() == max_) {
+      checkpoints_.erase(checkpoints_.begin());
+      ++dropped_;
+    }
+    checkpoints_.push_back({});
+    open = &checkpoints_.back();
+    open->ps = ps;
+    open->first_failed_version = failed_version;
+    open->detected_unix_nanos = unix_nanos;
+  }
+  open->last_failed_version = failed_version;
+  open->last_good_version = last_good_version;
+  open->failures = failures;
+  open->error = error;
+}
+
+void IncidentLog::OnCheckpointWritten(const std::string& ps, int64_t version) {
+  for (auto it = checkpoints_.rbegin(); it != checkpoints_.rend(); ++it) {
+    if (it->ps != ps) continue;
+    if (!it->recovered_version && version > it->last_good_version) {
+      it->recovered_version = version;
+    }
+    return;
+  }
+}
+
+nlohmann::json IncidentLog::CheckpointsToJson() const {
+  nlohmann::json out = earlier_checkpoints_.empty() ? nlohmann::json::array()
+                                                    : nlohmann::json::parse(earlier_checkpoints_);
+  for (const CheckpointIncident& c : checkpoints_) {
+    out.push_back({{"ps", c.ps},
+                   {"first_failed_version", c.first_failed_version},
+                   {"last_failed_version", c.last_failed_version},
+                   {"last_good_version", c.last_good_version},
+                   {"failures", c.failures},
+                   {"error", c.error},
+                   {"detected_unix_s", Seconds(c.detected_unix_nanos)},
+                   {"recovered_version", c.recovered_version ? nlohmann::json(*c.recovered_version)
+                                                             : nlohmann::json(nullptr)}});
+  }
+  return out;
+}
+
+std::string IncidentLog::ToSaved() const {
+  return nlohmann::json{{"incidents", ToJson()}, {"checkpoints", CheckpointsToJson()}}.dump();
+}
+
+bool IncidentLog::Restore(const std::string& saved) {
+  const nlohmann::json j = nlohmann::json::parse(saved, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("incidents") || !j["incidents"].is_array() ||
+      !j.contains("checkpoints") || !j["checkpoints"].is_array()) {
+    return false;
+  }
+  // Each entry must be one ToJson/CheckpointsToJson wrote: the table reads its fields.
+  for (const nlohmann::json& i : j["incidents"]) {
+    if (!i.is_object() || !i.contains("worker") || !i["worker"].is_string() ||
+        !i.contains("cause") || !i["cause"].is_string() || !i.contains("detected_unix_s") ||
+        !i["detected_unix_s"].is_number() || !i.contains("pending_reason") ||
+        !i["pending_reason"].is_string() || !i.contains("tasks_put_back") ||
+        !i["tasks_put_back"].is_number_integer() || !i.contains("records_put_back") ||
+        !i["records_put_back"].is_number_integer()) {
+      return false;
+    }
+    for (const char* span : {"detection_s", "to_request_s", "pending_s", "to_step_s"}) {
+      if (!i.contains(span) || !(i[span].is_number() || i[span].is_null())) return false;
+    }
+  }
+  for (const nlohmann::json& c : j["checkpoints"]) {
+    if (!c.is_object() || !c.contains("ps") || !c["ps"].is_string() || !c.contains("error") ||
+        !c["error"].is_string()) {
+      return false;
+    }
+  }
+  earlier_incidents_ = j["incidents"].dump();
+  earlier_checkpoints_ = j["checkpoints"].dump();
+  return true;
+}
+
 nlohmann::json IncidentLog::ToJson() const {
-  nlohmann::json out = nlohmann::json::array();
+  nlohmann::json out = earlier_incidents_.empty() ? nlohmann::json::array()
+                                                  : nlohmann::json::parse(earlier_incidents_);
   for (const Incident& i : incidents_) {
     // Without a request seen (a process that came back on its own, or a
     // cluster that relaunches by itself) the pending time runs from the
@@ -110,13 +200,29 @@ nlohmann::json IncidentLog::ToJson() const {
 }
 
 std::string IncidentLog::ToTable() const {
-  if (incidents_.empty()) return "";
-  std::string out = "incidents (seconds; put back = tasks/records trained again):\n";
+  const nlohmann::json all = ToJson();
+  std::string out;
+  for (const nlohmann::json& c : CheckpointsToJson()) {
+    const int64_t good = c.value("last_good_version", int64_t{-1});
+    out += "  " + c.value("ps", std::string()) + ": " + std::to_string(c.value("failures", 0)) +
+           " checkpoint attempt(s) failed from version " +
+           std::to_string(c.value("first_failed_version", int64_t{0})) + " to " +
+           std::to_string(c.value("last_failed_version", int64_t{0})) + " (last good " +
+           (good < 0 ? std::string("none") : "version " + std::to_string(good)) + "; " +
+           (c.contains("recovered_version") && c["recovered_version"].is_number_integer()
+                ? "a good one again at version " +
+                      std::to_string(c["recovered_version"].get<int64_t>())
+                : std::string("none good since")) +
+           "): " + c.value("error", std::string()) + "\n";
+  }
+  if (!out.empty()) out = "checkpoint incidents:\n" + out;
+  if (all.empty()) return out;
+  out += "incidents (seconds; put back = tasks/records trained again):\n";
   char line[1024];
   std::snprintf(line, sizeof line, "  %-12s %10s %9s %10s %9s %9s %12s  %s\n", "worker", "at (UTC)",
                 "detection", "to_request", "pending", "to_step", "put_back", "cause");
   out += line;
-  for (const nlohmann::json& j : ToJson()) {
+  for (const nlohmann::json& j : all) {
     std::string cause = j["cause"].get<std::string>();
     const std::string reason = j["pending_reason"].get<std::string>();
     if (!reason.empty()) cause += " (replacement pending: " + reason + ")";

@@ -13,9 +13,15 @@
 //   to_step      registered -> its first training task
 //   put_back     the tasks (and their records) the lost worker held, handed
 //                back to be trained by whoever comes next: the work redone
-// Times are seconds of the master's clock. Not durable: a master that
-// takes over starts an empty log (its own recovery is in the report's
-// "master replaced" line).
+// Times are seconds of the master's clock.
+//
+// Checkpoint incidents: a PS whose periodic checkpoint failed, from the
+// first failed attempt until one succeeds (docs/distributed.md,
+// 'Checkpoints'), with the last good version.
+//
+// The log is kept across master restarts as JSON (ToSaved, Restore): a new
+// master shows the earlier incidents as they were when saved, before its
+// own.
 // Not thread-safe: MasterCore's lock guards it.
 #pragma once
 
@@ -41,6 +47,17 @@ struct Incident {
   std::string pending_reason;  // why the replacement waited (the scheduler's words)
 };
 
+struct CheckpointIncident {
+  std::string ps;  // "ps-1"
+  int64_t first_failed_version = 0;
+  int64_t last_failed_version = 0;
+  int64_t last_good_version = -1;  // -1: none yet
+  int64_t failures = 0;            // attempts failed
+  std::string error;               // the last one's
+  int64_t detected_unix_nanos = 0;
+  std::optional<int64_t> recovered_version;  // the next good checkpoint
+};
+
 class IncidentLog {
  public:
   // Keeps at most `max_incidents` (the oldest are dropped, counted).
@@ -58,13 +75,31 @@ class IncidentLog {
   void OnPendingReason(const std::string& worker, const std::string& reason);
   void OnTrainingTask(const std::string& worker, int64_t now_nanos);
 
+  // A PS's checkpoint attempt at `failed_version` failed; `failures`
+  // attempts have failed since its last good version.
+  void OnCheckpointFailed(const std::string& ps, int64_t failed_version, int64_t last_good_version,
+                          int64_t failures, const std::string& error, int64_t unix_nanos);
+  // A PS has a good checkpoint of `version`: its open incident ends.
+  void OnCheckpointWritten(const std::string& ps, int64_t version);
+
   const std::vector<Incident>& incidents() const { return incidents_; }
+  const std::vector<CheckpointIncident>& checkpoint_incidents() const { return checkpoints_; }
   int64_t dropped() const { return dropped_; }
 
   // [{"worker","cause","detected_unix_s","detection_s","to_request_s",
   //   "pending_s","to_step_s","tasks_put_back","records_put_back",
   //   "pending_reason"}], a stage not reached yet null.
   nlohmann::json ToJson() const;
+  // [{"ps","first_failed_version","last_failed_version","last_good_version",
+  //   "failures","error","detected_unix_s","recovered_version"}], earlier
+  // masters' first; recovered_version null while open.
+  nlohmann::json CheckpointsToJson() const;
+  // {"incidents": ToJson(), "checkpoints": CheckpointsToJson()}, for a
+  // new master's Restore.
+  std::string ToSaved() const;
+  // Takes an earlier master's ToSaved() as the start of the log;
+  // false (nothing changed) when it is not what ToSaved writes.
+  bool Restore(const std::string& saved);
   // A table, one line per incident ("at" is the detection's UTC time of
   // day); "" when there is none.
   std::string ToTable() const;
@@ -77,6 +112,9 @@ class IncidentLog {
   size_t max_;
   int64_t dropped_ = 0;
   std::vector<Incident> incidents_;
+  std::vector<CheckpointIncident> checkpoints_;
+  // Earlier masters' entries, as they saved them (JSON arrays; "" = none).
+  std::string earlier_incidents_, earlier_checkpoints_;
 };
 
 }  // namespace edl::roles::master

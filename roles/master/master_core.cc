@@ -453,6 +453,40 @@ std::pair<int64_t, int64_t> MasterCore::RedoLocked(const std::vector<int64_t>& t
   return {tasks, records};
 }
 
+void MasterCore::OnCheckpointHealth(const std::string& ps, int64_t last_good_version,
+                                    int64_t failures, int64_t failed_version,
+                                    const std::string& error) {
+  ChangeLock lock(*this);
+  if (failures == 0) {
+    if (last_good_version >= 0) incidents_.OnCheckpointWritten(ps, last_good_version);
+    return;
+  }
+  incidents_.OnCheckpointFailed(ps, failed_version, last_good_version, failures, error,
+                                WallNanos());
+  const int64_t steps = options_.checkpoint_steps;
+  const int intervals = options_.max_failed_checkpoint_intervals;
+  if (state_ != JobState::kRunning || steps <= 0 || intervals <= 0) return;
+  const int64_t since = std::max<int64_t>(last_good_version, 0);
+  if (failed_version - since < steps * intervals) return;
+  FailLocked(ps + ": no checkpoint written for " + std::to_string(intervals) +
+             " checkpoint intervals (" + std::to_string(steps) + " versions each): " +
+             (last_good_version < 0
+                  ? std::string("none since the start")
+                  : "the last good one is version " + std::to_string(last_good_version)) +
+             ", and the attempt at version " + std::to_string(failed_version) + " failed (" +
+             std::to_string(failures) + " failed attempts): " + error);
+}
+
+std::string MasterCore::SavedIncidents() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return incidents_.ToSaved();
+}
+
+bool MasterCore::RestoreIncidents(const std::string& saved) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return incidents_.Restore(saved);
+}
+
 void MasterCore::HoldEnd(const std::string& who, bool hold) {
   ChangeLock lock(*this);
   if (hold) {

@@ -146,6 +146,20 @@ class MasterCore final : public protocol::MasterService {
   int64_t RedoLostTasks(const std::string& ps,
                         const std::vector<std::pair<int64_t, int64_t>>& settled,
                         const std::vector<std::pair<int64_t, int64_t>>& taken);
+  // What a PS says of its periodic checkpoints (roles/job/ps_process.h,
+  // kPsCheckpointHealthPath): `failures` attempts failed since its
+  // `last_good_version` (-1: none), the last at `failed_version`. A failure
+  // opens (or extends) a checkpoint incident; a good version after it
+  // closes it. The job fails, naming the PS, the versions and the error,
+  // once failed_version is options.max_failed_checkpoint_intervals
+  // intervals past the last good version (or the start).
+  void OnCheckpointHealth(const std::string& ps, int64_t last_good_version, int64_t failures,
+                          int64_t failed_version, const std::string& error);
+  // The incident timeline, for a new master (IncidentLog::ToSaved/Restore);
+  // Restore answers false for text that is not a saved log.
+  std::string SavedIncidents() const;
+  bool RestoreIncidents(const std::string& saved);
+
   // While `who` holds it (a PS being checked for lost updates), the job
   // does not succeed and workers out of tasks wait instead of leaving,
   // for redos that may come. Not durable: a new master checks again.
@@ -181,6 +195,7 @@ class MasterCore final : public protocol::MasterService {
   //  "samples","loss","metrics":{name:value}}] (at most 500, evenly spaced
   //  from the first to the last), "evaluations_total":..., "ledger":[DataLedger JSON],
   //  "incidents":[IncidentLog::ToJson()],
+  //  "checkpoint_incidents":[IncidentLog::CheckpointsToJson()],
   //  "ring":{"version","size","source_rank","members":[{"id","name",
   //  "address"}]}}; "ring" only once a worker has joined it.
   std::string StatusJson() const;

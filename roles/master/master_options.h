@@ -65,6 +65,11 @@ struct MasterOptions {
   // first steps run at full size (0: no wait). Later joiners never wait.
   int ring_start_members = 0;
   double ring_start_timeout_s = 120;
+  // The PS's periodic checkpoints (every checkpoint_steps versions; 0 =
+  // none): the job fails when none has succeeded for this many intervals
+  // (MasterCore::OnCheckpointHealth; 0 = never).
+  int64_t checkpoint_steps = 0;
+  int max_failed_checkpoint_intervals = 3;
   // Builds evaluation metrics; unset: evaluation reports only the loss.
   MetricsFactory make_metrics;
   // Keeps each prediction task's outputs as it is accepted (called under

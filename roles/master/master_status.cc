@@ -110,6 +110,7 @@ std::string MasterCore::StatusJson() const {
   }
   j["tasks"] = tasks;
   j["incidents"] = incidents_.ToJson();
+  j["checkpoint_incidents"] = incidents_.CheckpointsToJson();
   // At most kStatusEvaluations rounds, evenly spaced from the first to the
   // last, so a job with thousands of evaluations keeps a bounded answer.
   nlohmann::json evaluations = nlohmann::json::array();

@@ -98,6 +98,17 @@ class ParameterServer : public protocol::PsService {
   // Writes a checkpoint of the current state as version() now.
   Status SaveCheckpoint();
 
+  // How the periodic checkpoints fare (docs/distributed.md, 'Checkpoints'):
+  // a failed one is retried a quarter interval later, then at each due
+  // version, until one succeeds.
+  struct CheckpointHealth {
+    int64_t last_good_version = -1;  // written or restored; -1: none
+    int64_t failures = 0;            // failed attempts since the last good one
+    int64_t failed_version = -1;     // the last failed attempt's version
+    std::string last_error;          // its error
+  };
+  CheckpointHealth checkpoint_health() const;
+
  private:
   struct DenseParameter {
     std::string name;
@@ -149,7 +160,10 @@ class ParameterServer : public protocol::PsService {
   std::mutex sync_mu_;  // guards round_
   SyncRound round_;
   std::mutex checkpoint_mu_;  // serializes checkpoint writes and pruning
-  AppliedPushes applied_;     // which named pushes were taken
+  mutable std::mutex health_mu_;
+  CheckpointHealth health_;           // guarded by health_mu_
+  std::atomic<int64_t> retry_at_{0};  // a failed checkpoint's retry version (0: none)
+  AppliedPushes applied_;             // which named pushes were taken
 };
 
 }  // namespace edl::roles::ps

@@ -34,14 +34,18 @@ std::string Owner(const std::string& slot_name) {
 }  // namespace
 
 void ParameterServer::MaybeCheckpoint(int64_t version) {
-  if (options_.checkpoint_dir.empty() || options_.checkpoint_steps <= 0 ||
-      version % options_.checkpoint_steps != 0) {
-    return;
-  }
+  if (options_.checkpoint_dir.empty() || options_.checkpoint_steps <= 0) return;
+  int64_t retry = retry_at_.load();
+  // A due version, or the retry of a failed one (claimed by one thread).
+  const bool due = version % options_.checkpoint_steps == 0;
+  const bool retrying =
+      !due && retry > 0 && version >= retry && retry_at_.compare_exchange_strong(retry, 0);
+  if (!due && !retrying) return;
   Status s = WriteCheckpointAt(version);
   if (!s.ok()) {
-    EDL_LOG(WARNING) << Who() << ": checkpoint of version " << version
-                     << " failed: " << s.message();
+    EDL_LOG(WARNING) << Who() << ": checkpoint of version " << version << " failed"
+                     << (retrying ? " again" : "") << ": " << s.message();
+    retry_at_ = version + std::max<int64_t>(1, options_.checkpoint_steps / 4);
   }
 }
 
@@ -52,6 +56,11 @@ Status ParameterServer::SaveCheckpoint() {
   return WriteCheckpointAt(version_.load());
 }
 
+ParameterServer::CheckpointHealth ParameterServer::checkpoint_health() const {
+  std::lock_guard<std::mutex> lock(health_mu_);
+  return health_;
+}
+
 Status ParameterServer::WriteCheckpointAt(int64_t version) {
   std::lock_guard<std::mutex> lock(checkpoint_mu_);
   Checkpoint c;
@@ -59,8 +68,21 @@ Status ParameterServer::WriteCheckpointAt(int64_t version) {
     std::unique_lock<std::shared_mutex> gate(gate_);
     c = Snapshot(version);
   }
-  EDL_RETURN_IF_ERROR(WritePartition(options_.checkpoint_dir, options_.ps_index, options_.num_ps, c)
-                          .WithPrefix(Who()));
+  Status written = WritePartition(options_.checkpoint_dir, options_.ps_index, options_.num_ps, c)
+                       .WithPrefix(Who());
+  {
+    std::lock_guard<std::mutex> health(health_mu_);
+    if (written.ok()) {
+      health_.last_good_version = std::max(health_.last_good_version, version);
+      health_.failures = 0;
+      retry_at_ = 0;
+    } else {
+      ++health_.failures;
+      health_.failed_version = version;
+      health_.last_error = written.message();
+    }
+  }
+  EDL_RETURN_IF_ERROR(written);
   Status pruned = PrunePartitions(options_.checkpoint_dir, options_.keep_checkpoint_max, version);
   if (!pruned.ok()) {
     EDL_LOG(WARNING) << Who() << ": " << pruned.message();
@@ -233,6 +255,10 @@ Status ParameterServer::Restore(const std::string& root, int64_t version) {
   }
   optimizer_->set_iterations(version);
   version_ = version;
+  if (root == options_.checkpoint_dir) {  // this job's own: a good one to fall back to
+    std::lock_guard<std::mutex> health(health_mu_);
+    health_.last_good_version = version;
+  }
   return Status::Ok();
 }
 

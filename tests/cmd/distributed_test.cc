@@ -14,6 +14,7 @@
 #include "net/rpc.h"
 #include "tests/tensorboard/tfevents_reader.h"
 #include "tests/testing/job_report.h"
+#include "tests/testing/master_kill.h"
 #include "tests/testing/run_edl.h"
 
 namespace edl::testing {
@@ -207,8 +208,85 @@ TEST(Distributed, AKilledPsRestartsFromItsCheckpoint) {
   EXPECT_GE(Metric(r.out, "accuracy"), 0.84) << r.out;
 }
 
-// A periodic checkpoint that fails is a warning; a final one that fails
-// fails the job, naming why (here the directory became a plain file).
+// The newest checkpoint incident in a status, or null.
+nlohmann::json LastCheckpointIncident(const nlohmann::json& status) {
+  if (!status.is_object() || !status.contains("checkpoint_incidents") ||
+      status["checkpoint_incidents"].empty()) {
+    return nullptr;
+  }
+  return status["checkpoint_incidents"].back();
+}
+
+// A periodic checkpoint that fails (the directory became a plain file) is
+// an incident in the status, with the last good version; it is retried and
+// closes once one succeeds again; the timeline outlives a master killed
+// outright; and the job fails, naming the reason, once no checkpoint has
+// succeeded for --max_failed_checkpoint_intervals intervals.
+TEST(Distributed, FailedPeriodicCheckpointsAreIncidentsThatOutliveTheMasterAndFailTheJobInTime) {
+  TempDir dir;
+  const std::string ckpt = dir.File("ckpt");
+  EdlProcess job(
+      Job(dir.path(), "ckptfail",
+          {"--model_def=zoo:fashion_mnist_mlp", "--training_data=" + kTrain, "--num_epochs=30",
+           "--num_workers=1", "--num_ps_pods=2", "--checkpoint_dir=" + ckpt,
+           "--checkpoint_steps=1000", "--max_failed_checkpoint_intervals=3"}));
+  auto break_dir = [&] {
+    std::filesystem::remove_all(ckpt);
+    WriteText(ckpt, "not a directory");
+  };
+  ASSERT_TRUE(WaitFor([&] { return Version(JobStatus(dir.path(), "ckptfail")) >= 1100; }, 120))
+      << job.Err();
+  break_dir();
+  nlohmann::json incident;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        incident = LastCheckpointIncident(JobStatus(dir.path(), "ckptfail"));
+        return !incident.is_null();
+      },
+      60))
+      << job.Err();
+  EXPECT_GE(incident["last_good_version"].get<int64_t>(), 1000) << incident.dump();
+  EXPECT_GT(incident["first_failed_version"].get<int64_t>(),
+            incident["last_good_version"].get<int64_t>())
+      << incident.dump();
+  EXPECT_NE(incident["error"].get<std::string>().find(ckpt), std::string::npos) << incident.dump();
+  EXPECT_TRUE(incident["recovered_version"].is_null()) << incident.dump();
+  const int64_t first_failed = incident["first_failed_version"].get<int64_t>();
+  // The directory back: a retry succeeds and closes the incident.
+  std::filesystem::remove(ckpt);
+  std::filesystem::create_directories(ckpt);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        incident = LastCheckpointIncident(JobStatus(dir.path(), "ckptfail"));
+        return !incident.is_null() && incident["recovered_version"].is_number_integer();
+      },
+      60))
+      << job.Err();
+  EXPECT_GT(incident["recovered_version"].get<int64_t>(), first_failed) << incident.dump();
+  // A new master shows the timeline the old one kept.
+  KillMaster(dir.path(), "ckptfail", job);
+  incident = LastCheckpointIncident(JobStatus(dir.path(), "ckptfail"));
+  ASSERT_FALSE(incident.is_null()) << job.Err();
+  EXPECT_EQ(incident["first_failed_version"].get<int64_t>(), first_failed) << incident.dump();
+  // Broken for good: the job fails within the intervals allowed.
+  break_dir();
+  RunResult r = job.Wait();
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.out, m,
+      std::regex("ps-[01]: no checkpoint written for 3 checkpoint intervals \\(1000 versions "
+                 "each\\): the last good one is version ([0-9]+), and the attempt at version "
+                 "([0-9]+) failed")))
+      << r.out << r.err;
+  EXPECT_GE(std::stoll(m[2]) - std::stoll(m[1]), 3000) << m[0];
+  // Checked every 2 s: a little past the limit at most.
+  EXPECT_LT(std::stoll(m[2]) - std::stoll(m[1]), 3000 + 2000) << m[0];
+  EXPECT_NE(r.out.find("checkpoint incidents:"), std::string::npos) << r.out;
+}
+
+// A periodic checkpoint that fails is an incident (above); a final one that
+// fails fails the job, naming why (here the directory became a plain file).
 TEST(Distributed, AFailedFinalCheckpointFailsTheJobNamingTheReason) {
   TempDir dir;
   const std::string ckpt = dir.File("ckpt");

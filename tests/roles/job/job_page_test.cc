@@ -32,6 +32,10 @@ constexpr char kStatus[] = R"({
      "detection_s": 2.5, "to_request_s": null, "pending_s": 123.5, "to_step_s": null,
      "tasks_put_back": 1, "records_put_back": 512,
      "pending_reason": "0/1 nodes are available: 1 Insufficient cpu."}],
+  "checkpoint_incidents": [
+    {"ps": "ps-1", "first_failed_version": 2000, "last_failed_version": 2250,
+     "last_good_version": 1000, "failures": 2, "error": "disk full",
+     "detected_unix_s": 1767323045.0, "recovered_version": null}],
   "ps": [{"address": "127.0.0.1:41000", "name": "ps-0", "num_threads": 4}],
   "ledger": [
     {"epoch": 1, "missing": 0, "pending": 0, "record_trainings": 60000, "records": 60000,
@@ -161,6 +165,20 @@ TEST(JobPage, ShowsEachEpochsLedgerValues) {
                               {"redone for a restored PS", "2,048"}}));
   EXPECT_EQ(Cell(rows[1], "records"), "60,000");
   EXPECT_EQ(Cell(rows[1], "record trainings"), "512");
+}
+
+TEST(JobPage, ListsFailedCheckpointsWithTheLastGoodVersion) {
+  EDL_LOAD_PAGE_OR_SKIP();
+  const auto rows = Rows(Page().dom, "checkpoint_incidents");
+  ASSERT_EQ(rows.size(), 1u) << Page().dom;
+  EXPECT_EQ(rows[0], (HtmlRow{{"PS", "ps-1"},
+                              {"at (UTC)", "03:04:05"},
+                              {"last good version", "1,000"},
+                              {"first failed", "2,000"},
+                              {"last failed", "2,250"},
+                              {"failed attempts", "2"},
+                              {"good again at", ""},
+                              {"error", "disk full"}}));
 }
 
 TEST(JobPage, ListsEachIncidentWithItsCauseStagesAndTheWorkPutBack) {

@@ -38,5 +38,32 @@ TEST(PsApplied, RefusesAMalformedAnswerNamingTheField) {
   }
 }
 
+TEST(PsCheckpointHealth, ParsesWhatThePsAnswersAndRefusesTheMalformed) {
+  auto h = ParseCheckpointHealth(
+      R"({"version":900,"last_good_version":500,"failures":2,"failed_version":875,"error":"full"})");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  EXPECT_EQ(h->version, 900);
+  EXPECT_EQ(h->last_good_version, 500);
+  EXPECT_EQ(h->failures, 2);
+  EXPECT_EQ(h->failed_version, 875);
+  EXPECT_EQ(h->error, "full");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"[]", "not a JSON object"},
+      {R"({"last_good_version":1,"failures":0,"failed_version":-1,"error":""})", "\"version\""},
+      {R"({"version":1,"last_good_version":1.5,"failures":0,"failed_version":-1,"error":""})",
+       "\"last_good_version\""},
+      {R"({"version":1,"last_good_version":1,"failures":-1,"failed_version":-1,"error":""})",
+       "negative"},
+      {R"({"version":1,"last_good_version":1,"failures":0,"failed_version":-1,"error":3})",
+       "\"error\""},
+  };
+  for (const auto& [text, want] : cases) {
+    auto r = ParseCheckpointHealth(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.status().message().find(want), std::string::npos)
+        << text << " -> " << r.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace edl::roles::job

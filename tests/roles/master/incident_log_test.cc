@@ -127,3 +127,95 @@ TEST(IncidentLog, KeepsTheNewestAndCountsTheDropped) {
 
 }  // namespace
 }  // namespace edl::roles::master
+
+namespace edl::roles::master {
+namespace {
+
+TEST(IncidentLog, FailedCheckpointsAreOneIncidentPerPsUntilAGoodOne) {
+  IncidentLog log;
+  log.OnCheckpointFailed("ps-1", 2000, 1000, 1, "disk full", 5'000'000'000);
+  log.OnCheckpointFailed("ps-1", 2250, 1000, 2, "still full", 6'000'000'000);
+  log.OnCheckpointWritten("ps-0", 2000);  // another PS: nothing to close
+  ASSERT_EQ(log.checkpoint_incidents().size(), 1u);
+  const CheckpointIncident& c = log.checkpoint_incidents()[0];
+  EXPECT_EQ(c.first_failed_version, 2000);
+  EXPECT_EQ(c.last_failed_version, 2250);
+  EXPECT_EQ(c.failures, 2);
+  EXPECT_EQ(c.error, "still full");
+  EXPECT_FALSE(c.recovered_version);
+  log.OnCheckpointWritten("ps-1", 1000);  // the old good one is no recovery
+  EXPECT_FALSE(log.checkpoint_incidents()[0].recovered_version);
+  log.OnCheckpointWritten("ps-1", 2500);
+  EXPECT_EQ(log.checkpoint_incidents()[0].recovered_version, 2500);
+  // A new failure after the recovery is a new incident.
+  log.OnCheckpointFailed("ps-1", 4000, 3000, 1, "gone", 7'000'000'000);
+  EXPECT_EQ(log.checkpoint_incidents().size(), 2u);
+  const nlohmann::json j = log.CheckpointsToJson();
+  EXPECT_EQ(j[0]["recovered_version"], 2500) << j.dump();
+  EXPECT_TRUE(j[1]["recovered_version"].is_null()) << j.dump();
+  EXPECT_EQ(j[1]["last_good_version"], 3000) << j.dump();
+  const std::string table = log.ToTable();
+  EXPECT_NE(table.find("ps-1: 2 checkpoint attempt(s) failed from version 2000 to 2250 (last "
+                       "good version 1000; a good one again at version 2500): still full"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("none good since): gone"), std::string::npos) << table;
+}
+
+TEST(IncidentLog, ANewMasterShowsTheTimelineTheLastOneSavedBeforeItsOwn) {
+  IncidentLog old;
+  old.OnLost("worker-1", "exited: killed by signal 9", 0, 500'000'000, 1'700'000'000'000'000'000, 1,
+             256);
+  old.OnCheckpointFailed("ps-0", 200, 100, 1, "disk full", 1'700'000'001'000'000'000);
+  IncidentLog now;
+  ASSERT_TRUE(now.Restore(old.ToSaved()));
+  now.OnLost("worker-0", "missed heartbeats for 2.1 s", 0, 1, 1'700'000'002'000'000'000, 0, 0);
+  const nlohmann::json incidents = now.ToJson();
+  ASSERT_EQ(incidents.size(), 2u) << incidents.dump();
+  EXPECT_EQ(incidents[0]["worker"], "worker-1");
+  EXPECT_EQ(incidents[0]["records_put_back"], 256);
+  EXPECT_EQ(incidents[1]["worker"], "worker-0");
+  EXPECT_EQ(now.CheckpointsToJson().size(), 1u);
+  EXPECT_NE(now.ToTable().find("worker-1"), std::string::npos) << now.ToTable();
+  // Twice over: a third master keeps both.
+  IncidentLog third;
+  ASSERT_TRUE(third.Restore(now.ToSaved()));
+  EXPECT_EQ(third.ToJson().size(), 2u);
+}
+
+TEST(IncidentLog, RefusesASavedLogThatIsNotOne) {
+  for (const std::string bad :
+       {"", "[]", R"({"incidents":[]})", R"({"incidents":{},"checkpoints":[]})",
+        R"({"incidents":[{"worker":"w"}],"checkpoints":[]})",
+        R"({"incidents":[],"checkpoints":[{"ps":1,"error":""}]})"}) {
+    IncidentLog log;
+    EXPECT_FALSE(log.Restore(bad)) << bad;
+    EXPECT_TRUE(log.ToJson().empty()) << bad;
+  }
+}
+
+TEST(IncidentLog, TheCoreFailsTheJobWhenNoCheckpointSucceededForTheIntervalsAllowed) {
+  MasterOptions o;
+  o.records.training = 1024;
+  o.checkpoint_steps = 100;
+  o.max_failed_checkpoint_intervals = 3;
+  FakeClock clock;
+  auto core = MasterCore::Create(o, clock);
+  ASSERT_TRUE(core.ok());
+  (*core)->OnCheckpointHealth("ps-1", 100, 2, 325, "disk full");
+  EXPECT_EQ((*core)->state(), JobState::kRunning);
+  const nlohmann::json status = nlohmann::json::parse((*core)->StatusJson());
+  ASSERT_EQ(status["checkpoint_incidents"].size(), 1u) << status.dump();
+  EXPECT_EQ(status["checkpoint_incidents"][0]["last_good_version"], 100);
+  (*core)->OnCheckpointHealth("ps-1", 100, 7, 399, "disk full");
+  EXPECT_EQ((*core)->state(), JobState::kRunning);
+  (*core)->OnCheckpointHealth("ps-1", 100, 8, 400, "disk full");
+  EXPECT_EQ((*core)->state(), JobState::kFailed);
+  EXPECT_EQ((*core)->failure_reason(),
+            "ps-1: no checkpoint written for 3 checkpoint intervals (100 versions each): the "
+            "last good one is version 100, and the attempt at version 400 failed (8 failed "
+            "attempts): disk full");
+}
+
+}  // namespace
+}  // namespace edl::roles::master

@@ -140,6 +140,37 @@ TEST(PsCheckpoint, ARestoredPsKnowsTheNamedPushesItsWeightsHoldAndNoLater) {
   EXPECT_EQ(ps.version(), 3);
 }
 
+// A failed periodic checkpoint is counted, with the last good version and
+// the error, and retried a quarter interval later until one succeeds.
+TEST(PsCheckpoint, AFailedCheckpointIsRetriedAndItsHealthSaysSo) {
+  ScratchDir dir;
+  ParameterServerOptions options;
+  options.checkpoint_dir = dir.path() + "/ckpt";
+  options.checkpoint_steps = 4;  // retries one version after a failure
+  PsSet set = MakeSet(1, options);
+  ParameterServer& ps = *set[0];
+  for (int k = 1; k <= 4; ++k) PushAll(set, MakePush(k));
+  EXPECT_EQ(ps.checkpoint_health().last_good_version, 4);
+  EXPECT_EQ(ps.checkpoint_health().failures, 0);
+  fs::remove_all(options.checkpoint_dir);
+  { std::ofstream(options.checkpoint_dir) << "not a directory"; }
+  for (int k = 5; k <= 8; ++k) PushAll(set, MakePush(k));
+  ParameterServer::CheckpointHealth h = ps.checkpoint_health();
+  EXPECT_EQ(h.last_good_version, 4);
+  EXPECT_EQ(h.failures, 1);
+  EXPECT_EQ(h.failed_version, 8);
+  EXPECT_NE(h.last_error.find(options.checkpoint_dir), std::string::npos) << h.last_error;
+  PushAll(set, MakePush(9));  // the retry
+  EXPECT_EQ(ps.checkpoint_health().failures, 2);
+  EXPECT_EQ(ps.checkpoint_health().failed_version, 9);
+  fs::remove(options.checkpoint_dir);
+  PushAll(set, MakePush(10));  // the next retry finds the directory back
+  h = ps.checkpoint_health();
+  EXPECT_EQ(h.failures, 0);
+  EXPECT_EQ(h.last_good_version, 10);
+  EXPECT_EQ(ListCompleteVersions(options.checkpoint_dir), (std::vector<int64_t>{10}));
+}
+
 TEST(PsCheckpoint, AnotherJobsCheckpointBringsNoNamedPushes) {
   ScratchDir dir;
   ParameterServerOptions options;

@@ -1,4 +1,4 @@
-#include "roles/job/ps_loss_watch.h"
+#include "roles/job/ps_watch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -8,11 +8,12 @@
 
 namespace edl::roles::job {
 
-PsLossWatch::PsLossWatch(master::MasterCore& core, std::vector<std::string> addresses,
-                         std::string secret, std::vector<std::string> known_boots)
+PsWatch::PsWatch(master::MasterCore& core, std::vector<std::string> addresses, std::string secret,
+                 std::vector<std::string> known_boots, bool checkpoints)
     : core_(core),
       addresses_(std::move(addresses)),
       secret_(std::move(secret)),
+      checkpoints_(checkpoints),
       known_(std::move(known_boots)),
       ask_(addresses_.size(), true),
       pending_boot_(addresses_.size()),
@@ -23,7 +24,7 @@ PsLossWatch::PsLossWatch(master::MasterCore& core, std::vector<std::string> addr
   thread_ = std::thread([this] { Loop(); });
 }
 
-PsLossWatch::~PsLossWatch() {
+PsWatch::~PsWatch() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -32,7 +33,7 @@ PsLossWatch::~PsLossWatch() {
   thread_.join();
 }
 
-void PsLossWatch::OnExit(int i) {
+void PsWatch::OnExit(int i) {
   if (i < 0 || i >= static_cast<int>(ask_.size())) return;
   core_.HoldEnd(Name(i), true);
   std::lock_guard<std::mutex> lock(mu_);
@@ -40,18 +41,35 @@ void PsLossWatch::OnExit(int i) {
   wake_.notify_all();
 }
 
-std::string PsLossWatch::Name(size_t i) { return "ps-" + std::to_string(i); }
+std::string PsWatch::Name(size_t i) { return "ps-" + std::to_string(i); }
 
-std::vector<std::string> PsLossWatch::KnownBoots(bool* changed) {
+std::vector<std::string> PsWatch::KnownBoots(bool* changed) {
   std::lock_guard<std::mutex> lock(mu_);
   *changed = changed_;
   changed_ = false;
   return known_;
 }
 
-void PsLossWatch::Loop() {
+void PsWatch::PollCheckpoints() {
+  for (size_t i = 0; i < addresses_.size(); ++i) {
+    Result<PsCheckpointHealth> h =
+        ReadCheckpointHealth(addresses_[i], secret_, std::chrono::milliseconds(5000));
+    if (!h.ok()) continue;  // down: the supervisor and the loss check see to it
+    core_.OnCheckpointHealth(Name(i), h->last_good_version, h->failures, h->failed_version,
+                             h->error);
+  }
+}
+
+void PsWatch::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
+  auto next_health = std::chrono::steady_clock::now();
   while (!stop_) {
+    if (checkpoints_ && std::chrono::steady_clock::now() >= next_health) {
+      lock.unlock();
+      PollCheckpoints();
+      lock.lock();
+      next_health = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    }
     for (size_t i = 0; i < addresses_.size() && !stop_; ++i) {
       if (!ask_[i]) continue;
       lock.unlock();
@@ -66,7 +84,7 @@ void PsLossWatch::Loop() {
   }
 }
 
-bool PsLossWatch::Check(int i) {
+bool PsWatch::Check(int i) {
   Result<PsApplied> r = ReadAppliedPushes(addresses_[i], secret_, std::chrono::milliseconds(5000));
   if (!r.ok()) return false;  // not up yet (or gone again: its exit re-arms us)
   std::string known;

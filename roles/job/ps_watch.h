@@ -1,4 +1,11 @@
-// PsLossWatch: notices a PS that came back as a new process (relaunched
+// PsWatch: the master's eye on its PS processes, on a thread of its own.
+//
+// Checkpoint health: with periodic checkpoints, every PS is asked every
+// 2 s how they fare (kPsCheckpointHealthPath) and the core is told
+// (MasterCore::OnCheckpointHealth: incidents, and the job's failure when
+// none succeeds for too long).
+//
+// PS loss: notices a PS that came back as a new process (relaunched
 // after a crash, or restarted while no master ran) and has the master's
 // core train again, for that PS alone, the done training tasks whose
 // updates it lost (docs/distributed.md, 'A PS loss').
@@ -31,14 +38,15 @@
 
 namespace edl::roles::job {
 
-class PsLossWatch {
+class PsWatch {
  public:
   // `known_boots[i]`: PS i's boot id when last reconciled ("" = none yet).
-  PsLossWatch(master::MasterCore& core, std::vector<std::string> addresses, std::string secret,
-              std::vector<std::string> known_boots);
-  ~PsLossWatch();  // stops the thread
-  PsLossWatch(const PsLossWatch&) = delete;
-  PsLossWatch& operator=(const PsLossWatch&) = delete;
+  // `checkpoints`: the PS write periodic checkpoints (poll their health).
+  PsWatch(master::MasterCore& core, std::vector<std::string> addresses, std::string secret,
+          std::vector<std::string> known_boots, bool checkpoints);
+  ~PsWatch();  // stops the thread
+  PsWatch(const PsWatch&) = delete;
+  PsWatch& operator=(const PsWatch&) = delete;
 
   // PS `i`'s process ended: ask the next one.
   void OnExit(int i);
@@ -51,10 +59,12 @@ class PsLossWatch {
   void Loop();
   // One poll of PS i; false while it does not answer.
   bool Check(int i);
+  void PollCheckpoints();
 
   master::MasterCore& core_;
   const std::vector<std::string> addresses_;
   const std::string secret_;
+  const bool checkpoints_;
 
   std::mutex mu_;
   std::condition_variable wake_;
