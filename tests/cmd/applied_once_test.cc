@@ -16,6 +16,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "tests/testing/counting_job.h"
 #include "tests/testing/job_report.h"
 #include "tests/testing/master_kill.h"
 #include "tests/testing/run_edl.h"
@@ -23,30 +24,8 @@
 namespace edl::testing {
 namespace {
 
-constexpr int kRecords = 65536;
+constexpr int kRecords = kCountingRecords;
 constexpr int kEpochs = 4;
-
-// The counting model and its data: record i is "i,1000000".
-void WriteCountingJob(const TempDir& dir, int records = kRecords) {
-  std::string csv = "rid,label\n";
-  for (int i = 0; i < records; ++i) csv += std::to_string(i) + ",1000000\n";
-  WriteText(dir.File("train.csv"), csv);
-  const std::string n = std::to_string(records);
-  WriteText(dir.File("counter.json"), R"({
-    "model": {"class_name": "Sequential", "config": {"name": "counter", "layers": [
-      {"class_name": "InputLayer",
-       "config": {"batch_input_shape": [null], "dtype": "int64", "name": "rid"}},
-      {"class_name": "Embedding", "config": {"name": "applied", "input_dim": )" +
-                                          n + R"(, "output_dim": 1,
-        "embeddings_initializer": "zeros"}},
-      {"class_name": "Flatten", "config": {}}]}},
-    "loss": "mean_absolute_error",
-    "optimizer": {"class_name": "SGD", "config": {"learning_rate": 32}},
-    "input": {"format": "csv", "label": "label", "label_type": "float",
-              "categorical": [{"column": "rid", "num_buckets": )" +
-                                          n + R"(}]}
-  })");
-}
 
 std::vector<std::string> CountingJob(const TempDir& dir, const std::string& name,
                                      std::vector<std::string> extra, int epochs = kEpochs) {
@@ -64,31 +43,6 @@ std::vector<std::string> CountingJob(const TempDir& dir, const std::string& name
                                    "--output=" + dir.File("out")};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
-}
-
-// How many rows of the exported table hold each value.
-std::map<float, int> RowHistogram(const std::string& export_dir, int records = kRecords) {
-  const nlohmann::json model = nlohmann::json::parse(ReadText(export_dir + "/model.json"));
-  const nlohmann::json& weights = model.at("weightsManifest").at(0).at("weights");
-  EXPECT_EQ(weights.size(), 1u) << weights.dump();
-  EXPECT_EQ(weights.at(0).value("name", ""), "applied/embeddings") << weights.dump();
-  const std::string bin = ReadText(export_dir + "/weights.bin");
-  EXPECT_EQ(bin.size(), sizeof(float) * records);
-  std::map<float, int> histogram;
-  for (size_t at = 0; at + sizeof(float) <= bin.size(); at += sizeof(float)) {
-    float v;
-    std::memcpy(&v, bin.data() + at, sizeof v);
-    ++histogram[v];
-  }
-  return histogram;
-}
-
-std::string Describe(const std::map<float, int>& histogram) {
-  std::string out;
-  for (const auto& [times, rows] : histogram) {
-    out += std::to_string(rows) + " records applied " + std::to_string(times) + " times; ";
-  }
-  return out;
 }
 
 int Count(const std::string& text, const std::string& what) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/fakekube/fake_cluster.h"
+#include "tests/testing/counting_job.h"
 #include "tests/testing/job_report.h"
 #include "tests/testing/run_edl.h"
 
@@ -75,12 +76,29 @@ std::string FinishedJob(FakeCluster& cluster, EdlProcess& client, int epochs) {
 
 // The job `name` (with `extra` flags) loses its master's process to
 // SIGKILL mid-epoch; the Job controller starts another master pod, which
-// recovers from `where`.
+// recovers from `where`. The job trains the counting model
+// (tests/testing/counting_job.h) for 2 epochs: its exported rows, not the
+// ledger, must show every record applied exactly twice.
 void MasterProcessKilled(const std::string& name, std::vector<std::string> extra,
                          const std::string& where) {
+  constexpr int kEpochs = 2;
+  constexpr int kRecords = 16384;  // 64 tasks an epoch: each a write to the ConfigMap
   FakeCluster cluster("node-a:cpu=8,memory=64Gi");
   ASSERT_TRUE(cluster.ready()) << cluster.Log();
-  std::unique_ptr<EdlProcess> client = StartJob(cluster, name, 1, extra);
+  TempDir data;
+  WriteCountingJob(data, kRecords);
+  std::vector<std::string> flags = {"--model_def=" + data.File("counter.json"),
+                                    "--training_data=" + data.File("train.csv"),
+                                    "--num_epochs=" + std::to_string(kEpochs),
+                                    "--num_ps_pods=1",
+                                    "--num_workers=2",
+                                    "--minibatch_size=32",  // the counting model's learning rate
+                                    "--num_minibatches_per_task=8",
+                                    "--output=" + data.File("out")};
+  flags.insert(flags.end(), extra.begin(), extra.end());
+  std::vector<std::string> args = {"train"};
+  for (auto& a : KubeJob(cluster, name, flags)) args.push_back(a);
+  auto client = std::make_unique<EdlProcess>(args);
   ASSERT_TRUE(WaitFor([&] { return cluster.ModelVersion(name) > 60; }, 120))
       << client->Out() << cluster.Log();
   const std::string masters = "edl-job=" + name + ",edl-role=master";
@@ -113,7 +131,9 @@ void MasterProcessKilled(const std::string& name, std::vector<std::string> extra
       },
       60))
       << client->Out() << cluster.Log();
-  const std::string out = FinishedJob(cluster, *client, 1);
+  const std::string out = FinishedJob(cluster, *client, kEpochs);
+  const std::map<float, int> rows = RowHistogram(data.File("out"), kRecords);
+  EXPECT_EQ(rows, (std::map<float, int>{{float{kEpochs}, kRecords}})) << Describe(rows);
   EXPECT_NE(out.find("the Job replaced the master"), std::string::npos) << out;
   EXPECT_NE(out.find(where), std::string::npos) << out;
   EXPECT_NE(out.find("master replaced 1 time"), std::string::npos) << out;
