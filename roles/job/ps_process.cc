@@ -173,13 +173,24 @@ Result<PsApplied> ParseAppliedPushes(const std::string& text) {
   return out;
 }
 
-Result<PsApplied> ReadAppliedPushes(const std::string& address, const std::string& secret,
-                                    std::chrono::milliseconds timeout) {
+namespace {
+
+// One control RPC (empty body) to the PS at `address` (host:port).
+Result<std::string> CallPsControl(const std::string& address, const std::string& secret,
+                                  const char* path, std::chrono::milliseconds timeout) {
   std::string host;
   int port = 0;
   EDL_RETURN_IF_ERROR(net::ParseAddress(address, "PS address", &host, &port));
   net::RpcChannel channel(host, port, secret);
-  EDL_ASSIGN_OR_RETURN(std::string answer, channel.Call(kPsAppliedPushesPath, "", timeout));
+  return channel.Call(path, "", timeout);
+}
+
+}  // namespace
+
+Result<PsApplied> ReadAppliedPushes(const std::string& address, const std::string& secret,
+                                    std::chrono::milliseconds timeout) {
+  EDL_ASSIGN_OR_RETURN(std::string answer,
+                       CallPsControl(address, secret, kPsAppliedPushesPath, timeout));
   return ParseAppliedPushes(answer);
 }
 
@@ -208,22 +219,16 @@ Result<PsCheckpointHealth> ParseCheckpointHealth(const std::string& text) {
 Result<PsCheckpointHealth> ReadCheckpointHealth(const std::string& address,
                                                 const std::string& secret,
                                                 std::chrono::milliseconds timeout) {
-  std::string host;
-  int port = 0;
-  EDL_RETURN_IF_ERROR(net::ParseAddress(address, "PS address", &host, &port));
-  net::RpcChannel channel(host, port, secret);
-  EDL_ASSIGN_OR_RETURN(std::string answer, channel.Call(kPsCheckpointHealthPath, "", timeout));
+  EDL_ASSIGN_OR_RETURN(std::string answer,
+                       CallPsControl(address, secret, kPsCheckpointHealthPath, timeout));
   return ParseCheckpointHealth(answer);
 }
 
 // Each PS in turn, while the master waits; the first failure is returned.
 Status SaveFinalCheckpoints(const std::vector<std::string>& ps_addrs, const std::string& secret) {
   for (size_t i = 0; i < ps_addrs.size(); ++i) {
-    std::string host;
-    int port = 0;
-    EDL_RETURN_IF_ERROR(net::ParseAddress(ps_addrs[i], "PS address", &host, &port));
-    net::RpcChannel channel(host, port, secret);
-    auto r = channel.Call(kPsSaveCheckpointPath, "", std::chrono::milliseconds(600000));
+    auto r = CallPsControl(ps_addrs[i], secret, kPsSaveCheckpointPath,
+                           std::chrono::milliseconds(600000));
     if (!r.ok()) {
       return r.status().WithPrefix("final checkpoint: ps-" + std::to_string(i));
     }

@@ -202,6 +202,21 @@ TEST(AppliedOnce, AMasterKilledWhileWritingItsSnapshotRecoversFromTheLastOne) {
 namespace edl::testing {
 namespace {
 
+// SIGKILLs the job's PS 1 once the model is past `version` (gtest
+// failures, naming the job's log, otherwise).
+void KillPs1Past(const TempDir& dir, const std::string& name, int64_t version, EdlProcess& job) {
+  std::vector<int> ps;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        if (Version(JobStatus(dir.path(), name)) < version) return false;
+        ps = FindPids({" ps ", "--job_name=" + name, "--ps_index=1"});
+        return ps.size() == 1;
+      },
+      60))
+      << job.Err();
+  ASSERT_EQ(::kill(ps[0], SIGKILL), 0);
+}
+
 // A PS that checkpoints every version has every push it answered in a
 // checkpoint; killed, it restarts from it knowing which named pushes its
 // weights hold (without that it would take the tasks in flight again from
@@ -214,16 +229,8 @@ TEST(AppliedOnce, APsKilledMidJobRestoresWhatItTookAndTakesTheRestOnce) {
   EdlProcess job(CountingJob(
       dir, "pskill",
       {"--checkpoint_dir=" + dir.File("ckpt"), "--checkpoint_steps=1", "--keep_checkpoint_max=2"}));
-  std::vector<int> ps;
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        if (Version(JobStatus(dir.path(), "pskill")) < 150) return false;
-        ps = FindPids({" ps ", "--job_name=pskill", "--ps_index=1"});
-        return ps.size() == 1;
-      },
-      60))
-      << job.Err();
-  ASSERT_EQ(::kill(ps[0], SIGKILL), 0);
+  KillPs1Past(dir, "pskill", 150, job);
+  if (::testing::Test::HasFatalFailure()) return;
   RunResult r = job.Wait();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("ps-1 (incarnation 1) killed by signal 9; relaunching"), std::string::npos)
@@ -243,17 +250,9 @@ TEST(AppliedOnce, APsKilledLongAfterItsLastCheckpointHasTheTasksItLostRedoneForI
   EdlProcess job(CountingJob(dir, "redo",
                              {"--checkpoint_dir=" + dir.File("ckpt"), "--checkpoint_steps=2000",
                               "--keep_checkpoint_max=2"}));
-  std::vector<int> ps;
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        // Past a checkpoint (version 2000) by tasks that it lacks.
-        if (Version(JobStatus(dir.path(), "redo")) < 2600) return false;
-        ps = FindPids({" ps ", "--job_name=redo", "--ps_index=1"});
-        return ps.size() == 1;
-      },
-      60))
-      << job.Err();
-  ASSERT_EQ(::kill(ps[0], SIGKILL), 0);
+  // Past a checkpoint (version 2000) by tasks that it lacks.
+  KillPs1Past(dir, "redo", 2600, job);
+  if (::testing::Test::HasFatalFailure()) return;
   RunResult r = job.Wait();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("ps-1 came back without the updates of"), std::string::npos) << r.err;
