@@ -25,9 +25,12 @@ StatusCode CodeForHttpStatus(int http_status) {
     case 413:
     case 431: return StatusCode::kInvalidArgument;
     case 401: return StatusCode::kUnauthenticated;
+    case 403: return StatusCode::kPermissionDenied;
     case 404: return StatusCode::kNotFound;
     case 405: return StatusCode::kUnimplemented;
+    case 409: return StatusCode::kAborted;
     case 412: return StatusCode::kFailedPrecondition;
+    case 429: return StatusCode::kResourceExhausted;
     case 503: return StatusCode::kUnavailable;
     case 504: return StatusCode::kDeadlineExceeded;
     default:

@@ -13,14 +13,18 @@ namespace edl::net {
 // The response header carrying StatusCodeName(code) on errors.
 inline constexpr std::string_view kEdlStatusHeader = "Edl-Status";
 
-// InvalidArgument 400, Unauthenticated 401, NotFound 404,
-// FailedPrecondition 412, Unavailable 503, DeadlineExceeded 504, OK 200,
+// InvalidArgument 400, Unauthenticated 401, PermissionDenied 403,
+// NotFound 404, AlreadyExists and Aborted 409, FailedPrecondition 412,
+// ResourceExhausted 429, Unavailable 503, DeadlineExceeded 504, OK 200,
 // everything else 500.
 int HttpStatusForCode(StatusCode code);
 
-// The inverse for responses without a (known) Edl-Status header: 400, 413 and
-// 431 InvalidArgument, 401 Unauthenticated, 404 NotFound, 405 Unimplemented,
-// 412 FailedPrecondition, 503 Unavailable, 504 DeadlineExceeded, other
+// The inverse for responses without a (known) Edl-Status header, so that
+// CodeForHttpStatus(HttpStatusForCode(c)) == c for every code with an HTTP
+// status of its own: 400, 413 and 431 InvalidArgument, 401 Unauthenticated,
+// 403 PermissionDenied, 404 NotFound, 405 Unimplemented, 409 Aborted (the
+// more general of the two codes 409 stands for), 412 FailedPrecondition,
+// 429 ResourceExhausted, 503 Unavailable, 504 DeadlineExceeded, other
 // non-2xx Internal.
 StatusCode CodeForHttpStatus(int http_status);
 

@@ -1,7 +1,6 @@
 #include <gtest/gtest.h>
 
 #include "net/rpc.h"
-#include "net/status_mapping.h"
 
 namespace edl::net {
 namespace {
@@ -34,31 +33,6 @@ TEST(ParseAddress, RejectsMalformedAddressesNamingTheFlag) {
   }
   Status status = ParseAddress("host:abc", "--master", nullptr, nullptr);
   EXPECT_EQ(status.message(), "--master: port \"abc\" in \"host:abc\" must be an integer 0-65535");
-}
-
-TEST(StatusMapping, EveryCodeSurvivesTheTripThroughItsName) {
-  for (int c = 0; c <= static_cast<int>(StatusCode::kFailedPrecondition); ++c) {
-    auto code = static_cast<StatusCode>(c);
-    EXPECT_EQ(ParseStatusCodeName(StatusCodeName(code)), code);
-  }
-  EXPECT_EQ(ParseStatusCodeName("invalidargument"), std::nullopt);
-  EXPECT_EQ(ParseStatusCodeName(""), std::nullopt);
-}
-
-TEST(StatusMapping, HttpStatusesFollowTheDocumentedTable) {
-  EXPECT_EQ(HttpStatusForCode(StatusCode::kInvalidArgument), 400);
-  EXPECT_EQ(HttpStatusForCode(StatusCode::kNotFound), 404);
-  EXPECT_EQ(HttpStatusForCode(StatusCode::kUnauthenticated), 401);
-  EXPECT_EQ(HttpStatusForCode(StatusCode::kFailedPrecondition), 412);
-  EXPECT_EQ(HttpStatusForCode(StatusCode::kUnavailable), 503);
-  EXPECT_EQ(HttpStatusForCode(StatusCode::kDeadlineExceeded), 504);
-  EXPECT_EQ(HttpStatusForCode(StatusCode::kIoError), 500);
-  EXPECT_EQ(HttpStatusForCode(StatusCode::kInternal), 500);
-  for (int http : {400, 401, 404, 412, 503, 504}) {
-    EXPECT_EQ(HttpStatusForCode(CodeForHttpStatus(http)), http);
-  }
-  EXPECT_EQ(CodeForHttpStatus(502), StatusCode::kInternal);
-  EXPECT_EQ(CodeForHttpStatus(413), StatusCode::kInvalidArgument);
 }
 
 }  // namespace
