@@ -142,6 +142,20 @@ Status ByteStream::Corrupt(const std::string& what) const {
                  std::to_string(in_offset_ - strm_.avail_in) + ": " + what);
 }
 
+Status ByteStream::SkipZeroPadding() {
+  while (strm_.avail_in > 0) {
+    Bytef* end = strm_.next_in + strm_.avail_in;
+    Bytef* nonzero = std::find_if(strm_.next_in, end, [](Bytef b) { return b != 0; });
+    strm_.avail_in -= static_cast<uInt>(nonzero - strm_.next_in);
+    strm_.next_in = nonzero;
+    if (nonzero != end) {
+      return Corrupt("a byte other than zero in the padding after the last gzip member");
+    }
+    EDL_RETURN_IF_ERROR(FillInput());
+  }
+  return Status::Ok();
+}
+
 // Keeps what inflate has not consumed and reads more behind it.
 Status ByteStream::FillInput() {
   if (at_eof_) return Status::Ok();
@@ -246,8 +260,15 @@ Result<size_t> ByteStream::ReadGzip(char* out, size_t n) {
         data_ended_ = true;
         break;
       }
+      if (strm_.next_in[0] == 0) {
+        EDL_RETURN_IF_ERROR(SkipZeroPadding());
+        data_ended_ = true;
+        break;
+      }
       if (strm_.avail_in < 2 || strm_.next_in[0] != 0x1f || strm_.next_in[1] != 0x8b) {
-        return Corrupt("bytes after the end of a gzip member that are not another member");
+        return Corrupt(
+            "bytes after the end of a gzip member that are neither another member nor zero "
+            "padding");
       }
       inflateEnd(&strm_);
       strm_ready_ = false;

@@ -76,6 +76,9 @@ class ByteStream {
   Result<size_t> ReadPlain(char* out, size_t n);
   Result<size_t> ReadGzip(char* out, size_t n);
   Status FillInput();
+  // After the last member: zero bytes up to the end of the file (tar's and
+  // some writers' padding), which `gzip -d` ignores; anything else is corrupt.
+  Status SkipZeroPadding();
   Status Corrupt(const std::string& what) const;
   struct Boundary {
     uint64_t in_offset = 0;

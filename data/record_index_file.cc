@@ -19,6 +19,8 @@ namespace {
 
 constexpr char kMagic[8] = {'E', 'D', 'L', 'R', 'I', 'D', 'X', '1'};
 constexpr uint32_t kVersion = 1;
+// Deflate never inflates one compressed byte into more than 1032.
+constexpr uint64_t kMaxDeflateRatio = 1032;
 
 uint64_t Le64(const char* p) {
   uint64_t v;
@@ -148,6 +150,21 @@ Result<RecordIndex> ParseRecordIndex(const std::string& bytes, const std::string
   index.file_mtime_ns = static_cast<int64_t>(mtime);
   EDL_ASSIGN_OR_RETURN(index.num_records, r.U64());
   EDL_ASSIGN_OR_RETURN(index.data_size, r.U64());
+  // Readers bound every record's length by the data size (record_reader.cc),
+  // so it must be one the indexed file can hold: its size on disk (which
+  // CheckIndexFresh compares with file_size), or deflate's largest ratio of
+  // that for gzip.
+  uint64_t most = index.file_size;
+  if (index.gzip) {
+    most = index.file_size > ~uint64_t{0} / kMaxDeflateRatio ? ~uint64_t{0}
+                                                             : index.file_size * kMaxDeflateRatio;
+  }
+  if (index.data_size > most) {
+    return InvalidArgument(where + ": record index says " + std::to_string(index.data_size) +
+                           " bytes of data, more than a " +
+                           (index.gzip ? "gzip file of " : "file of ") +
+                           std::to_string(index.file_size) + " bytes holds");
+  }
   EDL_ASSIGN_OR_RETURN(index.every, r.U64());
   EDL_ASSIGN_OR_RETURN(uint64_t offsets, r.U64());
   if (index.every == 0 || offsets > body.size() / 8 || !r.Has(offsets * 8) ||
@@ -155,8 +172,15 @@ Result<RecordIndex> ParseRecordIndex(const std::string& bytes, const std::string
     return InvalidArgument(where + ": inconsistent record index");
   }
   index.offsets.resize(offsets);
+  uint64_t previous = 0;
   for (auto& o : index.offsets) {
     EDL_ASSIGN_OR_RETURN(o, r.U64());
+    if (o < previous || o > index.data_size) {
+      return InvalidArgument(where + ": record offset " + std::to_string(o) +
+                             " out of order or past the data's " + std::to_string(index.data_size) +
+                             " bytes");
+    }
+    previous = o;
   }
   EDL_ASSIGN_OR_RETURN(uint64_t points, r.U64());
   if (points > body.size() / 25 || !r.Has(points * 25)) return r.Truncated();
