@@ -10,8 +10,7 @@
 #include <thread>
 
 #include "kube/client.h"
-#include "tests/fakekube/server/api_server.h"
-#include "tests/fakekube/server/store.h"
+#include "tests/fakekube/loopback_api_server.h"
 
 namespace edl::fakekube {
 namespace {
@@ -25,22 +24,15 @@ using roles::cluster::ProcessSpec;
 class KubeClusterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ApiServer::Options o;
-    o.token = "t0ken";
-    server_ = std::make_unique<ApiServer>(store_, o);
-    ASSERT_TRUE(server_->Start().ok());
-    kube::ClusterConfig config;
-    config.server = "https://127.0.0.1:" + std::to_string(server_->port());
-    config.ca_pem = server_->CaCertificatePem();
-    config.token = "t0ken";
-    auto client = kube::Client::Create(config);
+    ASSERT_TRUE(api_.Start().ok());
+    auto client = api_.NewKubeClient();
     ASSERT_TRUE(client.ok()) << client.status().message();
     client_ = std::move(*client);
     // The master pod, owner of the job's pods.
     auto master =
-        store_.Create("pods", "default",
-                      {{"metadata", {{"name", "j-master"}}},
-                       {"spec", {{"containers", {{{"name", "main"}, {"image", "edl"}}}}}}});
+        api_.store().Create("pods", "default",
+                            {{"metadata", {{"name", "j-master"}}},
+                             {"spec", {{"containers", {{{"name", "main"}, {"image", "edl"}}}}}}});
     ASSERT_TRUE(master.ok());
     KubeClusterOptions ko;
     ko.job_name = "j";
@@ -63,7 +55,7 @@ class KubeClusterTest : public ::testing::Test {
   }
 
   Json PodOf(const std::string& process) {
-    auto list = store_.List("pods", "default", "edl-process=" + process, "");
+    auto list = api_.store().List("pods", "default", "edl-process=" + process, "");
     EXPECT_TRUE(list.ok());
     Json newest;
     for (const Json& p : list.value->items) newest = p;
@@ -72,7 +64,7 @@ class KubeClusterTest : public ::testing::Test {
   // The kubelet's part: the container ended with `code` (and `reason`).
   void Terminate(const std::string& pod, int code, const std::string& reason,
                  const std::function<void(Json&)>& more = nullptr) {
-    auto r = store_.Update("pods", "default", pod, [&](Json& p) {
+    auto r = api_.store().Update("pods", "default", pod, [&](Json& p) {
       p["spec"]["nodeName"] = "node-0";
       p["status"]["phase"] = code == 0 ? "Succeeded" : "Failed";
       p["status"]["containerStatuses"] =
@@ -84,8 +76,7 @@ class KubeClusterTest : public ::testing::Test {
   }
   std::optional<ProcessExit> NextExit() { return cluster_->WaitExit(std::chrono::seconds(10)); }
 
-  Store store_;
-  std::unique_ptr<ApiServer> server_;
+  testing::LoopbackApiServer api_;
   std::unique_ptr<kube::Client> client_;
   std::unique_ptr<KubeCluster> cluster_;
 };
@@ -131,7 +122,7 @@ TEST_F(KubeClusterTest, AFailedPodIsDeletedAndItsExitReportedOnceItIsGone) {
   EXPECT_FALSE(exit->disrupted);
   EXPECT_EQ(exit->code, 3);
   // Reported only after the leftover pod was deleted.
-  EXPECT_FALSE(store_.Get("pods", "default", "j-worker-0-1").ok());
+  EXPECT_FALSE(api_.store().Get("pods", "default", "j-worker-0-1").ok());
   EXPECT_TRUE(cluster_->Running().empty());
   // The relaunch is a new pod with a new name.
   ASSERT_TRUE(cluster_->Launch(ProcessSpec{"worker-0", {}, {}}).ok());
@@ -168,13 +159,13 @@ TEST_F(KubeClusterTest, AnEvictedPodLeftBehindIsRemovedAndCountedAsDisrupted) {
   ASSERT_TRUE(exit.has_value());
   EXPECT_TRUE(exit->disrupted);
   EXPECT_NE(exit->detail.find("Evicted"), std::string::npos);
-  EXPECT_FALSE(store_.Get("pods", "default", "j-ps-0-1").ok());
+  EXPECT_FALSE(api_.store().Get("pods", "default", "j-ps-0-1").ok());
 }
 
 TEST_F(KubeClusterTest, SigtermIsAGracefulDeleteOfThatPodOnly) {
   ASSERT_TRUE(cluster_->Launch(ProcessSpec{"worker-0", {}, {}}).ok());
   // Scheduled, so the delete is graceful (deletionTimestamp, pod kept).
-  ASSERT_TRUE(store_
+  ASSERT_TRUE(api_.store()
                   .Update("pods", "default", "j-worker-0-1",
                           [](Json& p) {
                             p["spec"]["nodeName"] = "node-0";
@@ -182,13 +173,13 @@ TEST_F(KubeClusterTest, SigtermIsAGracefulDeleteOfThatPodOnly) {
                           })
                   .ok());
   ASSERT_TRUE(cluster_->Signal("worker-0", SIGTERM).ok());
-  auto pod = store_.Get("pods", "default", "j-worker-0-1");
+  auto pod = api_.store().Get("pods", "default", "j-worker-0-1");
   ASSERT_TRUE(pod.ok());
   EXPECT_TRUE((*pod.value)["metadata"].contains("deletionTimestamp"));
   EXPECT_EQ((*pod.value)["metadata"]["deletionGracePeriodSeconds"], 30);
   // The kubelet finishes the pod; ours, so exit 0 is a completion.
   Terminate("j-worker-0-1", 0, "Completed");
-  ASSERT_TRUE(store_.Remove("pods", "default", "j-worker-0-1").ok());
+  ASSERT_TRUE(api_.store().Remove("pods", "default", "j-worker-0-1").ok());
   std::optional<ProcessExit> exit = NextExit();
   ASSERT_TRUE(exit.has_value());
   EXPECT_FALSE(exit->disrupted);
@@ -200,11 +191,11 @@ TEST_F(KubeClusterTest, ExposeGivesAStableClusterIpAddress) {
   auto address = cluster_->Expose("ps-0", 2222);
   ASSERT_TRUE(address.ok()) << address.status().message();
   EXPECT_NE(address->find(":2222"), std::string::npos);
-  auto service = store_.Get("services", "default", "j-ps-0");
+  auto service = api_.store().Get("services", "default", "j-ps-0");
   ASSERT_TRUE(service.ok());
   EXPECT_EQ((*service.value)["spec"]["selector"]["edl-process"], "ps-0");
   cluster_->DeleteServices();
-  EXPECT_FALSE(store_.Get("services", "default", "j-ps-0").ok());
+  EXPECT_FALSE(api_.store().Get("services", "default", "j-ps-0").ok());
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include "kube/yaml.h"
 #include "roles/job/kube_job.h"
 #include "tests/fakekube/kubectl_path.h"
-#include "tests/fakekube/server/api_server.h"
+#include "tests/fakekube/loopback_api_server.h"
 #include "tests/fakekube/server/job_controller.h"
 #include "tests/testing/run_edl.h"
 #include "tests/testing/skip.h"
@@ -22,13 +22,18 @@ using edl::testing::KubectlPath;
 using edl::testing::RunResult;
 using edl::testing::TempDir;
 
-constexpr char kToken[] = "kubectl-test-token";
-
 Json ShellPod(const std::string& name) {
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata", {{"name", name}}},
           {"spec", {{"containers", {{{"name", "main"}, {"image", "edl:1.0"}}}}}}};
+}
+
+// Watches end after 3 s unless the client asks otherwise (get -w).
+ApiServer::Options ShortWatches() {
+  ApiServer::Options options;
+  options.default_watch_timeout = std::chrono::seconds(3);
+  return options;
 }
 
 class KubectlTest : public ::testing::Test {
@@ -38,12 +43,8 @@ class KubectlTest : public ::testing::Test {
     if (kubectl_.empty()) {
       EDL_SKIP_OR_FAIL_IN_CI(edl::testing::kNoKubectl);
     }
-    ApiServer::Options options;
-    options.token = kToken;
-    options.default_watch_timeout = std::chrono::seconds(3);
-    server_ = std::make_unique<ApiServer>(store_, options);
-    ASSERT_TRUE(server_->Start().ok());
-    edl::testing::WriteText(dir_.File("kubeconfig"), server_->Kubeconfig());
+    ASSERT_TRUE(api_.Start().ok());
+    edl::testing::WriteText(dir_.File("kubeconfig"), api_.server().Kubeconfig());
   }
 
   // Starts kubectl with this server's kubeconfig and a fresh cache.
@@ -66,8 +67,7 @@ class KubectlTest : public ::testing::Test {
   }
 
   std::string kubectl_;
-  Store store_;
-  std::unique_ptr<ApiServer> server_;
+  testing::LoopbackApiServer api_{ShortWatches()};
   TempDir dir_;
   int runs_ = 0;
 };
@@ -79,7 +79,7 @@ TEST_F(KubectlTest, GetPodsOnAnEmptyNamespaceSaysNoResourcesFound) {
 }
 
 TEST_F(KubectlTest, GetPodsPrintsNameAndAgeColumns) {
-  ASSERT_TRUE(store_.Create("pods", "default", ShellPod("job1-worker-0")).ok());
+  ASSERT_TRUE(api_.store().Create("pods", "default", ShellPod("job1-worker-0")).ok());
   RunResult r = Run({"get", "pods"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::istringstream lines(r.out);
@@ -93,9 +93,9 @@ TEST_F(KubectlTest, GetPodsPrintsNameAndAgeColumns) {
 
 TEST_F(KubectlTest, GetPodsWatchPrintsAPodAddedMeanwhileAndExitsWhenTheWatchEnds) {
   auto watch = Start({"get", "pods", "-w"});
-  ASSERT_TRUE(edl::testing::WaitFor([&] { return server_->open_watches() == 1; }, 60))
+  ASSERT_TRUE(edl::testing::WaitFor([&] { return api_.server().open_watches() == 1; }, 60))
       << watch->Err();
-  ASSERT_TRUE(store_.Create("pods", "default", ShellPod("added-meanwhile")).ok());
+  ASSERT_TRUE(api_.store().Create("pods", "default", ShellPod("added-meanwhile")).ok());
   RunResult r;
   ASSERT_TRUE(edl::testing::WaitFor([&] { return watch->Exited(&r); }, 60)) << watch->Out();
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -107,33 +107,34 @@ TEST_F(KubectlTest, CreateFromAFilePrintsCreated) {
   RunResult r = Run({"create", "-f", dir_.File("pod.json")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "pod/x created\n");
-  auto stored = store_.Get("pods", "default", "x");
+  auto stored = api_.store().Get("pods", "default", "x");
   ASSERT_TRUE(stored.ok());
   EXPECT_EQ((*stored.value)["status"]["phase"], "Pending");
 }
 
 TEST_F(KubectlTest, DeleteOfAnUnscheduledPodPrintsDeleted) {
-  ASSERT_TRUE(store_.Create("pods", "default", ShellPod("x")).ok());
+  ASSERT_TRUE(api_.store().Create("pods", "default", ShellPod("x")).ok());
   RunResult r = Run({"delete", "pod", "x"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "pod \"x\" deleted\n");
-  EXPECT_FALSE(store_.Get("pods", "default", "x").ok());
+  EXPECT_FALSE(api_.store().Get("pods", "default", "x").ok());
 }
 
 TEST_F(KubectlTest, DeleteOfARunningPodWaitsUntilTheKubeletRemovesIt) {
-  ASSERT_TRUE(store_.Create("pods", "default", ShellPod("x")).ok());
+  ASSERT_TRUE(api_.store().Create("pods", "default", ShellPod("x")).ok());
   ASSERT_TRUE(
-      store_.Update("pods", "default", "x", [](Json& pod) { pod["spec"]["nodeName"] = "node-1"; })
+      api_.store()
+          .Update("pods", "default", "x", [](Json& pod) { pod["spec"]["nodeName"] = "node-1"; })
           .ok());
   auto deleting = Start({"delete", "pod", "x"});
   // kubectl watches the terminating pod (fieldSelector metadata.name=x)
   // until its DELETED event; then the "kubelet" finishes the deletion.
-  ASSERT_TRUE(edl::testing::WaitFor([&] { return server_->open_watches() == 1; }, 60))
+  ASSERT_TRUE(edl::testing::WaitFor([&] { return api_.server().open_watches() == 1; }, 60))
       << deleting->Err();
-  auto terminating = store_.Get("pods", "default", "x");
+  auto terminating = api_.store().Get("pods", "default", "x");
   ASSERT_TRUE(terminating.ok());
   EXPECT_EQ((*terminating.value)["metadata"]["deletionGracePeriodSeconds"], 30);
-  ASSERT_TRUE(store_.Remove("pods", "default", "x").ok());
+  ASSERT_TRUE(api_.store().Remove("pods", "default", "x").ok());
   RunResult r;
   ASSERT_TRUE(edl::testing::WaitFor([&] { return deleting->Exited(&r); }, 60));
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -141,10 +142,10 @@ TEST_F(KubectlTest, DeleteOfARunningPodWaitsUntilTheKubeletRemovesIt) {
 }
 
 TEST_F(KubectlTest, LogsPrintsWhatTheContainerWrote) {
-  auto created = store_.Create("pods", "default", ShellPod("x"));
+  auto created = api_.store().Create("pods", "default", ShellPod("x"));
   ASSERT_TRUE(created.ok());
   ASSERT_TRUE(
-      store_
+      api_.store()
           .Update("pods", "default", "x",
                   [](Json& pod) {
                     pod["spec"]["nodeName"] = "node-1";
@@ -154,7 +155,8 @@ TEST_F(KubectlTest, LogsPrintsWhatTheContainerWrote) {
                          {"state", {{"running", {{"startedAt", "2026-01-01T00:00:00Z"}}}}}}};
                   })
           .ok());
-  store_.AppendLog((*created.value)["metadata"]["uid"], "epoch 1 loss 0.5\nepoch 2 loss 0.3\n");
+  api_.store().AppendLog((*created.value)["metadata"]["uid"],
+                         "epoch 1 loss 0.5\nepoch 2 loss 0.3\n");
   RunResult r = Run({"logs", "x"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "epoch 1 loss 0.5\nepoch 2 loss 0.3\n");
@@ -163,7 +165,7 @@ TEST_F(KubectlTest, LogsPrintsWhatTheContainerWrote) {
 }
 
 TEST_F(KubectlTest, LogsOfAPodThatNeverStartedSayWaitingToStart) {
-  ASSERT_TRUE(store_.Create("pods", "default", ShellPod("x")).ok());
+  ASSERT_TRUE(api_.store().Create("pods", "default", ShellPod("x")).ok());
   RunResult r = Run({"logs", "x"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("container \"main\" in pod \"x\" is waiting to start: ContainerCreating"),
@@ -178,10 +180,10 @@ TEST_F(KubectlTest, GetOfAMissingPodPrintsNotFound) {
 }
 
 TEST_F(KubectlTest, AWrongTokenGivesUnauthorized) {
-  std::string kubeconfig = server_->Kubeconfig();
-  size_t at = kubeconfig.find(kToken);
+  std::string kubeconfig = api_.server().Kubeconfig();
+  size_t at = kubeconfig.find(api_.token());
   ASSERT_NE(at, std::string::npos);
-  kubeconfig.replace(at, std::string(kToken).size(), "wrong-token");
+  kubeconfig.replace(at, api_.token().size(), "wrong-token");
   edl::testing::WriteText(dir_.File("wrong"), kubeconfig);
   RunResult r = Run({"get", "pods"}, dir_.File("wrong"));
   // kubectl 1.32 fails in discovery and prints client-go's wording for a
@@ -195,7 +197,7 @@ TEST_F(KubectlTest, AWrongTokenGivesUnauthorized) {
 }
 
 TEST_F(KubectlTest, AJobCreatedByKubectlRunsAPodAndDeletingItRemovesThePod) {
-  JobController controller(store_, {});
+  JobController controller(api_.store(), {});
   controller.Start();
   const Json job = {{"apiVersion", "batch/v1"},
                     {"kind", "Job"},
@@ -210,7 +212,9 @@ TEST_F(KubectlTest, AJobCreatedByKubectlRunsAPodAndDeletingItRemovesThePod) {
   ASSERT_EQ(created.exit_code, 0) << created.err;
   EXPECT_EQ(created.out, "job.batch/x created\n");
   ASSERT_TRUE(edl::testing::WaitFor(
-      [&] { return store_.List("pods", "default", "job-name=x", "").value->items.size() == 1; },
+      [&] {
+        return api_.store().List("pods", "default", "job-name=x", "").value->items.size() == 1;
+      },
       60));
   RunResult get = Run({"get", "jobs"});
   ASSERT_EQ(get.exit_code, 0) << get.err;
@@ -224,7 +228,8 @@ TEST_F(KubectlTest, AJobCreatedByKubectlRunsAPodAndDeletingItRemovesThePod) {
   ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
   EXPECT_EQ(deleted.out, "job.batch \"x\" deleted\n");
   EXPECT_TRUE(edl::testing::WaitFor(
-      [&] { return store_.List("pods", "default", "job-name=x", "").value->items.empty(); }, 60));
+      [&] { return api_.store().List("pods", "default", "job-name=x", "").value->items.empty(); },
+      60));
   controller.Stop();
 }
 

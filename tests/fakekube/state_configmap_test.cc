@@ -14,8 +14,7 @@
 #include "kube/base64.h"
 #include "kube/client.h"
 #include "kube/config.h"
-#include "tests/fakekube/server/api_server.h"
-#include "tests/fakekube/server/store.h"
+#include "tests/fakekube/loopback_api_server.h"
 #include "tests/testing/run_edl.h"
 
 namespace edl::fakekube {
@@ -27,26 +26,20 @@ using roles::job::StateConfigMap;
 class StateConfigMapTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ApiServer::Options o;
-    o.token = "t0ken";
-    server_ = std::make_unique<ApiServer>(store_, o);
-    ASSERT_TRUE(server_->Start().ok());
-    kube::ClusterConfig config;
-    config.server = "https://127.0.0.1:" + std::to_string(server_->port());
-    config.ca_pem = server_->CaCertificatePem();
-    config.token = "t0ken";
-    auto client = kube::Client::Create(config);
+    ASSERT_TRUE(api_.Start().ok());
+    auto client = api_.NewKubeClient();
     ASSERT_TRUE(client.ok()) << client.status().message();
     client_ = std::move(*client);
     // The master's Job, owner of the ConfigMap (a dangling owner would have
     // the garbage collector delete it).
-    auto job = store_.Create("jobs", "default",
-                             {{"metadata", {{"name", "j-master"}}},
-                              {"spec",
-                               {{"template",
-                                 {{"spec",
-                                   {{"restartPolicy", "Never"},
-                                    {"containers", {{{"name", "main"}, {"image", "edl"}}}}}}}}}}});
+    auto job =
+        api_.store().Create("jobs", "default",
+                            {{"metadata", {{"name", "j-master"}}},
+                             {"spec",
+                              {{"template",
+                                {{"spec",
+                                  {{"restartPolicy", "Never"},
+                                   {"containers", {{{"name", "main"}, {"image", "edl"}}}}}}}}}}});
     ASSERT_TRUE(job.ok()) << job.error.message;
     job_uid_ = (*job.value)["metadata"]["uid"];
   }
@@ -58,10 +51,9 @@ class StateConfigMapTest : public ::testing::Test {
                          {"controller", false}}};
     return std::make_unique<StateConfigMap>(*client_, "default", "j-master-state", owner);
   }
-  Json Stored() { return *store_.Get("configmaps", "default", "j-master-state").value; }
+  Json Stored() { return *api_.store().Get("configmaps", "default", "j-master-state").value; }
 
-  Store store_;
-  std::unique_ptr<ApiServer> server_;
+  testing::LoopbackApiServer api_;
   std::unique_ptr<kube::Client> client_;
   std::string job_uid_;
   edl::testing::TempDir dir_;

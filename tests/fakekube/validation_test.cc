@@ -7,17 +7,14 @@
 #include <iterator>
 
 #include "roles/job/kube_job.h"
-#include "tests/fakekube/api_test_client.h"
-#include "tests/fakekube/server/api_server.h"
+#include "tests/fakekube/loopback_api_server.h"
 
 namespace edl::fakekube {
 namespace {
 
-using testing::ClientOptions;
 using testing::HttpResult;
-using testing::Request;
+using testing::LoopbackApiServer;
 
-constexpr char kToken[] = "validation-test-token";
 constexpr char kJobs[] = "/apis/batch/v1/namespaces/default/jobs";
 constexpr char kPods[] = "/api/v1/namespaces/default/pods";
 
@@ -56,23 +53,13 @@ std::string Cause(const HttpResult& r, const std::string& field) {
 
 class ValidationTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ApiServer::Options options;
-    options.token = kToken;
-    server_ = std::make_unique<ApiServer>(store_, options);
-    ASSERT_TRUE(server_->Start().ok());
-    client_.port = server_->port();
-    client_.ca_pem = server_->CaCertificatePem();
-    client_.authorization = std::string("Bearer ") + kToken;
-  }
+  void SetUp() override { ASSERT_TRUE(api_.Start().ok()); }
 
   HttpResult Post(const std::string& path, const Json& object) {
-    return Request(client_, "POST", path, object.dump());
+    return api_.Send("POST", path, object.dump());
   }
 
-  Store store_;
-  std::unique_ptr<ApiServer> server_;
-  ClientOptions client_;
+  LoopbackApiServer api_;
 };
 
 TEST_F(ValidationTest, AJobWhoseOnPodConditionsEntryLacksAStatusIsRefusedNamingTheField) {
@@ -91,7 +78,7 @@ TEST_F(ValidationTest, AJobWhoseOnPodConditionsEntryLacksAStatusIsRefusedNamingT
             "Job.batch \"j-master\" is invalid: "
             "spec.podFailurePolicy.rules[0].onPodConditions[0].status: "
             "Required value: valid values: [\"False\" \"True\" \"Unknown\"]");
-  EXPECT_FALSE(store_.Get("jobs", "default", "j-master").ok());
+  EXPECT_FALSE(api_.store().Get("jobs", "default", "j-master").ok());
 }
 
 TEST_F(ValidationTest, TheObjectsEdlSubmitsForAJobAreAcceptedAndItsDisruptionRuleSaysStatusTrue) {
@@ -115,7 +102,7 @@ TEST_F(ValidationTest, TheObjectsEdlSubmitsForAJobAreAcceptedAndItsDisruptionRul
     HttpResult r = Post(paths[i].second, object);
     EXPECT_EQ(r.status, 201) << paths[i].first << ": " << r.body;
   }
-  auto job = store_.Get("jobs", "default", "mnist-master");
+  auto job = api_.store().Get("jobs", "default", "mnist-master");
   ASSERT_TRUE(job.ok());
   const Json& rule = (*job.value)["spec"]["podFailurePolicy"]["rules"][0];
   EXPECT_EQ(rule["action"], "Ignore");
@@ -240,14 +227,14 @@ TEST_F(ValidationTest, ConfigMapAndSecretKeysMustBeValidConfigKeys) {
 TEST_F(ValidationTest, AnUpdateThatRemovesARequiredFieldIsRefusedAndChangesNothing) {
   ASSERT_EQ(Post(kJobs, MasterLikeJob()).status, 201);
   const std::string path = std::string(kJobs) + "/j-master";
-  HttpResult r = Request(
-      client_, "PATCH", path,
+  HttpResult r = api_.Send(
+      "PATCH", path,
       R"([{"op":"remove","path":"/spec/podFailurePolicy/rules/0/onPodConditions/0/status"}])",
       "application/json-patch+json");
   ASSERT_EQ(r.status, 422) << r.body;
   EXPECT_EQ(Cause(r, "spec.podFailurePolicy.rules[0].onPodConditions[0].status"),
             "Required value: valid values: [\"False\" \"True\" \"Unknown\"]");
-  auto stored = store_.Get("jobs", "default", "j-master");
+  auto stored = api_.store().Get("jobs", "default", "j-master");
   ASSERT_TRUE(stored.ok());
   EXPECT_EQ((*stored.value)["spec"]["podFailurePolicy"]["rules"][0]["onPodConditions"][0]["status"],
             "True");

@@ -125,51 +125,21 @@ Json Condition(const std::string& type, const std::string& reason, const std::st
 
 }  // namespace
 
-JobController::JobController(Store& store, Options options) : store_(store), options_(options) {}
+JobController::JobController(Store& store, Options options)
+    : store_(store),
+      options_(options),
+      // Events drive it; the short period serves pods waiting out a back-off.
+      loop_(store,
+            {.name = "JobController",
+             .resources = {"pods", "jobs"},
+             .resync = std::chrono::milliseconds(200)},
+            [this] { RunOnce(); }) {}
 
 JobController::~JobController() { Stop(); }
 
-void JobController::Start() {
-  std::lock_guard<std::mutex> lock(mu_);
-  EDL_CHECK(!started_) << "JobController started twice";
-  started_ = true;
-  subscription_ = store_.Subscribe([this](const WatchEvent& event) {
-    if (event.resource == "pods" || event.resource == "jobs") Wake();
-  });
-  thread_ = std::thread([this] { Loop(); });
-}
+void JobController::Start() { loop_.Start(); }
 
-void JobController::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!started_ || stop_) return;
-    stop_ = true;
-  }
-  store_.Unsubscribe(subscription_);
-  cv_.notify_all();
-  thread_.join();
-}
-
-void JobController::Wake() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    dirty_ = true;
-  }
-  cv_.notify_all();
-}
-
-void JobController::Loop() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_) {
-    // Events drive it; the short period serves pods waiting out a back-off.
-    cv_.wait_for(lock, std::chrono::milliseconds(200), [this] { return dirty_ || stop_; });
-    if (stop_) break;
-    dirty_ = false;
-    lock.unlock();
-    RunOnce();
-    lock.lock();
-  }
-}
+void JobController::Stop() { loop_.Stop(); }
 
 void JobController::RunOnce() {
   std::lock_guard<std::mutex> pass(pass_mu_);

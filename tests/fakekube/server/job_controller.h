@@ -28,19 +28,19 @@
 // ends and is removed at once is still seen with its exit code), or their
 // Job is gone.
 //
-// Reads and writes only through the Store. Runs on its own thread, woken by
-// Job and pod events; RunOnce() does one pass on the caller's thread.
+// Reads and writes only through the Store. Runs on its own thread (a
+// ControllerLoop), woken by Job and pod events and every 200 ms (for pods
+// waiting out a back-off); RunOnce() does one pass on the caller's thread.
 // Thread-safe.
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
-#include <thread>
 
+#include "tests/fakekube/server/controller_loop.h"
 #include "tests/fakekube/server/store.h"
 
 namespace edl::fakekube {
@@ -69,19 +69,13 @@ class JobController {
     std::chrono::steady_clock::time_point last_failure{};
   };
 
-  void Loop();
-  void Wake();
   void Sync(const Json& job, Tracked& t);
 
   Store& store_;
   const Options options_;
   std::mutex pass_mu_;                   // serializes passes; guards jobs_
   std::map<std::string, Tracked> jobs_;  // by Job uid
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool started_ = false, stop_ = false, dirty_ = false;
-  uint64_t subscription_ = 0;
-  std::thread thread_;
+  ControllerLoop loop_;                  // last: its thread stops before the rest goes
 };
 
 }  // namespace edl::fakekube

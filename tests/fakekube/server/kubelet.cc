@@ -24,7 +24,14 @@ std::string Field(const Json& object, const char* a, const char* b) {
 
 }  // namespace
 
-Kubelet::Kubelet(Store& store, Options options) : store_(store), options_(std::move(options)) {}
+Kubelet::Kubelet(Store& store, Options options)
+    : store_(store),
+      options_(std::move(options)),
+      loop_(store,
+            {.name = "Kubelet",
+             .resources = {"pods", "configmaps", "secrets"},
+             .resync = std::chrono::seconds(5)},
+            [this] { SyncOnce(); }) {}
 
 Kubelet::~Kubelet() { Stop(); }
 
@@ -47,53 +54,18 @@ Status Kubelet::Start() {
     std::error_code ec;
     std::filesystem::create_directories(options_.log_dir, ec);
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  EDL_CHECK(!started_) << "Kubelet started twice";
-  started_ = true;
-  subscription_ = store_.Subscribe([this](const WatchEvent& event) {
-    if (event.resource == "pods" || event.resource == "configmaps" || event.resource == "secrets") {
-      Wake();
-    }
-  });
-  thread_ = std::thread([this] { Loop(); });
+  loop_.Start();
   return Status::Ok();
 }
 
 void Kubelet::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!started_ || stop_) return;
-    stop_ = true;
-  }
-  store_.Unsubscribe(subscription_);
-  cv_.notify_all();
-  thread_.join();
+  if (!loop_.Stop()) return;
   std::lock_guard<std::mutex> lock(sync_mu_);
   for (auto& [uid, worker] : workers_) worker->Kill();
   workers_.clear();  // joins
   if (own_root_) {
     std::error_code ec;
     std::filesystem::remove_all(options_.root_dir, ec);
-  }
-}
-
-void Kubelet::Wake() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    dirty_ = true;
-  }
-  cv_.notify_all();
-}
-
-void Kubelet::Loop() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_) {
-    cv_.wait_for(lock, std::chrono::seconds(5), [this] { return dirty_ || stop_; });
-    if (stop_) break;
-    dirty_ = false;
-    lock.unlock();
-    SyncOnce();
-    lock.lock();
   }
 }
 

@@ -7,19 +7,18 @@
 // exit code, OOMKilled, graceful deletion (SIGTERM, SIGKILL at the
 // deadline, terminal phase, then the final removal: DELETED), eviction.
 //
-// Woken by pod, ConfigMap and Secret events; one sync thread plus one
-// thread per pod. Thread-safe.
+// Woken by pod, ConfigMap and Secret events; one sync thread (a
+// ControllerLoop) plus one thread per pod. Thread-safe.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include "base/status.h"
+#include "tests/fakekube/server/controller_loop.h"
 #include "tests/fakekube/server/kubelet_options.h"
 #include "tests/fakekube/server/loopback_block.h"
 #include "tests/fakekube/server/store.h"
@@ -54,8 +53,6 @@ class Kubelet {
   void SyncOnce();
 
  private:
-  void Loop();
-  void Wake();
   std::string AllocatePodIp();
 
   Store& store_;
@@ -67,13 +64,7 @@ class Kubelet {
   uint32_t next_ip_ = 1;
   LoopbackBlock pod_ips_;  // this kubelet's pod IPs: <prefix>x.y
 
-  std::mutex mu_;  // guards dirty_, stop_, started_
-  std::condition_variable cv_;
-  bool dirty_ = true;
-  bool stop_ = false;
-  bool started_ = false;
-  uint64_t subscription_ = 0;
-  std::thread thread_;
+  ControllerLoop loop_;  // last: its thread stops before the rest goes
 };
 
 }  // namespace edl::fakekube

@@ -36,51 +36,20 @@ std::string NodesAvailable(size_t nodes, const std::map<std::string, int>& reaso
 
 }  // namespace
 
-Scheduler::Scheduler(Store& store, Options options) : store_(store), options_(std::move(options)) {}
+Scheduler::Scheduler(Store& store, Options options)
+    : store_(store),
+      options_(std::move(options)),
+      // The periodic pass is only a safety net; events drive scheduling.
+      loop_(
+          store,
+          {.name = "Scheduler", .resources = {"pods", "nodes"}, .resync = std::chrono::seconds(5)},
+          [this] { RunOnce(); }) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
-void Scheduler::Start() {
-  std::lock_guard<std::mutex> lock(mu_);
-  EDL_CHECK(!started_) << "Scheduler started twice";
-  started_ = true;
-  subscription_ = store_.Subscribe([this](const WatchEvent& event) {
-    if (event.resource == "pods" || event.resource == "nodes") Wake();
-  });
-  thread_ = std::thread([this] { Loop(); });
-}
+void Scheduler::Start() { loop_.Start(); }
 
-void Scheduler::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!started_ || stop_) return;
-    stop_ = true;
-  }
-  store_.Unsubscribe(subscription_);
-  cv_.notify_all();
-  thread_.join();
-}
-
-void Scheduler::Wake() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    dirty_ = true;
-  }
-  cv_.notify_all();
-}
-
-void Scheduler::Loop() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stop_) {
-    // The periodic pass is only a safety net; events drive scheduling.
-    cv_.wait_for(lock, std::chrono::seconds(5), [this] { return dirty_ || stop_; });
-    if (stop_) break;
-    dirty_ = false;
-    lock.unlock();
-    RunOnce();
-    lock.lock();
-  }
-}
+void Scheduler::Stop() { loop_.Stop(); }
 
 std::optional<PodInfo> Scheduler::Describe(const Json& pod) {
   PodInfo info;

@@ -8,20 +8,19 @@
 // are gone. Room is computed from the requests of the
 // non-terminal pods bound to a node, including pods being deleted.
 //
-// Reads and writes only through the Store. Runs on its own thread, woken by
-// pod events; RunOnce() does one pass on the caller's thread (tests).
-// Thread-safe.
+// Reads and writes only through the Store. Runs on its own thread (a
+// ControllerLoop), woken by pod and node events; RunOnce() does one pass on
+// the caller's thread (tests). Thread-safe.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "tests/fakekube/server/cluster_spec.h"
+#include "tests/fakekube/server/controller_loop.h"
 #include "tests/fakekube/server/preemption.h"
 #include "tests/fakekube/server/store.h"
 
@@ -50,8 +49,6 @@ class Scheduler {
   using Usage = std::map<std::string, ResourceList>;
   using Bound = std::map<std::string, std::vector<PodInfo>>;
 
-  void Loop();
-  void Wake();
   std::optional<PodInfo> Describe(const Json& pod);
   void SchedulePod(const PodInfo& pod, const Json& object, Usage& used, Bound& bound);
   void Bind(const PodInfo& pod, const std::string& node);
@@ -68,13 +65,7 @@ class Scheduler {
   std::map<std::string, uint64_t> first_seen_;  // pod uid → order first seen
   uint64_t next_seen_ = 0;
 
-  std::mutex mu_;  // guards dirty_, stop_, started_
-  std::condition_variable cv_;
-  bool dirty_ = true;
-  bool stop_ = false;
-  bool started_ = false;
-  uint64_t subscription_ = 0;
-  std::thread thread_;
+  ControllerLoop loop_;  // last: its thread stops before the rest goes
 };
 
 }  // namespace edl::fakekube
