@@ -14,14 +14,15 @@
 #include "cmd/kube_flags.h"
 #include "cmd/model_flags.h"
 #include "roles/device_choice.h"
-#include "roles/event_file.h"
 #include "roles/job/job_host.h"
 #include "roles/job/kube_job.h"
 #include "roles/job/process_options.h"
 #include "roles/job_dir.h"
 #include "roles/local/evaluation.h"
 #include "roles/local/local_trainer.h"
+#include "roles/local/model_source.h"
 #include "roles/local/prediction.h"
+#include "roles/summary/event_file.h"
 #include "tensor/ops.h"
 
 namespace edl::cmd {
@@ -305,7 +306,8 @@ Runner AddTrainCommand(CLI::App& parent) {
       m.output = o.output;
       m.tensorboard_log_dir = o.tensorboard_log_dir;
       if (!o.tensorboard_log_dir.empty() && s->cluster.cluster != "kube") {
-        Status writable = roles::CheckEventDir("--tensorboard_log_dir", o.tensorboard_log_dir);
+        Status writable =
+            roles::summary::CheckEventDir("--tensorboard_log_dir", o.tensorboard_log_dir);
         if (!writable.ok()) return Fail(writable.message());
       }
       m.shuffle = o.shuffle;

@@ -10,25 +10,27 @@ Result<std::unique_ptr<JobEvents>> JobEvents::Open(const std::string& dir,
                                                    nn::optim::Optimizer* optimizer,
                                                    const master::Progress& start,
                                                    size_t evaluations_done, double now) {
-  std::unique_ptr<EventFileWriter> file;
+  std::unique_ptr<summary::EventFileWriter> file;
   if (!dir.empty()) {
-    EDL_ASSIGN_OR_RETURN(file, EventFileWriter::Open("--tensorboard_log_dir", dir, WallSeconds()));
+    EDL_ASSIGN_OR_RETURN(
+        file, summary::EventFileWriter::Open("--tensorboard_log_dir", dir, summary::WallSeconds()));
     EDL_LOG(INFO) << "TensorBoard events: " << file->path();
   }
   return std::unique_ptr<JobEvents>(
       new JobEvents(std::move(file), optimizer, start, evaluations_done, now));
 }
 
-JobEvents::JobEvents(std::unique_ptr<EventFileWriter> file, nn::optim::Optimizer* optimizer,
-                     const master::Progress& start, size_t evaluations_done, double now)
+JobEvents::JobEvents(std::unique_ptr<summary::EventFileWriter> file,
+                     nn::optim::Optimizer* optimizer, const master::Progress& start,
+                     size_t evaluations_done, double now)
     : file_(std::move(file)),
       optimizer_(optimizer),
       last_(start),
       evaluations_done_(evaluations_done),
       last_time_(now) {}
 
-void JobEvents::Write(int64_t step, const Scalars& scalars) {
-  const double wall = WallSeconds();
+void JobEvents::Write(int64_t step, const summary::Scalars& scalars) {
+  const double wall = summary::WallSeconds();
   for (const auto& [tag, value] : scalars) series_.Add(tag, step, wall, value);
   if (!file_ || scalars.empty()) return;
   Status s = file_->Write(step, wall, scalars);
@@ -43,7 +45,7 @@ void JobEvents::Update(const master::Progress& p,
                        const std::vector<master::EpochEnd>& epoch_ends, double now) {
   for (; evaluations_done_ < evaluations.size(); ++evaluations_done_) {
     const master::EvaluationRecord& e = evaluations[evaluations_done_];
-    Write(e.model_version, LossAndMetrics("validation/", e.result.loss, e.result.metrics));
+    Write(e.model_version, summary::LossAndMetrics("validation/", e.result.loss, e.result.metrics));
   }
   bool at_epoch_end = false;
   for (; epoch_ends_done_ < epoch_ends.size(); ++epoch_ends_done_) {
@@ -60,7 +62,7 @@ void JobEvents::Update(const master::Progress& p,
 
 void JobEvents::WriteTraining(const master::Progress& p, double now) {
   const double elapsed = now - last_time_;
-  Scalars scalars;
+  summary::Scalars scalars;
   const int64_t samples = p.train_samples - last_.train_samples;
   if (samples > 0) {
     scalars.emplace_back("train/loss",

@@ -1,7 +1,7 @@
 // JobEvents: a distributed job's scalars, kept by its master in bounded
-// series for GET /series (roles/scalar_series.h) and, with
+// series for GET /series (roles/summary/scalar_series.h) and, with
 // --tensorboard_log_dir, written to a TensorBoard event file
-// (roles/event_file.h). At most once a second, and for the end of every
+// (roles/summary/event_file.h). At most once a second, and for the end of every
 // training epoch (written with the next update, at the version the epoch
 // ended at), it adds at the model version as the step:
 //   train/loss                 mean loss of the training reports since the
@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "base/status.h"
-#include "roles/event_file.h"
 #include "roles/master/evaluation_aggregator.h"
 #include "roles/master/progress.h"
-#include "roles/scalar_series.h"
+#include "roles/summary/event_file.h"
+#include "roles/summary/scalar_series.h"
 
 namespace edl::nn::optim {
 class Optimizer;
@@ -56,17 +56,17 @@ class JobEvents {
               const std::vector<master::EpochEnd>& epoch_ends, double now);
 
   // The series (GET /series). Thread-safe.
-  const ScalarSeries& series() const { return series_; }
+  const summary::ScalarSeries& series() const { return series_; }
 
  private:
-  JobEvents(std::unique_ptr<EventFileWriter> file, nn::optim::Optimizer* optimizer,
+  JobEvents(std::unique_ptr<summary::EventFileWriter> file, nn::optim::Optimizer* optimizer,
             const master::Progress& start, size_t evaluations_done, double now);
-  void Write(int64_t step, const Scalars& scalars);
+  void Write(int64_t step, const summary::Scalars& scalars);
   // The training point for the window from last_ to `p` at `now`.
   void WriteTraining(const master::Progress& p, double now);
 
-  std::unique_ptr<EventFileWriter> file_;  // null: no --tensorboard_log_dir
-  ScalarSeries series_;
+  std::unique_ptr<summary::EventFileWriter> file_;  // null: no --tensorboard_log_dir
+  summary::ScalarSeries series_;
   nn::optim::Optimizer* optimizer_;
   master::Progress last_;
   size_t evaluations_done_;

@@ -19,9 +19,9 @@
 #include "roles/cluster/hosted_cluster.h"
 #include "roles/cluster/local_cluster.h"
 #include "roles/cluster/spawn.h"
+#include "roles/job/job_secret.h"
 #include "roles/job/master_cluster.h"
 #include "roles/job/master_process.h"
-#include "roles/job/ps_process.h"
 #include "roles/job_dir.h"
 
 namespace edl::roles::job {

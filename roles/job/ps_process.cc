@@ -10,7 +10,7 @@
 #include "base/logging.h"
 #include "base/signal_watcher.h"
 #include "net/rpc.h"
-#include "roles/job_dir.h"
+#include "roles/job/job_secret.h"
 #include "roles/local/checkpoint.h"
 #include "roles/local/compiled_model.h"
 #include "roles/protocol/remote_services.h"
@@ -19,16 +19,6 @@
 #include "tensor/ops.h"
 
 namespace edl::roles::job {
-
-Result<std::string> LoadSecret(const JobAccess& job) {
-  if (!job.secret_file.empty()) {
-    auto secret = ReadSecretFile(job.secret_file);
-    if (!secret.ok()) return secret.status().WithPrefix("--secret_file");
-    return secret;
-  }
-  if (job.job_dir.empty()) return InvalidArgument("--job_dir or --secret_file is required");
-  return ReadSecret(JobDirectory{job.job_dir});
-}
 
 bool IsSingleProcessCheckpoint(const std::string& path) {
   return !path.empty() && ReadCheckpoint(path).ok();

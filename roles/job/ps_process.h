@@ -67,7 +67,4 @@ Status SaveFinalCheckpoints(const std::vector<std::string>& ps_addrs, const std:
 // opposed to the PS layout of a distributed job's --checkpoint_dir.
 bool IsSingleProcessCheckpoint(const std::string& path);
 
-// The job secret from options.secret_file or <job_dir>/secret.
-Result<std::string> LoadSecret(const JobAccess& job);
-
 }  // namespace edl::roles::job

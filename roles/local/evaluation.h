@@ -23,25 +23,6 @@ struct EvaluationResult {
   std::string ToString(const std::string& prefix = "") const;
 };
 
-// Checks that the source produces what the model takes (input count, per-
-// record shapes, dtypes) and that labels exist when `need_labels`; errors
-// name `flag` (e.g. "--validation_data").
-Status CheckSourceFitsModel(const data::Source& source, const CompiledModel& cm,
-                            const std::string& flag, bool need_labels);
-
-// Opens `path` with the model's input spec and checks it fits the model
-// (CheckSourceFitsModel); errors name `flag`. `reading`: streamed or
-// loaded, where indexes go, corrupt records skipped (data/source.h); its
-// `labels` is set from need_labels.
-Result<std::unique_ptr<data::Source>> OpenSourceForModel(const std::string& flag,
-                                                         const std::string& path,
-                                                         const CompiledModel& cm, bool need_labels,
-                                                         data::OpenOptions reading = {});
-// How a distributed job's processes read data: streamed (a worker's loaded
-// whole with --data_in_memory; the master's never), with the model flags'
-// --data_index_dir and --skip_corrupt_records.
-data::OpenOptions JobReading(const ModelOptions& model, bool worker);
-
 // The batch's inputs reshaped to the model's declared input shapes (a CSV
 // row of 784 numbers feeds a [28, 28] input), on `device` (uploaded when it
 // is not the CPU); by default on the model's device, ready for Forward.

@@ -11,14 +11,21 @@
 #include "data/batcher.h"
 #include "nn/autograd.h"
 #include "nn/functional.h"
-#include "roles/event_file.h"
 #include "roles/local/model_export.h"
+#include "roles/local/model_source.h"
 #include "roles/progress.h"
+#include "roles/summary/event_file.h"
 #include "roles/thread_tuner.h"
 #include "tensor/host_readback.h"
 #include "tensor/ops.h"
 
 namespace edl::roles {
+
+using summary::EventFileWriter;
+using summary::LossAndMetrics;
+using summary::Scalars;
+using summary::WallSeconds;
+
 namespace {
 
 // A training step whose work is queued and whose results are not read yet.

@@ -10,6 +10,7 @@
 #include "data/batch_prefetcher.h"
 #include "nn/autograd.h"
 #include "roles/local/evaluation.h"
+#include "roles/local/model_source.h"
 #include "tensor/ops.h"
 
 namespace edl::roles {

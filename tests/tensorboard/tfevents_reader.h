@@ -1,5 +1,5 @@
 // Reads TensorBoard event files for the tests, independently of edl's
-// writer (roles/event_file.cc): its own bitwise CRC-32C for the TFRecord
+// writer (roles/summary/event_file.cc): its own bitwise CRC-32C for the TFRecord
 // frames and protoc's generated parser for the Event protocol buffers.
 #pragma once
 

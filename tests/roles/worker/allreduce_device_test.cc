@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "base/clock.h"
-#include "roles/local/evaluation.h"
+#include "roles/local/model_source.h"
 #include "roles/master/master_core.h"
 #include "roles/worker/allreduce_worker.h"
 #include "tensor/device_runtime.h"

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "base/clock.h"
-#include "roles/local/evaluation.h"
+#include "roles/local/model_source.h"
 #include "roles/master/master_core.h"
 
 namespace edl::roles::worker {

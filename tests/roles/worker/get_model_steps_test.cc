@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "base/clock.h"
+#include "roles/local/model_source.h"
 #include "roles/master/master_core.h"
 #include "roles/ps/parameter_server.h"
 #include "roles/ps/ps_client.h"

@@ -1,11 +1,11 @@
-// Bounded series of scalars (roles/scalar_series.h).
-#include "roles/scalar_series.h"
+// Bounded series of scalars (roles/summary/scalar_series.h).
+#include "roles/summary/scalar_series.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-namespace edl::roles {
+namespace edl::roles::summary {
 namespace {
 
 TEST(ScalarSeries, KeepsEverythingUntilFull) {
@@ -52,4 +52,4 @@ TEST(ScalarSeries, JsonListsEveryTagAsStepTimeValueTriples) {
 }
 
 }  // namespace
-}  // namespace edl::roles
+}  // namespace edl::roles::summary

@@ -1,5 +1,5 @@
-// TensorBoard event files (roles/event_file.h).
-#include "roles/event_file.h"
+// TensorBoard event files (roles/summary/event_file.h).
+#include "roles/summary/event_file.h"
 
 #include <unistd.h>
 
@@ -12,7 +12,7 @@
 
 #include "data/tfrecord.h"
 
-namespace edl::roles {
+namespace edl::roles::summary {
 namespace {
 
 // Protocol buffer wire format: a field's key is (number << 3) | wire type.
@@ -143,4 +143,4 @@ Status EventFileWriter::Write(int64_t step, double wall_time, const Scalars& sca
   return Status::Ok();
 }
 
-}  // namespace edl::roles
+}  // namespace edl::roles::summary

@@ -24,7 +24,7 @@
 
 #include "base/status.h"
 
-namespace edl::roles {
+namespace edl::roles::summary {
 
 using Scalars = std::vector<std::pair<std::string, double>>;
 
@@ -69,4 +69,4 @@ double WallSeconds();
 std::string FileVersionEvent(double wall_time);
 std::string ScalarEvent(int64_t step, double wall_time, std::string_view tag, float value);
 
-}  // namespace edl::roles
+}  // namespace edl::roles::summary

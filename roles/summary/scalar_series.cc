@@ -1,11 +1,11 @@
-// Bounded series of scalars (roles/scalar_series.h).
-#include "roles/scalar_series.h"
+// Bounded series of scalars (roles/summary/scalar_series.h).
+#include "roles/summary/scalar_series.h"
 
 #include <nlohmann/json.hpp>
 
 #include "base/check.h"
 
-namespace edl::roles {
+namespace edl::roles::summary {
 
 ScalarSeries::ScalarSeries(size_t capacity) : capacity_(capacity) {
   EDL_CHECK_GE(capacity, size_t{2}) << "series capacity";
@@ -52,4 +52,4 @@ nlohmann::json ScalarSeries::ToJson() const {
   return {{"capacity", capacity_}, {"series", std::move(series)}};
 }
 
-}  // namespace edl::roles
+}  // namespace edl::roles::summary

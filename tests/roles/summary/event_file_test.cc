@@ -1,6 +1,6 @@
-// TensorBoard event files (roles/event_file.h), read back by the tests' own
+// TensorBoard event files (roles/summary/event_file.h), read back by the tests' own
 // reader (tests/tensorboard: bitwise CRC-32C, protoc's Event parser).
-#include "roles/event_file.h"
+#include "roles/summary/event_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -13,7 +13,7 @@
 
 #include "tests/tensorboard/tfevents_reader.h"
 
-namespace edl::roles {
+namespace edl::roles::summary {
 namespace {
 
 namespace fs = std::filesystem;
@@ -133,4 +133,4 @@ TEST_F(EventFileTest, TheReaderRejectsACorruptedFrame) {
 }
 
 }  // namespace
-}  // namespace edl::roles
+}  // namespace edl::roles::summary

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace edl::roles {
+namespace edl::roles::summary {
 
 class ScalarSeries {
  public:
@@ -49,4 +49,4 @@ class ScalarSeries {
   std::map<std::string, Series> series_;
 };
 
-}  // namespace edl::roles
+}  // namespace edl::roles::summary
