@@ -41,4 +41,8 @@ fi
 
 scripts/build.sh
 BUILD_DIR=${BUILD_DIR:-build}
-CI=true ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$(nproc)" --timeout 900
+tests_start=$SECONDS
+status=0
+CI=true ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$(nproc)" --timeout 900 || status=$?
+echo "test.sh: tests ran for $((SECONDS - tests_start)) s; all of test.sh took $SECONDS s"
+exit "$status"

@@ -11,6 +11,7 @@
 
 #include "data/tf_example.h"
 #include "data/tfrecord.h"
+#include "tests/testing/paths.h"
 #include "tests/testing/run_edl.h"
 
 namespace edl::testing {
@@ -18,7 +19,7 @@ namespace {
 
 TEST(DataIndex, IndexesCsvAndTfRecordFilesAndReusesFreshIndexes) {
   TempDir dir;
-  const std::string script = std::string(EDL_SOURCE_DIR) + "/tests/data/write_tfrecords.py";
+  const std::string script = edl::testing::SourceDir() + "/tests/data/write_tfrecords.py";
   ASSERT_EQ(std::system(("/usr/bin/python3 " + script + " " + dir.File("py") + " 1000").c_str()),
             0);
   std::string csv = "a,b,label\n";
@@ -78,7 +79,7 @@ int FilesStartingWith(const TempDir& dir, const std::string& prefix) {
 }
 
 void WritePythonTfRecords(const TempDir& dir, int n) {
-  const std::string script = std::string(EDL_SOURCE_DIR) + "/tests/data/write_tfrecords.py";
+  const std::string script = edl::testing::SourceDir() + "/tests/data/write_tfrecords.py";
   ASSERT_EQ(
       std::system(
           ("/usr/bin/python3 " + script + " " + dir.File("py") + " " + std::to_string(n)).c_str()),
@@ -239,7 +240,7 @@ TEST(DataInspect, ShowsTheFeaturesOfTfExamplesAndAFewRecords) {
 // (tests/data/write_tfrecords.py) decode the same.
 TEST(DataInspect, ReadsExamplesWrittenByAnIndependentEncoder) {
   TempDir dir;
-  const std::string script = std::string(EDL_SOURCE_DIR) + "/tests/data/write_tfrecords.py";
+  const std::string script = edl::testing::SourceDir() + "/tests/data/write_tfrecords.py";
   ASSERT_EQ(std::system(("/usr/bin/python3 " + script + " " + dir.File("py") + " 20").c_str()), 0);
   RunResult r = RunEdl({"data", "inspect", dir.File("py.examples.tfrecord"), "--records=2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

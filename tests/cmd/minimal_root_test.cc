@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "tests/testing/job_report.h"
+#include "tests/testing/paths.h"
 #include "tests/testing/run_edl.h"
 #include "tests/testing/skip.h"
 
@@ -47,7 +48,7 @@ TEST(MinimalRoot, ALocalClusterJobRunsWithoutDevNullAndDevUrandom) {
   })");
   const std::string iris = std::string(EDL_SKLEARN_DATA) + "/iris.csv";
   const int code = RunWithoutDev(
-      dir, std::string(EDL_BINARY_PATH) +
+      dir, edl::testing::EdlBinary() +
                " train --distribution_strategy=ParameterServerStrategy --job_name=nodev"
                " --jobs_dir=" +
                dir.File("jobs") + " --num_workers=1 --num_ps_pods=1 --num_epochs=2" +

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tests/testing/paths.h"
 #include "tests/testing/run_edl.h"
 #include "tests/testing/skip.h"
 
@@ -20,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string kTfjsDir = std::string(EDL_SOURCE_DIR) + "/tests/tfjs";
+const std::string kTfjsDir = edl::testing::SourceDir() + "/tests/tfjs";
 
 bool HaveTfjs() {
   return std::system("node --version > /dev/null 2>&1") == 0 &&

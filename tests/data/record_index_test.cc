@@ -17,6 +17,7 @@
 #include "data/csv_reader.h"
 #include "data/record_reader.h"
 #include "tests/data/test_files.h"
+#include "tests/testing/paths.h"
 
 namespace edl::data {
 namespace {
@@ -130,7 +131,7 @@ TEST(TfRecordIndex, ReadsAcrossConcatenatedGzipMembers) {
 // framing and CRC-32C in Python from the format's definition) read back.
 TEST(TfRecordIndex, ReadsTfRecordsWrittenByAnIndependentImplementation) {
   TempDir dir;
-  const std::string script = std::string(EDL_SOURCE_DIR) + "/tests/data/write_tfrecords.py";
+  const std::string script = edl::testing::SourceDir() + "/tests/data/write_tfrecords.py";
   const std::string command = "/usr/bin/python3 " + script + " " + dir.File("py") + " 300";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   for (const std::string name : {"py.tfrecord", "py.tfrecord.gz"}) {

@@ -20,6 +20,7 @@
 #include "data/tf_example.h"
 #include "data/tfrecord.h"
 #include "tests/data/test_files.h"
+#include "tests/testing/paths.h"
 
 namespace edl::data {
 namespace {
@@ -162,7 +163,7 @@ TEST(VerifyRecords, GivesEachFileItsOwnVerdict) {
 // its plain payloads ("python-record-<i>-...") are no Examples.
 TEST(VerifyRecords, ReadsTfRecordsWrittenByAnIndependentImplementation) {
   TempDir dir;
-  const std::string script = std::string(EDL_SOURCE_DIR) + "/tests/data/write_tfrecords.py";
+  const std::string script = edl::testing::SourceDir() + "/tests/data/write_tfrecords.py";
   const std::string command = "/usr/bin/python3 " + script + " " + dir.File("py") + " 300";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   EXPECT_TRUE(Verify(Index(dir.File("py.examples.tfrecord"), RecordFormat::kTfRecord), 4).ok());

@@ -21,6 +21,7 @@
 #include "data/tf_example.h"
 #include "data/tfrecord.h"
 #include "tests/data/test_files.h"
+#include "tests/testing/paths.h"
 
 namespace edl::data {
 namespace {
@@ -147,7 +148,7 @@ TEST(StreamedSource, ATfRecordOfExamplesBecomesTheSpecsInputs) {
 // decoded by the scanner a streamed source uses.
 TEST(StreamedSource, DecodesExamplesWrittenByAnIndependentEncoder) {
   TempDir dir;
-  const std::string script = std::string(EDL_SOURCE_DIR) + "/tests/data/write_tfrecords.py";
+  const std::string script = edl::testing::SourceDir() + "/tests/data/write_tfrecords.py";
   ASSERT_EQ(std::system(("/usr/bin/python3 " + script + " " + dir.File("py") + " 20").c_str()), 0);
   auto s = OpenSource(dir.File("py.examples.tfrecord"),
                       Spec(R"({"format": "tfrecord", "label": "label", "numeric": ["dense"],

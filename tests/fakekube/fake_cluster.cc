@@ -6,14 +6,15 @@
 #include <filesystem>
 
 #include "kube/config.h"
+#include "tests/testing/paths.h"
 
 namespace edl::testing {
 
 FakeCluster::FakeCluster(const std::string& node)
     : process_(
-          EDL_FAKE_KUBE_PATH,
+          edl::testing::FakeKubeBinary(),
           {"--dir", dir_.path(), "--nodes", node, "--image",
-           "edl:dev=" + std::filesystem::path(EDL_BINARY_PATH).parent_path().string(), "--image",
+           "edl:dev=" + std::filesystem::path(edl::testing::EdlBinary()).parent_path().string(), "--image",
            "busybox=/bin", "--priority_class", "high=100000", "--priority_class", "low=1000"}) {
   ready_ = WaitFor([&] { return std::filesystem::exists(dir_.File("kubeconfig")); }, 30);
   if (!ready_) return;

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/testing/paths.h"
+
 namespace edl::net {
 namespace {
 
@@ -133,7 +135,8 @@ TEST(ServeHttpBytes, AnswersPipelinedRequestsInOrderAndStopsAtClose) {
 }
 
 TEST(ServeHttpBytes, SurvivesEveryInputInTheFuzzCorpus) {
-  std::filesystem::path dir = std::filesystem::path(EDL_SOURCE_DIR) / "fuzz/corpus/net_http";
+  std::filesystem::path dir =
+      std::filesystem::path(edl::testing::SourceDir()) / "fuzz/corpus/net_http";
   ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir;
   HttpRouter router = TestRouter();
   int files = 0;

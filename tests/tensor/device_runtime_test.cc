@@ -12,6 +12,7 @@
 #include <string>
 
 #include "tensor/gpu_info.h"
+#include "tests/testing/paths.h"
 
 namespace edl::tensor {
 namespace {
@@ -66,7 +67,7 @@ TEST(OpenCudaPlugin, RefusesASharedLibraryThatIsNotAnEdlPlugin) {
 }
 
 TEST(OpenCudaPlugin, RefusesAFileThatIsNotASharedLibrary) {
-  Result<DeviceRuntime*> r = OpenCudaPlugin(EDL_SOURCE_DIR "/tensor/device_runtime.h");
+  Result<DeviceRuntime*> r = OpenCudaPlugin(edl::testing::SourceDir() + "/tensor/device_runtime.h");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(r.status().message().find("cannot load CUDA plugin"), std::string::npos)

@@ -13,17 +13,19 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/testing/paths.h"
+
 extern char** environ;
 
 namespace edl::testing {
 
 RunResult RunEdl(const std::vector<std::string>& args) { return EdlProcess(args).Wait(); }
 
-EdlProcess::EdlProcess(const std::vector<std::string>& args) : EdlProcess(EDL_BINARY_PATH, args) {}
+EdlProcess::EdlProcess(const std::vector<std::string>& args) : EdlProcess(EdlBinary(), args) {}
 
 EdlProcess::EdlProcess(const std::vector<std::string>& args,
                        const std::map<std::string, std::string>& env)
-    : EdlProcess(EDL_BINARY_PATH, args, env) {}
+    : EdlProcess(EdlBinary(), args, env) {}
 
 EdlProcess::EdlProcess(const std::string& binary, const std::vector<std::string>& args,
                        const std::map<std::string, std::string>& env) {

@@ -15,7 +15,8 @@ struct RunResult {
   std::string err;
 };
 
-// Runs EDL_BINARY_PATH with `args` (no shell), waiting for it to exit.
+// Runs the edl binary under test (EdlBinary(), tests/testing/paths.h) with `args` (no shell),
+// waiting for it to exit.
 RunResult RunEdl(const std::vector<std::string>& args);
 
 // An edl process running in the background; the destructor kills it (and

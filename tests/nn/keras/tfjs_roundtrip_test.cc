@@ -16,6 +16,7 @@
 #include "nn/keras/model_spec.h"
 #include "nn/keras/tfjs_export.h"
 #include "nn/keras/zoo.h"
+#include "tests/testing/paths.h"
 #include "tests/testing/skip.h"
 
 namespace edl::nn::keras {
@@ -24,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string kTfjsDir = std::string(EDL_SOURCE_DIR) + "/tests/tfjs";
+const std::string kTfjsDir = edl::testing::SourceDir() + "/tests/tfjs";
 
 bool HaveTfjs() {
   return std::system("node --version > /dev/null 2>&1") == 0 &&

@@ -13,6 +13,7 @@
 
 #include "nn/layers/layer_factory.h"
 #include "tests/nn/gradient_check.h"
+#include "tests/testing/paths.h"
 
 namespace edl::nn::layers::layer_testing {
 
@@ -41,7 +42,7 @@ inline std::string LayerError(const std::string& cls, nlohmann::json config,
 
 // tests/nn/layers/testdata/<name> parsed (CHECKs that it exists).
 inline nlohmann::json ReadTestData(const std::string& name) {
-  std::ifstream in(std::string(EDL_SOURCE_DIR) + "/tests/nn/layers/testdata/" + name);
+  std::ifstream in(edl::testing::SourceDir() + "/tests/nn/layers/testdata/" + name);
   EDL_CHECK(in) << "missing tests/nn/layers/testdata/" << name;
   std::stringstream text;
   text << in.rdbuf();

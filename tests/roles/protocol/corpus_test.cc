@@ -12,13 +12,14 @@
 
 #include "roles/protocol/codec.h"
 #include "tests/roles/protocol/sample_messages.h"
+#include "tests/testing/paths.h"
 
 namespace edl::roles::protocol {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kCorpus = fs::path(EDL_SOURCE_DIR) / "fuzz/corpus/protocol_codec";
+const fs::path kCorpus = fs::path(edl::testing::SourceDir()) / "fuzz/corpus/protocol_codec";
 
 // The seeds: every sample message, and every message with default values.
 std::map<std::string, std::string> Seeds() {
