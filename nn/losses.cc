@@ -49,11 +49,16 @@ int64_t NumClasses(const Tensor& y_pred) {
   return y_pred.dim(-1);
 }
 
-// y_true as float32 with y_pred's shape.
-Tensor DenseLabels(const Tensor& y_true, const Tensor& y_pred) {
+// CHECKs that there is one label value per prediction.
+void CheckOneLabelPerPrediction(const Tensor& y_true, const Tensor& y_pred) {
   EDL_CHECK_EQ(y_true.numel(), y_pred.numel())
       << "labels " << tensor::ShapeString(y_true.shape()) << " vs predictions "
       << tensor::ShapeString(y_pred.shape());
+}
+
+// y_true as float32 with y_pred's shape.
+Tensor DenseLabels(const Tensor& y_true, const Tensor& y_pred) {
+  CheckOneLabelPerPrediction(y_true, y_pred);
   const Tensor host = y_true.On(tensor::Device::kCPU);
   Tensor t =
       host.dtype() == tensor::DType::kFloat32 ? host : tensor::Cast(host, tensor::DType::kFloat32);
@@ -237,9 +242,7 @@ class BinaryCrossentropy : public Loss {
   Var Compute(const Var& y_pred, const Tensor& y_true) const override {
     const Tensor& x = y_pred.value();
     if (OnDevice(y_pred)) {
-      EDL_CHECK_EQ(y_true.numel(), x.numel())
-          << "labels " << tensor::ShapeString(y_true.shape()) << " vs predictions "
-          << tensor::ShapeString(x.shape());
+      CheckOneLabelPerPrediction(y_true, x);
       return FusedLoss(
           internal::BinaryCrossentropyOps(x, y_true, from_logits_, smoothing_, WantGrad(y_pred)),
           y_pred);
@@ -290,9 +293,7 @@ class Regression : public Loss {
   Var Compute(const Var& y_pred, const Tensor& y_true) const override {
     const Tensor& x = y_pred.value();
     if (OnDevice(y_pred)) {
-      EDL_CHECK_EQ(y_true.numel(), x.numel())
-          << "labels " << tensor::ShapeString(y_true.shape()) << " vs predictions "
-          << tensor::ShapeString(x.shape());
+      CheckOneLabelPerPrediction(y_true, x);
       const internal::RegressionKind kind =
           kind_ == Kind::kSquared    ? internal::RegressionKind::kSquared
           : kind_ == Kind::kAbsolute ? internal::RegressionKind::kAbsolute

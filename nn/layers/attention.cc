@@ -33,13 +33,7 @@ Result<std::unique_ptr<Layer>> MultiHeadAttention::FromConfig(const std::string&
     }
   }
   r.ExpectNull("attention_axes");
-  l->kernel_init_ = ReadInitializer(r, "kernel_initializer", "GlorotUniform");
-  l->bias_init_ = ReadInitializer(r, "bias_initializer", "Zeros");
-  l->kernel_reg_ = ReadRegularizer(r, "kernel_regularizer");
-  l->bias_reg_ = ReadRegularizer(r, "bias_regularizer");
-  r.ExpectNull("activity_regularizer");
-  r.ExpectNull("kernel_constraint");
-  r.ExpectNull("bias_constraint");
+  l->kernel_bias_ = ReadKernelBiasConfig(r);
   EDL_RETURN_IF_ERROR(r.status());
   return std::unique_ptr<Layer>(std::move(l));
 }
@@ -80,11 +74,13 @@ Status MultiHeadAttention::CreateWeights(const std::vector<Shape>& in, std::mt19
   built_for_ = {dq, dv, dk};
   const int64_t out = output_dim_ > 0 ? output_dim_ : dq;
   auto kernel = [&](const std::string& n, const Shape& s) {
-    return AddWeight(n + "/kernel", MakeWeight(kernel_init_, s, rng), true, kernel_reg_.Function());
+    return AddWeight(n + "/kernel", MakeWeight(kernel_bias_.kernel_init, s, rng), true,
+                     kernel_bias_.kernel_reg.Function());
   };
   auto bias = [&](const std::string& n, const Shape& s) -> Parameter* {
     if (!use_bias_) return nullptr;
-    return AddWeight(n + "/bias", MakeWeight(bias_init_, s, rng), true, bias_reg_.Function());
+    return AddWeight(n + "/bias", MakeWeight(kernel_bias_.bias_init, s, rng), true,
+                     kernel_bias_.bias_reg.Function());
   };
   query_kernel_ = kernel("query", {dq, heads_, key_dim_});
   query_bias_ = bias("query", {heads_, key_dim_});
@@ -146,13 +142,7 @@ nlohmann::json MultiHeadAttention::Config() const {
   c["use_bias"] = use_bias_;
   c["output_shape"] = output_dim_ > 0 ? nlohmann::json(output_dim_) : nlohmann::json();
   c["attention_axes"] = nullptr;
-  c["kernel_initializer"] = kernel_init_.json;
-  c["bias_initializer"] = bias_init_.json;
-  c["kernel_regularizer"] = kernel_reg_.json;
-  c["bias_regularizer"] = bias_reg_.json;
-  c["activity_regularizer"] = nullptr;
-  c["kernel_constraint"] = nullptr;
-  c["bias_constraint"] = nullptr;
+  WriteKernelBiasConfig(kernel_bias_, c);
   return c;
 }
 

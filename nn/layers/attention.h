@@ -12,8 +12,8 @@
 // attention_output/bias [out].
 #pragma once
 
+#include "nn/layers/kernel_bias_config.h"
 #include "nn/layers/layer.h"
-#include "nn/layers/weight_config.h"
 
 namespace edl::nn::layers {
 
@@ -37,8 +37,7 @@ class MultiHeadAttention : public Layer {
   int64_t heads_ = 1, key_dim_ = 0, value_dim_ = 0, output_dim_ = -1;
   float dropout_ = 0.f;
   bool use_bias_ = true;
-  WeightInit kernel_init_, bias_init_;
-  WeightPenalty kernel_reg_, bias_reg_;
+  KernelBiasConfig kernel_bias_;
   Shape built_for_;  // query, value, key feature sizes
   Parameter* query_kernel_ = nullptr;
   Parameter* query_bias_ = nullptr;

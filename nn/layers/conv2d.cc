@@ -96,13 +96,7 @@ Result<std::unique_ptr<Layer>> Conv2D::Read(int rank, const std::string& name,
   }
   EDL_ASSIGN_OR_RETURN(l->activation_, ParseActivation(r.String("activation", "linear")));
   l->use_bias_ = r.Bool("use_bias", true);
-  l->kernel_init_ = ReadInitializer(r, "kernel_initializer", "GlorotUniform");
-  l->bias_init_ = ReadInitializer(r, "bias_initializer", "Zeros");
-  l->kernel_reg_ = ReadRegularizer(r, "kernel_regularizer");
-  l->bias_reg_ = ReadRegularizer(r, "bias_regularizer");
-  r.ExpectNull("activity_regularizer");
-  r.ExpectNull("kernel_constraint");
-  r.ExpectNull("bias_constraint");
+  l->kernel_bias_ = ReadKernelBiasConfig(r);
   EDL_RETURN_IF_ERROR(r.status());
   return std::unique_ptr<Layer>(std::move(l));
 }
@@ -148,10 +142,11 @@ Status Conv2D::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng)
   const Shape kernel =
       rank_ == 1 ? Shape{window_.kernel_size[1], per_group, filters_}
                  : Shape{window_.kernel_size[0], window_.kernel_size[1], per_group, filters_};
-  kernel_ =
-      AddWeight("kernel", MakeWeight(kernel_init_, kernel, rng), true, kernel_reg_.Function());
+  kernel_ = AddWeight("kernel", MakeWeight(kernel_bias_.kernel_init, kernel, rng), true,
+                      kernel_bias_.kernel_reg.Function());
   if (use_bias_) {
-    bias_ = AddWeight("bias", MakeWeight(bias_init_, {filters_}, rng), true, bias_reg_.Function());
+    bias_ = AddWeight("bias", MakeWeight(kernel_bias_.bias_init, {filters_}, rng), true,
+                      kernel_bias_.bias_reg.Function());
   }
   return Status::Ok();
 }
@@ -185,13 +180,7 @@ nlohmann::json Conv2D::Config() const {
   if (groups_ != 1) c["groups"] = groups_;  // (TF.js has no groups)
   c["activation"] = ActivationName(activation_);
   c["use_bias"] = use_bias_;
-  c["kernel_initializer"] = kernel_init_.json;
-  c["bias_initializer"] = bias_init_.json;
-  c["kernel_regularizer"] = kernel_reg_.json;
-  c["bias_regularizer"] = bias_reg_.json;
-  c["activity_regularizer"] = nullptr;
-  c["kernel_constraint"] = nullptr;
-  c["bias_constraint"] = nullptr;
+  WriteKernelBiasConfig(kernel_bias_, c);
   return c;
 }
 

@@ -10,8 +10,8 @@
 #include <array>
 
 #include "nn/layers/activations.h"
+#include "nn/layers/kernel_bias_config.h"
 #include "nn/layers/layer.h"
-#include "nn/layers/weight_config.h"
 #include "tensor/ops.h"
 
 namespace edl::nn::layers {
@@ -60,8 +60,7 @@ class Conv2D : public Layer {
   ConvWindow window_;
   ActivationKind activation_ = ActivationKind::kLinear;
   bool use_bias_ = true;
-  WeightInit kernel_init_, bias_init_;
-  WeightPenalty kernel_reg_, bias_reg_;
+  KernelBiasConfig kernel_bias_;
   int64_t in_channels_ = -1;
   Parameter* kernel_ = nullptr;
   Parameter* bias_ = nullptr;

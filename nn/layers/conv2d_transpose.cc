@@ -11,56 +11,26 @@ Result<std::unique_ptr<Layer>> Conv2DTranspose::FromConfig(const std::string& na
   ConfigReader r(config);
   l->filters_ = r.RequiredInt("filters");
   if (r.status().ok() && l->filters_ <= 0) r.Fail("filters", "must be positive");
-  if (r.Get("kernel_size") == nullptr) r.Fail("kernel_size", "is required");
-  l->kernel_size_ = r.IntPair("kernel_size", {1, 1});
-  l->strides_ = r.IntPair("strides", {1, 1});
-  l->dilation_ = r.IntPair("dilation_rate", {1, 1});
-  for (int64_t v : l->kernel_size_) {
-    if (v <= 0) r.Fail("kernel_size", "must be positive");
-  }
-  for (int64_t v : l->strides_) {
-    if (v <= 0) r.Fail("strides", "must be positive");
-  }
-  for (int64_t v : l->dilation_) {
-    if (v <= 0) r.Fail("dilation_rate", "must be positive");
-  }
-  if ((l->strides_[0] > 1 || l->strides_[1] > 1) && (l->dilation_[0] > 1 || l->dilation_[1] > 1)) {
-    r.Fail("strides", "> 1 cannot be combined with dilation_rate > 1 (as Keras)");
-  }
-  r.ExpectOneOf("padding", {"valid", "same"});
-  l->padding_ =
-      r.String("padding", "valid") == "same" ? tensor::Padding::kSame : tensor::Padding::kValid;
+  l->window_ = ReadConvWindow(r, 2);
   if (r.Get("output_padding") != nullptr) {
     l->output_padding_ = r.IntPair("output_padding", {0, 0});
     for (int i = 0; i < 2; ++i) {
-      if (l->output_padding_[i] < 0 || l->output_padding_[i] >= l->strides_[i]) {
+      if (l->output_padding_[i] < 0 || l->output_padding_[i] >= l->window_.strides[i]) {
         r.Fail("output_padding", "must be at least 0 and smaller than strides (as Keras), got " +
                                      Describe(config["output_padding"]) + " with strides " +
                                      Describe(config.value("strides", nlohmann::json(1))));
       }
     }
   }
-  r.ExpectOneOf("data_format", {"channels_last"});
   EDL_ASSIGN_OR_RETURN(l->activation_, ParseActivation(r.String("activation", "linear")));
   l->use_bias_ = r.Bool("use_bias", true);
-  l->kernel_init_ = ReadInitializer(r, "kernel_initializer", "GlorotUniform");
-  l->bias_init_ = ReadInitializer(r, "bias_initializer", "Zeros");
-  l->kernel_reg_ = ReadRegularizer(r, "kernel_regularizer");
-  l->bias_reg_ = ReadRegularizer(r, "bias_regularizer");
-  r.ExpectNull("activity_regularizer");
-  r.ExpectNull("kernel_constraint");
-  r.ExpectNull("bias_constraint");
+  l->kernel_bias_ = ReadKernelBiasConfig(r);
   EDL_RETURN_IF_ERROR(r.status());
   return std::unique_ptr<Layer>(std::move(l));
 }
 
 tensor::Conv2DParams Conv2DTranspose::ParamsFor(int64_t oh, int64_t ow) const {
-  tensor::Conv2DParams p;
-  p.strides = strides_;
-  p.dilations = dilation_;
-  p.padding = tensor::ComputePadding(padding_, oh, ow, kernel_size_[0], kernel_size_[1], strides_,
-                                     dilation_);
-  return p;
+  return window_.ParamsFor({oh, ow, filters_});
 }
 
 Result<std::vector<Shape>> Conv2DTranspose::OutputShapes(const std::vector<Shape>& in) {
@@ -75,17 +45,18 @@ Result<std::vector<Shape>> Conv2DTranspose::OutputShapes(const std::vector<Shape
   }
   Shape out = {0, 0, filters_};
   for (int i = 0; i < 2; ++i) {
-    out[i] = tensor::TransposedConvOutputSize(s[i], kernel_size_[i], strides_[i], dilation_[i],
-                                              padding_, output_padding_[i]);
+    out[i] =
+        tensor::TransposedConvOutputSize(s[i], window_.kernel_size[i], window_.strides[i],
+                                         window_.dilation[i], window_.padding, output_padding_[i]);
   }
   // The convolution from the output back must give the input's size (with an
   // output_padding that does not, TensorFlow refuses the model as well).
   const std::array<int64_t, 4> pad = ParamsFor(out[0], out[1]).padding;
   for (int i = 0; i < 2; ++i) {
-    const int64_t back = out[i] <= 0
-                             ? 0
-                             : tensor::ConvOutputSize(out[i], kernel_size_[i], strides_[i],
-                                                      dilation_[i], pad[2 * i], pad[2 * i + 1]);
+    const int64_t back =
+        out[i] <= 0 ? 0
+                    : tensor::ConvOutputSize(out[i], window_.kernel_size[i], window_.strides[i],
+                                             window_.dilation[i], pad[2 * i], pad[2 * i + 1]);
     if (back != s[i]) {
       return Error("output_padding " + std::to_string(output_padding_[i]) + " gives an output of " +
                    std::to_string(out[i]) + " on axis " + std::to_string(i + 1) +
@@ -100,10 +71,12 @@ Status Conv2DTranspose::CreateWeights(const std::vector<Shape>& in, std::mt19937
   in_channels_ = in[0][2];
   kernel_ = AddWeight(
       "kernel",
-      MakeWeight(kernel_init_, {kernel_size_[0], kernel_size_[1], filters_, in_channels_}, rng),
-      true, kernel_reg_.Function());
+      MakeWeight(kernel_bias_.kernel_init,
+                 {window_.kernel_size[0], window_.kernel_size[1], filters_, in_channels_}, rng),
+      true, kernel_bias_.kernel_reg.Function());
   if (use_bias_) {
-    bias_ = AddWeight("bias", MakeWeight(bias_init_, {filters_}, rng), true, bias_reg_.Function());
+    bias_ = AddWeight("bias", MakeWeight(kernel_bias_.bias_init, {filters_}, rng), true,
+                      kernel_bias_.bias_reg.Function());
   }
   return Status::Ok();
 }
@@ -121,25 +94,15 @@ std::vector<Var> Conv2DTranspose::Call(const std::vector<Var>& inputs, const Cal
 nlohmann::json Conv2DTranspose::Config() const {
   nlohmann::json c = Layer::Config();
   c["filters"] = filters_;
-  c["kernel_size"] = kernel_size_;
-  c["strides"] = strides_;
-  c["padding"] = padding_ == tensor::Padding::kSame ? "same" : "valid";
+  window_.ToConfig(c);
   if (output_padding_[0] >= 0) {
     c["output_padding"] = output_padding_;
   } else {
     c["output_padding"] = nullptr;
   }
-  c["data_format"] = "channels_last";
-  c["dilation_rate"] = dilation_;
   c["activation"] = ActivationName(activation_);
   c["use_bias"] = use_bias_;
-  c["kernel_initializer"] = kernel_init_.json;
-  c["bias_initializer"] = bias_init_.json;
-  c["kernel_regularizer"] = kernel_reg_.json;
-  c["bias_regularizer"] = bias_reg_.json;
-  c["activity_regularizer"] = nullptr;
-  c["kernel_constraint"] = nullptr;
-  c["bias_constraint"] = nullptr;
+  WriteKernelBiasConfig(kernel_bias_, c);
   return c;
 }
 

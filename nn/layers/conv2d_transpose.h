@@ -12,8 +12,9 @@
 #include <array>
 
 #include "nn/layers/activations.h"
+#include "nn/layers/conv2d.h"
+#include "nn/layers/kernel_bias_config.h"
 #include "nn/layers/layer.h"
-#include "nn/layers/weight_config.h"
 #include "tensor/ops.h"
 
 namespace edl::nn::layers {
@@ -36,13 +37,11 @@ class Conv2DTranspose : public Layer {
   tensor::Conv2DParams ParamsFor(int64_t oh, int64_t ow) const;
 
   int64_t filters_ = 0;
-  std::array<int64_t, 2> kernel_size_{1, 1}, strides_{1, 1}, dilation_{1, 1};
-  tensor::Padding padding_ = tensor::Padding::kValid;
+  ConvWindow window_;                              // never causal
   std::array<int64_t, 2> output_padding_{-1, -1};  // -1: none (null)
   ActivationKind activation_ = ActivationKind::kLinear;
   bool use_bias_ = true;
-  WeightInit kernel_init_, bias_init_;
-  WeightPenalty kernel_reg_, bias_reg_;
+  KernelBiasConfig kernel_bias_;
   int64_t in_channels_ = -1;
   Parameter* kernel_ = nullptr;
   Parameter* bias_ = nullptr;

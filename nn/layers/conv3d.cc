@@ -49,25 +49,32 @@ Status ReadConv3D(ConfigReader& r, Conv3DConfig* f) {
   r.ExpectOneOf("data_format", {"channels_last"});
   EDL_ASSIGN_OR_RETURN(f->activation, ParseActivation(r.String("activation", "linear")));
   f->use_bias = r.Bool("use_bias", true);
-  f->kernel_init = ReadInitializer(r, "kernel_initializer", "GlorotUniform");
-  f->bias_init = ReadInitializer(r, "bias_initializer", "Zeros");
-  f->kernel_reg = ReadRegularizer(r, "kernel_regularizer");
-  f->bias_reg = ReadRegularizer(r, "bias_regularizer");
-  r.ExpectNull("activity_regularizer");
-  r.ExpectNull("kernel_constraint");
-  r.ExpectNull("bias_constraint");
+  f->kernel_bias = ReadKernelBiasConfig(r);
   return r.status();
 }
 
 }  // namespace
 
 void Conv3DBase::MakeWeights(const Shape& kernel, std::mt19937_64& rng) {
-  kernel_ = AddWeight("kernel", MakeWeight(cfg_.kernel_init, kernel, rng), true,
-                      cfg_.kernel_reg.Function());
+  kernel_ = AddWeight("kernel", MakeWeight(cfg_.kernel_bias.kernel_init, kernel, rng), true,
+                      cfg_.kernel_bias.kernel_reg.Function());
   if (cfg_.use_bias) {
-    bias_ = AddWeight("bias", MakeWeight(cfg_.bias_init, {cfg_.filters}, rng), true,
-                      cfg_.bias_reg.Function());
+    bias_ = AddWeight("bias", MakeWeight(cfg_.kernel_bias.bias_init, {cfg_.filters}, rng), true,
+                      cfg_.kernel_bias.bias_reg.Function());
   }
+}
+
+Status Conv3DBase::CheckInput(const std::vector<Shape>& in) const {
+  EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
+  const Shape& s = in[0];
+  if (s.size() != 4) {
+    return Error("expects rank-4 input [D, H, W, C], got " + tensor::ShapeString(s));
+  }
+  if (in_channels_ >= 0 && s[3] != in_channels_) {
+    return Error("was built for " + std::to_string(in_channels_) + " input channels, got " +
+                 tensor::ShapeString(s));
+  }
+  return Status::Ok();
 }
 
 void Conv3DBase::WriteConfig(nlohmann::json& c) const {
@@ -79,13 +86,7 @@ void Conv3DBase::WriteConfig(nlohmann::json& c) const {
   c["data_format"] = "channels_last";
   c["activation"] = ActivationName(cfg_.activation);
   c["use_bias"] = cfg_.use_bias;
-  c["kernel_initializer"] = cfg_.kernel_init.json;
-  c["bias_initializer"] = cfg_.bias_init.json;
-  c["kernel_regularizer"] = cfg_.kernel_reg.json;
-  c["bias_regularizer"] = cfg_.bias_reg.json;
-  c["activity_regularizer"] = nullptr;
-  c["kernel_constraint"] = nullptr;
-  c["bias_constraint"] = nullptr;
+  WriteKernelBiasConfig(cfg_.kernel_bias, c);
 }
 
 Result<std::unique_ptr<Layer>> Conv3D::FromConfig(const std::string& name,
@@ -103,15 +104,8 @@ Result<std::unique_ptr<Layer>> Conv3D::FromConfig(const std::string& name,
 }
 
 Result<std::vector<Shape>> Conv3D::OutputShapes(const std::vector<Shape>& in) {
-  EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
+  EDL_RETURN_IF_ERROR(CheckInput(in));
   const Shape& s = in[0];
-  if (s.size() != 4) {
-    return Error("expects rank-4 input [D, H, W, C], got " + tensor::ShapeString(s));
-  }
-  if (in_channels_ >= 0 && s[3] != in_channels_) {
-    return Error("was built for " + std::to_string(in_channels_) + " input channels, got " +
-                 tensor::ShapeString(s));
-  }
   if (s[3] % groups_ != 0) {
     return Error(std::to_string(s[3]) + " input channels do not split into " +
                  std::to_string(groups_) + " groups");
@@ -168,15 +162,8 @@ Result<std::unique_ptr<Layer>> Conv3DTranspose::FromConfig(const std::string& na
 }
 
 Result<std::vector<Shape>> Conv3DTranspose::OutputShapes(const std::vector<Shape>& in) {
-  EDL_RETURN_IF_ERROR(ExpectInputs(in, 1));
+  EDL_RETURN_IF_ERROR(CheckInput(in));
   const Shape& s = in[0];
-  if (s.size() != 4) {
-    return Error("expects rank-4 input [D, H, W, C], got " + tensor::ShapeString(s));
-  }
-  if (in_channels_ >= 0 && s[3] != in_channels_) {
-    return Error("was built for " + std::to_string(in_channels_) + " input channels, got " +
-                 tensor::ShapeString(s));
-  }
   const Window3D& w = cfg_.window;
   Shape out = {0, 0, 0, cfg_.filters};
   for (int a = 0; a < 3; ++a) {

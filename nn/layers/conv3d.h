@@ -14,8 +14,8 @@
 
 #include "nn/functional_3d.h"
 #include "nn/layers/activations.h"
+#include "nn/layers/kernel_bias_config.h"
 #include "nn/layers/layer.h"
-#include "nn/layers/weight_config.h"
 
 namespace edl::nn::layers {
 
@@ -36,14 +36,16 @@ struct Conv3DConfig {
   Window3D window;
   ActivationKind activation = ActivationKind::kLinear;
   bool use_bias = true;
-  WeightInit kernel_init, bias_init;
-  WeightPenalty kernel_reg, bias_reg;
+  KernelBiasConfig kernel_bias;
 };
 
 // What the two 3-D convolutions share: their config, kernel and bias.
 class Conv3DBase : public Layer {
  protected:
   using Layer::Layer;
+  // Fails unless `in` is one input [D, H, W, C] (once built, with the
+  // channels the weights were built for).
+  Status CheckInput(const std::vector<Shape>& in) const;
   // Adds the kernel (shape `kernel`) and the bias.
   void MakeWeights(const Shape& kernel, std::mt19937_64& rng);
   // The shared fields into a Keras config.

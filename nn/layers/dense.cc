@@ -12,13 +12,7 @@ Result<std::unique_ptr<Layer>> Dense::FromConfig(const std::string& name,
   if (r.status().ok() && l->units_ <= 0) r.Fail("units", "must be positive");
   EDL_ASSIGN_OR_RETURN(l->activation_, ParseActivation(r.String("activation", "linear")));
   l->use_bias_ = r.Bool("use_bias", true);
-  l->kernel_init_ = ReadInitializer(r, "kernel_initializer", "GlorotUniform");
-  l->bias_init_ = ReadInitializer(r, "bias_initializer", "Zeros");
-  l->kernel_reg_ = ReadRegularizer(r, "kernel_regularizer");
-  l->bias_reg_ = ReadRegularizer(r, "bias_regularizer");
-  r.ExpectNull("activity_regularizer");
-  r.ExpectNull("kernel_constraint");
-  r.ExpectNull("bias_constraint");
+  l->kernel_bias_ = ReadKernelBiasConfig(r);
   EDL_RETURN_IF_ERROR(r.status());
   return std::unique_ptr<Layer>(std::move(l));
 }
@@ -39,10 +33,11 @@ Result<std::vector<Shape>> Dense::OutputShapes(const std::vector<Shape>& in) {
 
 Status Dense::CreateWeights(const std::vector<Shape>& in, std::mt19937_64& rng) {
   in_dim_ = in[0].back();
-  kernel_ = AddWeight("kernel", MakeWeight(kernel_init_, {in_dim_, units_}, rng), true,
-                      kernel_reg_.Function());
+  kernel_ = AddWeight("kernel", MakeWeight(kernel_bias_.kernel_init, {in_dim_, units_}, rng), true,
+                      kernel_bias_.kernel_reg.Function());
   if (use_bias_) {
-    bias_ = AddWeight("bias", MakeWeight(bias_init_, {units_}, rng), true, bias_reg_.Function());
+    bias_ = AddWeight("bias", MakeWeight(kernel_bias_.bias_init, {units_}, rng), true,
+                      kernel_bias_.bias_reg.Function());
   }
   return Status::Ok();
 }
@@ -64,13 +59,7 @@ nlohmann::json Dense::Config() const {
   c["units"] = units_;
   c["activation"] = ActivationName(activation_);
   c["use_bias"] = use_bias_;
-  c["kernel_initializer"] = kernel_init_.json;
-  c["bias_initializer"] = bias_init_.json;
-  c["kernel_regularizer"] = kernel_reg_.json;
-  c["bias_regularizer"] = bias_reg_.json;
-  c["activity_regularizer"] = nullptr;
-  c["kernel_constraint"] = nullptr;
-  c["bias_constraint"] = nullptr;
+  WriteKernelBiasConfig(kernel_bias_, c);
   return c;
 }
 

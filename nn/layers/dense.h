@@ -4,8 +4,8 @@
 #pragma once
 
 #include "nn/layers/activations.h"
+#include "nn/layers/kernel_bias_config.h"
 #include "nn/layers/layer.h"
-#include "nn/layers/weight_config.h"
 
 namespace edl::nn::layers {
 
@@ -28,8 +28,7 @@ class Dense : public Layer {
   int64_t in_dim_ = -1;
   ActivationKind activation_ = ActivationKind::kLinear;
   bool use_bias_ = true;
-  WeightInit kernel_init_, bias_init_;
-  WeightPenalty kernel_reg_, bias_reg_;
+  KernelBiasConfig kernel_bias_;
   Parameter* kernel_ = nullptr;
   Parameter* bias_ = nullptr;
 };

@@ -98,6 +98,22 @@ Status ConfigReader::CheckAllRead() const {
   return Status::Ok();
 }
 
+Result<SerializedObject> ReadSerializedObject(ConfigReader& top) {
+  SerializedObject object;
+  EDL_RETURN_IF_ERROR(top.ReadString("class_name", object.class_name));
+  top.Ignore("module");
+  top.Ignore("registered_name");
+  object.config = top.Raw("config");
+  EDL_RETURN_IF_ERROR(top.CheckAllRead());
+  if (object.class_name.empty()) return top.Error("class_name", "missing");
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  if (object.config == nullptr || object.config->is_null()) object.config = &kEmpty;
+  if (!object.config->is_object()) {
+    return top.Error("config", "expected an object, got " + Describe(*object.config));
+  }
+  return object;
+}
+
 std::string Describe(const nlohmann::json& value) {
   std::string text = value.dump();
   if (text.size() > 40) text = text.substr(0, 37) + "...";

@@ -49,6 +49,20 @@ class ConfigReader {
   std::set<std::string> read_;
 };
 
+// The two fields of a Keras serialized object {"class_name": ..., "config":
+// {...}} (an optimizer, a learning rate schedule).
+struct SerializedObject {
+  std::string class_name;
+  // Points into the JSON the reader reads, or at a static empty object when
+  // the config is absent or null.
+  const nlohmann::json* config = nullptr;
+};
+
+// Reads `top` as a serialized object, ignoring Keras 3's "module" and
+// "registered_name". Fails naming the field when a field is unknown,
+// class_name is missing or not a string, or config is not an object.
+Result<SerializedObject> ReadSerializedObject(ConfigReader& top);
+
 // A short rendering of a JSON value for error messages ("\"x\"", "[1,2]").
 std::string Describe(const nlohmann::json& value);
 

@@ -102,20 +102,9 @@ Result<std::unique_ptr<LearningRateSchedule>> ParseLearningRateSchedule(const nl
                            Describe(value));
   }
   ConfigReader top(value, where, path);
-  std::string class_name;
-  EDL_RETURN_IF_ERROR(top.ReadString("class_name", class_name));
-  top.Ignore("module");
-  top.Ignore("registered_name");
-  const nlohmann::json* config = top.Raw("config");
-  EDL_RETURN_IF_ERROR(top.CheckAllRead());
-  if (class_name.empty()) {
-    return top.Error("class_name", "missing");
-  }
-  static const nlohmann::json kEmpty = nlohmann::json::object();
-  if (config == nullptr || config->is_null()) config = &kEmpty;
-  if (!config->is_object()) {
-    return top.Error("config", "expected an object, got " + Describe(*config));
-  }
+  EDL_ASSIGN_OR_RETURN(SerializedObject object, ReadSerializedObject(top));
+  const std::string& class_name = object.class_name;
+  const nlohmann::json* config = object.config;
   ConfigReader r(*config, where, top.FieldPath("config"));
   IgnoreCommon(r);
   std::unique_ptr<LearningRateSchedule> schedule;

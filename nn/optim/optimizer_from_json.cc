@@ -47,6 +47,18 @@ Status CheckNonNegative(const ConfigReader& r, const std::string& key, double v)
   return r.Error(key, "must be >= 0, got " + Number(v));
 }
 
+// Reads the moment decay rates (each in [0, 1)) and epsilon (>= 0) of the
+// Adam family (Adam, Adamax, Nadam).
+template <typename Options>
+Status ReadMoments(ConfigReader& r, Options& o) {
+  EDL_RETURN_IF_ERROR(r.ReadNumber("beta_1", o.beta_1));
+  EDL_RETURN_IF_ERROR(r.ReadNumber("beta_2", o.beta_2));
+  EDL_RETURN_IF_ERROR(r.ReadNumber("epsilon", o.epsilon));
+  EDL_RETURN_IF_ERROR(CheckRange(r, "beta_1", o.beta_1, 0, 1, true));
+  EDL_RETURN_IF_ERROR(CheckRange(r, "beta_2", o.beta_2, 0, 1, true));
+  return CheckNonNegative(r, "epsilon", o.epsilon);
+}
+
 // Fields every Keras optimizer config may carry; unsupported ones only with
 // inert values.
 Status ReadCommon(ConfigReader& r, double& decay, double& clipnorm, double& clipvalue) {
@@ -132,12 +144,7 @@ Result<std::unique_ptr<Optimizer>> Build(const std::string& class_name, ConfigRe
     o.schedule_decay = decay;
     decay = 0;
     if (lr >= 0) o.learning_rate = lr;
-    EDL_RETURN_IF_ERROR(r.ReadNumber("beta_1", o.beta_1));
-    EDL_RETURN_IF_ERROR(r.ReadNumber("beta_2", o.beta_2));
-    EDL_RETURN_IF_ERROR(r.ReadNumber("epsilon", o.epsilon));
-    EDL_RETURN_IF_ERROR(CheckRange(r, "beta_1", o.beta_1, 0, 1, true));
-    EDL_RETURN_IF_ERROR(CheckRange(r, "beta_2", o.beta_2, 0, 1, true));
-    EDL_RETURN_IF_ERROR(CheckNonNegative(r, "epsilon", o.epsilon));
+    EDL_RETURN_IF_ERROR(ReadMoments(r, o));
     opt = std::make_unique<Nadam>(o);
   } else {
     EDL_RETURN_IF_ERROR(ReadCommon(r, decay, clipnorm, clipvalue));
@@ -151,13 +158,8 @@ Result<std::unique_ptr<Optimizer>> Build(const std::string& class_name, ConfigRe
     } else if (name == "adam") {
       AdamOptions o;
       if (lr >= 0) o.learning_rate = lr;
-      EDL_RETURN_IF_ERROR(r.ReadNumber("beta_1", o.beta_1));
-      EDL_RETURN_IF_ERROR(r.ReadNumber("beta_2", o.beta_2));
-      EDL_RETURN_IF_ERROR(r.ReadNumber("epsilon", o.epsilon));
+      EDL_RETURN_IF_ERROR(ReadMoments(r, o));
       EDL_RETURN_IF_ERROR(r.ReadBool("amsgrad", o.amsgrad));
-      EDL_RETURN_IF_ERROR(CheckRange(r, "beta_1", o.beta_1, 0, 1, true));
-      EDL_RETURN_IF_ERROR(CheckRange(r, "beta_2", o.beta_2, 0, 1, true));
-      EDL_RETURN_IF_ERROR(CheckNonNegative(r, "epsilon", o.epsilon));
       opt = std::make_unique<Adam>(o);
     } else if (name == "adagrad") {
       AdagradOptions o;
@@ -190,12 +192,7 @@ Result<std::unique_ptr<Optimizer>> Build(const std::string& class_name, ConfigRe
     } else if (name == "adamax") {
       AdamaxOptions o;
       if (lr >= 0) o.learning_rate = lr;
-      EDL_RETURN_IF_ERROR(r.ReadNumber("beta_1", o.beta_1));
-      EDL_RETURN_IF_ERROR(r.ReadNumber("beta_2", o.beta_2));
-      EDL_RETURN_IF_ERROR(r.ReadNumber("epsilon", o.epsilon));
-      EDL_RETURN_IF_ERROR(CheckRange(r, "beta_1", o.beta_1, 0, 1, true));
-      EDL_RETURN_IF_ERROR(CheckRange(r, "beta_2", o.beta_2, 0, 1, true));
-      EDL_RETURN_IF_ERROR(CheckNonNegative(r, "epsilon", o.epsilon));
+      EDL_RETURN_IF_ERROR(ReadMoments(r, o));
       opt = std::make_unique<Adamax>(o);
     } else if (name == "ftrl") {
       FtrlOptions o;
@@ -260,19 +257,9 @@ Result<std::unique_ptr<Optimizer>> OptimizerFromJson(const std::string& json_tex
                            Describe(value));
   }
   ConfigReader top(value, where, "optimizer");
-  std::string class_name;
-  EDL_RETURN_IF_ERROR(top.ReadString("class_name", class_name));
-  top.Ignore("module");
-  top.Ignore("registered_name");
-  const nlohmann::json* config = top.Raw("config");
-  EDL_RETURN_IF_ERROR(top.CheckAllRead());
-  if (class_name.empty()) return top.Error("class_name", "missing");
-  if (config == nullptr || config->is_null()) config = &kEmpty;
-  if (!config->is_object()) {
-    return top.Error("config", "expected an object, got " + Describe(*config));
-  }
-  ConfigReader r(*config, where, "optimizer.config");
-  auto result = Build(class_name, r);
+  EDL_ASSIGN_OR_RETURN(SerializedObject object, ReadSerializedObject(top));
+  ConfigReader r(*object.config, where, top.FieldPath("config"));
+  auto result = Build(object.class_name, r);
   if (!result.ok() && result.status().message().rfind("unknown optimizer", 0) == 0) {
     return result.status().WithPrefix(where + ": optimizer.class_name");
   }

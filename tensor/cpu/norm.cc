@@ -12,12 +12,42 @@ using dnnl::prop_kind;
 const normalization_flags kScaleShift =
     normalization_flags::use_scale | normalization_flags::use_shift;
 
+// data: x, y and their gradients; stat: mean and variance (per channel for
+// batch normalization, per row for layer normalization); channel: gamma,
+// beta and their gradients.
 struct NormEntry {
   dnnl::memory::desc data, stat, channel;
   dnnl::primitive prim;
 };
 
 dnnl::memory Mem(const dnnl::memory::desc& md, const Tensor& t) { return UserMemory(md, t); }
+
+// Runs a forward primitive: mean and variance are outputs in training and
+// inputs in inference.
+void RunForward(const NormEntry& e, const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                Tensor& y, const Tensor& mean, const Tensor& variance) {
+  e.prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Mem(e.data, x)},
+                                  {DNNL_ARG_DST, Mem(e.data, y)},
+                                  {DNNL_ARG_SCALE, Mem(e.channel, gamma)},
+                                  {DNNL_ARG_SHIFT, Mem(e.channel, beta)},
+                                  {DNNL_ARG_MEAN, Mem(e.stat, mean)},
+                                  {DNNL_ARG_VARIANCE, Mem(e.stat, variance)}});
+}
+
+void RunBackward(const NormEntry& e, const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                 const Tensor& mean, const Tensor& variance, Tensor& dx, Tensor& dgamma,
+                 Tensor& dbeta) {
+  e.prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Mem(e.data, x)},
+                                  {DNNL_ARG_DIFF_DST, Mem(e.data, dy)},
+                                  {DNNL_ARG_SCALE, Mem(e.channel, gamma)},
+                                  {DNNL_ARG_MEAN, Mem(e.stat, mean)},
+                                  {DNNL_ARG_VARIANCE, Mem(e.stat, variance)},
+                                  {DNNL_ARG_DIFF_SRC, Mem(e.data, dx)},
+                                  {DNNL_ARG_DIFF_SCALE, Mem(e.channel, dgamma)},
+                                  {DNNL_ARG_DIFF_SHIFT, Mem(e.channel, dbeta)},
+                                  // oneDNN 2.6 insists on a shift it never reads.
+                                  {DNNL_ARG_SHIFT, Mem(e.channel, gamma)}});
+}
 
 // mode: 0 training forward, 1 inference forward, 2 backward.
 std::shared_ptr<NormEntry> GetBatchNorm(int64_t rows, int64_t c, float eps, int mode) {
@@ -29,6 +59,7 @@ std::shared_ptr<NormEntry> GetBatchNorm(int64_t rows, int64_t c, float eps, int 
     // 2-D "nc" for channels-first and picks its slow plain kernel.
     e->data = dnnl::memory::desc({1, c, rows, 1}, dt::f32, tag::nhwc);
     e->channel = dnnl::memory::desc({c}, dt::f32, tag::a);
+    e->stat = e->channel;
     if (mode == 1) {
       e->prim = dnnl::batch_normalization_forward(dnnl::batch_normalization_forward::primitive_desc(
           {prop_kind::forward_inference, e->data, eps,
@@ -75,13 +106,7 @@ std::shared_ptr<NormEntry> GetLayerNorm(int64_t rows, int64_t c, float eps, bool
 void DnnlBackend::BatchNormTraining(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                     float epsilon, Tensor& y, Tensor& mean, Tensor& variance) {
   RunDnnl("BatchNormTraining", [&] {
-    auto e = GetBatchNorm(x.dim(0), x.dim(1), epsilon, 0);
-    e->prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Mem(e->data, x)},
-                                     {DNNL_ARG_DST, Mem(e->data, y)},
-                                     {DNNL_ARG_SCALE, Mem(e->channel, gamma)},
-                                     {DNNL_ARG_SHIFT, Mem(e->channel, beta)},
-                                     {DNNL_ARG_MEAN, Mem(e->channel, mean)},
-                                     {DNNL_ARG_VARIANCE, Mem(e->channel, variance)}});
+    RunForward(*GetBatchNorm(x.dim(0), x.dim(1), epsilon, 0), x, gamma, beta, y, mean, variance);
   });
 }
 
@@ -89,13 +114,7 @@ void DnnlBackend::BatchNormInference(const Tensor& x, const Tensor& gamma, const
                                      const Tensor& mean, const Tensor& variance, float epsilon,
                                      Tensor& y) {
   RunDnnl("BatchNormInference", [&] {
-    auto e = GetBatchNorm(x.dim(0), x.dim(1), epsilon, 1);
-    e->prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Mem(e->data, x)},
-                                     {DNNL_ARG_DST, Mem(e->data, y)},
-                                     {DNNL_ARG_SCALE, Mem(e->channel, gamma)},
-                                     {DNNL_ARG_SHIFT, Mem(e->channel, beta)},
-                                     {DNNL_ARG_MEAN, Mem(e->channel, mean)},
-                                     {DNNL_ARG_VARIANCE, Mem(e->channel, variance)}});
+    RunForward(*GetBatchNorm(x.dim(0), x.dim(1), epsilon, 1), x, gamma, beta, y, mean, variance);
   });
 }
 
@@ -103,30 +122,16 @@ void DnnlBackend::BatchNormBackward(const Tensor& dy, const Tensor& x, const Ten
                                     const Tensor& mean, const Tensor& variance, float epsilon,
                                     Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
   RunDnnl("BatchNormBackward", [&] {
-    auto e = GetBatchNorm(x.dim(0), x.dim(1), epsilon, 2);
-    e->prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Mem(e->data, x)},
-                                     {DNNL_ARG_DIFF_DST, Mem(e->data, dy)},
-                                     {DNNL_ARG_SCALE, Mem(e->channel, gamma)},
-                                     {DNNL_ARG_MEAN, Mem(e->channel, mean)},
-                                     {DNNL_ARG_VARIANCE, Mem(e->channel, variance)},
-                                     {DNNL_ARG_DIFF_SRC, Mem(e->data, dx)},
-                                     {DNNL_ARG_DIFF_SCALE, Mem(e->channel, dgamma)},
-                                     {DNNL_ARG_DIFF_SHIFT, Mem(e->channel, dbeta)},
-                                     // oneDNN 2.6 insists on a shift it never reads.
-                                     {DNNL_ARG_SHIFT, Mem(e->channel, gamma)}});
+    RunBackward(*GetBatchNorm(x.dim(0), x.dim(1), epsilon, 2), dy, x, gamma, mean, variance, dx,
+                dgamma, dbeta);
   });
 }
 
 void DnnlBackend::LayerNormForward(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                    float epsilon, Tensor& y, Tensor& mean, Tensor& variance) {
   RunDnnl("LayerNormForward", [&] {
-    auto e = GetLayerNorm(x.dim(0), x.dim(1), epsilon, false);
-    e->prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Mem(e->data, x)},
-                                     {DNNL_ARG_DST, Mem(e->data, y)},
-                                     {DNNL_ARG_SCALE, Mem(e->channel, gamma)},
-                                     {DNNL_ARG_SHIFT, Mem(e->channel, beta)},
-                                     {DNNL_ARG_MEAN, Mem(e->stat, mean)},
-                                     {DNNL_ARG_VARIANCE, Mem(e->stat, variance)}});
+    RunForward(*GetLayerNorm(x.dim(0), x.dim(1), epsilon, false), x, gamma, beta, y, mean,
+               variance);
   });
 }
 
@@ -134,16 +139,8 @@ void DnnlBackend::LayerNormBackward(const Tensor& dy, const Tensor& x, const Ten
                                     const Tensor& mean, const Tensor& variance, float epsilon,
                                     Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
   RunDnnl("LayerNormBackward", [&] {
-    auto e = GetLayerNorm(x.dim(0), x.dim(1), epsilon, true);
-    e->prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Mem(e->data, x)},
-                                     {DNNL_ARG_DIFF_DST, Mem(e->data, dy)},
-                                     {DNNL_ARG_SCALE, Mem(e->channel, gamma)},
-                                     {DNNL_ARG_MEAN, Mem(e->stat, mean)},
-                                     {DNNL_ARG_VARIANCE, Mem(e->stat, variance)},
-                                     {DNNL_ARG_DIFF_SRC, Mem(e->data, dx)},
-                                     {DNNL_ARG_DIFF_SCALE, Mem(e->channel, dgamma)},
-                                     {DNNL_ARG_DIFF_SHIFT, Mem(e->channel, dbeta)},
-                                     {DNNL_ARG_SHIFT, Mem(e->channel, gamma)}});
+    RunBackward(*GetLayerNorm(x.dim(0), x.dim(1), epsilon, true), dy, x, gamma, mean, variance, dx,
+                dgamma, dbeta);
   });
 }
 
