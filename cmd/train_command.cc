@@ -5,7 +5,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <optional>
 
 #include "base/clock.h"
 #include "base/file.h"
@@ -134,6 +136,65 @@ bool RefusePsOnlyFlags(const CLI::App& app) {
 
 int LaunchJob(const roles::job::MasterProcessOptions& m, const ClusterFlags& c) {
   return c.cluster == "kube" ? RunOnKube(m, c) : HostLocalJob(m);
+}
+
+// The flags that make `edl evaluate` and `edl predict` a job of a master,
+// PS and workers instead of a run in this process.
+struct InferenceJobFlags {
+  std::string strategy = "Local";
+  std::string job_name;
+  std::string jobs_dir = JobsRootFlagDefault();
+  int num_workers = 2;
+  int num_ps = 1;
+  ClusterFlags cluster;
+  roles::job::KubeJobOptions kube;
+};
+
+// `does`: "evaluates" or "predicts"; `job`: "an evaluation job" or "a
+// prediction job".
+void AddInferenceJobFlags(CLI::App& app, InferenceJobFlags& f, const std::string& does,
+                          const std::string& job) {
+  app.add_option("--distribution_strategy", f.strategy,
+                 "Local " + does +
+                     " in this process; ParameterServerStrategy runs a job of a "
+                     "master, --num_ps_pods PS and --num_workers workers on --cluster")
+      ->capture_default_str();
+  app.add_option("--num_workers", f.num_workers, "Workers of " + job)
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--num_ps_pods", f.num_ps, "Parameter servers of " + job)
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--job_name", f.job_name, "The job's name (default edl-<pid>)");
+  app.add_option("--jobs_dir", f.jobs_dir, "Where local jobs keep their directory")
+      ->capture_default_str();
+  AddClusterFlags(app, f.cluster, f.kube);
+}
+
+// Runs the job the flags ask for, its data set by `set_data`, and returns
+// its exit code; nullopt when the command is to run in this process.
+std::optional<int> RunInferenceJob(
+    const InferenceJobFlags& f, const CommonFlags& common, const roles::ModelOptions& model,
+    int minibatch_size, const std::function<void(roles::job::MasterProcessOptions&)>& set_data) {
+  if (!CheckStrategy(f.strategy, false)) return 2;
+  if (f.strategy != "ParameterServerStrategy") {
+    if (f.cluster.cluster == "kube") {
+      return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy");
+    }
+    return std::nullopt;
+  }
+  if (!LocalDeviceUsable(model.device, f.cluster)) return 1;
+  auto job = NewJob(f.job_name, f.jobs_dir, f.cluster);
+  if (!job.ok()) return Fail(job.status().message());
+  roles::job::MasterProcessOptions& m = *job;
+  m.job.log_level = common.log_level;
+  m.model = model;
+  m.minibatch_size = minibatch_size;
+  m.num_workers = f.num_workers;
+  m.num_ps = f.num_ps;
+  m.kube = f.kube;
+  set_data(m);
+  return LaunchJob(m, f.cluster);
 }
 
 }  // namespace
@@ -339,31 +400,12 @@ Runner AddEvaluateCommand(CLI::App& parent) {
   struct State {
     roles::EvaluateOptions o;
     CommonFlags common;
-    std::string strategy = "Local";
-    std::string job_name;
-    std::string jobs_dir = JobsRootFlagDefault();
-    int num_workers = 2;
-    int num_ps = 1;
-    ClusterFlags cluster;
-    roles::job::KubeJobOptions kube;
+    InferenceJobFlags job;
   };
   auto s = std::make_shared<State>();
   AddModelFlags(*app, s->o.model);
   AddCommonFlags(*app, s->common);
-  app->add_option("--distribution_strategy", s->strategy,
-                  "Local evaluates in this process; ParameterServerStrategy runs a job of a "
-                  "master, --num_ps_pods PS and --num_workers workers on --cluster")
-      ->capture_default_str();
-  app->add_option("--num_workers", s->num_workers, "Workers of an evaluation job")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app->add_option("--num_ps_pods", s->num_ps, "Parameter servers of an evaluation job")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app->add_option("--job_name", s->job_name, "The job's name (default edl-<pid>)");
-  app->add_option("--jobs_dir", s->jobs_dir, "Where local jobs keep their directory")
-      ->capture_default_str();
-  AddClusterFlags(*app, s->cluster, s->kube);
+  AddInferenceJobFlags(*app, s->job, "evaluates", "an evaluation job");
   app->add_option("--validation_data", s->o.validation_data,
                   "Labeled data to evaluate on (IDX or CSV; a directory, glob or "
                   "comma-separated list for many files)")
@@ -373,24 +415,10 @@ Runner AddEvaluateCommand(CLI::App& parent) {
       ->capture_default_str();
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
-    if (!CheckStrategy(s->strategy, false)) return 2;
-    if (s->strategy == "ParameterServerStrategy") {
-      if (!LocalDeviceUsable(s->o.model.device, s->cluster)) return 1;
-      auto job = NewJob(s->job_name, s->jobs_dir, s->cluster);
-      if (!job.ok()) return Fail(job.status().message());
-      roles::job::MasterProcessOptions& m = *job;
-      m.job.log_level = s->common.log_level;
-      m.model = s->o.model;
-      m.validation_data = s->o.validation_data;
-      m.minibatch_size = s->o.minibatch_size;
-      m.num_workers = s->num_workers;
-      m.num_ps = s->num_ps;
-      m.kube = s->kube;
-      return LaunchJob(m, s->cluster);
-    }
-    if (s->cluster.cluster == "kube") {
-      return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy");
-    }
+    std::optional<int> job = RunInferenceJob(
+        s->job, s->common, s->o.model, s->o.minibatch_size,
+        [&](roles::job::MasterProcessOptions& m) { m.validation_data = s->o.validation_data; });
+    if (job) return *job;
     roles::ModelOptions mo = s->o.model;
     mo.for_inference = true;
     tensor::SetNumThreads(mo.num_threads);  // 0: UsableCpus()
@@ -427,31 +455,12 @@ Runner AddPredictCommand(CLI::App& parent) {
   struct State {
     roles::PredictOptions o;
     CommonFlags common;
-    std::string strategy = "Local";
-    std::string job_name;
-    std::string jobs_dir = JobsRootFlagDefault();
-    int num_workers = 2;
-    int num_ps = 1;
-    ClusterFlags cluster;
-    roles::job::KubeJobOptions kube;
+    InferenceJobFlags job;
   };
   auto s = std::make_shared<State>();
   AddModelFlags(*app, s->o.model);
   AddCommonFlags(*app, s->common);
-  app->add_option("--distribution_strategy", s->strategy,
-                  "Local predicts in this process; ParameterServerStrategy runs a job of a "
-                  "master, --num_ps_pods PS and --num_workers workers on --cluster")
-      ->capture_default_str();
-  AddClusterFlags(*app, s->cluster, s->kube);
-  app->add_option("--num_workers", s->num_workers, "Workers of a prediction job")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app->add_option("--num_ps_pods", s->num_ps, "Parameter servers of a prediction job")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app->add_option("--job_name", s->job_name, "The job's name (default edl-<pid>)");
-  app->add_option("--jobs_dir", s->jobs_dir, "Where local jobs keep their directory")
-      ->capture_default_str();
+  AddInferenceJobFlags(*app, s->job, "predicts", "a prediction job");
   app->add_option("--prediction_data", s->o.prediction_data,
                   "Records to predict: IDX images, the model's CSV or TFRecord format, "
                   "or a CSV with a header whose rows are the flattened model input; one "
@@ -466,25 +475,12 @@ Runner AddPredictCommand(CLI::App& parent) {
       ->capture_default_str();
   return [s]() {
     if (!ApplyCommonFlags(s->common)) return 2;
-    if (!CheckStrategy(s->strategy, false)) return 2;
-    if (s->strategy != "ParameterServerStrategy" && s->cluster.cluster == "kube") {
-      return Fail("--cluster=kube needs --distribution_strategy=ParameterServerStrategy");
-    }
-    if (s->strategy == "ParameterServerStrategy") {
-      if (!LocalDeviceUsable(s->o.model.device, s->cluster)) return 1;
-      auto job = NewJob(s->job_name, s->jobs_dir, s->cluster);
-      if (!job.ok()) return Fail(job.status().message());
-      roles::job::MasterProcessOptions& m = *job;
-      m.job.log_level = s->common.log_level;
-      m.model = s->o.model;
-      m.prediction_data = s->o.prediction_data;
-      m.prediction_output = s->o.output;
-      m.minibatch_size = s->o.minibatch_size;
-      m.num_workers = s->num_workers;
-      m.num_ps = s->num_ps;
-      m.kube = s->kube;
-      return LaunchJob(m, s->cluster);
-    }
+    std::optional<int> job = RunInferenceJob(s->job, s->common, s->o.model, s->o.minibatch_size,
+                                             [&](roles::job::MasterProcessOptions& m) {
+                                               m.prediction_data = s->o.prediction_data;
+                                               m.prediction_output = s->o.output;
+                                             });
+    if (job) return *job;
     auto r = roles::RunPrediction(s->o);
     if (!r.ok()) return Fail(r.status().message());
     EDL_LOG(INFO) << "predicted " << r->records << " records in " << r->seconds << " s ("

@@ -10,7 +10,8 @@
 #include "data/data_paths.h"
 #include "roles/cluster/kube_resources.h"
 #include "roles/job/kube_manifests.h"
-#include "roles/job/ps_process.h"
+#include "roles/job/process_options.h"
+#include "roles/local/checkpoint.h"
 #include "roles/local/compiled_model.h"
 #include "roles/local/model_source.h"
 

@@ -20,10 +20,6 @@
 
 namespace edl::roles::job {
 
-bool IsSingleProcessCheckpoint(const std::string& path) {
-  return !path.empty() && ReadCheckpoint(path).ok();
-}
-
 Status RunPsProcess(const PsProcessOptions& o) {
   std::mutex mu;
   std::condition_variable cv;

@@ -62,9 +62,4 @@ Result<PsCheckpointHealth> ParseCheckpointHealth(const std::string& json);
 // "final checkpoint: ps-<i>: <why>".
 Status SaveFinalCheckpoints(const std::vector<std::string>& ps_addrs, const std::string& secret);
 
-// Whether `path` is a single-process checkpoint (local training, an --output
-// export), which CompileModel can restore (it carries the model spec), as
-// opposed to the PS layout of a distributed job's --checkpoint_dir.
-bool IsSingleProcessCheckpoint(const std::string& path);
-
 }  // namespace edl::roles::job

@@ -10,7 +10,7 @@
 #include "data/source.h"
 #include "net/rpc.h"
 #include "roles/job/job_secret.h"
-#include "roles/job/ps_process.h"
+#include "roles/local/checkpoint.h"
 #include "roles/local/compiled_model.h"
 #include "roles/local/model_source.h"
 #include "roles/protocol/remote_services.h"

@@ -225,4 +225,8 @@ Result<Checkpoint> ReadCheckpoint(const std::string& path) {
   return c;
 }
 
+bool IsSingleProcessCheckpoint(const std::string& path) {
+  return !path.empty() && ReadCheckpoint(path).ok();
+}
+
 }  // namespace edl::roles

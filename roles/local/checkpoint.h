@@ -42,4 +42,9 @@ Result<Checkpoint> ReadCheckpoint(const std::string& path);
 // Versions present under root, ascending. Missing root gives an empty list.
 std::vector<int64_t> ListCheckpointVersions(const std::string& root);
 
+// Whether `path` is a single-process checkpoint (local training, an --output
+// export), which CompileModel can restore (it carries the model spec), as
+// opposed to the PS layout of a distributed job's --checkpoint_dir.
+bool IsSingleProcessCheckpoint(const std::string& path);
+
 }  // namespace edl::roles
