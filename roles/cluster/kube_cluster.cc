@@ -320,12 +320,13 @@ std::string KubeCluster::PodName(const std::string& name) const {
 Result<std::string> KubeCluster::Expose(const std::string& name, int port) {
   const std::string service_name = options_.job_name + "-" + name;
   EDL_RETURN_IF_ERROR(CheckDnsLabel("service name", service_name));
-  Json metadata = {{"name", service_name},
-                   {"labels",
-                    {{"app.kubernetes.io/name", "edl"},
-                     {"app.kubernetes.io/instance", options_.job_name},
-                     {"app.kubernetes.io/managed-by", "edl-master"},
-                     {"edl-job", options_.job_name}}}};
+  // The labels of the pods behind it: component and role "ps", its index
+  // and process, as on every other object of the job.
+  const auto [role, index] = RoleAndIndex(name);
+  Json labels = JobLabels(options_.job_name, role, "edl-master");
+  labels["edl-index"] = index;
+  labels["edl-process"] = name;
+  Json metadata = {{"name", service_name}, {"labels", labels}};
   if (!options_.owner_uid.empty()) {
     metadata["ownerReferences"] = Json::array({{{"apiVersion", options_.owner_api_version},
                                                 {"kind", options_.owner_kind},

@@ -20,7 +20,7 @@
 //   Signal(SIGKILL) a delete with grace 0; both with the UID as
 //   precondition so a replacement is never hit.
 // * Expose(name, port) creates a ClusterIP Service selecting that process's
-//   pods, a stable address across relaunches (for PS).
+//   pods, a stable address across relaunches (for PS), labelled as they are.
 //
 // Thread-safe. Kubernetes types stay in the .cc.
 #pragma once

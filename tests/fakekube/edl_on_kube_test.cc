@@ -3,8 +3,10 @@
 // pod as a local process, a kube-proxy) and `edl train --cluster=kube`,
 // with the disruptions a real cluster brings done through the API: a worker
 // pod deleted, a worker preempted by a high-priority pod, a PS process
-// killed, the master pod deleted (its Job starts a new master that continues
-// the job); `edl scale` up and down; `edl stop`.
+// killed (the master pod deleted: edl_on_kube_master_test.cc); `edl scale`
+// up and down; `edl stop`. Every test runs the master
+// and the client under scripts/k8s/rbac.yaml's Roles (fake_cluster.h), and
+// the most complete ones check that each Role grants exactly what is used.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -17,6 +19,7 @@
 #include "net/rpc.h"
 #include "tests/fakekube/fake_cluster.h"
 #include "tests/fakekube/kubectl_path.h"
+#include "tests/fakekube/rbac_grants.h"
 #include "tests/testing/job_report.h"
 #include "tests/testing/run_edl.h"
 #include "tests/testing/skip.h"
@@ -57,6 +60,12 @@ TEST(EdlOnKube, TrainsTheCnnThroughAPodDeletionAPreemptionAndAKilledPs) {
     const std::string args = p["spec"]["containers"][0]["args"].dump();
     EXPECT_NE(args.find("\"--num_threads=1\""), std::string::npos) << args;
   }
+  // The PS Services are labelled as the PS pods are.
+  auto ps_services = cluster.client().List(
+      kube::Services(), "default",
+      kube::ListOptions{"edl-job=cnn,edl-role=ps,app.kubernetes.io/component=ps", "", "", 500});
+  ASSERT_TRUE(ps_services.ok());
+  EXPECT_EQ((*ps_services)["items"].size(), 2u) << ps_services->dump();
 
   // 1. A worker pod deleted (kubectl delete pod): replaced by a new pod.
   std::string victim;
@@ -128,6 +137,17 @@ TEST(EdlOnKube, TrainsTheCnnThroughAPodDeletionAPreemptionAndAKilledPs) {
   // The job's pods and PS services are gone; the master pod stays Succeeded.
   EXPECT_TRUE(WaitFor([&] { return cluster.Pods("edl-job=cnn,edl-role!=master").empty(); }, 60));
   EXPECT_EQ(cluster.Count("edl-job=cnn,edl-role=master", "Succeeded"), 1);
+
+  // Least privilege: through a whole job with its failovers, with its state
+  // in a ConfigMap (--checkpoint_dir is on no volume), the master used every
+  // grant of its Role and, the fake enforcing the Role, nothing else.
+  // Scaling needs nothing more (pods created and deleted:
+  // StoppingTheJobRemovesEveryPodOfTheJob), nor does a master continuing
+  // the job (AMasterPodDeletedMidJob...: everything it asks is granted).
+  EXPECT_EQ(UsedPermissions(cluster.Audit(kMasterAccount)), RbacYamlGrants("edl-master"));
+  const Permissions client_used = UsedPermissions(cluster.Audit(kSubmitter));
+  EXPECT_EQ(Minus(client_used, RbacYamlGrants("edl-user")), Permissions{});
+  EXPECT_EQ(Minus(kFollowingAJobToItsEnd, client_used), Permissions{});
 }
 
 TEST(EdlOnKube, TrainsWithAllreduceThroughAWorkerPodDeletion) {
@@ -277,93 +297,16 @@ TEST(EdlOnKube, StoppingTheJobRemovesEveryPodOfTheJob) {
             StatusCode::kNotFound);
   EXPECT_EQ(cluster.client().Get(kube::Secrets(), "default", "gc-secret").status().code(),
             StatusCode::kNotFound);
-}
 
-// The job `name` (with `extra` flags) loses its master pod mid-run; the Job
-// controller starts another, which finds the state `where` says.
-void MasterPodDeleted(const std::string& name, int epochs, std::vector<std::string> extra,
-                      const std::string& where) {
-  FakeCluster cluster("node-a:cpu=8,memory=64Gi");
-  ASSERT_TRUE(cluster.ready()) << cluster.Log();
-  std::vector<std::string> args = {"train"};
-  std::vector<std::string> flags = {"--model_def=zoo:fashion_mnist_mlp",
-                                    "--training_data=" + kTrain,
-                                    "--validation_data=" + kTest,
-                                    "--num_epochs=" + std::to_string(epochs),
-                                    "--num_ps_pods=1",
-                                    "--num_workers=2",
-                                    "--minibatch_size=32"};
-  flags.insert(flags.end(), extra.begin(), extra.end());
-  for (auto& a : KubeJob(cluster, name, flags)) args.push_back(a);
-  EdlProcess client(args);
-  const std::string masters = "edl-job=" + name + ",edl-role=master";
-  ASSERT_TRUE(WaitFor([&] { return cluster.ModelVersion(name) > 300; }, 300))
-      << client.Out() << cluster.Log();
-  std::vector<Json> before = cluster.Pods(masters);
-  ASSERT_EQ(before.size(), 1u);
-  const std::vector<Json> workers_before = cluster.Pods("edl-job=" + name + ",edl-role=worker");
-  // kubectl delete pod: the master gets SIGTERM and leaves (exit code 75,
-  // which the Job's podFailurePolicy ignores); the Job controller starts
-  // another at once, which continues from the state the last one kept.
-  ASSERT_TRUE(cluster.client().Delete(kube::Pods(), "default", Name(before[0]), {}).ok());
-  ASSERT_TRUE(WaitFor(
-      [&] {
-        for (const Json& p : cluster.Pods(masters)) {
-          if (Name(p) != Name(before[0]) && p["status"].value("phase", "") == "Running")
-            return true;
-        }
-        return false;
-      },
-      120))
-      << client.Out() << cluster.Log();
-  RunResult r;
-  ASSERT_TRUE(WaitFor([&] { return client.Exited(&r); }, 900)) << client.Out() << cluster.Log();
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err << cluster.Log();
-  EXPECT_NE(r.out.find("the Job replaced the master"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(where), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("adopted pod"), std::string::npos) << r.out;
-  EXPECT_EQ(EpochsTrainedExactlyOnce(r.out), epochs) << r.out;
-  EXPECT_NE(r.out.find("master replaced 1 time"), std::string::npos) << r.out;
-  // The workers were adopted, not replaced.
-  for (const Json& w : workers_before) {
-    EXPECT_NE(r.out.find("adopted pod " + Name(w)), std::string::npos) << r.out;
-  }
-  // How long the job stood still (reported, not asserted: docs/kubernetes.md):
-  // from the old master leaving to the new one's first task.
-  std::smatch left, again;
-  if (std::regex_search(
-          r.out, left,
-          std::regex("(\\d\\d):(\\d\\d\\.\\d+)Z WARNING SIGTERM: this master leaves")) &&
-      std::regex_search(r.out, again,
-                        std::regex("(\\d\\d):(\\d\\d\\.\\d+)Z INFO dispatching again"))) {
-    double gap =
-        (std::stod(again[1]) - std::stod(left[1])) * 60 + std::stod(again[2]) - std::stod(left[2]);
-    if (gap < 0) gap += 3600;
-    std::printf(
-        "master failover on the fake cluster: dispatching again %.2f s after the old "
-        "master left\n",
-        gap);
-    ::testing::Test::RecordProperty("master_failover_s", std::to_string(gap));
-  }
-  auto job = cluster.client().Get(kube::Jobs(), "default", name + "-master");
-  ASSERT_TRUE(job.ok());
-  EXPECT_EQ((*job)["status"].value("succeeded", 0), 1) << job->dump();
-  // The master that left (exit code 75) is not a failure: no back-off.
-  EXPECT_EQ((*job)["status"].value("failed", 0), 0) << job->dump();
-}
-
-TEST(EdlOnKube, AMasterPodDeletedMidJobIsReplacedAndContinuesFromTheCheckpointVolume) {
-  TempDir state;
-  MasterPodDeleted("failover", 6,
-                   {"--volume=host_path=" + state.path() + ",mount_path=/state",
-                    "--checkpoint_dir=/state/ckpt", "--checkpoint_steps=500"},
-                   "recovered its state from /state/ckpt/master-state");
-}
-
-TEST(EdlOnKube, AMasterPodDeletedMidJobIsReplacedAndContinuesFromItsConfigMap) {
-  // Every journal write is a ConfigMap write here (tens of ms on the fake
-  // cluster): a shorter job.
-  MasterPodDeleted("cmstate", 2, {}, "kept in ConfigMap cmstate-master-state (restored)");
+  // Least privilege: every edl command but following a job to its end ran
+  // here, and used every grant of Role edl-user but the ones other tests
+  // take (kFollowingAJobToItsEnd, kTakingBackASubmit); the master, scaling up
+  // and down, nothing its Role does not grant.
+  EXPECT_EQ(UsedPermissions(cluster.Audit(kSubmitter)),
+            Minus(Minus(RbacYamlGrants("edl-user"), kFollowingAJobToItsEnd), kTakingBackASubmit));
+  const Permissions master_used = UsedPermissions(cluster.Audit(kMasterAccount));
+  EXPECT_EQ(Minus(master_used, RbacYamlGrants("edl-master")), Permissions{});
+  EXPECT_EQ(master_used.count("delete pods"), 1u);
 }
 
 // `edl train --yaml FILE` submits nothing; `kubectl apply -f FILE` (the
@@ -394,7 +337,9 @@ TEST(EdlOnKube, YamlWritesTheJobsObjectsAndKubectlCanCreateThem) {
 
   int runs = 0;
   auto run_kubectl = [&](std::vector<std::string> kubectl_args) {
-    std::vector<std::string> full = {"--kubeconfig", cluster.kubeconfig(), "--cache-dir",
+    // A person with more rights than Role edl-user grants: kubectl apply
+    // also gets and patches what it creates.
+    std::vector<std::string> full = {"--kubeconfig", cluster.admin_kubeconfig(), "--cache-dir",
                                      dir.File("kubectl-cache-" + std::to_string(++runs))};
     full.insert(full.end(), kubectl_args.begin(), kubectl_args.end());
     EdlProcess process(kubectl, full);

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "kube/config.h"
+#include "tests/fakekube/rbac_grants.h"
 #include "tests/testing/paths.h"
 
 namespace edl::testing {
@@ -14,11 +15,12 @@ FakeCluster::FakeCluster(const std::string& node)
     : process_(
           edl::testing::FakeKubeBinary(),
           {"--dir", dir_.path(), "--nodes", node, "--image",
-           "edl:dev=" + std::filesystem::path(edl::testing::EdlBinary()).parent_path().string(), "--image",
-           "busybox=/bin", "--priority_class", "high=100000", "--priority_class", "low=1000"}) {
+           "edl:dev=" + std::filesystem::path(edl::testing::EdlBinary()).parent_path().string(),
+           "--image", "busybox=/bin", "--priority_class", "high=100000", "--priority_class",
+           "low=1000", "--authorization_mode", "RBAC", "--user", kSubmitter}) {
   ready_ = WaitFor([&] { return std::filesystem::exists(dir_.File("kubeconfig")); }, 30);
   if (!ready_) return;
-  auto config = kube::LoadKubeconfig(kubeconfig(), "");
+  auto config = kube::LoadKubeconfig(admin_kubeconfig(), "");
   if (!config.ok()) {
     ADD_FAILURE() << config.status().message();
     return;
@@ -29,9 +31,44 @@ FakeCluster::FakeCluster(const std::string& node)
     return;
   }
   client_ = std::move(*client);
+  if (Status installed = InstallRbac(); !installed.ok()) {
+    ADD_FAILURE() << "installing scripts/k8s/rbac.yaml: " << installed.message();
+    ready_ = false;
+  }
+}
+
+Status FakeCluster::InstallRbac() {
+  EDL_ASSIGN_OR_RETURN(std::vector<Json> objects, LoadRbacManifest("default"));
+  objects.push_back(
+      {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+       {"kind", "RoleBinding"},
+       {"metadata", {{"name", "edl-user-" + kSubmitter}}},
+       {"subjects",
+        Json::array(
+            {{{"kind", "User"}, {"name", kSubmitter}, {"apiGroup", "rbac.authorization.k8s.io"}}})},
+       {"roleRef",
+        {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", "edl-user"}}}});
+  for (const Json& object : objects) {
+    const std::string kind = object.value("kind", "");
+    kube::Resource resource{"rbac.authorization.k8s.io", "v1", "", true};
+    if (kind == "ServiceAccount") resource = kube::Resource{"", "v1", "serviceaccounts", true};
+    if (kind == "Role") resource.plural = "roles";
+    if (kind == "RoleBinding") resource.plural = "rolebindings";
+    if (resource.plural.empty()) return InvalidArgument("rbac.yaml: unexpected kind " + kind);
+    EDL_RETURN_IF_ERROR(client_->Create(resource, "default", object).status());
+  }
+  return Status::Ok();
 }
 
 FakeCluster::~FakeCluster() {
+  if (ready()) {
+    for (const Json& event : Audit("")) {
+      const Json& status = event.value("responseStatus", Json::object());
+      if (status.value("code", 0) != 403) continue;
+      ADD_FAILURE() << "the fake API server refused a request (rbac.yaml grants too little?): "
+                    << event.dump();
+    }
+  }
   process_.Signal(SIGTERM);
   RunResult r;
   WaitFor([&] { return process_.Exited(&r); }, 30);
@@ -71,6 +108,20 @@ nlohmann::json FakeCluster::HookState() {
   if (!r.ok()) return nullptr;
   Json j = Json::parse(*r, nullptr, false);
   return j.is_object() ? j : Json();
+}
+
+std::vector<nlohmann::json> FakeCluster::Audit(const std::string& user) {
+  auto r = client_->GetRaw("/debug/fakekube/audit?user=" + user);
+  if (!r.ok()) {
+    ADD_FAILURE() << "reading the audit log: " << r.status().message();
+    return {};
+  }
+  Json list = Json::parse(*r, nullptr, false);
+  if (!list.is_object() || !list["items"].is_array()) {
+    ADD_FAILURE() << "the audit log is not an EventList: " << *r;
+    return {};
+  }
+  return list["items"].get<std::vector<Json>>();
 }
 
 std::vector<std::string> KubeJob(const FakeCluster& cluster, const std::string& name,

@@ -3,6 +3,16 @@
 // PriorityClasses high and low), a client for its API, and the test hooks
 // that make its API server fail on purpose (api_server.h). KubeJob gives
 // the flags of an `edl train --cluster=kube` job on it.
+//
+// Least privilege, enforced: the API server authorizes by RBAC, and holds
+// scripts/k8s/rbac.yaml's objects (moved to namespace default). So the
+// master pod runs as service account edl-master with exactly Role
+// edl-master, and the `edl` client runs as user kSubmitter (kubeconfig())
+// bound to exactly Role edl-user; the test harness itself is the admin
+// (client(), admin_kubeconfig()). A request either makes that is not
+// granted gets 403, and fails the test: the destructor reports every 403
+// answered to anyone but the admin. Audit() gives what each identity asked
+// for (tests/fakekube/rbac_grants.h compares it with the Roles).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +30,10 @@ inline const std::string kData = EDL_FASHION_MNIST;
 inline const std::string kTrain = kData + "/train-images-idx3-ubyte.gz";
 inline const std::string kTest = kData + "/t10k-images-idx3-ubyte.gz";
 
+// Who runs `edl` (kubeconfig()), and the master pods' identity.
+inline const std::string kSubmitter = "submitter";
+inline const std::string kMasterAccount = "system:serviceaccount:default:edl-master";
+
 class FakeCluster {
  public:
   using Json = nlohmann::json;
@@ -29,7 +43,11 @@ class FakeCluster {
   explicit FakeCluster(const std::string& node);
   ~FakeCluster();  // SIGTERM: every pod process goes too
   bool ready() const { return ready_ && client_ != nullptr; }
-  std::string kubeconfig() const { return dir_.File("kubeconfig"); }
+  // kSubmitter's: for `edl`.
+  std::string kubeconfig() const { return dir_.File(kSubmitter + ".kubeconfig"); }
+  // The cluster admin's: for kubectl standing in for a person who may do
+  // anything (and for client()).
+  std::string admin_kubeconfig() const { return dir_.File("kubeconfig"); }
   kube::Client& client() { return *client_; }
   std::string Log() const { return process_.Err(); }
 
@@ -48,8 +66,15 @@ class FakeCluster {
   // "faults_injected", "watches"}); null while the API server does not
   // answer.
   Json HookState();
+  // The audit.k8s.io/v1 Events of `user` ("" = everyone's), oldest first;
+  // a gtest failure and {} while the API server does not answer.
+  std::vector<Json> Audit(const std::string& user);
 
  private:
+  // Creates rbac.yaml's objects in namespace default and binds kSubmitter
+  // to Role edl-user (as rbac.yaml's example RoleBinding does).
+  Status InstallRbac();
+
   TempDir dir_;
   EdlProcess process_;
   bool ready_ = false;

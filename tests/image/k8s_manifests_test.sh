@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks scripts/k8s/*.yaml offline: every document parses (PyYAML
-# safe_load_all) and has the kinds, names, verbs and values the master and
-# docs/kubernetes.md rely on. `kubectl create --dry-run=client` cannot be used
+# safe_load_all) and has the kinds, names, verbs and values the master, the
+# client and docs/kubernetes.md rely on. `kubectl create --dry-run=client` cannot be used
 # here: even a client-side dry run asks a server for API discovery.
 # Exit status: 0 pass, 1 fail, 77 skipped (python3 with PyYAML not available;
 # a failure under CI=true, see tests/testing/skip.sh).
@@ -39,34 +39,66 @@ def load(name):
 
 rbac = load("rbac.yaml")
 assert set(rbac) == {("ServiceAccount", "edl-master"), ("Role", "edl-master"),
-                     ("RoleBinding", "edl-master")}, f"rbac.yaml holds {sorted(rbac)}"
+                     ("RoleBinding", "edl-master"), ("Role", "edl-user")}, \
+    f"rbac.yaml holds {sorted(rbac)}"
 namespaces = {d["metadata"].get("namespace") for d in rbac.values()}
 assert namespaces == {"edl"}, f"rbac.yaml: objects in namespaces {namespaces}, want all in edl"
 assert rbac[("ServiceAccount", "edl-master")]["apiVersion"] == "v1"
 
-role = rbac[("Role", "edl-master")]
-assert role["apiVersion"] == "rbac.authorization.k8s.io/v1", role["apiVersion"]
-granted = {}
-for rule in role["rules"]:
-    assert rule["apiGroups"] == [""], f"Role rule outside the core group: {rule}"
-    assert "resourceNames" not in rule, f"unexpected resourceNames: {rule}"
-    for resource in rule["resources"]:
-        granted.setdefault(resource, set()).update(rule["verbs"])
+# Exactly what the master and the client use: the fake cluster's end-to-end
+# tests derive these sets from its audit log (tests/fakekube/edl_on_kube_test.cc).
 want = {
-    "pods": {"get", "list", "watch", "create", "delete", "patch"},
-    "pods/log": {"get"},
-    "services": {"get", "list", "watch", "create", "delete"},
-    "configmaps": {"get", "list", "watch", "create", "delete"},
-    "secrets": {"get"},
+    "edl-master": {
+        ("", "pods"): {"get", "list", "watch", "create", "delete"},
+        ("", "services"): {"get", "create", "delete"},
+        ("", "configmaps"): {"get", "create", "patch"},
+    },
+    "edl-user": {
+        ("", "secrets"): {"create", "patch", "delete", "get"},
+        ("", "configmaps"): {"create", "patch", "delete"},
+        ("batch", "jobs"): {"create", "get", "list", "delete"},
+        ("", "services"): {"create"},
+        ("", "pods"): {"get", "list"},
+        ("", "pods/log"): {"get"},
+        ("", "services/proxy"): {"get", "create"},
+    },
 }
-assert granted == want, f"Role grants {granted}, want exactly {want}"
+for name, wanted in want.items():
+    role = rbac[("Role", name)]
+    assert role["apiVersion"] == "rbac.authorization.k8s.io/v1", role["apiVersion"]
+    granted = {}
+    for rule in role["rules"]:
+        assert "resourceNames" not in rule, f"{name}: unexpected resourceNames: {rule}"
+        for group in rule["apiGroups"]:
+            for resource in rule["resources"]:
+                assert "*" not in (group, resource) and "*" not in rule["verbs"], rule
+                granted.setdefault((group, resource), set()).update(rule["verbs"])
+    assert granted == wanted, f"Role {name} grants {granted}, want exactly {wanted}"
+
+# A comment says which code path uses each rule.
+with open(f"{k8s}/rbac.yaml") as f:
+    lines = f.read().splitlines()
+for i, line in enumerate(lines):
+    if line.lstrip().startswith("- apiGroups:"):
+        assert lines[i - 1].lstrip().startswith("#"), f"rbac.yaml:{i + 1}: a rule without a comment"
 
 binding = rbac[("RoleBinding", "edl-master")]
 assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
                               "name": "edl-master"}, binding["roleRef"]
 assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "edl-master",
                                 "namespace": "edl"}], binding["subjects"]
-print("ok: rbac.yaml: ServiceAccount, Role (exactly the master's verbs), RoleBinding in namespace edl")
+# Role edl-user comes with an example RoleBinding, commented out (whom to
+# bind is the cluster's business) after the last "# ---"; uncommented, it is
+# valid.
+start = max(i for i, l in enumerate(lines) if l == "# ---")
+example = yaml.safe_load("\n".join(l[2:] for l in lines[start + 1:]))
+assert example["kind"] == "RoleBinding", example
+assert example["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                              "name": "edl-user"}, example["roleRef"]
+assert all(s.get("apiGroup") == "rbac.authorization.k8s.io" for s in example["subjects"]
+           if s["kind"] in ("User", "Group")), example["subjects"]
+print("ok: rbac.yaml: ServiceAccount, Roles edl-master and edl-user (exactly the verbs used, "
+      "one comment per rule), RoleBinding in namespace edl")
 
 classes = load("priority-classes.yaml")
 assert set(classes) == {("PriorityClass", "high"), ("PriorityClass", "low")}, sorted(classes)

@@ -167,6 +167,8 @@ int64_t ApiServer::restarts() const { return impl_->restarts.load(); }
 
 int64_t ApiServer::faults_injected() const { return impl_->faults.injected(); }
 
+const AuditLog& ApiServer::audit() const { return impl_->audit; }
+
 std::string ApiServer::Kubeconfig() const {
   const Impl& s = *impl_;
   const std::string host = s.options.host == "0.0.0.0" ? "127.0.0.1" : s.options.host;
@@ -188,6 +190,9 @@ ApiResponse ApiServer::Impl::Control(const ApiRequest& request, const ParsedTarg
                                   {"restarting", restarting},
                                   {"faults_injected", faults.injected()},
                                   {"watches", watches_count()}});
+  }
+  if (what == "audit" && request.method == "GET") {
+    return JsonResponse(200, audit.ToEventList(QueryString(target, "user")));
   }
   if (request.method != "POST") return ErrorResponse(MethodNotAllowedError());
   if (what == "faults") {

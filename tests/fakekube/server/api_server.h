@@ -14,7 +14,17 @@
 // same port with the same certificate T ms after, the store (objects,
 // resourceVersions, watch history) untouched, as an API server restarting
 // over the same etcd; GET /debug/fakekube/state says {"restarts",
-// "restarting", "faults_injected", "watches"} (watches open now).
+// "restarting", "faults_injected", "watches"} (watches open now); GET
+// /debug/fakekube/audit[?user=NAME] the audit log (audit_log.h), all of it or
+// that user's, as an audit.k8s.io/v1 EventList.
+//
+// Identities (identity.h): the token is the admin's; Options::user_tokens
+// adds users, and pods' service-account tokens (ServiceAccountToken under
+// Options::service_account_key) authenticate as their service account.
+// With Options::rbac, every identity but the admin is held to the Roles
+// and RoleBindings in the store (rbac_authorizer.h), the test hooks
+// included; without it, as kube-apiserver's AlwaysAllow, everyone
+// authenticated may do everything.
 //
 // HTTP/1.1 with keep-alive on Boost.Beast; one coroutine per connection on
 // its own strand, a few threads on one io_context. Thread-safe. The Store
@@ -23,12 +33,14 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "base/status.h"
 #include "tests/fakekube/server/api_faults.h"
+#include "tests/fakekube/server/audit_log.h"
 #include "tests/fakekube/server/store.h"
 
 namespace edl::fakekube {
@@ -37,8 +49,11 @@ class ApiServer {
  public:
   struct Options {
     std::string host = "127.0.0.1";
-    int port = 0;          // 0: an ephemeral port, see port()
-    std::string token;     // "" accepts every request
+    int port = 0;       // 0: an ephemeral port, see port()
+    std::string token;  // the admin's; "" accepts every request (as the admin's)
+    std::map<std::string, std::string> user_tokens;  // token -> user name
+    std::string service_account_key;                 // signs pods' tokens; "" accepts none
+    bool rbac = false;                               // authorize by Roles and RoleBindings
     std::string cert_dir;  // if set, ca.crt/server.crt/server.key are written there
     bool tls = true;
     std::chrono::seconds default_watch_timeout{1800};
@@ -64,6 +79,8 @@ class ApiServer {
   void InjectFaults(const FaultPlan& plan);
   int64_t restarts() const;
   int64_t faults_injected() const;
+  // Every request answered so far (audit_log.h).
+  const AuditLog& audit() const;
 
   // A kubeconfig (YAML) for this server: server https://127.0.0.1:PORT,
   // certificate-authority-data, the token, namespace default.

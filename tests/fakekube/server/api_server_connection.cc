@@ -15,6 +15,7 @@
 #include "tests/fakekube/server/api_server_impl.h"
 #include "tests/fakekube/server/discovery.h"
 #include "tests/fakekube/server/proxy.h"
+#include "tests/fakekube/server/rbac_authorizer.h"
 
 namespace edl::fakekube {
 namespace {
@@ -22,20 +23,6 @@ namespace {
 constexpr auto kIdleTimeout = std::chrono::minutes(5);  // between requests
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 constexpr size_t kMaxRequestBody = size_t{3} << 20;  // etcd's request limit
-
-bool Authorized(std::string_view header, const std::string& token) {
-  if (token.empty()) return true;
-  while (!header.empty() && header.front() == ' ') header.remove_prefix(1);
-  size_t space = header.find(' ');
-  if (space == std::string_view::npos) return false;
-  std::string scheme(header.substr(0, space));
-  std::transform(scheme.begin(), scheme.end(), scheme.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  std::string_view rest = header.substr(space + 1);
-  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-  while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
-  return scheme == "bearer" && rest == token;
-}
 
 }  // namespace
 
@@ -108,6 +95,18 @@ asio::awaitable<void> ApiServer::Impl::Serve(Stream& stream) {
   }
 }
 
+std::optional<ApiError> ApiServer::Impl::Refusal(const UserInfo& user,
+                                                 const RequestAttributes& request) const {
+  if (!options.rbac) return std::nullopt;
+  return AuthorizeRbac(store, user, request);
+}
+
+// In kube-apiserver's order: authentication, then the test hooks (the
+// admin's; not audited), then the injected faults (where priority and
+// fairness answers 429), then authorization, then the handler. Each answer
+// is decided before the one co_await that writes it (an earlier form that
+// awaited a helper coroutine from a lambda, with conditional temporaries,
+// freed an ApiResponse twice under GCC 12 when the server stopped).
 template <class Stream>
 asio::awaitable<bool> ApiServer::Impl::Dispatch(Stream& stream,
                                                 http::request<http::string_body>& req) {
@@ -116,43 +115,59 @@ asio::awaitable<bool> ApiServer::Impl::Dispatch(Stream& stream,
   ApiRequest request{std::string(req.method_string()), std::string(req.target()),
                      std::string(req[http::field::content_type]), std::move(req.body())};
   const ParsedTarget target = ParseTarget(request.target);
-  if (!Authorized(req[http::field::authorization], options.token)) {
-    co_return co_await WriteResponse(stream, version, keep_alive,
-                                     ErrorResponse(UnauthorizedError()));
-  }
-  if (target.path.rfind("/debug/fakekube/", 0) == 0) {
-    co_return co_await WriteResponse(stream, version, keep_alive, Control(request, target));
-  }
-  if (std::optional<ApiResponse> fault = faults.Next()) {
-    co_return co_await WriteResponse(stream, version, keep_alive, std::move(*fault));
-  }
-  if (auto doc = DiscoveryDocument(target.path, "127.0.0.1:" + std::to_string(port.load()))) {
-    if (request.method != "GET") {
-      co_return co_await WriteResponse(stream, version, keep_alive,
-                                       ErrorResponse(MethodNotAllowedError()));
+  AuditEvent audit_event;
+  audit_event.request_uri = request.target;
+  audit_event.user_agent = std::string(req[http::field::user_agent]);
+  audit_event.request = ResolveRequest(request.method, target);
+  bool audited = true;
+  std::optional<ApiResponse> response;  // once decided
+  const std::optional<UserInfo> user = Authenticate(req[http::field::authorization], credentials);
+  if (!user) {
+    response = ErrorResponse(UnauthorizedError());
+  } else {
+    audit_event.user = *user;
+    if (target.path.rfind("/debug/fakekube/", 0) == 0) {
+      audited = false;
+      if (std::optional<ApiError> refused = Refusal(*user, audit_event.request)) {
+        response = ErrorResponse(*refused);
+      } else {
+        response = Control(request, target);
+      }
+    } else if (std::optional<ApiResponse> fault = faults.Next()) {
+      response = std::move(fault);
+    } else if (std::optional<ApiError> refused = Refusal(*user, audit_event.request)) {
+      response = ErrorResponse(*refused);
+    } else if (auto doc =
+                   DiscoveryDocument(target.path, "127.0.0.1:" + std::to_string(port.load()))) {
+      if (request.method != "GET") {
+        response = ErrorResponse(MethodNotAllowedError());
+      } else {
+        response = JsonResponse(200, *doc);
+      }
+    } else if (target.path == "/healthz" || target.path == "/livez" || target.path == "/readyz") {
+      response = ApiResponse{200, "text/plain; charset=utf-8", "ok", {}};
     }
-    co_return co_await WriteResponse(stream, version, keep_alive, JsonResponse(200, *doc));
   }
-  if (target.path == "/healthz" || target.path == "/livez" || target.path == "/readyz") {
-    co_return co_await WriteResponse(stream, version, keep_alive,
-                                     ApiResponse{200, "text/plain; charset=utf-8", "ok", {}});
+  std::optional<ResourcePath> path;
+  if (!response) {
+    path = ParseResourcePath(target);
+    if (!path) response = ErrorResponse(PathNotFound());
   }
-  std::optional<ResourcePath> path = ParseResourcePath(target);
-  if (!path) {
-    co_return co_await WriteResponse(stream, version, keep_alive, ErrorResponse(PathNotFound()));
-  }
-  if (request.method == "GET" && IsWatch(target, *path)) {
+  if (!response && request.method == "GET" && IsWatch(target, *path)) {
     auto plan = PlanWatch(target, *path, options.default_watch_timeout);
     if (!plan.ok()) {
-      co_return co_await WriteResponse(stream, version, keep_alive, ErrorResponse(plan.error));
+      response = ErrorResponse(plan.error);
+    } else {
+      audit_event.code = 200;
+      audit.Record(audit_event);
+      co_return co_await Watch(stream, version, keep_alive, *plan.value, *path->resource);
     }
-    co_return co_await Watch(stream, version, keep_alive, *plan.value, *path->resource);
   }
-  if (path->subresource == "log" && request.method == "GET" && QueryBool(target, "follow")) {
-    co_return co_await FollowLog(stream, version, keep_alive, target, *path);
+  if (!response && path->subresource == "log" && request.method == "GET" &&
+      QueryBool(target, "follow")) {
+    co_return co_await FollowLog(stream, version, keep_alive, target, *path, audit_event);
   }
-  if (path->subresource == "proxy") {
-    ApiResponse response = ErrorResponse(MethodNotAllowedError());
+  if (!response && path->subresource == "proxy") {
     if (request.method == "GET" || request.method == "POST") {
       ProxyTarget resolve;
       {
@@ -164,11 +179,14 @@ asio::awaitable<bool> ApiServer::Impl::Dispatch(Stream& stream,
         proxied.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
       }
       response = co_await Proxy(store, resolve, proxied, target, *path);
+    } else {
+      response = ErrorResponse(MethodNotAllowedError());
     }
-    co_return co_await WriteResponse(stream, version, keep_alive, std::move(response));
   }
-  co_return co_await WriteResponse(stream, version, keep_alive,
-                                   HandleResourceRequest(store, request, target, *path));
+  if (!response) response = HandleResourceRequest(store, request, target, *path);
+  audit_event.code = response->status;
+  if (audited) audit.Record(audit_event);
+  co_return co_await WriteResponse(stream, version, keep_alive, std::move(*response));
 }
 
 }  // namespace edl::fakekube

@@ -29,8 +29,11 @@
 #include "tests/fakekube/server/api_faults.h"
 #include "tests/fakekube/server/api_handlers.h"
 #include "tests/fakekube/server/api_server.h"
+#include "tests/fakekube/server/audit_log.h"
 #include "tests/fakekube/server/certs.h"
+#include "tests/fakekube/server/identity.h"
 #include "tests/fakekube/server/request.h"
+#include "tests/fakekube/server/request_attributes.h"
 #include "tests/fakekube/server/resources.h"
 #include "tests/fakekube/server/watch_filter.h"
 
@@ -79,7 +82,10 @@ struct WatchQueue : std::enable_shared_from_this<WatchQueue> {
 };
 
 struct ApiServer::Impl {
-  Impl(Store& s, Options o) : store(s), options(std::move(o)) {}
+  Impl(Store& s, Options o)
+      : store(s),
+        options(std::move(o)),
+        credentials{options.token, options.user_tokens, options.service_account_key} {}
 
   asio::awaitable<void> AcceptLoop();
   asio::awaitable<void> ServeTls(tcp::socket socket);
@@ -93,7 +99,11 @@ struct ApiServer::Impl {
                               const WatchPlan& plan, const ResourceInfo& resource);
   template <class Stream>
   asio::awaitable<bool> FollowLog(Stream& stream, unsigned version, bool keep_alive,
-                                  const ParsedTarget& target, const ResourcePath& path);
+                                  const ParsedTarget& target, const ResourcePath& path,
+                                  AuditEvent& audit_event);  // recorded with the answer's code
+  // Under Options::rbac, the 403 for `user` doing `request` unless the
+  // Roles allow it; nullopt otherwise.
+  std::optional<ApiError> Refusal(const UserInfo& user, const RequestAttributes& request) const;
   // The test hooks under /debug/fakekube/ (api_server.h).
   ApiResponse Control(const ApiRequest& request, const ParsedTarget& target);
   // Binds `port` (0: any), starts the threads. REQUIRES: mu held, not listening.
@@ -110,6 +120,8 @@ struct ApiServer::Impl {
 
   Store& store;
   const Options options;
+  const Credentials credentials;
+  AuditLog audit;
   ServerCertificates certs;
   std::unique_ptr<ssl::context> tls;
 

@@ -136,13 +136,16 @@ asio::awaitable<bool> ApiServer::Impl::Watch(Stream& stream, unsigned version, b
 template <class Stream>
 asio::awaitable<bool> ApiServer::Impl::FollowLog(Stream& stream, unsigned version, bool keep_alive,
                                                  const ParsedTarget& target,
-                                                 const ResourcePath& path) {
+                                                 const ResourcePath& path,
+                                                 AuditEvent& audit_event) {
   LogOptions options;
   options.container = QueryString(target, "container");
   options.tail_lines = QueryInt(target, "tailLines");
   options.limit_bytes = QueryInt(target, "limitBytes");
   options.follow = true;
   auto pod = PodForLog(store, path.ns, path.name, options);
+  audit_event.code = pod.ok() ? 200 : pod.error.code;
+  audit.Record(audit_event);
   if (!pod.ok()) {
     co_return co_await WriteResponse(stream, version, keep_alive, ErrorResponse(pod.error));
   }
@@ -188,12 +191,11 @@ template asio::awaitable<bool> ApiServer::Impl::Watch<beast::tcp_stream>(beast::
 template asio::awaitable<bool> ApiServer::Impl::Watch<TlsStream>(TlsStream&, unsigned, bool,
                                                                  const WatchPlan&,
                                                                  const ResourceInfo&);
-template asio::awaitable<bool> ApiServer::Impl::FollowLog<beast::tcp_stream>(beast::tcp_stream&,
-                                                                             unsigned, bool,
-                                                                             const ParsedTarget&,
-                                                                             const ResourcePath&);
+template asio::awaitable<bool> ApiServer::Impl::FollowLog<beast::tcp_stream>(
+    beast::tcp_stream&, unsigned, bool, const ParsedTarget&, const ResourcePath&, AuditEvent&);
 template asio::awaitable<bool> ApiServer::Impl::FollowLog<TlsStream>(TlsStream&, unsigned, bool,
                                                                      const ParsedTarget&,
-                                                                     const ResourcePath&);
+                                                                     const ResourcePath&,
+                                                                     AuditEvent&);
 
 }  // namespace edl::fakekube

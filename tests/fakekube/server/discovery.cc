@@ -54,9 +54,10 @@ Json OpenApiDocument(const std::string& group) {
     std::string path =
         prefix + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.name + "/{name}";
     std::string op = "patch" +
-                     std::string(group.empty()      ? "CoreV1"
-                                 : group == "batch" ? "BatchV1"
-                                                    : "SchedulingV1") +
+                     std::string(group.empty()                          ? "CoreV1"
+                                 : group == "batch"                     ? "BatchV1"
+                                 : group == "rbac.authorization.k8s.io" ? "RbacAuthorizationV1"
+                                                                        : "SchedulingV1") +
                      (r.namespaced ? "Namespaced" : "") + r.kind;
     paths[path] = {
         {"patch",
@@ -99,9 +100,10 @@ std::optional<Json> DiscoveryDocument(const std::string& path, const std::string
   if (path == "/apis") {
     return Json{{"kind", "APIGroupList"},
                 {"apiVersion", "v1"},
-                {"groups", Json::array({GroupEntry("scheduling.k8s.io"), GroupEntry("batch")})}};
+                {"groups", Json::array({GroupEntry("scheduling.k8s.io"), GroupEntry("batch"),
+                                        GroupEntry("rbac.authorization.k8s.io")})}};
   }
-  for (const char* name : {"scheduling.k8s.io", "batch"}) {
+  for (const char* name : {"scheduling.k8s.io", "batch", "rbac.authorization.k8s.io"}) {
     if (path == std::string("/apis/") + name) {
       Json group = GroupEntry(name);
       group["kind"] = "APIGroup";
@@ -112,6 +114,9 @@ std::optional<Json> DiscoveryDocument(const std::string& path, const std::string
   if (path == "/api/v1") return ResourceList("", "v1");
   if (path == "/apis/scheduling.k8s.io/v1") return ResourceList("scheduling.k8s.io", "v1");
   if (path == "/apis/batch/v1") return ResourceList("batch", "v1");
+  if (path == "/apis/rbac.authorization.k8s.io/v1") {
+    return ResourceList("rbac.authorization.k8s.io", "v1");
+  }
   if (path == "/openapi/v3") {
     return Json{
         {"paths",
@@ -119,11 +124,17 @@ std::optional<Json> DiscoveryDocument(const std::string& path, const std::string
           {"apis/scheduling.k8s.io/v1",
            {{"serverRelativeURL", "/openapi/v3/apis/scheduling.k8s.io/v1?hash=FEDCBA9876543210"}}},
           {"apis/batch/v1",
-           {{"serverRelativeURL", "/openapi/v3/apis/batch/v1?hash=0F1E2D3C4B5A6978"}}}}}};
+           {{"serverRelativeURL", "/openapi/v3/apis/batch/v1?hash=0F1E2D3C4B5A6978"}}},
+          {"apis/rbac.authorization.k8s.io/v1",
+           {{"serverRelativeURL",
+             "/openapi/v3/apis/rbac.authorization.k8s.io/v1?hash=8796A5B4C3D2E1F0"}}}}}};
   }
   if (path == "/openapi/v3/api/v1") return OpenApiDocument("");
   if (path == "/openapi/v3/apis/scheduling.k8s.io/v1") return OpenApiDocument("scheduling.k8s.io");
   if (path == "/openapi/v3/apis/batch/v1") return OpenApiDocument("batch");
+  if (path == "/openapi/v3/apis/rbac.authorization.k8s.io/v1") {
+    return OpenApiDocument("rbac.authorization.k8s.io");
+  }
   return std::nullopt;
 }
 

@@ -29,8 +29,9 @@ struct KubeletOptions {
   // Restart back-off after the first restart (doubles, capped at 10 s).
   std::chrono::milliseconds restart_backoff{500};
   // In-cluster config: when api_host is set, pods get
-  // KUBERNETES_SERVICE_HOST/PORT; when service_account.token is set, it is
-  // mounted with ca.crt and namespace at
+  // KUBERNETES_SERVICE_HOST/PORT; when the pod has a token
+  // (service_account.TokenFor: its own service account's, or one for all),
+  // it is mounted with ca.crt and namespace at
   // /var/run/secrets/kubernetes.io/serviceaccount (unless the pod sets
   // automountServiceAccountToken false).
   std::string api_host;

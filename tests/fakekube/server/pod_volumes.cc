@@ -7,6 +7,7 @@
 #include <map>
 
 #include "tests/fakekube/server/container_env.h"
+#include "tests/fakekube/server/identity.h"
 
 namespace edl::fakekube {
 namespace {
@@ -64,7 +65,7 @@ Status WriteProjected(const Store& store, const Json& pod, const Json& source, c
     if (part.contains("serviceAccountToken")) {
       EDL_RETURN_IF_ERROR(
           WriteFile(dir / part["serviceAccountToken"].value("path", std::string("token")),
-                    service_account.token));
+                    service_account.TokenFor(pod)));
     } else if (part.contains("configMap")) {
       EDL_RETURN_IF_ERROR(WriteKeyedVolume(store, "configmaps", ns, part["configMap"], dir));
     } else if (part.contains("secret")) {
@@ -96,6 +97,16 @@ Status WriteProjected(const Store& store, const Json& pod, const Json& source, c
 }
 
 }  // namespace
+
+std::string ServiceAccountFiles::TokenFor(const Json& pod) const {
+  if (signing_key.empty()) return token;
+  const Json& meta = pod.value("metadata", Json::object());
+  const Json& spec = pod.value("spec", Json::object());
+  std::string account = spec.value("serviceAccountName", std::string());
+  if (account.empty()) account = spec.value("serviceAccount", std::string());
+  if (account.empty()) account = "default";
+  return ServiceAccountToken(signing_key, meta.value("namespace", std::string("default")), account);
+}
 
 Result<std::vector<BindMount>> PrepareVolumes(const Store& store, const Json& pod,
                                               const Json& container, const std::string& pod_dir,

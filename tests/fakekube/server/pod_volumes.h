@@ -20,10 +20,19 @@ struct BindMount {
   bool read_only = false;
 };
 
-// Service-account material for projected serviceAccountToken volumes.
+// Service-account material for projected serviceAccountToken volumes and
+// the automounted token.
 struct ServiceAccountFiles {
-  std::string token;
+  std::string token;  // every pod's, when there is no signing_key
   std::string ca_crt;
+  // When set, each pod gets the token of its own service account
+  // (spec.serviceAccountName, else "default", in its namespace):
+  // ServiceAccountToken (identity.h) under this key, as the API server
+  // that holds the key authenticates it.
+  std::string signing_key;
+
+  // The token `pod` gets ("" = none).
+  std::string TokenFor(const Json& pod) const;
 };
 
 // REQUIRES: pod_dir exists. FailedPrecondition with the kubelet's words

@@ -208,12 +208,13 @@ std::optional<ChildProcess> PodWorker::StartContainer(std::optional<Outcome>* st
   bool automount = pod_["spec"].value("automountServiceAccountToken", true);
   bool mounted_already = false;
   for (const BindMount& m : *mounts) mounted_already |= m.target == kServiceAccountPath;
-  if (automount && !mounted_already && !options_.service_account.token.empty()) {
+  const std::string token = options_.service_account.TokenFor(pod_);
+  if (automount && !mounted_already && !token.empty()) {
     namespace fs = std::filesystem;
     fs::path dir = fs::path(pod_dir_) / "serviceaccount";
     std::error_code ec;
     fs::create_directories(dir, ec);
-    std::ofstream(dir / "token", std::ios::trunc) << options_.service_account.token;
+    std::ofstream(dir / "token", std::ios::trunc) << token;
     std::ofstream(dir / "ca.crt", std::ios::trunc) << options_.service_account.ca_crt;
     std::ofstream(dir / "namespace", std::ios::trunc) << ns_;
     mounts->push_back(BindMount{dir.string(), kServiceAccountPath, true});

@@ -21,6 +21,16 @@ const std::vector<ResourceInfo>& AllResources() {
        {"pc"},
        {}},
       {"jobs", "job", "Job", "batch", "v1", true, {}, {"status"}},
+      {"serviceaccounts", "serviceaccount", "ServiceAccount", "", "v1", true, {"sa"}, {}},
+      {"roles", "role", "Role", "rbac.authorization.k8s.io", "v1", true, {}, {}},
+      {"rolebindings",
+       "rolebinding",
+       "RoleBinding",
+       "rbac.authorization.k8s.io",
+       "v1",
+       true,
+       {},
+       {}},
   };
   return kResources;
 }

@@ -6,6 +6,7 @@
 #include "tests/fakekube/server/json_fields.h"
 #include "tests/fakekube/server/name_formats.h"
 #include "tests/fakekube/server/pod_spec_validation.h"
+#include "tests/fakekube/server/rbac_validation.h"
 
 namespace edl::fakekube {
 namespace {
@@ -115,6 +116,8 @@ std::optional<ApiError> ValidateObject(const ResourceInfo& resource, const Json&
   if (resource.name == "configmaps" || resource.name == "secrets") ValidateKeys(object, errors);
   if (resource.name == "jobs") ValidateJob(object, errors);
   if (resource.name == "priorityclasses") ValidatePriorityClass(object, errors);
+  if (resource.name == "roles") ValidateRole(object, errors);
+  if (resource.name == "rolebindings") ValidateRoleBinding(object, errors);
   if (errors.empty()) return std::nullopt;
   return InvalidError(resource.kind, StringAt(meta, "name"), errors, resource.group);
 }

@@ -2,8 +2,9 @@
 // store, on create and on update, for the kinds the fake serves: the name
 // and owner references of every object, and the fields the API's OpenAPI
 // schema marks required in the Pods, Services, ConfigMaps, Secrets, Jobs
-// (job_validation.h) and PriorityClasses edl and its tests write, with the
-// formats checked on them. Pure; thread-safe.
+// (job_validation.h), PriorityClasses, Roles and RoleBindings
+// (rbac_validation.h) edl and its tests write, with the formats checked on
+// them. Pure; thread-safe.
 #pragma once
 
 #include <optional>

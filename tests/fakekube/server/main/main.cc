@@ -19,6 +19,7 @@
 #include "tests/fakekube/server/cluster_spec.h"
 #include "tests/fakekube/server/job_controller.h"
 #include "tests/fakekube/server/kube_proxy.h"
+#include "tests/fakekube/server/kubeconfig.h"
 #include "tests/fakekube/server/kubelet.h"
 #include "tests/fakekube/server/scheduler.h"
 #include "tests/fakekube/server/store.h"
@@ -38,6 +39,8 @@ struct Flags {
   int bookmark_interval_s = 60;
   size_t history_limit = 10000;
   std::string token;
+  std::vector<std::string> users;
+  std::string authorization_mode = "AlwaysAllow";
   bool plain_http = false;
   std::string log_level = "INFO";
   std::string utilization_csv;
@@ -112,10 +115,25 @@ Status Run(const Flags& flags) {
   }
 
   const std::string token = flags.token.empty() ? RandomToken() : flags.token;
+  std::map<std::string, std::string> user_tokens;  // user -> token
+  for (const std::string& user : flags.users) {
+    if (user.empty() || user.find('/') != std::string::npos || user_tokens.count(user)) {
+      return InvalidArgument("--user \"" + user + "\": expected a new name without '/'");
+    }
+    user_tokens[user] = RandomToken();
+  }
+  if (flags.authorization_mode != "AlwaysAllow" && flags.authorization_mode != "RBAC") {
+    return InvalidArgument("--authorization_mode " + flags.authorization_mode +
+                           ": expected AlwaysAllow or RBAC");
+  }
+  const std::string service_account_key = RandomToken();
   ApiServer::Options api_options;
   api_options.host = flags.host;
   api_options.port = flags.port;
   api_options.token = token;
+  for (const auto& [user, user_token] : user_tokens) api_options.user_tokens[user_token] = user;
+  api_options.service_account_key = service_account_key;
+  api_options.rbac = flags.authorization_mode == "RBAC";
   api_options.tls = !flags.plain_http;
   api_options.cert_dir = flags.dir;
   api_options.default_watch_timeout = std::chrono::seconds(flags.watch_timeout_s);
@@ -135,7 +153,7 @@ Status Run(const Flags& flags) {
   }
   kubelet_options.api_host = flags.host;
   kubelet_options.api_port = api.port();
-  kubelet_options.service_account = {token, api.CaCertificatePem()};
+  kubelet_options.service_account = {"", api.CaCertificatePem(), service_account_key};
   Kubelet kubelet(store, kubelet_options);
   KubeProxy proxy(store);
   api.SetProxyTarget([&proxy](const Json& object, int port) -> std::optional<std::string> {
@@ -173,6 +191,13 @@ Status Run(const Flags& flags) {
     EDL_RETURN_IF_ERROR(WriteFileAtomically(flags.dir + "/address", address + "\n"));
     if (!flags.plain_http) {
       EDL_RETURN_IF_ERROR(WriteFileAtomically(flags.dir + "/ca.crt", api.CaCertificatePem()));
+    }
+    for (const auto& [user, user_token] : user_tokens) {
+      EDL_RETURN_IF_ERROR(WriteFileAtomically(
+          flags.dir + "/" + user + ".kubeconfig",
+          KubeconfigYaml(scheme + (flags.host == "0.0.0.0" ? "127.0.0.1" : flags.host) + ":" +
+                             std::to_string(api.port()),
+                         flags.plain_http ? "" : api.CaCertificatePem(), user_token)));
     }
     // Last: its existence tells a waiting test that everything is up.
     EDL_RETURN_IF_ERROR(WriteFileAtomically(flags.dir + "/kubeconfig", api.Kubeconfig()));
@@ -225,7 +250,16 @@ int main(int argc, char** argv) {
   app.add_option("--history_limit", flags.history_limit,
                  "Watch events kept; a watch from an older resourceVersion gets 410 Expired")
       ->capture_default_str();
-  app.add_option("--token", flags.token, "Bearer token clients must send (default: random)");
+  app.add_option("--token", flags.token,
+                 "The cluster admin's bearer token (default: random), in DIR/kubeconfig");
+  app.add_option("--user", flags.users,
+                 "NAME (repeatable): a user with a random token of its own, in "
+                 "DIR/NAME.kubeconfig; under RBAC allowed only what RoleBindings grant it");
+  app.add_option("--authorization_mode", flags.authorization_mode,
+                 "AlwaysAllow: every authenticated request is allowed; RBAC: every identity but "
+                 "the admin (users, and pods' service accounts, whose tokens the kubelet mounts) "
+                 "is allowed what the Roles and RoleBindings in the store grant it")
+      ->capture_default_str();
   app.add_flag("--plain_http", flags.plain_http,
                "Serve plain HTTP instead of HTTPS (kubectl then sends no token)");
   app.add_option("--log_level", flags.log_level, "DEBUG, INFO, WARNING or ERROR")
