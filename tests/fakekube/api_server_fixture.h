@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tests/fakekube/loopback_api_server.h"
+#include "tests/fakekube/store_fixtures.h"
 
 namespace edl::fakekube::testing {
 
@@ -46,19 +47,7 @@ class ApiServerTest : public ::testing::Test {
     return r.json();
   }
   // Marks the pod's container running, as the kubelet does.
-  void StartContainer(const std::string& name) {
-    ASSERT_TRUE(
-        store()
-            .Update("pods", "default", name,
-                    [](Json& pod) {
-                      pod["spec"]["nodeName"] = "node-1";
-                      pod["status"]["phase"] = "Running";
-                      pod["status"]["containerStatuses"] = {
-                          {{"name", "main"},
-                           {"state", {{"running", {{"startedAt", "2026-01-01T00:00:00Z"}}}}}}};
-                    })
-            .ok());
-  }
+  void StartContainer(const std::string& name) { MarkRunning(store(), name); }
 
   std::unique_ptr<LoopbackApiServer> api_;
 };

@@ -11,6 +11,7 @@
 #include "tests/fakekube/kubectl_path.h"
 #include "tests/fakekube/loopback_api_server.h"
 #include "tests/fakekube/server/job_controller.h"
+#include "tests/fakekube/store_fixtures.h"
 #include "tests/testing/run_edl.h"
 #include "tests/testing/skip.h"
 
@@ -144,17 +145,7 @@ TEST_F(KubectlTest, DeleteOfARunningPodWaitsUntilTheKubeletRemovesIt) {
 TEST_F(KubectlTest, LogsPrintsWhatTheContainerWrote) {
   auto created = api_.store().Create("pods", "default", ShellPod("x"));
   ASSERT_TRUE(created.ok());
-  ASSERT_TRUE(
-      api_.store()
-          .Update("pods", "default", "x",
-                  [](Json& pod) {
-                    pod["spec"]["nodeName"] = "node-1";
-                    pod["status"]["phase"] = "Running";
-                    pod["status"]["containerStatuses"] = {
-                        {{"name", "main"},
-                         {"state", {{"running", {{"startedAt", "2026-01-01T00:00:00Z"}}}}}}};
-                  })
-          .ok());
+  testing::MarkRunning(api_.store(), "x");
   api_.store().AppendLog((*created.value)["metadata"]["uid"],
                          "epoch 1 loss 0.5\nepoch 2 loss 0.3\n");
   RunResult r = Run({"logs", "x"});

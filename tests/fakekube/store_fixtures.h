@@ -1,5 +1,5 @@
 // Objects and writes the fake API server's Store tests share
-// (store*_test.cc).
+// (store*_test.cc, and the API server and kubectl tests).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -35,6 +35,18 @@ inline void Schedule(Store& store, const std::string& name) {
   auto bound =
       store.Update("pods", "default", name, [](Json& pod) { pod["spec"]["nodeName"] = "node-1"; });
   ASSERT_TRUE(bound.ok());
+}
+
+// Puts a pod on a node with its container "main" running, as the kubelet
+// reports it.
+inline void MarkRunning(Store& store, const std::string& name) {
+  auto running = store.Update("pods", "default", name, [](Json& pod) {
+    pod["spec"]["nodeName"] = "node-1";
+    pod["status"]["phase"] = "Running";
+    pod["status"]["containerStatuses"] = {
+        {{"name", "main"}, {"state", {{"running", {{"startedAt", "2026-01-01T00:00:00Z"}}}}}}};
+  });
+  ASSERT_TRUE(running.ok());
 }
 
 }  // namespace edl::fakekube::testing
