@@ -8,6 +8,7 @@
 #include "data/csv_source.h"
 #include "data/data_paths.h"
 #include "data/idx_source.h"
+#include "data/sql_source.h"
 #include "data/streamed_idx_source.h"
 #include "data/streamed_source.h"
 
@@ -132,6 +133,15 @@ Result<std::unique_ptr<Source>> OpenSource(const std::string& path, const InputS
 
 Result<std::unique_ptr<Source>> OpenSource(const std::string& path, const InputSpec& spec,
                                            const OpenOptions& options) {
+  if (IsSqlUrl(path)) {
+    EDL_ASSIGN_OR_RETURN(std::unique_ptr<SqlSource> s, SqlSource::Open(path, spec, options));
+    if (options.stream) return std::unique_ptr<Source>(std::move(s));
+    // Loaded whole (local training, --data_in_memory): every row decoded once.
+    ColumnBuffer records;
+    EDL_RETURN_IF_ERROR(s->DecodeRange(0, s->num_records(), &records));
+    return std::unique_ptr<Source>(
+        std::make_unique<ColumnSource>(s->name(), s->layout(), std::move(records)));
+  }
   // The common case, and IDX images whose labels live beside them: one file.
   if (std::filesystem::is_regular_file(path)) return OpenFile(path, spec, options);
   EDL_ASSIGN_OR_RETURN(std::vector<std::string> files, ResolveDataPaths(path));

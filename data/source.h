@@ -44,6 +44,11 @@ class Source {
   // naming the source and index when one is out of range.
   virtual Result<Examples> Gather(const std::vector<int64_t>& indices) const = 0;
 
+  // What another process opens to read exactly these records: name(), and
+  // for a database table the URL with the plan's bounds pinned
+  // (data/sql_source.h).
+  virtual std::string reopen_name() const { return name(); }
+
   // The records of each file of the data set, in order (one entry for a
   // single file); they sum to num_records().
   virtual std::vector<int64_t> file_records() const { return {num_records()}; }

@@ -8,7 +8,9 @@
 # buildah (image_build), python3-yaml (k8s_manifests), nodejs and npm (the
 # TF.js round trips), kubectl (fakekube's KubectlTest), gnuplot-nox (the
 # utilization experiment), chromium (the job page, loaded headless),
-# clang-format (source_format, the style check). Only the GPU tests may skip.
+# clang-format (source_format, the style check), postgresql and sqlite3 (the
+# database tests start their own server and write their tables with psql and
+# sqlite3). Only the GPU tests may skip.
 #
 # Usage: scripts/install-deps.sh [--bench]
 #   --bench  also install PyTorch and OpenBLAS for scripts/bench/.
@@ -19,6 +21,7 @@ packages=(
   libdnnl-dev libboost1.81-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libgtest-dev libgmock-dev
   libssl-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler
+  libpq-dev libsqlite3-dev postgresql sqlite3
   dataset-fashion-mnist
   buildah gnuplot-nox
   nodejs

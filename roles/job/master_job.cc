@@ -369,9 +369,9 @@ cluster::ProcessSpec MasterJob::WorkerSpec(int i) const {
   w.worker_name = WorkerName(i);
   w.master_addr = master_addr_;
   w.ps_addrs = ps_addrs_;
-  w.training_data = o.training_data;
-  w.validation_data = o.validation_data;
-  w.prediction_data = o.prediction_data;
+  w.training_data = training_data_;
+  w.validation_data = validation_data_;
+  w.prediction_data = prediction_data_;
   w.minibatch_size = o.minibatch_size;
   w.get_model_steps = o.get_model_steps;
   w.gradient_compression = o.gradient_compression;

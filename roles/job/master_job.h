@@ -101,6 +101,11 @@ class MasterJob {
   std::unique_ptr<master::MasterCore> core_;
   std::unique_ptr<JobEvents> events_;  // --tensorboard_log_dir
   std::string state_dir_;              // "" = not durable
+  // What the workers open for --training_data, --validation_data and
+  // --prediction_data: the flags, with a database table's plan pinned
+  // (Source::reopen_name) so that every worker reads the rows this master
+  // counted.
+  std::string training_data_, validation_data_, prediction_data_;
   bool recovered_ = false;
   nlohmann::json plan_;  // processes.json as read at start (null if none)
 

@@ -39,14 +39,59 @@ namespace {
 // never decodes the data itself.
 Status CountRecords(const std::string& flag, const std::string& path, const CompiledModel& cm,
                     bool labels, const ModelOptions& model, int64_t* records,
-                    std::vector<int64_t>* files) {
+                    std::vector<int64_t>* files, std::string* reopen) {
+  *reopen = path;
   if (path.empty()) return Status::Ok();
   EDL_ASSIGN_OR_RETURN(
       auto source, OpenSourceForModel(flag, path, cm, labels, JobReading(model, /*worker=*/false)));
   *records = source->num_records();
   *files = source->file_records();
+  *reopen = source->reopen_name();
   EDL_LOG(INFO) << flag << " " << path << ": " << *records << " records in " << files->size()
                 << (files->size() == 1 ? " file" : " files");
+  return Status::Ok();
+}
+
+// A restarted master must read the rows the first one planned (a database
+// table's rows may have been added since): the names the workers open are
+// kept beside the state when the job starts and opened again by every
+// later master, which counts those (data/sql_source.h).
+Status KeepDataPlan(const std::string& state_dir, const CompiledModel& cm,
+                    const ModelOptions& model, master::DatasetSizes* r, std::string* training,
+                    std::string* validation, std::string* prediction) {
+  const std::string path = state_dir + "/data_plan.json";
+  auto saved = ReadFile(path);
+  if (!saved.ok()) {
+    nlohmann::json j = {
+        {"training", *training}, {"validation", *validation}, {"prediction", *prediction}};
+    return WriteFileAtomically(path, j.dump());
+  }
+  const nlohmann::json j = nlohmann::json::parse(*saved, nullptr, false);
+  if (!j.is_object()) return IoError(path + ": not the job's data plan (" + *saved + ")");
+  struct Set {
+    const char* key;
+    const char* flag;
+    bool labels;
+    std::string* name;
+    int64_t* records;
+    std::vector<int64_t>* files;
+  };
+  const Set sets[] = {
+      {"training", "--training_data", true, training, &r->training, &r->training_files},
+      {"validation", "--validation_data", true, validation, &r->validation, &r->validation_files},
+      {"prediction", "--prediction_data", false, prediction, &r->prediction, &r->prediction_files},
+  };
+  for (const Set& set : sets) {
+    const auto it = j.find(set.key);
+    if (it == j.end() || !it->is_string()) {
+      return IoError(path + ": no \"" + set.key + "\" (not the job's data plan)");
+    }
+    const std::string was = it->get<std::string>();
+    if (was == *set.name) continue;
+    EDL_LOG(INFO) << set.flag << ": reading the rows the job planned when it started";
+    EDL_RETURN_IF_ERROR(
+        CountRecords(set.flag, was, cm, set.labels, model, set.records, set.files, set.name));
+  }
   return Status::Ok();
 }
 
@@ -141,11 +186,11 @@ Status MasterJob::Prepare() {
   m.job_name = o.job.job_name;
   master::DatasetSizes& r = m.records;
   EDL_RETURN_IF_ERROR(CountRecords("--training_data", o.training_data, *cm_, true, o.model,
-                                   &r.training, &r.training_files));
+                                   &r.training, &r.training_files, &training_data_));
   EDL_RETURN_IF_ERROR(CountRecords("--validation_data", o.validation_data, *cm_, true, o.model,
-                                   &r.validation, &r.validation_files));
+                                   &r.validation, &r.validation_files, &validation_data_));
   EDL_RETURN_IF_ERROR(CountRecords("--prediction_data", o.prediction_data, *cm_, false, o.model,
-                                   &r.prediction, &r.prediction_files));
+                                   &r.prediction, &r.prediction_files, &prediction_data_));
   m.minibatch_size = o.minibatch_size;
   // AllreduceStrategy: a task is one member's share of one step.
   m.num_minibatches_per_task = o.allreduce ? 1 : o.num_minibatches_per_task;
@@ -207,6 +252,8 @@ Status MasterJob::Prepare() {
     std::filesystem::create_directories(state_dir_, ec);
     if (ec) return IoError(state_dir_ + ": cannot create: " + ec.message());
     EDL_RETURN_IF_ERROR(CheckFlags(state_dir_, ToArgs(o)));
+    EDL_RETURN_IF_ERROR(KeepDataPlan(state_dir_, *cm_, o.model, &m.records, &training_data_,
+                                     &validation_data_, &prediction_data_));
     if (state_configmap_) EDL_RETURN_IF_ERROR(state_configmap_->Save(state_dir_));
     m.state_dir = state_dir_;
     if (auto plan = ReadFile(state_dir_ + "/processes.json"); plan.ok()) {

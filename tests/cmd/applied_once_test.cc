@@ -51,26 +51,6 @@ int Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-// The pid of a worker that holds a training task now, stopped (SIGSTOP) so
-// that it cannot finish the task between the status read and its kill; -1
-// if none does.
-int StopAWorkerHoldingATrainingTask(const std::string& jobs_dir, const std::string& job) {
-  auto holder = [&](const nlohmann::json& s) {
-    if (!s.is_object() || !s.contains("workers")) return -1;
-    for (const auto& w : s["workers"]) {
-      for (const auto& t : w.value("tasks", nlohmann::json::array())) {
-        if (t.value("type", "") == "training") return w.value("pid", -1);
-      }
-    }
-    return -1;
-  };
-  const int pid = holder(JobStatus(jobs_dir, job));
-  if (pid <= 0 || ::kill(pid, SIGSTOP) != 0) return -1;
-  if (holder(JobStatus(jobs_dir, job)) == pid) return pid;
-  ::kill(pid, SIGCONT);
-  return -1;
-}
-
 const char kResumed[] = "PS had this minibatch already";
 
 TEST(AppliedOnce, WorkersKilledMidTaskLeaveEveryRecordAppliedOncePerEpoch) {

@@ -1,9 +1,12 @@
 #include "tests/testing/counting_job.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <cstring>
 #include <nlohmann/json.hpp>
+
+#include "tests/testing/job_report.h"
 
 namespace edl::testing {
 
@@ -42,6 +45,23 @@ std::map<float, int> RowHistogram(const std::string& export_dir, int records) {
     ++histogram[v];
   }
   return histogram;
+}
+
+int StopAWorkerHoldingATrainingTask(const std::string& jobs_dir, const std::string& job) {
+  auto holder = [&](const nlohmann::json& s) {
+    if (!s.is_object() || !s.contains("workers")) return -1;
+    for (const auto& w : s["workers"]) {
+      for (const auto& t : w.value("tasks", nlohmann::json::array())) {
+        if (t.value("type", "") == "training") return w.value("pid", -1);
+      }
+    }
+    return -1;
+  };
+  const int pid = holder(JobStatus(jobs_dir, job));
+  if (pid <= 0 || ::kill(pid, SIGSTOP) != 0) return -1;
+  if (holder(JobStatus(jobs_dir, job)) == pid) return pid;
+  ::kill(pid, SIGCONT);
+  return -1;
 }
 
 std::string Describe(const std::map<float, int>& histogram) {

@@ -25,4 +25,9 @@ std::map<float, int> RowHistogram(const std::string& export_dir, int records = k
 // "65536 records applied 4.000000 times; ".
 std::string Describe(const std::map<float, int>& histogram);
 
+// The pid of a worker of job `job` (under `jobs_dir`) that holds a training
+// task now, stopped (SIGSTOP) so that it cannot finish the task between the
+// status read and its kill; -1 if none does.
+int StopAWorkerHoldingATrainingTask(const std::string& jobs_dir, const std::string& job);
+
 }  // namespace edl::testing

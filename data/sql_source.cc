@@ -1,0 +1,398 @@
+#include "data/sql_source.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "base/check.h"
+#include "base/logging.h"
+
+namespace edl::data {
+namespace {
+
+// How long a read retries a lost connection before it fails.
+constexpr auto kRetryFor = std::chrono::seconds(60);
+
+// The column names the spec names (they are read even when one is the key).
+std::set<std::string> NamedColumns(const CsvSpec& spec) {
+  std::set<std::string> names;
+  auto add = [&](const ColumnRef& c) {
+    if (!c.by_index) names.insert(c.name);
+  };
+  if (spec.has_label) add(spec.label);
+  for (const ColumnRef& c : spec.numeric) add(c);
+  for (const CategoricalColumn& c : spec.categorical) add(c.column);
+  for (const auto& [name, norm] : spec.normalize) names.insert(name);
+  return names;
+}
+
+bool IsNumber(SqlType t) {
+  return t == SqlType::kInteger || t == SqlType::kReal || t == SqlType::kBool ||
+         t == SqlType::kOther;  // SQLite expressions have no declared type: checked per row
+}
+
+// Resolves a ColumnRef against `names` (by name, or by index counting from
+// the end when negative); -1 when it names none.
+int64_t Resolve(const ColumnRef& c, const std::vector<std::string>& names) {
+  const auto n = static_cast<int64_t>(names.size());
+  if (c.by_index) {
+    const int64_t i = c.index < 0 ? n + c.index : c.index;
+    return i >= 0 && i < n ? i : -1;
+  }
+  auto it = std::find(names.begin(), names.end(), c.name);
+  return it == names.end() ? -1 : it - names.begin();
+}
+
+// The spec's numeric columns must have numeric types: a text column read as
+// numbers fails on its first row, so it is refused when the data is opened.
+Status CheckTypes(const std::string& where, const CsvSpec& spec,
+                  const std::vector<SqlColumn>& columns) {
+  std::vector<std::string> names;
+  for (const SqlColumn& c : columns) names.push_back(c.name);
+  std::vector<bool> numeric(columns.size(), spec.numeric_all);
+  if (!spec.numeric_all) {
+    for (const ColumnRef& c : spec.numeric) {
+      if (int64_t i = Resolve(c, names); i >= 0) numeric[i] = true;
+    }
+  } else {
+    for (const CategoricalColumn& c : spec.categorical) {
+      if (int64_t i = Resolve(c.column, names); i >= 0) numeric[i] = false;
+    }
+    if (spec.has_label) {
+      if (int64_t i = Resolve(spec.label, names); i >= 0) numeric[i] = false;
+    }
+  }
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (numeric[i] && !IsNumber(columns[i].type)) {
+      return InvalidArgument(where + ": column '" + columns[i].name + "' is " +
+                             columns[i].type_name +
+                             " but the spec reads it as a number (make it categorical in the "
+                             "spec's input, or list only numeric columns in input.numeric)");
+    }
+  }
+  return Status::Ok();
+}
+
+int64_t ParseKey(std::string_view s) {
+  int64_t v = 0;
+  bool negative = !s.empty() && s[0] == '-';
+  for (size_t i = negative ? 1 : 0; i < s.size(); ++i) v = v * 10 + (s[i] - '0');
+  return negative ? -v : v;
+}
+
+bool IsInteger(std::string_view s) {
+  if (s.empty()) return false;
+  for (size_t i = s[0] == '-' ? 1 : 0; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  return s.size() > (s[0] == '-' ? 1u : 0u) && s.size() <= 19;
+}
+
+}  // namespace
+
+// Records [begin, end) of a plan, streamed: one query over the key range of
+// the points around them, whose rows' count is checked against the plan.
+class SqlSource::Cursor : public RecordCursor {
+ public:
+  Cursor(const SqlSource& source, int64_t begin, int64_t end)
+      : source_(source), next_(begin), end_(end) {}
+  ~Cursor() override {
+    rows_.reset();
+    if (db_) source_.Release(std::move(db_));
+  }
+
+  Result<Examples> Next(int64_t n) override {
+    ColumnBuffer out;
+    EDL_RETURN_IF_ERROR(Fill(n, &out));
+    return out.Slice(source_.layout(), 0, out.size);
+  }
+
+  // Decodes the next min(n, left) records into `out`, retrying a lost
+  // connection from the record after the last one returned.
+  Status Fill(int64_t n, ColumnBuffer* out) {
+    const int64_t stop = std::min(end_, next_ + std::max<int64_t>(n, 0));
+    const auto give_up = std::chrono::steady_clock::now() + kRetryFor;
+    auto wait = std::chrono::milliseconds(100);
+    while (next_ < stop) {
+      Status s = Step(stop, out);
+      if (s.ok()) continue;
+      rows_.reset();
+      db_.reset();
+      if (s.code() != StatusCode::kUnavailable || std::chrono::steady_clock::now() > give_up) {
+        return s;
+      }
+      EDL_LOG(WARNING) << s.message() << "; retrying in " << wait.count() << " ms";
+      std::this_thread::sleep_for(wait);
+      wait = std::min(wait * 2, std::chrono::milliseconds(5000));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // Reads rows into `out` until `stop` (or an error).
+  Status Step(int64_t stop, ColumnBuffer* out) {
+    if (!rows_) {
+      if (!db_) {
+        EDL_ASSIGN_OR_RETURN(db_, source_.Acquire());
+      }
+      int64_t expected = 0;
+      const std::string sql = source_.RangeQuery(next_, end_, &expected);
+      EDL_ASSIGN_OR_RETURN(rows_, db_->Query(sql));
+      expected_ = expected;
+      first_ = true;
+    }
+    const size_t n = source_.decoder_->columns().size();
+    while (next_ < stop) {
+      EDL_ASSIGN_OR_RETURN(bool more, rows_->Next());
+      if (first_) {
+        first_ = false;
+        const int64_t held = more ? ParseKey(rows_->fields()[n + 1]) : 0;
+        if (held != expected_) return Drift(held);
+      }
+      if (!more) return Drift(-1);
+      const auto& f = rows_->fields();
+      fields_.assign(f.begin(), f.begin() + static_cast<int64_t>(n));
+      if (source_.check_xmin_ && f[n + 2] == "t") {
+        return FailedPrecondition(source_.name() + ": row " + source_.key_name_ + "=" +
+                                  std::string(f[n]) +
+                                  " was written after the job planned its data set; a job "
+                                  "trains on the rows as they were when it started "
+                                  "(docs/sql.md)");
+      }
+      Status s = source_.decoder_->Decode(fields_, out);
+      if (!s.ok()) {
+        std::string nulls;
+        for (size_t i = 0; i < n; ++i) {
+          if (rows_->null(i)) nulls += " '" + source_.decoder_->columns()[i] + "'";
+        }
+        return s.WithPrefix(source_.name() + ": row " + source_.key_name_ + "=" +
+                            std::string(f[n]) + (nulls.empty() ? "" : " (NULL in" + nulls + ")"));
+      }
+      ++next_;
+    }
+    if (next_ == end_) {
+      // Read the query to its end so that the connection can serve again.
+      EDL_ASSIGN_OR_RETURN(bool extra, rows_->Next());
+      EDL_CHECK(!extra) << "LIMIT returned more rows";
+      rows_.reset();
+      source_.Release(std::move(db_));
+    }
+    return Status::Ok();
+  }
+
+  Status Drift(int64_t held) const {
+    return FailedPrecondition(
+        source_.name() +
+        ": the rows changed since the job planned its data set: the key range "
+        "of records from " +
+        std::to_string(next_) + " holds " +
+        (held < 0 ? std::string("fewer rows than read") : std::to_string(held) + " rows") +
+        " where it held " + std::to_string(expected_) +
+        " (rows were inserted or deleted; a job trains on the rows as they were when it "
+        "started: docs/sql.md)");
+  }
+
+  const SqlSource& source_;
+  int64_t next_;
+  const int64_t end_;
+  std::unique_ptr<SqlConnection> db_;
+  std::unique_ptr<SqlRows> rows_;
+  int64_t expected_ = 0;
+  bool first_ = true;
+  std::vector<std::string_view> fields_;
+};
+
+SqlSource::~SqlSource() = default;
+
+Result<std::unique_ptr<SqlSource>> SqlSource::Open(const std::string& value, const InputSpec& spec,
+                                                   const OpenOptions& options) {
+  EDL_ASSIGN_OR_RETURN(SqlUrl url, ParseSqlUrl(value));
+  if (spec.format != DataFormat::kAuto && spec.format != DataFormat::kCsv) {
+    return InvalidArgument(url.text +
+                           ": a database is read with the spec's CSV fields; the spec's "
+                           "input.format names another format");
+  }
+  std::unique_ptr<SqlSource> s(new SqlSource());
+  s->url_ = std::move(url);
+  const SqlUrl& u = s->url_;
+  EDL_ASSIGN_OR_RETURN(std::unique_ptr<SqlConnection> db, ConnectSql(u));
+  const std::string where = u.text;
+  if (!u.table.empty()) {
+    s->from_ = SqlConnection::QuoteTable(u.table);
+    EDL_ASSIGN_OR_RETURN(std::vector<std::string> pk, db->PrimaryKey(u.table));
+    if (u.key.empty() && pk.size() != 1) {
+      return FailedPrecondition(
+          where + ": table \"" + u.table + "\" has " +
+          (pk.empty() ? std::string("no primary key") : "a primary key of several columns") +
+          "; name an integer column with unique values as key=COLUMN (tasks are ranges of it)");
+    }
+    s->key_name_ = u.key.empty() ? pk[0] : u.key;
+  } else {
+    s->from_ = "(" + u.query + ") AS edl_q";
+    s->key_name_ = u.key;
+  }
+  s->key_ = s->key_name_ == "rowid" && u.kind == SqlUrl::Kind::kSqlite
+                ? std::string("rowid")
+                : SqlConnection::QuoteIdentifier(s->key_name_);
+  EDL_ASSIGN_OR_RETURN(std::vector<SqlColumn> all, db->Describe("SELECT * FROM " + s->from_));
+  // The data columns: every column but the key, unless the spec names it.
+  const std::set<std::string> named = NamedColumns(spec.csv);
+  std::vector<SqlColumn> data;
+  bool key_found = s->key_ == "rowid";
+  for (const SqlColumn& c : all) {
+    if (c.name == s->key_name_) {
+      key_found = true;
+      if (c.type != SqlType::kInteger && c.type != SqlType::kOther) {
+        return FailedPrecondition(where + ": key column '" + c.name + "' is " + c.type_name +
+                                  "; tasks are ranges of an integer key (name one with key=)");
+      }
+      if (!named.count(c.name)) continue;
+    }
+    data.push_back(c);
+  }
+  if (!key_found) {
+    return InvalidArgument(where + ": key column '" + s->key_name_ + "' is not a column of the " +
+                           u.Relation());
+  }
+  EDL_RETURN_IF_ERROR(CheckTypes(where, spec.csv, data));
+  std::vector<std::string> names;
+  for (const SqlColumn& c : data) {
+    names.push_back(c.name);
+    const std::string q = SqlConnection::QuoteIdentifier(c.name);
+    const bool cast = c.type == SqlType::kBool && u.kind == SqlUrl::Kind::kPostgres;
+    s->columns_ += (s->columns_.empty() ? "" : ", ") + (cast ? "CAST(" + q + " AS integer)" : q);
+  }
+  CsvSpec csv = spec.csv;
+  csv.column_names.clear();
+  EDL_ASSIGN_OR_RETURN(s->decoder_, CsvRowDecoder::Create(where, names, csv, options.labels));
+  s->check_xmin_ = u.kind == SqlUrl::Kind::kPostgres && !u.table.empty();
+  EDL_RETURN_IF_ERROR(s->Plan(*db));
+  s->Release(std::move(db));
+  return s;
+}
+
+Status SqlSource::Plan(SqlConnection& db) {
+  const std::string where = url_.text;
+  if (url_.rows) {
+    max_key_ = *url_.max_key;
+    xid_ = url_.xid;
+  } else {
+    EDL_ASSIGN_OR_RETURN(xid_, db.CurrentXid());
+    EDL_ASSIGN_OR_RETURN(auto rows, db.Query("SELECT max(" + key_ + ") FROM " + from_));
+    EDL_ASSIGN_OR_RETURN(bool any, rows->Next());
+    max_key_ = any && !rows->null(0) ? ParseKey(rows->fields()[0]) : 0;
+    if (any && !rows->null(0) && !IsInteger(rows->fields()[0])) {
+      return FailedPrecondition(where + ": key column '" + key_name_ + "' holds '" +
+                                std::string(rows->fields()[0]) + "', not an integer");
+    }
+    while (any) {
+      EDL_ASSIGN_OR_RETURN(any, rows->Next());
+    }
+  }
+  // The key-only scan: every kStride-th key, and a check that keys are
+  // unique integers.
+  EDL_ASSIGN_OR_RETURN(auto rows,
+                       db.Query("SELECT " + key_ + " FROM " + from_ + " WHERE " + key_ +
+                                " <= " + std::to_string(max_key_) + " ORDER BY " + key_));
+  int64_t n = 0, last = 0;
+  for (;;) {
+    EDL_ASSIGN_OR_RETURN(bool more, rows->Next());
+    if (!more) break;
+    const std::string_view k = rows->fields()[0];
+    if (rows->null(0) || !IsInteger(k)) {
+      return FailedPrecondition(where + ": key column '" + key_name_ + "' holds " +
+                                (rows->null(0) ? std::string("NULL") : "'" + std::string(k) + "'") +
+                                ", not an integer (tasks are ranges of an integer key)");
+    }
+    const int64_t v = ParseKey(k);
+    if (n > 0 && v == last) {
+      return FailedPrecondition(where + ": key column '" + key_name_ + "' is not unique: " +
+                                std::string(k) + " appears twice (name a unique column with key=)");
+    }
+    if (n % kStride == 0) points_.push_back(v);
+    last = v;
+    ++n;
+  }
+  num_records_ = n;
+  if (url_.rows && *url_.rows != n) {
+    return FailedPrecondition(
+        where + ": the rows changed since the job planned its data set: " + std::to_string(n) +
+        " rows with " + key_name_ + " <= " + std::to_string(max_key_) + " where there were " +
+        std::to_string(*url_.rows) +
+        " (a job trains on the rows as they were when it started: "
+        "docs/sql.md)");
+  }
+  return Status::Ok();
+}
+
+std::string SqlSource::reopen_name() const { return url_.Pinned(num_records_, max_key_, xid_); }
+
+std::string SqlSource::RangeQuery(int64_t begin, int64_t end, int64_t* expected) const {
+  const int64_t p = begin / kStride;
+  const int64_t q = (end + kStride - 1) / kStride;
+  std::string where = key_ + " >= " + std::to_string(points_[p]) + " AND " + key_;
+  if (q < static_cast<int64_t>(points_.size())) {
+    where += " < " + std::to_string(points_[q]);
+    *expected = (q - p) * kStride;
+  } else {
+    where += " <= " + std::to_string(max_key_);
+    *expected = num_records_ - p * kStride;
+  }
+  std::string select =
+      "SELECT " + columns_ + (columns_.empty() ? "" : ", ") + key_ + ", count(*) OVER ()";
+  if (check_xmin_ && xid_) {
+    select += ", age(xmin) < age(CAST('" + std::to_string(*xid_) + "' AS xid))";
+  }
+  return select + " FROM " + from_ + " WHERE " + where + " ORDER BY " + key_ + " LIMIT " +
+         std::to_string(end - begin) + " OFFSET " + std::to_string(begin - p * kStride);
+}
+
+Result<std::unique_ptr<SqlConnection>> SqlSource::Acquire() const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!idle_.empty()) {
+      auto c = std::move(idle_.back());
+      idle_.pop_back();
+      return c;
+    }
+  }
+  return ConnectSql(url_);
+}
+
+void SqlSource::Release(std::unique_ptr<SqlConnection> connection) const {
+  if (!connection || connection->broken()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (idle_.size() < 4) idle_.push_back(std::move(connection));
+}
+
+Status SqlSource::DecodeRange(int64_t begin, int64_t end, ColumnBuffer* out) const {
+  EDL_RETURN_IF_ERROR(CheckRange(begin, end));
+  if (begin == end) return Status::Ok();
+  Cursor cursor(*this, begin, end);
+  return cursor.Fill(end - begin, out);
+}
+
+Result<Examples> SqlSource::Read(int64_t begin, int64_t end) const {
+  ColumnBuffer out;
+  EDL_RETURN_IF_ERROR(DecodeRange(begin, end, &out));
+  return out.Slice(layout(), 0, out.size);
+}
+
+Result<Examples> SqlSource::Gather(const std::vector<int64_t>& indices) const {
+  EDL_RETURN_IF_ERROR(CheckIndices(indices));
+  if (indices.empty()) return Read(0, 0);
+  const auto [lo, hi] = std::minmax_element(indices.begin(), indices.end());
+  ColumnBuffer range;
+  EDL_RETURN_IF_ERROR(DecodeRange(*lo, *hi + 1, &range));
+  std::vector<int64_t> at(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) at[i] = indices[i] - *lo;
+  return range.Gather(layout(), at.data(), static_cast<int64_t>(at.size()));
+}
+
+Result<std::unique_ptr<RecordCursor>> SqlSource::OpenCursor(int64_t begin, int64_t end) const {
+  EDL_RETURN_IF_ERROR(CheckRange(begin, end));
+  return std::unique_ptr<RecordCursor>(new Cursor(*this, begin, end));
+}
+
+}  // namespace edl::data
