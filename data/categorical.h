@@ -2,7 +2,8 @@
 // integer ids, by a stable hash (FNV-1a 64 of the exact bytes, modulo the
 // bucket count, identical on every platform and run), by a vocabulary
 // (vocabulary[i] -> i + 1; 0 is reserved for out-of-vocabulary values) or
-// as the value itself (an identity column: a decimal integer id).
+// as the value itself (an identity column: a decimal integer id), or by
+// the bucket of a number between boundaries (a bucketized column).
 // Values are compared exactly: no trimming or case folding. Immutable after
 // construction, so thread-safe.
 #pragma once
@@ -25,14 +26,20 @@ class CategoricalEncoder {
   explicit CategoricalEncoder(const CategoricalColumn& column);
 
   // An id in [0, num_ids()); for an identity column, -1 when the value is
-  // not an integer in that range (spaces and tabs around it allowed).
+  // not an integer in that range (spaces and tabs around it allowed); for a
+  // bucketized column, -1 when it is not a finite number.
   int64_t Id(std::string_view value) const;
   int64_t num_ids() const { return num_ids_; }
   bool identity() const { return identity_; }
+  bool bucketized() const { return !boundaries_.empty(); }
+  // Why Id(value) is -1: "'x' is not an id in [0, 20)" or "cannot parse
+  // 'x' as a number".
+  std::string RefusalMessage(std::string_view value) const;
 
  private:
   int64_t hash_buckets_;
   bool identity_;
+  std::vector<double> boundaries_;
   int64_t num_ids_;
   std::unordered_map<std::string, int64_t> vocabulary_;
 };

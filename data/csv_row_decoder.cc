@@ -156,7 +156,7 @@ Status CsvRowDecoder::DecodeInto(const std::vector<std::string_view>& fields,
     const int64_t id = encoders_[k].Id(value);
     if (id < 0) {
       return InvalidArgument("column '" + columns_[categorical_columns_[k]] +
-                             "': " + NotAnIdMessage(value, encoders_[k].num_ids()));
+                             "': " + encoders_[k].RefusalMessage(value));
     }
     out->ids.push_back(id + offsets_[k]);
   }

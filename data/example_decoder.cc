@@ -171,7 +171,7 @@ Status ExampleDecoder::DecodeInto(const Find& find, ColumnBuffer* out) const {
                                 : f.kind == Kind::kInt64 ? std::to_string(f.ints[0])
                                                          : std::string();
       return InvalidArgument("feature '" + categorical_[k] +
-                             "': " + NotAnIdMessage(value, encoders_[k].num_ids()));
+                             "': " + encoders_[k].RefusalMessage(value));
     }
     out->ids.push_back(id + offsets_[k]);
   }

@@ -89,16 +89,31 @@ Status ParseCategorical(const Fields& f, const json& v, const std::string& field
     } else if (key == "vocabulary") {
       EDL_ASSIGN_OR_RETURN(out->vocabulary, f.Strings(value, field + ".vocabulary"));
       has_vocabulary = true;
+    } else if (key == "boundaries") {
+      if (!value.is_array() || value.empty()) {
+        return f.Bad(field + ".boundaries", "must be a non-empty list of numbers, got " +
+                                                value.dump());
+      }
+      for (size_t i = 0; i < value.size(); ++i) {
+        EDL_ASSIGN_OR_RETURN(double b, f.Number(value[i], field + ".boundaries"));
+        if (!out->boundaries.empty() && b <= out->boundaries.back()) {
+          return f.Bad(field + ".boundaries", "must increase strictly, got " + value.dump());
+        }
+        out->boundaries.push_back(b);
+      }
     } else {
       return f.Bad(field + "." + key,
                    "unknown field (expected column, "
-                   "hash_buckets, num_buckets or vocabulary)");
+                   "hash_buckets, num_buckets, vocabulary or boundaries)");
     }
   }
   if (!has_column) return f.Bad(field, "missing \"column\"");
-  if (int(has_vocabulary) + int(out->hash_buckets > 0) + int(out->num_buckets > 0) != 1) {
+  if (int(has_vocabulary) + int(out->hash_buckets > 0) + int(out->num_buckets > 0) +
+          int(!out->boundaries.empty()) !=
+      1) {
     return f.Bad(field,
-                 "needs exactly one of \"hash_buckets\", \"num_buckets\" and \"vocabulary\"");
+                 "needs exactly one of \"hash_buckets\", \"num_buckets\", \"vocabulary\" "
+                 "and \"boundaries\"");
   }
   std::set<std::string> seen;
   for (const std::string& word : out->vocabulary) {
@@ -366,6 +381,8 @@ std::string InputSpecToJson(const InputSpec& spec) {
         o["hash_buckets"] = cat.hash_buckets;
       } else if (cat.num_buckets > 0) {
         o["num_buckets"] = cat.num_buckets;
+      } else if (!cat.boundaries.empty()) {
+        o["boundaries"] = cat.boundaries;
       } else {
         o["vocabulary"] = cat.vocabulary;
       }

@@ -53,17 +53,22 @@ struct Normalization {
 // itself: an integer in [0, num_buckets), anything else an error.
 // Otherwise vocabulary[i] has id i + 1 and every other value (out of
 // vocabulary) id 0, so ids are in [0, vocabulary.size() + 1). Exactly one
-// of the three is set.
+// of the three is set. With boundaries (strictly increasing; a bucketized
+// numeric column, as tf.feature_column.bucketized_column) the value is a
+// number and its id the count of boundaries <= it, in
+// [0, boundaries.size() + 1); anything else is an error.
 struct CategoricalColumn {
   ColumnRef column;
   int64_t hash_buckets = 0;
   int64_t num_buckets = 0;
   std::vector<std::string> vocabulary;
+  std::vector<double> boundaries;
 
   // The number of distinct ids (the embedding table's input_dim).
   int64_t NumIds() const {
     if (hash_buckets > 0) return hash_buckets;
     if (num_buckets > 0) return num_buckets;
+    if (!boundaries.empty()) return static_cast<int64_t>(boundaries.size()) + 1;
     return static_cast<int64_t>(vocabulary.size()) + 1;
   }
 };

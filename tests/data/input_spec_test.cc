@@ -1,5 +1,7 @@
 #include "data/input_spec.h"
 
+#include "data/categorical.h"
+
 #include "gtest/gtest.h"
 
 namespace edl::data {
@@ -87,11 +89,38 @@ TEST(InputSpec, ParsesIdentityColumnsAndTheConcatLayoutAndWritesThemBack) {
   EXPECT_EQ(again->csv.categorical_layout, CategoricalLayout::kConcat);
 }
 
+TEST(InputSpec, BucketizesANumericColumnByItsBoundaries) {
+  auto spec = InputSpecFromJson(R"({"categorical": [{"column": "age", "boundaries": [18, 30.5, 65]}]})",
+                                "w");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  const CategoricalColumn& c = spec->csv.categorical[0];
+  EXPECT_EQ(c.NumIds(), 4);
+  CategoricalEncoder e(c);
+  EXPECT_EQ(e.Id("3"), 0);
+  EXPECT_EQ(e.Id("18"), 1);  // a boundary starts its bucket
+  EXPECT_EQ(e.Id(" 30.4"), 1);
+  EXPECT_EQ(e.Id("30.5"), 2);
+  EXPECT_EQ(e.Id("1e9"), 3);
+  EXPECT_EQ(e.Id("old"), -1);
+  EXPECT_EQ(e.Id(""), -1);
+  EXPECT_EQ(e.RefusalMessage("old"), "cannot parse 'old' as a number");
+  auto again = InputSpecFromJson(InputSpecToJson(*spec), "again");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->csv.categorical[0].boundaries, c.boundaries);
+  EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "boundaries": [2, 1]}]})"),
+            "m.json: input.categorical[0].boundaries: must increase strictly, got [2,1]");
+  EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "boundaries": []}]})"),
+            "m.json: input.categorical[0].boundaries: must be a non-empty list of numbers, got []");
+  EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "boundaries": [1], "hash_buckets": 3}]})"),
+            "m.json: input.categorical[0]: needs exactly one of \"hash_buckets\", \"num_buckets\", "
+            "\"vocabulary\" and \"boundaries\"");
+}
+
 TEST(InputSpec, RejectsUnknownFieldsNamingWhereAndTheField) {
   EXPECT_EQ(Error(R"({"scael": 1})").rfind("m.json: input.scael: unknown field (expected", 0), 0u);
   EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "buckets": 3}]})"),
             "m.json: input.categorical[0].buckets: unknown field (expected column, "
-            "hash_buckets, num_buckets or vocabulary)");
+            "hash_buckets, num_buckets, vocabulary or boundaries)");
   EXPECT_EQ(Error(R"({"normalize": {"a": {"mean": 1, "sd": 2}}})"),
             "m.json: input.normalize.a.sd: unknown field (expected mean or std)");
 }
@@ -119,10 +148,10 @@ TEST(InputSpec, RejectsBadValues) {
             "m.json: input.normalize.a.std: must be > 0, got 0");
   EXPECT_EQ(Error(R"({"categorical": [{"column": "a"}]})"),
             "m.json: input.categorical[0]: needs exactly one of \"hash_buckets\", "
-            "\"num_buckets\" and \"vocabulary\"");
+            "\"num_buckets\", \"vocabulary\" and \"boundaries\"");
   EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "num_buckets": 4, "hash_buckets": 3}]})"),
             "m.json: input.categorical[0]: needs exactly one of \"hash_buckets\", "
-            "\"num_buckets\" and \"vocabulary\"");
+            "\"num_buckets\", \"vocabulary\" and \"boundaries\"");
   EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "num_buckets": -1}]})"),
             "m.json: input.categorical[0].num_buckets: must be positive, got -1");
   EXPECT_EQ(Error(R"({"categorical": [{"column": "a", "hash_buckets": 0}]})"),
