@@ -18,7 +18,7 @@ int Fail(const std::string& message) {
 int Main(int argc, char** argv) {
   CLI::App app{
       "edl: elastic deep-learning trainer. One binary plays every role of a "
-      "training job; models are Keras JSON, data is IDX or CSV.\n"
+      "training job; models are Keras JSON, data is IDX, CSV, TFRecord or a database table.\n"
       "Quick start:\n"
       "  edl train --model_def=zoo:fashion_mnist_cnn \\\n"
       "    --training_data=/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz \\\n"
@@ -40,6 +40,7 @@ int Main(int argc, char** argv) {
   add(AddPredictCommand);
   add(AddZooCommand);
   add(AddDataCommand);
+  add(AddSqlCommand);
   add(AddVersionCommand);
   add(AddMasterCommand);
   add(AddPsCommand);

@@ -20,6 +20,7 @@ Runner AddEvaluateCommand(CLI::App& parent);
 Runner AddPredictCommand(CLI::App& parent);
 Runner AddZooCommand(CLI::App& parent);
 Runner AddDataCommand(CLI::App& parent);
+Runner AddSqlCommand(CLI::App& parent);
 Runner AddVersionCommand(CLI::App& parent);
 Runner AddMasterCommand(CLI::App& parent);
 Runner AddPsCommand(CLI::App& parent);
