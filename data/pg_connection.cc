@@ -261,6 +261,9 @@ class PgConnection : public SqlConnection {
   // Runs `sql`; the result (the caller clears it) when its status is
   // `want`, else an error naming the database and PostgreSQL's message.
   Result<PGresult*> Run(const std::string& sql, ExecStatusType want) {
+    if (busy_) {
+      return Internal(where_ + ": a query's rows are still being read on this connection");
+    }
     PGresult* r = pq_->exec(conn_, sql.c_str());
     if (r != nullptr && pq_->result_status(r) == want) return r;
     std::string message = Chomp(r ? pq_->result_error_message(r) : pq_->error_message(conn_));

@@ -242,9 +242,12 @@ Status Predict(const Statement& s, const ExecutorOptions& o, data::SqlConnection
   EDL_RETURN_IF_ERROR(RunJob(o, args));
   // Keys in the order of the predictions (the job's records are the rows
   // in key order).
+  // (On a connection of their own: the table is written on `db` meanwhile.)
   const std::string key = data::SqlConnection::QuoteIdentifier(plan.key);
-  EDL_ASSIGN_OR_RETURN(auto keys,
-                       db.Query("SELECT " + key + " FROM " + plan.relation + " ORDER BY " + key));
+  EDL_ASSIGN_OR_RETURN(data::SqlUrl url, DatabaseUrl(o.database));
+  EDL_ASSIGN_OR_RETURN(auto keys_db, data::ConnectSql(url));
+  EDL_ASSIGN_OR_RETURN(
+      auto keys, keys_db->Query("SELECT " + key + " FROM " + plan.relation + " ORDER BY " + key));
   std::ifstream in(csv);
   std::string header;
   if (!std::getline(in, header)) return IoError(csv + ": edl predict wrote no header");
