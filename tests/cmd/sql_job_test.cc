@@ -109,7 +109,9 @@ TEST(SqlJob, ARowDeletedMidJobFailsTheJobNamingTheTable) {
   EdlProcess job(CountingJob(dir, "drift", "sqlite:" + db + "?table=train"));
   ASSERT_TRUE(WaitFor([&] { return Version(JobStatus(dir.path(), "drift")) >= 20; }, 60))
       << job.Err();
-  RunResult del = Shell("sqlite3 " + db + " 'DELETE FROM train WHERE rid % 1000 = 7;'");
+  // (Waiting for the workers' reads between tasks: SQLite locks the file.)
+  RunResult del =
+      Shell("sqlite3 -cmd '.timeout 20000' " + db + " 'DELETE FROM train WHERE rid % 1000 = 7;'");
   ASSERT_EQ(del.exit_code, 0) << del.err;
   RunResult r = job.Wait();
   EXPECT_NE(r.exit_code, 0);
