@@ -56,6 +56,11 @@ void AddKubeJobFlags(CLI::App& app, roles::job::KubeJobOptions& k, bool for_mast
   app.add_option("--service_account", k.service_account,
                  "Service account of the master pod (needs the Role in scripts/k8s/rbac.yaml)")
       ->capture_default_str();
+  app.add_option("--database_secret", k.database_secret,
+                 "A Secret with the database's credentials for data flags that name a "
+                 "database: its key \"password\" becomes PGPASSWORD in every pod, and its keys "
+                 "are files in /etc/edl/database (e.g. sslrootcert=/etc/edl/database/ca.crt); "
+                 "never put a password in the URL (docs/sql.md)");
   if (for_master) {
     app.add_option("--job_config_map", k.config_map,
                    "The job's ConfigMap, mounted into every pod (set by the client)");

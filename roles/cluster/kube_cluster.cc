@@ -119,6 +119,7 @@ std::string KubeCluster::PodJson(const ProcessSpec& spec, int64_t incarnation,
   const Json resources = ResourcesJson(po.requests, po.limits);
   Json mounts = Json::array(), volumes = Json::array();
   AddJobVolumes(options_.config_map, options_.secret_name, options_.volumes, &volumes, &mounts);
+  AddDatabaseSecret(options_.database_secret, &env, &volumes, &mounts);
   Json args = Json::array();
   std::vector<std::string> command = options_.command;
   for (const std::string& a : spec.args) args.push_back(a);

@@ -67,8 +67,9 @@ struct KubeClusterOptions {
   // continuing the job: live ones become its processes, ended ones are
   // deleted), all deleted when false (a new job).
   bool adopt = false;
-  std::string config_map;   // mounted at kJobConfigDir ("" = none)
-  std::string secret_name;  // mounted at kJobSecretDir ("" = none)
+  std::string config_map;       // mounted at kJobConfigDir ("" = none)
+  std::string secret_name;      // mounted at kJobSecretDir ("" = none)
+  std::string database_secret;  // AddDatabaseSecret ("" = none)
   std::vector<VolumeSpec> volumes;
   std::vector<std::pair<std::string, std::string>> env;  // for every pod
   int termination_grace_period_s = 30;
@@ -80,6 +81,8 @@ struct KubeClusterOptions {
 // Where every pod of a job sees the job's ConfigMap and Secret.
 inline constexpr const char* kJobConfigDir = "/etc/edl/job";
 inline constexpr const char* kJobSecretDir = "/etc/edl/secret";
+// Where every pod sees the files of --database_secret.
+inline constexpr const char* kDatabaseSecretDir = "/etc/edl/database";
 
 class KubeCluster final : public Cluster {
  public:

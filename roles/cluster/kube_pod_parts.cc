@@ -53,6 +53,17 @@ void AddJobVolumes(const std::string& config_map, const std::string& secret,
   }
 }
 
+void AddDatabaseSecret(const std::string& secret, Json* env, Json* pod_volumes, Json* mounts) {
+  if (secret.empty()) return;
+  env->push_back(
+      {{"name", "PGPASSWORD"},
+       {"valueFrom",
+        {{"secretKeyRef", {{"name", secret}, {"key", "password"}, {"optional", true}}}}}});
+  pod_volumes->push_back(
+      {{"name", "database"}, {"secret", {{"secretName", secret}, {"defaultMode", 0600}}}});
+  mounts->push_back({{"name", "database"}, {"mountPath", kDatabaseSecretDir}, {"readOnly", true}});
+}
+
 Json ResourcesJson(const ResourceList& requests, const ResourceList& limits) {
   Json resources = Json::object();
   if (!requests.empty()) resources["requests"] = requests;

@@ -23,6 +23,12 @@ nlohmann::json DownwardApiEnv();
 void AddJobVolumes(const std::string& config_map, const std::string& secret,
                    const std::vector<VolumeSpec>& volumes, nlohmann::json* pod_volumes,
                    nlohmann::json* mounts);
+// A Secret with database credentials (when named): its key "password" as
+// PGPASSWORD (optional: a Secret of certificates only is fine) and all its
+// keys as files in kDatabaseSecretDir, mode 0600 as libpq wants for a
+// passfile or a client key.
+void AddDatabaseSecret(const std::string& secret, nlohmann::json* env, nlohmann::json* pod_volumes,
+                       nlohmann::json* mounts);
 // {"requests": ..., "limits": ...}, leaving out empty lists.
 nlohmann::json ResourcesJson(const ResourceList& requests, const ResourceList& limits);
 

@@ -79,6 +79,7 @@ Result<std::vector<Json>> KubeJobObjects(const MasterProcessOptions& m, const st
   for (const auto& [name, value] : envs) env.push_back({{"name", name}, {"value", value}});
   Json mounts = Json::array(), pod_volumes = Json::array();
   cluster::AddJobVolumes(ConfigMapName(job), SecretName(job), volumes, &pod_volumes, &mounts);
+  cluster::AddDatabaseSecret(k.database_secret, &env, &pod_volumes, &mounts);
   const Json resources = cluster::ResourcesJson(requests, limits);
   Json container = {
       {"name", "main"},

@@ -8,6 +8,7 @@
 #include "base/file.h"
 #include "base/logging.h"
 #include "data/data_paths.h"
+#include "data/sql_url.h"
 #include "roles/cluster/kube_resources.h"
 #include "roles/job/kube_manifests.h"
 #include "roles/job/process_options.h"
@@ -98,6 +99,16 @@ Result<std::string> ValidateKubeJob(const MasterProcessOptions& m) {
       {"--prediction_data", &m.prediction_data}};
   for (const auto& [flag, path] : data) {
     if (path->empty()) continue;
+    // A database: the pods reach it with --database_secret's credentials,
+    // which this machine may not have; the master checks it when it plans.
+    if (data::IsSqlUrl(*path)) {
+      EDL_ASSIGN_OR_RETURN(data::SqlUrl url, data::ParseSqlUrl(*path));
+      if (url.kind == data::SqlUrl::Kind::kSqlite && !OnVolume(url.path, volumes)) {
+        return InvalidArgument(std::string(flag) + " " + *path + ": SQLite file " + url.path +
+                               " is not under any --volume mount_path the pods see");
+      }
+      continue;
+    }
     // A data set this machine sees (a file, directory, glob or list) is
     // checked against the model here; otherwise each of its comma-separated
     // parts must lie on a volume, and the pods resolve it.

@@ -81,6 +81,7 @@ Result<std::unique_ptr<cluster::KubeCluster>> MakeKubeCluster(const MasterProces
   }
   ko.config_map = k.config_map;
   ko.secret_name = k.secret_name;
+  ko.database_secret = k.database_secret;
   EDL_ASSIGN_OR_RETURN(ko.volumes, cluster::ParseVolumes("--volume", k.volume));
   EDL_ASSIGN_OR_RETURN(ko.env, cluster::ParseEnvs("--envs", k.envs));
   ko.termination_grace_period_s = k.termination_grace_period_s;

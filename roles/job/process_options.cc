@@ -120,6 +120,7 @@ std::vector<std::string> KubeArgs(const KubeJobOptions& k) {
   Add(&args, "service_account", k.service_account);
   Add(&args, "job_config_map", k.config_map);
   Add(&args, "job_secret", k.secret_name);
+  Add(&args, "database_secret", k.database_secret);
   Add(&args, "termination_grace_period", Str(k.termination_grace_period_s));
   Add(&args, "ps_port", Str(k.ps_port));
   return args;

@@ -85,6 +85,10 @@ struct KubeJobOptions {
   std::string service_account = "edl-master";  // the master pod's (workers: the default)
   std::string config_map;                      // the job's ConfigMap (set by the client)
   std::string secret_name;                     // the job's Secret (set by the client)
+  // A Secret of the user's with database credentials: key "password" becomes
+  // PGPASSWORD in every pod, and all its keys are files in kDatabaseSecretDir
+  // (a passfile, TLS certificates: data/sql_url.h). "" = none.
+  std::string database_secret;
   int termination_grace_period_s = 30;
   int ps_port = 2222;
   // The master's own pod (from the downward API's POD_NAME, read by cmd/;
