@@ -228,6 +228,7 @@ Result<std::unique_ptr<SqlSource>> SqlSource::Open(const std::string& value, con
           "; name an integer column with unique values as key=COLUMN (tasks are ranges of it)");
     }
     s->key_name_ = u.key.empty() ? pk[0] : u.key;
+    s->key_is_primary_ = pk.size() == 1 && s->key_name_ == pk[0];
   } else {
     s->from_ = "(" + u.query + ") AS edl_q";
     s->key_name_ = u.key;
@@ -290,6 +291,26 @@ Status SqlSource::Plan(SqlConnection& db) {
       EDL_ASSIGN_OR_RETURN(any, rows->Next());
     }
   }
+  // A table's primary key (unique by the database's own constraint) whose
+  // values are dense, as serial keys are: the points are computed, after
+  // one count the database answers from its key index.
+  if (key_is_primary_) {
+    EDL_ASSIGN_OR_RETURN(
+        auto stats, db.Query("SELECT min(" + key_ + "), count(*) FROM " + from_ + " WHERE " + key_ +
+                             " <= " + std::to_string(max_key_)));
+    EDL_ASSIGN_OR_RETURN(bool any, stats->Next());
+    const bool have = any && !stats->null(0) && IsInteger(stats->fields()[0]);
+    const int64_t lo = have ? ParseKey(stats->fields()[0]) : 0;
+    const int64_t count = any && IsInteger(stats->fields()[1]) ? ParseKey(stats->fields()[1]) : -1;
+    while (any) {
+      EDL_ASSIGN_OR_RETURN(any, stats->Next());
+    }
+    if (count == 0 || (have && count > 0 && max_key_ - lo + 1 == count)) {
+      for (int64_t i = 0; i * kStride < count; ++i) points_.push_back(lo + i * kStride);
+      num_records_ = count;
+      return CheckPinnedRows();
+    }
+  }
   // The key-only scan: every kStride-th key, and a check that keys are
   // unique integers.
   EDL_ASSIGN_OR_RETURN(auto rows,
@@ -315,11 +336,15 @@ Status SqlSource::Plan(SqlConnection& db) {
     ++n;
   }
   num_records_ = n;
-  if (url_.rows && *url_.rows != n) {
+  return CheckPinnedRows();
+}
+
+Status SqlSource::CheckPinnedRows() const {
+  if (url_.rows && *url_.rows != num_records_) {
     return FailedPrecondition(
-        where + ": the rows changed since the job planned its data set: " + std::to_string(n) +
-        " rows with " + key_name_ + " <= " + std::to_string(max_key_) + " where there were " +
-        std::to_string(*url_.rows) +
+        url_.text + ": the rows changed since the job planned its data set: " +
+        std::to_string(num_records_) + " rows with " + key_name_ +
+        " <= " + std::to_string(max_key_) + " where there were " + std::to_string(*url_.rows) +
         " (a job trains on the rows as they were when it started: "
         "docs/sql.md)");
   }

@@ -3,10 +3,13 @@
 // ordered unique integer key (the table's primary key, SQLite's rowid, or
 // key=COLUMN), record i being the row with the i-th smallest key.
 //
-// Opening plans the data set with a key-only scan (an index-only scan where
-// the key is indexed; never the rows' payload): the rows with key <= the
-// largest key at that moment, and every kStride-th key, so that records
-// [begin, end) are read with one query over a key range. Reading streams
+// Opening plans the data set: the rows with key <= the largest key at that
+// moment, and every kStride-th key, so that records [begin, end) are read
+// with one query over a key range. A table's primary key with dense values
+// (max - min + 1 = count, as serial keys) needs only min, max and count,
+// which the database answers from its key index; other keys are found by
+// a key-only scan (an index-only scan where the key is indexed). Neither
+// reads the rows' payload. Reading streams
 // the rows of that range (PostgreSQL: COPY TO STDOUT; SQLite: a prepared
 // statement), decoding each through the spec exactly as a CSV row, with
 // memory bounded by what one call returns.
@@ -75,16 +78,19 @@ class SqlSource : public Source {
  private:
   SqlSource() = default;
   Status Plan(SqlConnection& db);
+  // On a pinned URL: FailedPrecondition unless the plan has its rows.
+  Status CheckPinnedRows() const;
   // The SELECT reading records [begin, end) (see the .cc), and how many
   // rows its key range must hold.
   std::string RangeQuery(int64_t begin, int64_t end, int64_t* expected) const;
 
   SqlUrl url_;
-  std::string from_;         // the relation: "\"t\"" or "(query) AS edl_q"
-  std::string key_;          // the key, quoted
-  std::string key_name_;     // the key, as named
-  std::string columns_;      // the decoded columns, quoted, in decoder order
-  bool check_xmin_ = false;  // PostgreSQL table: rows written after xid_ fail
+  std::string from_;             // the relation: "\"t\"" or "(query) AS edl_q"
+  std::string key_;              // the key, quoted
+  std::string key_name_;         // the key, as named
+  std::string columns_;          // the decoded columns, quoted, in decoder order
+  bool check_xmin_ = false;      // PostgreSQL table: rows written after xid_ fail
+  bool key_is_primary_ = false;  // unique by the table's own constraint
   std::unique_ptr<CsvRowDecoder> decoder_;
   int64_t num_records_ = 0;
   int64_t max_key_ = 0;

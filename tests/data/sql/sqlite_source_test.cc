@@ -114,6 +114,29 @@ TEST_F(SqliteSource, LoadedWholeItIsTheSameData) {
   ExpectSameExamples(*(*loaded)->Read(0, kRows), *(*streamed)->Read(0, kRows));
 }
 
+TEST_F(SqliteSource, ADenseSerialKeyIsPlannedFromItsCountAndReadsAsAScannedOne) {
+  Sqlite(db_,
+         "CREATE TABLE dense (id INTEGER PRIMARY KEY, x REAL, label INTEGER);\n"
+         "WITH RECURSIVE n(i) AS (SELECT 5 UNION ALL SELECT i + 1 FROM n WHERE i < 1004)\n"
+         "INSERT INTO dense SELECT i, i * 0.5, i % 3 FROM n;\n");
+  const InputSpec spec = Spec(R"({"label": "label"})");
+  auto counted = OpenSource(Url("table=dense"), spec, Streamed());
+  auto scanned = OpenSource(Url("query=SELECT * FROM dense&key=id"), spec, Streamed());
+  ASSERT_TRUE(counted.ok() && scanned.ok());
+  ASSERT_EQ((*counted)->num_records(), 1000);
+  ASSERT_EQ((*scanned)->num_records(), 1000);
+  for (int64_t begin : {0, 63, 64, 640, 999}) {
+    ExpectSameExamples(*(*counted)->Read(begin, 1000), *(*scanned)->Read(begin, 1000));
+  }
+  // A gap makes the keys sparse: a table opened now is scanned.
+  Sqlite(db_, "DELETE FROM dense WHERE id = 500;\n");
+  EXPECT_FALSE((*counted)->Read(448, 512).ok());
+  auto again = OpenSource(Url("table=dense"), spec, Streamed());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->num_records(), 999);
+  EXPECT_EQ((*again)->Read(495, 496)->inputs[0].data<float>()[0], 501 * 0.5f);
+}
+
 // ---- bad input ----
 
 std::string Error(const Result<std::unique_ptr<Source>>& r) {
