@@ -99,7 +99,9 @@ class SqlSource::Cursor : public RecordCursor {
       : source_(source), next_(begin), end_(end) {}
   ~Cursor() override {
     rows_.reset();
-    if (db_) source_.Release(std::move(db_));
+    // A cursor left mid-range: its connection is still in the read's
+    // transaction (or mid-COPY); it is closed rather than pooled.
+    if (db_ && !in_transaction_) source_.Release(std::move(db_));
   }
 
   Result<Examples> Next(int64_t n) override {
@@ -119,6 +121,7 @@ class SqlSource::Cursor : public RecordCursor {
       if (s.ok()) continue;
       rows_.reset();
       db_.reset();
+      in_transaction_ = false;
       if (s.code() != StatusCode::kUnavailable || std::chrono::steady_clock::now() > give_up) {
         return s;
       }
@@ -137,23 +140,31 @@ class SqlSource::Cursor : public RecordCursor {
         EDL_ASSIGN_OR_RETURN(db_, source_.Acquire());
       }
       int64_t expected = 0;
-      const std::string sql = source_.RangeQuery(next_, end_, &expected);
-      EDL_ASSIGN_OR_RETURN(rows_, db_->Query(sql));
+      std::string count_sql;
+      const std::string sql = source_.RangeQuery(next_, end_, &expected, &count_sql);
       expected_ = expected;
-      first_ = true;
+      // The count and the rows from one snapshot of the table.
+      EDL_RETURN_IF_ERROR(db_->Execute(source_.url_.kind == SqlUrl::Kind::kPostgres
+                                           ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+                                           : "BEGIN"));
+      in_transaction_ = true;
+      EDL_ASSIGN_OR_RETURN(auto counted, db_->Query(count_sql));
+      EDL_ASSIGN_OR_RETURN(bool any, counted->Next());
+      const int64_t held = any ? ParseKey(counted->fields()[0]) : 0;
+      while (any) {
+        EDL_ASSIGN_OR_RETURN(any, counted->Next());
+      }
+      counted.reset();
+      if (held != expected_) return Drift(held);
+      EDL_ASSIGN_OR_RETURN(rows_, db_->Query(sql));
     }
     const size_t n = source_.decoder_->columns().size();
     while (next_ < stop) {
       EDL_ASSIGN_OR_RETURN(bool more, rows_->Next());
-      if (first_) {
-        first_ = false;
-        const int64_t held = more ? ParseKey(rows_->fields()[n + 1]) : 0;
-        if (held != expected_) return Drift(held);
-      }
       if (!more) return Drift(-1);
       const auto& f = rows_->fields();
       fields_.assign(f.begin(), f.begin() + static_cast<int64_t>(n));
-      if (source_.check_xmin_ && f[n + 2] == "t") {
+      if (source_.check_xmin_ && f[n + 1] == "t") {
         return FailedPrecondition(source_.name() + ": row " + source_.key_name_ + "=" +
                                   std::string(f[n]) +
                                   " was written after the job planned its data set; a job "
@@ -176,6 +187,8 @@ class SqlSource::Cursor : public RecordCursor {
       EDL_ASSIGN_OR_RETURN(bool extra, rows_->Next());
       EDL_CHECK(!extra) << "LIMIT returned more rows";
       rows_.reset();
+      EDL_RETURN_IF_ERROR(db_->Execute("COMMIT"));
+      in_transaction_ = false;
       source_.Release(std::move(db_));
     }
     return Status::Ok();
@@ -199,7 +212,7 @@ class SqlSource::Cursor : public RecordCursor {
   std::unique_ptr<SqlConnection> db_;
   std::unique_ptr<SqlRows> rows_;
   int64_t expected_ = 0;
-  bool first_ = true;
+  bool in_transaction_ = false;
   std::vector<std::string_view> fields_;
 };
 
@@ -353,7 +366,8 @@ Status SqlSource::CheckPinnedRows() const {
 
 std::string SqlSource::reopen_name() const { return url_.Pinned(num_records_, max_key_, xid_); }
 
-std::string SqlSource::RangeQuery(int64_t begin, int64_t end, int64_t* expected) const {
+std::string SqlSource::RangeQuery(int64_t begin, int64_t end, int64_t* expected,
+                                  std::string* count_sql) const {
   const int64_t p = begin / kStride;
   const int64_t q = (end + kStride - 1) / kStride;
   std::string where = key_ + " >= " + std::to_string(points_[p]) + " AND " + key_;
@@ -364,8 +378,8 @@ std::string SqlSource::RangeQuery(int64_t begin, int64_t end, int64_t* expected)
     where += " <= " + std::to_string(max_key_);
     *expected = num_records_ - p * kStride;
   }
-  std::string select =
-      "SELECT " + columns_ + (columns_.empty() ? "" : ", ") + key_ + ", count(*) OVER ()";
+  *count_sql = "SELECT count(*) FROM " + from_ + " WHERE " + where;
+  std::string select = "SELECT " + columns_ + (columns_.empty() ? "" : ", ") + key_;
   if (check_xmin_ && xid_) {
     select += ", age(xmin) < age(CAST('" + std::to_string(*xid_) + "' AS xid))";
   }

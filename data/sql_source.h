@@ -80,9 +80,10 @@ class SqlSource : public Source {
   Status Plan(SqlConnection& db);
   // On a pinned URL: FailedPrecondition unless the plan has its rows.
   Status CheckPinnedRows() const;
-  // The SELECT reading records [begin, end) (see the .cc), and how many
-  // rows its key range must hold.
-  std::string RangeQuery(int64_t begin, int64_t end, int64_t* expected) const;
+  // The SELECT reading records [begin, end) (see the .cc), how many rows
+  // its key range must hold, and the SELECT counting them.
+  std::string RangeQuery(int64_t begin, int64_t end, int64_t* expected,
+                         std::string* count_sql) const;
 
   SqlUrl url_;
   std::string from_;             // the relation: "\"t\"" or "(query) AS edl_q"

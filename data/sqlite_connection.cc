@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <charconv>
 #include <map>
 #include <mutex>
 
@@ -27,6 +29,8 @@ struct SqliteApi {
   decltype(&sqlite3_column_type) column_type;
   decltype(&sqlite3_column_text) column_text;
   decltype(&sqlite3_column_bytes) column_bytes;
+  decltype(&sqlite3_column_double) column_double;
+  decltype(&sqlite3_column_int64) column_int64;
   decltype(&sqlite3_exec) exec;
   decltype(&sqlite3_busy_timeout) busy_timeout;
 };
@@ -57,6 +61,8 @@ Result<const SqliteApi*> LoadSqlite() {
         EDL_RETURN_IF_ERROR(lib->Find("sqlite3_column_type", &api.column_type));
         EDL_RETURN_IF_ERROR(lib->Find("sqlite3_column_text", &api.column_text));
         EDL_RETURN_IF_ERROR(lib->Find("sqlite3_column_bytes", &api.column_bytes));
+        EDL_RETURN_IF_ERROR(lib->Find("sqlite3_column_double", &api.column_double));
+        EDL_RETURN_IF_ERROR(lib->Find("sqlite3_column_int64", &api.column_int64));
         EDL_RETURN_IF_ERROR(lib->Find("sqlite3_exec", &api.exec));
         EDL_RETURN_IF_ERROR(lib->Find("sqlite3_busy_timeout", &api.busy_timeout));
         return Status::Ok();
@@ -87,6 +93,7 @@ class SqliteRows : public SqlRows {
     const int n = api_->column_count(stmt_);
     fields_.resize(n);
     nulls_.resize(n);
+    numbers_.resize(n);
   }
   ~SqliteRows() override { api_->finalize(stmt_); }
 
@@ -103,7 +110,19 @@ class SqliteRows : public SqlRows {
     }
     for (size_t i = 0; i < fields_.size(); ++i) {
       const int c = static_cast<int>(i);
-      nulls_[i] = api_->column_type(stmt_, c) == SQLITE_NULL;
+      const int type = api_->column_type(stmt_, c);
+      nulls_[i] = type == SQLITE_NULL;
+      // Numbers are formatted here (shortest round-trip text), several
+      // times faster than SQLite's own conversion to text.
+      if (type == SQLITE_FLOAT || type == SQLITE_INTEGER) {
+        char* at = numbers_[i].data();
+        const auto r =
+            type == SQLITE_FLOAT
+                ? std::to_chars(at, at + numbers_[i].size(), api_->column_double(stmt_, c))
+                : std::to_chars(at, at + numbers_[i].size(), api_->column_int64(stmt_, c));
+        fields_[i] = std::string_view(at, static_cast<size_t>(r.ptr - at));
+        continue;
+      }
       const auto* text = reinterpret_cast<const char*>(api_->column_text(stmt_, c));
       fields_[i] = std::string_view(text ? text : "", text ? api_->column_bytes(stmt_, c) : 0);
     }
@@ -116,6 +135,7 @@ class SqliteRows : public SqlRows {
   sqlite3_stmt* stmt_;
   std::string where_;
   bool done_ = false;
+  std::vector<std::array<char, 32>> numbers_;  // numeric fields as text
 };
 
 class SqliteConnection : public SqlConnection {
