@@ -66,6 +66,12 @@ Runner AddSqlCommand(CLI::App& parent) {
           flag.rfind("--model_def", 0) == 0) {
         return Fail(flag + ": the statement says what to read and write; edl sql sets it");
       }
+      if (flag == "--cluster=kube") {
+        return Fail(
+            "--cluster=kube: edl sql keeps the trained model in the database, which it reads "
+            "from the export on this machine; on Kubernetes train with edl train "
+            "--cluster=kube --output=<a path on a --volume> (docs/sql.md)");
+      }
     }
     for (const sqlflow::Statement& s : *statements) {
       Status st = sqlflow::ExecuteStatement(s, o);

@@ -185,6 +185,28 @@ TEST_F(SqlCommand, AFailedPredictionLeavesNoTable) {
   EXPECT_EQ(Sqlite(db_, "SELECT count(*) FROM sqlite_schema WHERE name = 'out';"), "0\n");
 }
 
+TEST_F(SqlCommand, AStoredModelNamingAFileOutsideItsDirectoryIsRefused) {
+  ASSERT_EQ(Sql(kTrain).exit_code, 0);
+  Sqlite(db_, "INSERT INTO edl_models VALUES ('iris_dnn', '../escaped', 0, X'00');");
+  RunResult r = Sql("SELECT * FROM iris TO PREDICT out.species USING iris_dnn");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("model \"iris_dnn\" names file \"../escaped\", outside its directory"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("running: edl predict"), std::string::npos);
+}
+
+TEST_F(SqlCommand, KubernetesAndTheFlagsTheStatementSetsAreRefused) {
+  RunResult r = Sql(kTrain, {"--cluster=kube"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--cluster=kube: edl sql keeps the trained model"), std::string::npos)
+      << r.err;
+  r = Sql(kTrain, {"--output=/tmp/x"});
+  EXPECT_NE(r.err.find("--output=/tmp/x: the statement says what to read and write"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(SqlCommandPostgres, TrainsAndPredictsWithTheModelStoredInTheDatabase) {
   PostgresServer server;
   if (!server.ok()) EDL_SKIP_OR_FAIL_IN_CI(server.error());
