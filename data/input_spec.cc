@@ -91,8 +91,8 @@ Status ParseCategorical(const Fields& f, const json& v, const std::string& field
       has_vocabulary = true;
     } else if (key == "boundaries") {
       if (!value.is_array() || value.empty()) {
-        return f.Bad(field + ".boundaries", "must be a non-empty list of numbers, got " +
-                                                value.dump());
+        return f.Bad(field + ".boundaries",
+                     "must be a non-empty list of numbers, got " + value.dump());
       }
       for (size_t i = 0; i < value.size(); ++i) {
         EDL_ASSIGN_OR_RETURN(double b, f.Number(value[i], field + ".boundaries"));
@@ -275,6 +275,15 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text, const std::str
   }
   for (const auto& [key, value] : j.items()) {
     if (key == "format") continue;
+    if (key == "query" || key == "key") {
+      if (spec.format == DataFormat::kIdx) {
+        return f.Bad(key, "is a database field, but format is \"idx\"");
+      }
+      EDL_ASSIGN_OR_RETURN(std::string text, f.String(value, key));
+      (key == "query" ? spec.query : spec.key) = text;
+      csv_key = key;
+      continue;
+    }
     if (kIdxFields.count(key)) {
       if (spec.format == DataFormat::kCsv || spec.format == DataFormat::kTfRecord) {
         return f.Bad(key, std::string("is an IDX field, but format is \"") +
@@ -297,7 +306,8 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text, const std::str
                    "shape, labels_path or CSV fields delimiter, header, "
                    "skip_rows, column_names, label, label_type, "
                    "label_vocabulary, numeric, normalize, missing_value, "
-                   "categorical, categorical_layout, lengths)");
+                   "categorical, categorical_layout, lengths, or database fields query, "
+                   "key)");
     }
   }
   if (!idx_key.empty() && !csv_key.empty()) {
@@ -328,6 +338,9 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text, const std::str
   } else if (!spec.csv.lengths.empty()) {
     return f.Bad("lengths", "is a TFRecord field (set \"format\": \"tfrecord\")");
   }
+  if (!spec.query.empty() && spec.key.empty()) {
+    return f.Bad("query", "needs \"key\": an integer column of the query with unique values");
+  }
   if (!spec.csv.label_vocabulary.empty() && spec.csv.label_type != LabelType::kInt) {
     return f.Bad("label_vocabulary", "needs label_type \"int\"");
   }
@@ -354,6 +367,8 @@ std::string InputSpecToJson(const InputSpec& spec) {
     if (!c.lengths.empty()) j["lengths"] = c.lengths;
   } else {
     j["format"] = "csv";
+    if (!spec.query.empty()) j["query"] = spec.query;
+    if (!spec.key.empty()) j["key"] = spec.key;
     j["delimiter"] = std::string(1, c.delimiter);
     j["header"] = c.header;
     j["skip_rows"] = c.skip_rows;

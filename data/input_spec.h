@@ -106,6 +106,10 @@ struct CsvSpec {
 // lengths; a numeric feature of length L adds L values to "numeric".
 struct InputSpec {
   DataFormat format = DataFormat::kAuto;  // kAuto: from the file name/bytes
+  // A database data flag naming no table or query reads this SELECT, by
+  // this key column (data/sql_url.h): "query" and "key" in the JSON.
+  std::string query;
+  std::string key;
   IdxSpec idx;
   CsvSpec csv;  // CSV and TFRecord
 };

@@ -220,7 +220,14 @@ SqlSource::~SqlSource() = default;
 
 Result<std::unique_ptr<SqlSource>> SqlSource::Open(const std::string& value, const InputSpec& spec,
                                                    const OpenOptions& options) {
-  EDL_ASSIGN_OR_RETURN(SqlUrl url, ParseSqlUrl(value));
+  // A URL naming only the database reads the spec's query.
+  std::string url_text = value;
+  if (!spec.query.empty() && value.find("table=") == std::string::npos &&
+      value.find("query=") == std::string::npos) {
+    url_text += (value.find('?') == std::string::npos ? "?" : "&") + std::string("query=") +
+             PercentEncode(spec.query) + "&key=" + PercentEncode(spec.key);
+  }
+  EDL_ASSIGN_OR_RETURN(SqlUrl url, ParseSqlUrl(url_text));
   if (spec.format != DataFormat::kAuto && spec.format != DataFormat::kCsv) {
     return InvalidArgument(url.text +
                            ": a database is read with the spec's CSV fields; the spec's "

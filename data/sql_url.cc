@@ -66,6 +66,21 @@ std::string SqlUrl::Pinned(int64_t n, int64_t max, std::optional<int64_t> x) con
   return out;
 }
 
+std::string PercentEncode(const std::string& text) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '*' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
 bool IsSqlUrl(const std::string& value) {
   return StartsWith(value, "sqlite:") || StartsWith(value, "postgresql://") ||
          StartsWith(value, "postgres://");

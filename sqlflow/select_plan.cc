@@ -6,21 +6,6 @@ namespace edl::sqlflow {
 
 using data::SqlConnection;
 
-std::string PercentEncode(const std::string& text) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '*' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 Result<data::SqlUrl> DatabaseUrl(const std::string& database) {
   if (!data::IsSqlUrl(database)) {
     return InvalidArgument("--database: expected sqlite:PATH or postgresql://USER@HOST/DB, got \"" +
@@ -66,7 +51,7 @@ Result<SelectPlan> PlanSelect(const Statement& s, const std::string& database, S
   if (s.limit) select += " ORDER BY " + key + " LIMIT " + std::to_string(*s.limit);
   plan.relation = "(" + select + ") AS edl_s";
   plan.data_url = database + (database.find('?') == std::string::npos ? "?" : "&") +
-                  "query=" + PercentEncode(select) + "&key=" + PercentEncode(plan.key);
+                  "query=" + data::PercentEncode(select) + "&key=" + data::PercentEncode(plan.key);
   return plan;
 }
 

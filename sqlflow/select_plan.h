@@ -34,7 +34,4 @@ Result<SelectPlan> PlanSelect(const Statement& s, const std::string& database,
 // connecting; InvalidArgument naming --database when malformed.
 Result<data::SqlUrl> DatabaseUrl(const std::string& database);
 
-// `text` percent-encoded for a URL parameter value.
-std::string PercentEncode(const std::string& text);
-
 }  // namespace edl::sqlflow

@@ -106,6 +106,22 @@ TEST_F(SqliteSource, AQueryIsReadByTheKeyItNames) {
   EXPECT_FLOAT_EQ(e->inputs[0].data<float>()[0], static_cast<float>(6 / 7.0));
 }
 
+TEST_F(SqliteSource, TheSpecMayHoldTheQueryForAUrlNamingOnlyTheDatabase) {
+  InputSpec spec = Spec(R"({"label": "label", "numeric": ["x"],
+                           "query": "SELECT id, x, label FROM t WHERE y > 0", "key": "id"})");
+  auto by_spec = OpenSource("sqlite:" + db_, spec, Streamed());
+  ASSERT_TRUE(by_spec.ok()) << by_spec.status().ToString();
+  auto by_url =
+      OpenSource(Url("query=SELECT id, x, label FROM t WHERE y > 0&key=id"), spec, Streamed());
+  ASSERT_TRUE(by_url.ok()) << by_url.status().ToString();
+  ASSERT_EQ((*by_spec)->num_records(), (*by_url)->num_records());
+  ExpectSameExamples(*(*by_spec)->Read(0, (*by_spec)->num_records()),
+                     *(*by_url)->Read(0, (*by_url)->num_records()));
+  // The plan a master hands its workers carries the query.
+  EXPECT_NE((*by_spec)->reopen_name().find("query=SELECT%20id"), std::string::npos);
+  EXPECT_FALSE(InputSpecFromJson(R"({"query": "SELECT 1"})", "m").ok());
+}
+
 TEST_F(SqliteSource, LoadedWholeItIsTheSameData) {
   auto streamed = OpenSource(Url(), Spec(ExampleSpec()), Streamed());
   auto loaded = OpenSource(Url(), Spec(ExampleSpec()), OpenOptions{});
