@@ -3,6 +3,7 @@
 // PQgetCopyData, tab-separated, \N for NULL, backslash escapes.
 #include <libpq-fe.h>
 
+#include <cstring>
 #include <mutex>
 
 #include "data/shared_library.h"
@@ -145,46 +146,53 @@ class PgRows : public SqlRows {
   }
 
   // A COPY text row: fields split at tabs, escapes decoded into row_.
+  // Fields are views into libpq's row buffer (valid until the next row);
+  // only a field holding an escape is decoded, into a buffer of its own.
   void Split(const char* p, size_t n) {
     if (n > 0 && p[n - 1] == '\n') --n;
-    row_.clear();
-    row_.reserve(n);
-    starts_.clear();
+    fields_.clear();
     nulls_.clear();
-    size_t i = 0;
-    for (;;) {
-      starts_.push_back(row_.size());
-      if (i + 2 <= n && p[i] == '\\' && p[i + 1] == 'N' && (i + 2 == n || p[i + 2] == '\t')) {
+    size_t start = 0;
+    for (size_t k = 0;; ++k) {
+      const void* tab = std::memchr(p + start, '\t', n - start);
+      const size_t end = tab ? static_cast<size_t>(static_cast<const char*>(tab) - p) : n;
+      std::string_view f(p + start, end - start);
+      if (f == "\\N") {
         nulls_.push_back(1);
-        i += 2;
+        fields_.emplace_back();
       } else {
         nulls_.push_back(0);
-        while (i < n && p[i] != '\t') {
-          if (p[i] != '\\' || i + 1 >= n) {
-            row_ += p[i++];
-            continue;
-          }
-          const char e = p[i + 1];
-          i += 2;
-          switch (e) {
-            case 'b': row_ += '\b'; break;
-            case 'f': row_ += '\f'; break;
-            case 'n': row_ += '\n'; break;
-            case 'r': row_ += '\r'; break;
-            case 't': row_ += '\t'; break;
-            case 'v': row_ += '\v'; break;
-            default: row_ += e; break;
-          }
-        }
+        if (std::memchr(f.data(), '\\', f.size()) != nullptr) f = Unescape(f, k);
+        fields_.push_back(f);
       }
-      if (i >= n) break;
-      ++i;  // the tab
+      if (tab == nullptr) break;
+      start = end + 1;
     }
-    starts_.push_back(row_.size());
-    fields_.resize(nulls_.size());
-    for (size_t f = 0; f < fields_.size(); ++f) {
-      fields_[f] = std::string_view(row_.data() + starts_[f], starts_[f + 1] - starts_[f]);
+  }
+
+  // COPY's text escapes (\b \f \n \r \t \v, and \c for c) decoded into the
+  // k-th field's buffer.
+  std::string_view Unescape(std::string_view f, size_t k) {
+    if (decoded_.size() <= k) decoded_.resize(k + 1);
+    std::string& out = decoded_[k];
+    out.clear();
+    for (size_t i = 0; i < f.size(); ++i) {
+      if (f[i] != '\\' || i + 1 >= f.size()) {
+        out += f[i];
+        continue;
+      }
+      const char e = f[++i];
+      switch (e) {
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'v': out += '\v'; break;
+        default: out += e; break;
+      }
     }
+    return out;
   }
 
   const PqApi* pq_;
@@ -193,8 +201,7 @@ class PgRows : public SqlRows {
   bool* busy_;
   char* buf_ = nullptr;
   bool done_ = false;
-  std::string row_;
-  std::vector<size_t> starts_;
+  std::vector<std::string> decoded_;  // fields that held escapes
 };
 
 class PgConnection : public SqlConnection {

@@ -140,8 +140,7 @@ class SqlSource::Cursor : public RecordCursor {
         EDL_ASSIGN_OR_RETURN(db_, source_.Acquire());
       }
       int64_t expected = 0;
-      std::string count_sql;
-      const std::string sql = source_.RangeQuery(next_, end_, &expected, &count_sql);
+      const std::string count_sql = source_.CountQuery(next_, end_, &expected);
       expected_ = expected;
       // The count and the rows from one snapshot of the table.
       EDL_RETURN_IF_ERROR(db_->Execute(source_.url_.kind == SqlUrl::Kind::kPostgres
@@ -151,12 +150,16 @@ class SqlSource::Cursor : public RecordCursor {
       EDL_ASSIGN_OR_RETURN(auto counted, db_->Query(count_sql));
       EDL_ASSIGN_OR_RETURN(bool any, counted->Next());
       const int64_t held = any ? ParseKey(counted->fields()[0]) : 0;
+      // Rows whose xmin is younger than the plan's transaction id were
+      // written after it.
+      std::optional<int64_t> age;
+      if (any && source_.check_xmin_ && source_.xid_) age = ParseKey(counted->fields()[1]);
       while (any) {
         EDL_ASSIGN_OR_RETURN(any, counted->Next());
       }
       counted.reset();
       if (held != expected_) return Drift(held);
-      EDL_ASSIGN_OR_RETURN(rows_, db_->Query(sql));
+      EDL_ASSIGN_OR_RETURN(rows_, db_->Query(source_.RangeQuery(next_, end_, age)));
     }
     const size_t n = source_.decoder_->columns().size();
     while (next_ < stop) {
@@ -164,7 +167,7 @@ class SqlSource::Cursor : public RecordCursor {
       if (!more) return Drift(-1);
       const auto& f = rows_->fields();
       fields_.assign(f.begin(), f.begin() + static_cast<int64_t>(n));
-      if (source_.check_xmin_ && f[n + 1] == "t") {
+      if (f.size() > n + 1 && f[n + 1] == "t") {
         return FailedPrecondition(source_.name() + ": row " + source_.key_name_ + "=" +
                                   std::string(f[n]) +
                                   " was written after the job planned its data set; a job "
@@ -225,7 +228,7 @@ Result<std::unique_ptr<SqlSource>> SqlSource::Open(const std::string& value, con
   if (!spec.query.empty() && value.find("table=") == std::string::npos &&
       value.find("query=") == std::string::npos) {
     url_text += (value.find('?') == std::string::npos ? "?" : "&") + std::string("query=") +
-             PercentEncode(spec.query) + "&key=" + PercentEncode(spec.key);
+                PercentEncode(spec.query) + "&key=" + PercentEncode(spec.key);
   }
   EDL_ASSIGN_OR_RETURN(SqlUrl url, ParseSqlUrl(url_text));
   if (spec.format != DataFormat::kAuto && spec.format != DataFormat::kCsv) {
@@ -373,25 +376,34 @@ Status SqlSource::CheckPinnedRows() const {
 
 std::string SqlSource::reopen_name() const { return url_.Pinned(num_records_, max_key_, xid_); }
 
-std::string SqlSource::RangeQuery(int64_t begin, int64_t end, int64_t* expected,
-                                  std::string* count_sql) const {
+// The key range of the plan's points around [begin, end).
+std::string SqlSource::KeyRange(int64_t begin, int64_t end, int64_t* expected) const {
   const int64_t p = begin / kStride;
   const int64_t q = (end + kStride - 1) / kStride;
   std::string where = key_ + " >= " + std::to_string(points_[p]) + " AND " + key_;
   if (q < static_cast<int64_t>(points_.size())) {
     where += " < " + std::to_string(points_[q]);
-    *expected = (q - p) * kStride;
+    if (expected) *expected = (q - p) * kStride;
   } else {
     where += " <= " + std::to_string(max_key_);
-    *expected = num_records_ - p * kStride;
+    if (expected) *expected = num_records_ - p * kStride;
   }
-  *count_sql = "SELECT count(*) FROM " + from_ + " WHERE " + where;
+  return where;
+}
+
+std::string SqlSource::CountQuery(int64_t begin, int64_t end, int64_t* expected) const {
+  std::string select = "SELECT count(*)";
+  if (check_xmin_ && xid_) select += ", age(CAST('" + std::to_string(*xid_) + "' AS xid))";
+  return select + " FROM " + from_ + " WHERE " + KeyRange(begin, end, expected);
+}
+
+std::string SqlSource::RangeQuery(int64_t begin, int64_t end, std::optional<int64_t> age) const {
+  const int64_t p = begin / kStride;
   std::string select = "SELECT " + columns_ + (columns_.empty() ? "" : ", ") + key_;
-  if (check_xmin_ && xid_) {
-    select += ", age(xmin) < age(CAST('" + std::to_string(*xid_) + "' AS xid))";
-  }
-  return select + " FROM " + from_ + " WHERE " + where + " ORDER BY " + key_ + " LIMIT " +
-         std::to_string(end - begin) + " OFFSET " + std::to_string(begin - p * kStride);
+  if (age) select += ", age(xmin) < " + std::to_string(*age);
+  return select + " FROM " + from_ + " WHERE " + KeyRange(begin, end, nullptr) + " ORDER BY " +
+         key_ + " LIMIT " + std::to_string(end - begin) + " OFFSET " +
+         std::to_string(begin - p * kStride);
 }
 
 Result<std::unique_ptr<SqlConnection>> SqlSource::Acquire() const {

@@ -80,10 +80,16 @@ class SqlSource : public Source {
   Status Plan(SqlConnection& db);
   // On a pinned URL: FailedPrecondition unless the plan has its rows.
   Status CheckPinnedRows() const;
-  // The SELECT reading records [begin, end) (see the .cc), how many rows
-  // its key range must hold, and the SELECT counting them.
-  std::string RangeQuery(int64_t begin, int64_t end, int64_t* expected,
-                         std::string* count_sql) const;
+  // The condition on the key selecting the plan's points around
+  // [begin, end), and how many rows it must hold.
+  std::string KeyRange(int64_t begin, int64_t end, int64_t* expected) const;
+  // The SELECT counting those rows (and, checking xmin, the age of the
+  // plan's transaction id now).
+  std::string CountQuery(int64_t begin, int64_t end, int64_t* expected) const;
+  // The SELECT reading records [begin, end): the decoded columns, the key,
+  // and with `age` whether the row's xmin is younger (written after the
+  // plan).
+  std::string RangeQuery(int64_t begin, int64_t end, std::optional<int64_t> age) const;
 
   SqlUrl url_;
   std::string from_;             // the relation: "\"t\"" or "(query) AS edl_q"
