@@ -30,8 +30,8 @@ int64_t CategoricalEncoder::Id(std::string_view value) const {
     return static_cast<int64_t>(Fnv1a64(value) % static_cast<uint64_t>(hash_buckets_));
   }
   if (!boundaries_.empty()) {
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t' ||
-                              value.front() == '+')) {
+    while (!value.empty() &&
+           (value.front() == ' ' || value.front() == '\t' || value.front() == '+')) {
       value.remove_prefix(1);
     }
     while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);

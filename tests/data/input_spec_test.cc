@@ -1,7 +1,6 @@
 #include "data/input_spec.h"
 
 #include "data/categorical.h"
-
 #include "gtest/gtest.h"
 
 namespace edl::data {
@@ -90,8 +89,8 @@ TEST(InputSpec, ParsesIdentityColumnsAndTheConcatLayoutAndWritesThemBack) {
 }
 
 TEST(InputSpec, BucketizesANumericColumnByItsBoundaries) {
-  auto spec = InputSpecFromJson(R"({"categorical": [{"column": "age", "boundaries": [18, 30.5, 65]}]})",
-                                "w");
+  auto spec = InputSpecFromJson(
+      R"({"categorical": [{"column": "age", "boundaries": [18, 30.5, 65]}]})", "w");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   const CategoricalColumn& c = spec->csv.categorical[0];
   EXPECT_EQ(c.NumIds(), 4);
