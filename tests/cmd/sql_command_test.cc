@@ -93,6 +93,19 @@ TEST_F(SqlCommand, TrainsPredictsAndEvaluatesAndTheTablesAgreeWithSql) {
   EXPECT_EQ(Sqlite(db_, "SELECT count(*) FROM iris_pred;"), "30\n");
 }
 
+TEST_F(SqlCommand, AStatementRunsAsAJobOnTheLocalClusterWithTheFlagsGiven) {
+  RunResult r = RunEdl({"sql", "--database=sqlite:" + db_, kTrain,
+                        "--distribution_strategy=ParameterServerStrategy", "--num_workers=2",
+                        "--num_ps_pods=1", "--jobs_dir=" + dir_.File("jobs"), "--job_name=sql-job",
+                        "--grace_period=5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("job sql-job succeeded"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("model iris_dnn saved"), std::string::npos) << r.out;
+  RunResult p = Sql("SELECT * FROM iris WHERE id % 5 = 0 TO PREDICT p.species USING iris_dnn");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(Sqlite(db_, "SELECT count(*) FROM p;"), "30\n");
+}
+
 TEST_F(SqlCommand, TheColumnStatisticsAreTheTablesAsSqlComputesThem) {
   ASSERT_EQ(Sql(kTrain).exit_code, 0);
   const nlohmann::json spec = nlohmann::json::parse(

@@ -53,7 +53,7 @@ std::string PostgresServer::BinDir() {
   return best;
 }
 
-PostgresServer::PostgresServer() {
+PostgresServer::PostgresServer(bool tls) : tls_(tls) {
   const std::string bin = BinDir();
   if (bin.empty()) {
     error_ = "PostgreSQL's server is not installed (Debian: apt-get install postgresql)";
@@ -84,6 +84,27 @@ PostgresServer::PostgresServer() {
     error_ = "initdb failed: " + out;
     return;
   }
+  if (tls_) {
+    const std::string d = dir_ + "/data";
+    const std::string make =
+        "cd " + dir_ +
+        " && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 "
+        "-subj /CN=edl-test-ca"
+        " && openssl req -x509 -newkey rsa:2048 -nodes -keyout other-ca.key -out other-ca.crt "
+        "-days 2 -subj /CN=edl-other-ca"
+        " && openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr "
+        "-subj /CN=127.0.0.1"
+        " && printf 'subjectAltName=IP:127.0.0.1,DNS:localhost' > san.ext"
+        " && openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial "
+        "-out server.crt -days 2 -extfile san.ext"
+        " && cp server.crt server.key " +
+        d + "/ && chmod 600 " + d + "/server.key" +
+        (as_user_.empty() ? "" : " && chown postgres " + d + "/server.crt " + d + "/server.key");
+    if (Shell(make, &out) != 0) {
+      error_ = "cannot make the test certificates with openssl: " + out;
+      return;
+    }
+  }
   if (!Start()) error_ = "the server did not start: " + ReadText(dir_ + "/log");
 }
 
@@ -102,7 +123,9 @@ bool PostgresServer::Start() {
   std::string out;
   // -w: pg_ctl returns once the server accepts connections.
   const std::string options =
-      "-p " + std::to_string(port_) + " -k " + dir_ + " -c listen_addresses=127.0.0.1 -c fsync=off";
+      "-p " + std::to_string(port_) + " -k " + dir_ +
+      " -c listen_addresses=127.0.0.1 -c fsync=off" +
+      (tls_ ? " -c ssl=on -c ssl_cert_file=server.crt -c ssl_key_file=server.key" : "");
   return Shell(as_user_ + BinDir() + "/pg_ctl -D " + dir_ + "/data -l " + dir_ + "/log -w -t 60 " +
                    "-o '" + options + "' start",
                &out) == 0;

@@ -16,8 +16,10 @@ class PostgresServer {
   // the postgresql package is not installed.
   static std::string BinDir();
 
-  // Starts the server; check ok() (error() says why not).
-  PostgresServer();
+  // Starts the server; check ok() (error() says why not). With `tls` it
+  // also serves TLS with a certificate for 127.0.0.1 signed by a CA of its
+  // own (ca_file()), made with the openssl tool.
+  explicit PostgresServer(bool tls = false);
   ~PostgresServer();
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }
@@ -25,6 +27,10 @@ class PostgresServer {
   int port() const { return port_; }
   // A passfile holding the superuser's password (libpq's passfile=).
   const std::string& passfile() const { return passfile_; }
+  // With tls: the CA certificate that signed the server's, and another CA's
+  // (for a client that must refuse the server).
+  std::string ca_file() const { return dir_ + "/ca.crt"; }
+  std::string other_ca_file() const { return dir_ + "/other-ca.crt"; }
   // postgresql://postgres@127.0.0.1:PORT/postgres?passfile=...&PARAMS
   std::string Url(const std::string& params) const;
 
@@ -42,6 +48,7 @@ class PostgresServer {
   std::string dir_;
   std::string passfile_;
   std::string as_user_;  // "runuser -u postgres -- " when root
+  bool tls_ = false;
   int port_ = 0;
   std::string error_;
 };

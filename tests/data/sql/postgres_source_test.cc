@@ -214,5 +214,34 @@ TEST_F(PostgresSource, AReadResumesAfterTheServerRestartsWithNothingLostOrTwice)
   ASSERT_TRUE(again.ok()) << again.status().ToString();
 }
 
+TEST_F(PostgresSource, SslModeRequireRefusesAServerWithoutTls) {
+  auto r = OpenSource(Url("sslmode=require&table=t"), Spec(ExampleSpec()), Streamed());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(Error(r).find("server does not support SSL"), std::string::npos) << Error(r);
+}
+
+TEST(PostgresTls, VerifiesTheServerAgainstTheCaTheUrlNames) {
+  testing::PostgresServer server(/*tls=*/true);
+  if (!server.ok()) EDL_SKIP_OR_FAIL_IN_CI(server.error());
+  ASSERT_EQ(server.Psql("CREATE TABLE t (id bigint PRIMARY KEY, x real, label integer);\n"
+                        "INSERT INTO t VALUES (1, 0.5, 1), (2, 1.5, 0);\n"),
+            "");
+  const InputSpec spec = Spec(R"({"label": "label"})");
+  auto s =
+      OpenSource(server.Url("sslmode=verify-full&sslrootcert=" + server.ca_file() + "&table=t"),
+                 spec, Streamed());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto e = (*s)->Read(0, 2);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ(e->inputs[0].data<float>()[1], 1.5f);
+  // The server was signed by another CA than the one the client trusts.
+  auto r = OpenSource(
+      server.Url("sslmode=verify-full&sslrootcert=" + server.other_ca_file() + "&table=t"), spec,
+      Streamed());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable) << Error(r);
+  EXPECT_NE(Error(r).find("certificate verify failed"), std::string::npos) << Error(r);
+}
+
 }  // namespace
 }  // namespace edl::data
