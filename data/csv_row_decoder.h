@@ -28,6 +28,9 @@ class CsvRowDecoder {
 
   const ColumnLayout& layout() const { return layout_; }
   const std::vector<std::string>& columns() const { return columns_; }
+  // The columns read as numbers (indices into columns()), as the spec
+  // resolved them.
+  const std::vector<int64_t>& numeric_columns() const { return numeric_columns_; }
 
   // Appends one row to `out`, or leaves it unchanged and says what is wrong
   // ("expected 5 fields, got 4", "column 'age': cannot parse 'x' as a

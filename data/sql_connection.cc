@@ -1,5 +1,7 @@
 #include "data/sql_connection.h"
 
+#include <charconv>
+
 namespace edl::data {
 
 std::string SqlConnection::QuoteIdentifier(std::string_view name) {
@@ -26,6 +28,27 @@ std::string SqlConnection::QuoteLiteral(std::string_view text) {
     out += c;
   }
   return out + "'";
+}
+
+Result<std::vector<std::optional<std::string>>> SqlConnection::QueryRow(const std::string& select) {
+  EDL_ASSIGN_OR_RETURN(auto rows, Query(select));
+  std::vector<std::optional<std::string>> out;
+  EDL_ASSIGN_OR_RETURN(bool any, rows->Next());
+  for (size_t i = 0; any && i < rows->fields().size(); ++i) {
+    out.push_back(rows->null(i) ? std::nullopt
+                                : std::optional<std::string>(std::string(rows->fields()[i])));
+  }
+  while (any) {
+    EDL_ASSIGN_OR_RETURN(any, rows->Next());
+  }
+  return out;
+}
+
+std::optional<int64_t> ParseSqlInteger(std::string_view text) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return v;
 }
 
 Result<std::unique_ptr<SqlConnection>> ConnectSql(const SqlUrl& url) {

@@ -63,6 +63,9 @@ class SqlConnection {
   // Runs `select` and streams its rows. The connection serves nothing else
   // until the rows are read to the end or destroyed.
   virtual Result<std::unique_ptr<SqlRows>> Query(const std::string& select) = 0;
+  // The first row of `select` (NULLs as nullopt; empty when it returns no
+  // rows), the rest read and dropped.
+  Result<std::vector<std::optional<std::string>>> QueryRow(const std::string& select);
   // Runs statements that return no rows (DDL, INSERT, BEGIN/COMMIT).
   virtual Status Execute(const std::string& sql) = 0;
   // Whether the connection was lost (a new one is needed).
@@ -71,6 +74,10 @@ class SqlConnection {
   // newer xmin); SQLite: nullopt.
   virtual Result<std::optional<int64_t>> CurrentXid() = 0;
 };
+
+// A database's integer in decimal text; nullopt for anything else (a
+// fraction, text, a value past int64).
+std::optional<int64_t> ParseSqlInteger(std::string_view text);
 
 // Connects to the database `url` names. Errors name it: the library is
 // missing, the server cannot be reached (Unavailable), authentication

@@ -7,6 +7,7 @@
 
 #include "base/check.h"
 #include "base/logging.h"
+#include "base/percent_encoding.h"
 
 namespace edl::data {
 namespace {
@@ -32,41 +33,15 @@ bool IsNumber(SqlType t) {
          t == SqlType::kOther;  // SQLite expressions have no declared type: checked per row
 }
 
-// Resolves a ColumnRef against `names` (by name, or by index counting from
-// the end when negative); -1 when it names none.
-int64_t Resolve(const ColumnRef& c, const std::vector<std::string>& names) {
-  const auto n = static_cast<int64_t>(names.size());
-  if (c.by_index) {
-    const int64_t i = c.index < 0 ? n + c.index : c.index;
-    return i >= 0 && i < n ? i : -1;
-  }
-  auto it = std::find(names.begin(), names.end(), c.name);
-  return it == names.end() ? -1 : it - names.begin();
-}
-
-// The spec's numeric columns must have numeric types: a text column read as
-// numbers fails on its first row, so it is refused when the data is opened.
-Status CheckTypes(const std::string& where, const CsvSpec& spec,
+// The columns the spec reads as numbers must have numeric types: a text
+// column read as numbers would fail on its first row, so it is refused when
+// the data is opened.
+Status CheckTypes(const std::string& where, const CsvRowDecoder& decoder,
                   const std::vector<SqlColumn>& columns) {
-  std::vector<std::string> names;
-  for (const SqlColumn& c : columns) names.push_back(c.name);
-  std::vector<bool> numeric(columns.size(), spec.numeric_all);
-  if (!spec.numeric_all) {
-    for (const ColumnRef& c : spec.numeric) {
-      if (int64_t i = Resolve(c, names); i >= 0) numeric[i] = true;
-    }
-  } else {
-    for (const CategoricalColumn& c : spec.categorical) {
-      if (int64_t i = Resolve(c.column, names); i >= 0) numeric[i] = false;
-    }
-    if (spec.has_label) {
-      if (int64_t i = Resolve(spec.label, names); i >= 0) numeric[i] = false;
-    }
-  }
-  for (size_t i = 0; i < columns.size(); ++i) {
-    if (numeric[i] && !IsNumber(columns[i].type)) {
-      return InvalidArgument(where + ": column '" + columns[i].name + "' is " +
-                             columns[i].type_name +
+  for (int64_t i : decoder.numeric_columns()) {
+    const SqlColumn& c = columns[static_cast<size_t>(i)];
+    if (!IsNumber(c.type)) {
+      return InvalidArgument(where + ": column '" + c.name + "' is " + c.type_name +
                              " but the spec reads it as a number (make it categorical in the "
                              "spec's input, or list only numeric columns in input.numeric)");
     }
@@ -74,19 +49,10 @@ Status CheckTypes(const std::string& where, const CsvSpec& spec,
   return Status::Ok();
 }
 
-int64_t ParseKey(std::string_view s) {
-  int64_t v = 0;
-  bool negative = !s.empty() && s[0] == '-';
-  for (size_t i = negative ? 1 : 0; i < s.size(); ++i) v = v * 10 + (s[i] - '0');
-  return negative ? -v : v;
-}
-
-bool IsInteger(std::string_view s) {
-  if (s.empty()) return false;
-  for (size_t i = s[0] == '-' ? 1 : 0; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-  }
-  return s.size() > (s[0] == '-' ? 1u : 0u) && s.size() <= 19;
+// An integer the database returned for a count or a key (checked by the
+// plan: a key that is not an integer is refused there).
+int64_t Integer(const std::optional<std::string>& text) {
+  return text ? ParseSqlInteger(*text).value_or(0) : 0;
 }
 
 }  // namespace
@@ -147,17 +113,12 @@ class SqlSource::Cursor : public RecordCursor {
                                            ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
                                            : "BEGIN"));
       in_transaction_ = true;
-      EDL_ASSIGN_OR_RETURN(auto counted, db_->Query(count_sql));
-      EDL_ASSIGN_OR_RETURN(bool any, counted->Next());
-      const int64_t held = any ? ParseKey(counted->fields()[0]) : 0;
+      EDL_ASSIGN_OR_RETURN(auto counted, db_->QueryRow(count_sql));
+      const int64_t held = counted.empty() ? 0 : Integer(counted[0]);
       // Rows whose xmin is younger than the plan's transaction id were
       // written after it.
       std::optional<int64_t> age;
-      if (any && source_.check_xmin_ && source_.xid_) age = ParseKey(counted->fields()[1]);
-      while (any) {
-        EDL_ASSIGN_OR_RETURN(any, counted->Next());
-      }
-      counted.reset();
+      if (counted.size() > 1) age = Integer(counted[1]);
       if (held != expected_) return Drift(held);
       EDL_ASSIGN_OR_RETURN(rows_, db_->Query(source_.RangeQuery(next_, end_, age)));
     }
@@ -279,7 +240,6 @@ Result<std::unique_ptr<SqlSource>> SqlSource::Open(const std::string& value, con
     return InvalidArgument(where + ": key column '" + s->key_name_ + "' is not a column of the " +
                            u.Relation());
   }
-  EDL_RETURN_IF_ERROR(CheckTypes(where, spec.csv, data));
   std::vector<std::string> names;
   for (const SqlColumn& c : data) {
     names.push_back(c.name);
@@ -290,6 +250,7 @@ Result<std::unique_ptr<SqlSource>> SqlSource::Open(const std::string& value, con
   CsvSpec csv = spec.csv;
   csv.column_names.clear();
   EDL_ASSIGN_OR_RETURN(s->decoder_, CsvRowDecoder::Create(where, names, csv, options.labels));
+  EDL_RETURN_IF_ERROR(CheckTypes(where, *s->decoder_, data));
   s->check_xmin_ = u.kind == SqlUrl::Kind::kPostgres && !u.table.empty();
   EDL_RETURN_IF_ERROR(s->Plan(*db));
   s->Release(std::move(db));
@@ -303,33 +264,26 @@ Status SqlSource::Plan(SqlConnection& db) {
     xid_ = url_.xid;
   } else {
     EDL_ASSIGN_OR_RETURN(xid_, db.CurrentXid());
-    EDL_ASSIGN_OR_RETURN(auto rows, db.Query("SELECT max(" + key_ + ") FROM " + from_));
-    EDL_ASSIGN_OR_RETURN(bool any, rows->Next());
-    max_key_ = any && !rows->null(0) ? ParseKey(rows->fields()[0]) : 0;
-    if (any && !rows->null(0) && !IsInteger(rows->fields()[0])) {
-      return FailedPrecondition(where + ": key column '" + key_name_ + "' holds '" +
-                                std::string(rows->fields()[0]) + "', not an integer");
+    EDL_ASSIGN_OR_RETURN(auto max, db.QueryRow("SELECT max(" + key_ + ") FROM " + from_));
+    const std::optional<std::string> text = max.empty() ? std::nullopt : max[0];
+    if (text && !ParseSqlInteger(*text)) {
+      return FailedPrecondition(where + ": key column '" + key_name_ + "' holds '" + *text +
+                                "', not an integer");
     }
-    while (any) {
-      EDL_ASSIGN_OR_RETURN(any, rows->Next());
-    }
+    max_key_ = Integer(text);
   }
   // A table's primary key (unique by the database's own constraint) whose
   // values are dense, as serial keys are: the points are computed, after
   // one count the database answers from its key index.
   if (key_is_primary_) {
     EDL_ASSIGN_OR_RETURN(
-        auto stats, db.Query("SELECT min(" + key_ + "), count(*) FROM " + from_ + " WHERE " + key_ +
-                             " <= " + std::to_string(max_key_)));
-    EDL_ASSIGN_OR_RETURN(bool any, stats->Next());
-    const bool have = any && !stats->null(0) && IsInteger(stats->fields()[0]);
-    const int64_t lo = have ? ParseKey(stats->fields()[0]) : 0;
-    const int64_t count = any && IsInteger(stats->fields()[1]) ? ParseKey(stats->fields()[1]) : -1;
-    while (any) {
-      EDL_ASSIGN_OR_RETURN(any, stats->Next());
-    }
-    if (count == 0 || (have && count > 0 && max_key_ - lo + 1 == count)) {
-      for (int64_t i = 0; i * kStride < count; ++i) points_.push_back(lo + i * kStride);
+        auto stats, db.QueryRow("SELECT min(" + key_ + "), count(*) FROM " + from_ + " WHERE " +
+                                key_ + " <= " + std::to_string(max_key_)));
+    const std::optional<int64_t> lo =
+        stats.size() == 2 && stats[0] ? ParseSqlInteger(*stats[0]) : std::nullopt;
+    const int64_t count = stats.size() == 2 ? Integer(stats[1]) : -1;
+    if (count == 0 || (lo && count > 0 && max_key_ - *lo + 1 == count)) {
+      for (int64_t i = 0; i * kStride < count; ++i) points_.push_back(*lo + i * kStride);
       num_records_ = count;
       return CheckPinnedRows();
     }
@@ -344,12 +298,13 @@ Status SqlSource::Plan(SqlConnection& db) {
     EDL_ASSIGN_OR_RETURN(bool more, rows->Next());
     if (!more) break;
     const std::string_view k = rows->fields()[0];
-    if (rows->null(0) || !IsInteger(k)) {
+    const std::optional<int64_t> key = rows->null(0) ? std::nullopt : ParseSqlInteger(k);
+    if (!key) {
       return FailedPrecondition(where + ": key column '" + key_name_ + "' holds " +
                                 (rows->null(0) ? std::string("NULL") : "'" + std::string(k) + "'") +
                                 ", not an integer (tasks are ranges of an integer key)");
     }
-    const int64_t v = ParseKey(k);
+    const int64_t v = *key;
     if (n > 0 && v == last) {
       return FailedPrecondition(where + ": key column '" + key_name_ + "' is not unique: " +
                                 std::string(k) + " appears twice (name a unique column with key=)");

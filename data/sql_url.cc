@@ -49,8 +49,6 @@ Result<int64_t> ParsePin(const std::string& name, const std::string& value,
   return v;
 }
 
-std::string PercentEncode(int64_t v) { return std::to_string(v); }
-
 }  // namespace
 
 std::string SqlUrl::Relation() const {
@@ -60,24 +58,9 @@ std::string SqlUrl::Relation() const {
 std::string SqlUrl::Pinned(int64_t n, int64_t max, std::optional<int64_t> x) const {
   std::string out = text;
   out += text.find('?') == std::string::npos ? "?" : "&";
-  out +=
-      std::string(kPinRows) + "=" + PercentEncode(n) + "&" + kPinMaxKey + "=" + PercentEncode(max);
-  if (x) out += std::string("&") + kPinXid + "=" + PercentEncode(*x);
-  return out;
-}
-
-std::string PercentEncode(const std::string& text) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '*' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
+  out += std::string(kPinRows) + "=" + std::to_string(n) + "&" + kPinMaxKey + "=" +
+         std::to_string(max);
+  if (x) out += std::string("&") + kPinXid + "=" + std::to_string(*x);
   return out;
 }
 

@@ -42,10 +42,6 @@ struct SqlUrl {
   std::string Pinned(int64_t rows, int64_t max_key, std::optional<int64_t> xid) const;
 };
 
-// `text` percent-encoded for a URL parameter value (all but letters,
-// digits and -._~*).
-std::string PercentEncode(const std::string& text);
-
 // Whether `value` names a database rather than files (sqlite:, postgres:,
 // postgresql:).
 bool IsSqlUrl(const std::string& value);

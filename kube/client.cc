@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/logging.h"
+#include "base/percent_encoding.h"
 #include "kube/credential_source.h"
 #include "kube/token_bucket.h"
 #include "kube/watch.h"
@@ -28,31 +29,16 @@ constexpr size_t kMaxBodyBytes = size_t{512} << 20;  // a big LIST page
 constexpr size_t kMaxErrorBodyBytes = size_t{1} << 20;
 constexpr int kMaxThrottledRetries = 3;
 
-std::string Escape(const std::string& s) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 void AddQuery(std::string* target, const std::string& key, const std::string& value) {
   if (value.empty()) return;
   *target += target->find('?') == std::string::npos ? '?' : '&';
-  *target += key + "=" + Escape(value);
+  *target += key + "=" + PercentEncode(value);
 }
 
 std::string WithoutQuery(const std::string& target) { return target.substr(0, target.find('?')); }
 
 std::string ObjectPath(const Resource& r, const std::string& ns, const std::string& name) {
-  return CollectionPath(r, ns) + "/" + Escape(name);
+  return CollectionPath(r, ns) + "/" + PercentEncode(name);
 }
 
 std::string SelectorQuery(const ListOptions& o) {

@@ -212,6 +212,18 @@ Result<json> StoredSpec(const std::string& dir, const std::string& name) {
   return spec;
 }
 
+// A result table that exists is refused before its job runs, unless
+// `overwrite` (WriteResultTable checks again when it writes).
+Status RefuseExisting(data::SqlConnection& db, const std::string& table, bool overwrite,
+                      const std::string& where) {
+  if (overwrite) return Status::Ok();
+  auto key = db.PrimaryKey(table);  // NotFound: no such table
+  if (!key.ok() && key.status().code() == StatusCode::kNotFound) return Status::Ok();
+  if (!key.ok()) return key.status();
+  return AlreadyExists(where + ": table \"" + table +
+                       "\" already exists (give --overwrite to replace it)");
+}
+
 // Splits one CSV line of edl predict's output (numbers and names only).
 std::vector<std::string> SplitCsv(const std::string& line) {
   std::vector<std::string> out;
@@ -228,13 +240,8 @@ Status Predict(const Statement& s, const ExecutorOptions& o, data::SqlConnection
   const std::string dir = work.path() + "/model";
   EDL_RETURN_IF_ERROR(store.Load(s.using_model, dir).WithPrefix(s.where_at + ": USING"));
   EDL_ASSIGN_OR_RETURN(json spec, StoredSpec(dir, s.using_model));
-  if (!o.overwrite) {
-    auto there = db.PrimaryKey(s.predict_table);
-    if (there.ok() || there.status().code() != StatusCode::kNotFound) {
-      return AlreadyExists(s.where_at + ": TO PREDICT: table \"" + s.predict_table +
-                           "\" already exists (give --overwrite to replace it)");
-    }
-  }
+  EDL_RETURN_IF_ERROR(
+      RefuseExisting(db, s.predict_table, o.overwrite, s.where_at + ": TO PREDICT"));
   EDL_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(s, o.database, db));
   const std::string csv = work.path() + "/predictions.csv";
   std::vector<std::string> args = {"predict", "--checkpoint_dir_for_init=" + dir,
@@ -313,13 +320,7 @@ Status Evaluate(const Statement& s, const ExecutorOptions& o, data::SqlConnectio
   EDL_ASSIGN_OR_RETURN(json spec, StoredSpec(dir, s.model));
   if (!s.label.empty()) spec["input"]["label"] = s.label;
   EDL_RETURN_IF_ERROR(WriteFileAtomically(work.path() + "/spec.json", spec.dump()));
-  if (!o.overwrite) {
-    auto there = db.PrimaryKey(s.into);
-    if (there.ok() || there.status().code() != StatusCode::kNotFound) {
-      return AlreadyExists(s.where_at + ": INTO: table \"" + s.into +
-                           "\" already exists (give --overwrite to replace it)");
-    }
-  }
+  EDL_RETURN_IF_ERROR(RefuseExisting(db, s.into, o.overwrite, s.where_at + ": INTO"));
   EDL_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(s, o.database, db));
   std::vector<std::string> args = {"evaluate", "--model_def=" + work.path() + "/spec.json",
                                    "--checkpoint_dir_for_init=" + dir,

@@ -17,27 +17,6 @@ using json = nlohmann::json;
 // Distinct values a vocabulary may take from the data.
 constexpr int64_t kMaxVocabulary = 10000;
 
-// The first row of `sql` (NULLs as nullopt), or none.
-Result<std::vector<std::optional<std::string>>> FirstRow(SqlConnection& db,
-                                                         const std::string& sql) {
-  EDL_ASSIGN_OR_RETURN(auto rows, db.Query(sql));
-  std::vector<std::optional<std::string>> out;
-  EDL_ASSIGN_OR_RETURN(bool any, rows->Next());
-  if (any) {
-    for (size_t i = 0; i < rows->fields().size(); ++i) {
-      if (rows->null(i)) {
-        out.emplace_back();
-      } else {
-        out.emplace_back(std::string(rows->fields()[i]));
-      }
-    }
-  }
-  while (any) {
-    EDL_ASSIGN_OR_RETURN(any, rows->Next());
-  }
-  return out;
-}
-
 Result<std::vector<std::string>> Column(SqlConnection& db, const std::string& sql) {
   EDL_ASSIGN_OR_RETURN(auto rows, db.Query(sql));
   std::vector<std::string> out;
@@ -132,24 +111,21 @@ class Builder {
       return InvalidArgument("LABEL '" + label.name + "' is " + label.type_name +
                              "; a label is a number or text");
     }
+    // The label's range and how many of its values are not integers, in
+    // one pass.
     EDL_ASSIGN_OR_RETURN(
-        auto row, FirstRow(db_, "SELECT min(" + AsNumber(label.name) + "), max(" +
-                                    AsNumber(label.name) + "), count(*) FROM " + plan_.relation +
-                                    " WHERE " + l + " <> CAST(" + l + " AS integer)"));
-    (void)row;
-    EDL_ASSIGN_OR_RETURN(auto stats,
-                         FirstRow(db_, "SELECT min(" + AsNumber(label.name) + "), max(" +
-                                           AsNumber(label.name) + ") FROM " + plan_.relation));
-    if (stats.size() < 2 || !stats[0]) {
+        auto stats, db_.QueryRow("SELECT min(" + AsNumber(label.name) + "), max(" +
+                                 AsNumber(label.name) + "), sum(CASE WHEN " + l + " <> CAST(" + l +
+                                 " AS integer) THEN 1 ELSE 0 END) FROM " + plan_.relation));
+    if (stats.size() < 3 || !stats[0]) {
       return FailedPrecondition("table \"" + s_.table +
                                 "\": the SELECT returns no rows to train on");
     }
     const double lo = std::stod(*stats[0]), hi = std::stod(*stats[1]);
-    const bool integral = row.size() == 3 && row[2] && std::stoll(*row[2]) == 0;
+    const bool integral = stats[2] && std::stoll(*stats[2]) == 0;
     spec_.regression = !(integral && lo >= 0 && hi < 1e6);
     if (label.type == SqlType::kReal && !integral) spec_.regression = true;
     spec_.num_classes = spec_.regression ? 0 : static_cast<int64_t>(hi) + 1;
-    label_lo_ = lo;
     input_["label_type"] = spec_.regression ? "float" : "int";
     return Status::Ok();
   }
@@ -173,16 +149,16 @@ class Builder {
     json cat = {{"column", c->name}};
     switch (kind) {
       case Kind::kNumeric: {
-        EDL_ASSIGN_OR_RETURN(auto mean, FirstRow(db_, "SELECT avg(" + AsNumber(c->name) +
-                                                          ") FROM " + plan_.relation));
+        EDL_ASSIGN_OR_RETURN(auto mean, db_.QueryRow("SELECT avg(" + AsNumber(c->name) + ") FROM " +
+                                                     plan_.relation));
         if (mean.empty() || !mean[0]) {
           return FailedPrecondition(f.where + ": column '" + c->name +
                                     "' has no values to normalize by");
         }
         const std::string m = *mean[0];
-        EDL_ASSIGN_OR_RETURN(auto var, FirstRow(db_, "SELECT avg((" + AsNumber(c->name) + " - (" +
-                                                         m + ")) * (" + AsNumber(c->name) + " - (" +
-                                                         m + "))) FROM " + plan_.relation));
+        EDL_ASSIGN_OR_RETURN(
+            auto var, db_.QueryRow("SELECT avg((" + AsNumber(c->name) + " - (" + m + ")) * (" +
+                                   AsNumber(c->name) + " - (" + m + "))) FROM " + plan_.relation));
         double sd = var.empty() || !var[0] ? 0 : std::sqrt(std::max(0.0, std::stod(*var[0])));
         if (!(sd > 1e-12)) sd = 1;  // a constant column: centred only
         numeric_.push_back(c->name);
@@ -215,17 +191,17 @@ class Builder {
         break;
       case Kind::kBucket: {
         EDL_ASSIGN_OR_RETURN(
-            auto count, FirstRow(db_, "SELECT count(" + Q(c->name) + ") FROM " + plan_.relation));
+            auto count, db_.QueryRow("SELECT count(" + Q(c->name) + ") FROM " + plan_.relation));
         const int64_t n = count.empty() || !count[0] ? 0 : std::stoll(*count[0]);
         if (n == 0) {
           return FailedPrecondition(f.where + ": column '" + c->name + "' has no values to bucket");
         }
         std::vector<double> bounds;
         for (int64_t k = 1; k < f.buckets; ++k) {
-          EDL_ASSIGN_OR_RETURN(auto q, FirstRow(db_, "SELECT " + AsNumber(c->name) + " FROM " +
-                                                         plan_.relation + " WHERE " + Q(c->name) +
-                                                         " IS NOT NULL ORDER BY 1 LIMIT 1 OFFSET " +
-                                                         std::to_string(k * n / f.buckets)));
+          EDL_ASSIGN_OR_RETURN(auto q, db_.QueryRow("SELECT " + AsNumber(c->name) + " FROM " +
+                                                    plan_.relation + " WHERE " + Q(c->name) +
+                                                    " IS NOT NULL ORDER BY 1 LIMIT 1 OFFSET " +
+                                                    std::to_string(k * n / f.buckets)));
           if (q.empty() || !q[0]) continue;
           const double b = std::stod(*q[0]);
           if (bounds.empty() || b > bounds.back()) bounds.push_back(b);
@@ -248,7 +224,6 @@ class Builder {
   json normalize_ = json::object();
   json categorical_ = json::array();
   std::map<std::string, int> seen_;
-  double label_lo_ = 0;
 };
 
 }  // namespace

@@ -70,16 +70,11 @@ class DatabaseStore : public ModelStore {
   std::string where() const override { return "table edl_models of " + url_.text; }
 
   Result<bool> Exists(const std::string& name) override {
-    auto rows = db_->Query("SELECT name FROM edl_model_info WHERE name = " +
-                           SqlConnection::QuoteLiteral(name));
-    if (!rows.ok() && rows.status().code() == StatusCode::kNotFound) return false;
-    if (!rows.ok()) return rows.status();
-    EDL_ASSIGN_OR_RETURN(bool found, (*rows)->Next());
-    while (found) {
-      EDL_ASSIGN_OR_RETURN(bool more, (*rows)->Next());
-      if (!more) break;
-    }
-    return found;
+    auto row = db_->QueryRow("SELECT name FROM edl_model_info WHERE name = " +
+                             SqlConnection::QuoteLiteral(name));
+    if (!row.ok() && row.status().code() == StatusCode::kNotFound) return false;  // no table yet
+    if (!row.ok()) return row.status();
+    return !row->empty();
   }
 
   Status Save(const std::string& name, const std::string& export_dir, const std::string& statement,

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "base/percent_encoding.h"
+
 namespace edl::sqlflow {
 
 using data::SqlConnection;
@@ -51,7 +53,7 @@ Result<SelectPlan> PlanSelect(const Statement& s, const std::string& database, S
   if (s.limit) select += " ORDER BY " + key + " LIMIT " + std::to_string(*s.limit);
   plan.relation = "(" + select + ") AS edl_s";
   plan.data_url = database + (database.find('?') == std::string::npos ? "?" : "&") +
-                  "query=" + data::PercentEncode(select) + "&key=" + data::PercentEncode(plan.key);
+                  "query=" + PercentEncode(select) + "&key=" + PercentEncode(plan.key);
   return plan;
 }
 

@@ -29,20 +29,7 @@ constexpr int kEpochs = 4;
 
 std::vector<std::string> CountingJob(const TempDir& dir, const std::string& name,
                                      std::vector<std::string> extra, int epochs = kEpochs) {
-  std::vector<std::string> args = {"train",
-                                   "--job_name=" + name,
-                                   "--jobs_dir=" + dir.path(),
-                                   "--grace_period=5",
-                                   "--model_def=" + dir.File("counter.json"),
-                                   "--training_data=" + dir.File("train.csv"),
-                                   "--num_epochs=" + std::to_string(epochs),
-                                   "--minibatch_size=32",
-                                   "--num_minibatches_per_task=32",
-                                   "--num_ps_pods=2",
-                                   "--num_workers=2",
-                                   "--output=" + dir.File("out")};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return args;
+  return CountingJobArgs(dir, name, dir.File("train.csv"), epochs, /*num_ps=*/2, extra);
 }
 
 int Count(const std::string& text, const std::string& what) {

@@ -22,21 +22,8 @@ constexpr int kRecords = kCountingRecords;
 constexpr int kEpochs = 3;
 
 std::vector<std::string> CountingJob(const TempDir& dir, const std::string& name,
-                                     const std::string& data, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"train",
-                                   "--job_name=" + name,
-                                   "--jobs_dir=" + dir.path(),
-                                   "--grace_period=5",
-                                   "--model_def=" + dir.File("counter.json"),
-                                   "--training_data=" + data,
-                                   "--num_epochs=" + std::to_string(kEpochs),
-                                   "--minibatch_size=32",
-                                   "--num_minibatches_per_task=32",
-                                   "--num_ps_pods=1",
-                                   "--num_workers=2",
-                                   "--output=" + dir.File("out")};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return args;
+                                     const std::string& data) {
+  return CountingJobArgs(dir, name, data, kEpochs, /*num_ps=*/1);
 }
 
 RunResult Shell(const std::string& command) {

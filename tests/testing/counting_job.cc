@@ -31,6 +31,25 @@ void WriteCountingJob(const TempDir& dir, int records) {
   })");
 }
 
+std::vector<std::string> CountingJobArgs(const TempDir& dir, const std::string& name,
+                                         const std::string& training_data, int epochs, int num_ps,
+                                         std::vector<std::string> extra) {
+  std::vector<std::string> args = {"train",
+                                   "--job_name=" + name,
+                                   "--jobs_dir=" + dir.path(),
+                                   "--grace_period=5",
+                                   "--model_def=" + dir.File("counter.json"),
+                                   "--training_data=" + training_data,
+                                   "--num_epochs=" + std::to_string(epochs),
+                                   "--minibatch_size=32",
+                                   "--num_minibatches_per_task=32",
+                                   "--num_ps_pods=" + std::to_string(num_ps),
+                                   "--num_workers=2",
+                                   "--output=" + dir.File("out")};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
 std::map<float, int> RowHistogram(const std::string& export_dir, int records) {
   const nlohmann::json model = nlohmann::json::parse(ReadText(export_dir + "/model.json"));
   const nlohmann::json& weights = model.at("weightsManifest").at(0).at("weights");

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tests/testing/run_edl.h"
 
@@ -19,6 +20,13 @@ inline constexpr int kCountingRecords = 65536;
 
 // DIR/train.csv (record i is "i,1000000") and DIR/counter.json.
 void WriteCountingJob(const TempDir& dir, int records = kCountingRecords);
+// `edl train` of counting job `name` on the local cluster from
+// `training_data`: DIR/counter.json, minibatch 32 (the learning rate the
+// model counts with), 32 minibatches a task, 2 workers, `num_ps` PS, the
+// export in DIR/out; then `extra`.
+std::vector<std::string> CountingJobArgs(const TempDir& dir, const std::string& name,
+                                         const std::string& training_data, int epochs, int num_ps,
+                                         std::vector<std::string> extra = {});
 // How many rows of the exported table hold each value (gtest failures for
 // an export that is not the counting model's).
 std::map<float, int> RowHistogram(const std::string& export_dir, int records = kCountingRecords);

@@ -14,21 +14,13 @@
 namespace edl::data {
 namespace {
 
+using sql_testing::Error;
 using sql_testing::ExampleRows;
 using sql_testing::ExampleSpec;
 using sql_testing::Spec;
+using sql_testing::Streamed;
 using testing_files::ExpectSameExamples;
 using testing_files::TempDir;
-
-OpenOptions Streamed() {
-  OpenOptions o;
-  o.stream = true;
-  return o;
-}
-
-std::string Error(const Result<std::unique_ptr<Source>>& r) {
-  return r.ok() ? std::string("(opened)") : r.status().ToString();
-}
 
 constexpr int kRows = 1000;
 

@@ -1,5 +1,5 @@
 // Helpers of the database tests: running a tool (sqlite3, psql) that writes
-// the tables edl reads, and an input spec from JSON.
+// the tables edl reads, an input spec from JSON, opening streamed.
 #pragma once
 
 #include <array>
@@ -7,6 +7,7 @@
 #include <string>
 
 #include "data/input_spec.h"
+#include "data/source.h"
 #include "gtest/gtest.h"
 
 namespace edl::data::sql_testing {
@@ -31,6 +32,18 @@ inline std::string Sqlite(const std::string& db, const std::string& sql) {
   fputs(sql.c_str(), f);
   fclose(f);
   return Run("sqlite3 -bail " + db + " < " + file);
+}
+
+// How a worker opens data: streamed.
+inline OpenOptions Streamed() {
+  OpenOptions o;
+  o.stream = true;
+  return o;
+}
+
+// What opening failed with, or "(opened)".
+inline std::string Error(const Result<std::unique_ptr<Source>>& r) {
+  return r.ok() ? std::string("(opened)") : r.status().ToString();
 }
 
 inline InputSpec Spec(const std::string& json) {

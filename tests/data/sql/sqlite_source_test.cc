@@ -12,18 +12,14 @@
 namespace edl::data {
 namespace {
 
+using sql_testing::Error;
 using sql_testing::ExampleRows;
 using sql_testing::ExampleSpec;
 using sql_testing::Spec;
 using sql_testing::Sqlite;
+using sql_testing::Streamed;
 using testing_files::ExpectSameExamples;
 using testing_files::TempDir;
-
-OpenOptions Streamed() {
-  OpenOptions o;
-  o.stream = true;
-  return o;
-}
 
 class SqliteSource : public ::testing::Test {
  protected:
@@ -154,10 +150,6 @@ TEST_F(SqliteSource, ADenseSerialKeyIsPlannedFromItsCountAndReadsAsAScannedOne) 
 }
 
 // ---- bad input ----
-
-std::string Error(const Result<std::unique_ptr<Source>>& r) {
-  return r.ok() ? std::string("(opened)") : r.status().ToString();
-}
 
 TEST_F(SqliteSource, AMissingFileOrTableIsNamed) {
   auto r =
