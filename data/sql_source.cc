@@ -279,11 +279,11 @@ Status SqlSource::Plan(SqlConnection& db) {
     EDL_ASSIGN_OR_RETURN(
         auto stats, db.QueryRow("SELECT min(" + key_ + "), count(*) FROM " + from_ + " WHERE " +
                                 key_ + " <= " + std::to_string(max_key_)));
-    const std::optional<int64_t> lo =
-        stats.size() == 2 && stats[0] ? ParseSqlInteger(*stats[0]) : std::nullopt;
+    const bool have = stats.size() == 2 && stats[0] && ParseSqlInteger(*stats[0]).has_value();
+    const int64_t lo = have ? Integer(stats[0]) : 0;
     const int64_t count = stats.size() == 2 ? Integer(stats[1]) : -1;
-    if (count == 0 || (lo && count > 0 && max_key_ - *lo + 1 == count)) {
-      for (int64_t i = 0; i * kStride < count; ++i) points_.push_back(*lo + i * kStride);
+    if (count == 0 || (have && count > 0 && max_key_ - lo + 1 == count)) {
+      for (int64_t i = 0; i * kStride < count; ++i) points_.push_back(lo + i * kStride);
       num_records_ = count;
       return CheckPinnedRows();
     }
