@@ -126,6 +126,46 @@ Status CsvRowDecoder::Resolve(LabelPolicy labels) {
   return Status::Ok();
 }
 
+namespace {
+
+// What a numeric cell holds.
+enum class Cell { kNumber, kEmpty, kBad };
+
+Cell ParseCell(std::string_view text, double* x) {
+  if (ParseCsvDouble(text, x)) return Cell::kNumber;
+  return Trim(text).empty() ? Cell::kEmpty : Cell::kBad;
+}
+
+// A CSV row's cells: text only.
+struct TextCells {
+  const std::vector<std::string_view>& fields;
+  size_t size() const { return fields.size(); }
+  std::string_view text(int64_t c) const { return fields[c]; }
+  Cell Number(int64_t c, double* x) const { return ParseCell(fields[c], x); }
+  std::string Shown(int64_t c) const { return std::string(fields[c]); }
+};
+
+// A database row's cells: numbers as they came, NULL as empty.
+struct TypedCells {
+  const TypedRow& row;
+  size_t size() const { return row.size; }
+  std::string_view text(int64_t c) const { return row.text[c]; }
+  Cell Number(int64_t c, double* x) const {
+    if (row.is_null[c]) return Cell::kEmpty;
+    if (!row.is_number[c]) return ParseCell(row.text[c], x);
+    *x = row.numbers[c];
+    return std::isfinite(*x) ? Cell::kNumber : Cell::kBad;
+  }
+  std::string Shown(int64_t c) const {
+    if (!row.is_number[c]) return std::string(row.text[c]);
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof(buf), row.numbers[c]);
+    return std::string(buf, r.ptr);
+  }
+};
+
+}  // namespace
+
 Status CsvRowDecoder::Decode(const std::vector<std::string>& fields, ColumnBuffer* out) const {
   thread_local std::vector<std::string_view> views;
   views.assign(fields.begin(), fields.end());
@@ -133,26 +173,38 @@ Status CsvRowDecoder::Decode(const std::vector<std::string>& fields, ColumnBuffe
 }
 
 Status CsvRowDecoder::Decode(const std::vector<std::string_view>& fields, ColumnBuffer* out) const {
-  return out->Append([&](ColumnBuffer* b) { return DecodeInto(fields, b); });
+  return out->Append([&](ColumnBuffer* b) { return DecodeInto(TextCells{fields}, b); });
 }
 
-Status CsvRowDecoder::DecodeInto(const std::vector<std::string_view>& fields,
-                                 ColumnBuffer* out) const {
-  if (fields.size() != columns_.size()) {
+Status CsvRowDecoder::Decode(const TypedRow& row, ColumnBuffer* out) const {
+  return out->Append([&](ColumnBuffer* b) { return DecodeInto(TypedCells{row}, b); });
+}
+
+bool CsvRowDecoder::ReadsAsNumber(int64_t c) const {
+  for (int64_t n : numeric_columns_) {
+    if (n == c) return true;
+  }
+  return c == label_column_ && (layout_.float_labels || label_vocabulary_.empty());
+}
+
+template <typename Cells>
+Status CsvRowDecoder::DecodeInto(const Cells& cells, ColumnBuffer* out) const {
+  if (cells.size() != columns_.size()) {
     return InvalidArgument("expected " + std::to_string(columns_.size()) + " fields, got " +
-                           std::to_string(fields.size()));
+                           std::to_string(cells.size()));
   }
   for (size_t k = 0; k < numeric_columns_.size(); ++k) {
     const int64_t c = numeric_columns_[k];
     double x;
-    if (!ParseCsvDouble(fields[c], &x)) {
-      if (!Trim(fields[c]).empty() || !spec_.missing_value) return CellError(fields, c);
+    const Cell cell = cells.Number(c, &x);
+    if (cell != Cell::kNumber) {
+      if (cell == Cell::kBad || !spec_.missing_value) return CellError(cells.Shown(c), c);
       x = *spec_.missing_value;
     }
     out->numeric.push_back(static_cast<float>((x - norms_[k].mean) / norms_[k].std));
   }
   for (size_t k = 0; k < categorical_columns_.size(); ++k) {
-    const std::string_view value = fields[categorical_columns_[k]];
+    const std::string_view value = cells.text(categorical_columns_[k]);
     const int64_t id = encoders_[k].Id(value);
     if (id < 0) {
       return InvalidArgument("column '" + columns_[categorical_columns_[k]] +
@@ -161,14 +213,15 @@ Status CsvRowDecoder::DecodeInto(const std::vector<std::string_view>& fields,
     out->ids.push_back(id + offsets_[k]);
   }
   if (!layout_.has_labels) return Status::Ok();
-  const std::string_view label = fields[label_column_];
+  double y;
   if (layout_.float_labels) {
-    double y;
-    if (!ParseCsvDouble(label, &y)) return CellError(fields, label_column_);
+    if (cells.Number(label_column_, &y) != Cell::kNumber)
+      return CellError(cells.Shown(label_column_), label_column_);
     out->float_labels.push_back(static_cast<float>(y));
     return Status::Ok();
   }
   if (!label_vocabulary_.empty()) {
+    const std::string_view label = cells.text(label_column_);
     auto it = label_vocabulary_.find(std::string(label));
     if (it == label_vocabulary_.end()) {
       return InvalidArgument("label '" + std::string(label) + "' is not in input.label_vocabulary");
@@ -176,10 +229,10 @@ Status CsvRowDecoder::DecodeInto(const std::vector<std::string_view>& fields,
     out->int_labels.push_back(it->second);
     return Status::Ok();
   }
-  double y;
-  if (!ParseCsvDouble(label, &y) || y != std::floor(y) || std::fabs(y) > 9e15) {
+  if (cells.Number(label_column_, &y) != Cell::kNumber || y != std::floor(y) ||
+      std::fabs(y) > 9e15) {
     return InvalidArgument("label column '" + columns_[label_column_] + "': cannot parse '" +
-                           std::string(label) +
+                           cells.Shown(label_column_) +
                            "' as an integer class (use label_type \"float\" for "
                            "regression or label_vocabulary for names)");
   }
@@ -187,8 +240,7 @@ Status CsvRowDecoder::DecodeInto(const std::vector<std::string_view>& fields,
   return Status::Ok();
 }
 
-Status CsvRowDecoder::CellError(const std::vector<std::string_view>& fields, int64_t column) const {
-  const std::string_view v = fields[column];
+Status CsvRowDecoder::CellError(std::string_view v, int64_t column) const {
   std::string what = Trim(v).empty() ? "empty value (set input.missing_value to fill empty fields)"
                                      : "cannot parse '" + std::string(v) + "' as a number";
   return InvalidArgument("column '" + columns_[column] + "': " + what);

@@ -18,6 +18,17 @@
 
 namespace edl::data {
 
+// A row whose cells may have come as numbers already (a database's typed
+// columns): cell c is numbers[c] when is_number[c], else text[c]; is_null[c]
+// marks an empty (NULL) cell.
+struct TypedRow {
+  const std::string_view* text = nullptr;
+  const double* numbers = nullptr;
+  const char* is_number = nullptr;
+  const char* is_null = nullptr;
+  size_t size = 0;
+};
+
 class CsvRowDecoder {
  public:
   // Errors name `path` and the column: unknown columns, a column used
@@ -37,14 +48,21 @@ class CsvRowDecoder {
   // number"); callers prefix where the row is.
   Status Decode(const std::vector<std::string>& fields, ColumnBuffer* out) const;
   Status Decode(const std::vector<std::string_view>& fields, ColumnBuffer* out) const;
+  // The same for a typed row (numbers not parsed again; a NULL cell is an
+  // empty field).
+  Status Decode(const TypedRow& row, ColumnBuffer* out) const;
+  // Whether column `c` is read as a number (a numeric column, or a label
+  // that is a class id or a value).
+  bool ReadsAsNumber(int64_t c) const;
 
  private:
   CsvRowDecoder(const std::string& path, std::vector<std::string> columns, const CsvSpec& spec);
   Status Resolve(LabelPolicy labels);
   Result<int64_t> Find(const ColumnRef& c, const std::string& role) const;
   Status Claim(int64_t column, const std::string& role);
-  Status DecodeInto(const std::vector<std::string_view>& fields, ColumnBuffer* out) const;
-  Status CellError(const std::vector<std::string_view>& fields, int64_t column) const;
+  template <typename Cells>
+  Status DecodeInto(const Cells& cells, ColumnBuffer* out) const;
+  Status CellError(std::string_view text, int64_t column) const;
   Status Bad(const std::string& what) const { return InvalidArgument(path_ + ": " + what); }
 
   std::string path_;

@@ -1,11 +1,13 @@
 // SqlConnection for PostgreSQL through libpq (loaded at run time). Rows
-// stream with COPY (SELECT ...) TO STDOUT in text format: one row per
-// PQgetCopyData, tab-separated, \N for NULL, backslash escapes.
+// stream with COPY (SELECT ...) TO STDOUT: in text format for Query, in
+// binary format for QueryTyped (numbers arrive as numbers: neither side
+// formats or parses them).
 #include <libpq-fe.h>
 
 #include <cstring>
 #include <mutex>
 
+#include "data/pg_binary_copy.h"
 #include "data/shared_library.h"
 #include "data/sql_connection.h"
 
@@ -99,32 +101,55 @@ SqlType TypeOf(unsigned oid, std::string* name) {
   }
 }
 
-class PgConnection;
-
-class PgRows : public SqlRows {
+// The rows of a COPY ... TO STDOUT: libpq hands over one CopyData message
+// at a time (one row each as servers send them; a message holding several
+// is read row by row); the subclass splits a row into fields, which are
+// views into libpq's buffer, valid until the next row.
+class PgCopyRows : public SqlRows {
  public:
-  PgRows(const PqApi* pq, PGconn* conn, const std::string& where, bool* busy)
+  PgCopyRows(const PqApi* pq, PGconn* conn, const std::string& where, bool* busy)
       : pq_(pq), conn_(conn), where_(where), busy_(busy) {}
-  ~PgRows() override { *busy_ = !done_; }
+  ~PgCopyRows() override {
+    if (buf_ != nullptr) pq_->freemem(buf_);
+    *busy_ = !done_;
+  }
 
   Result<bool> Next() override {
-    if (done_) return false;
-    if (buf_ != nullptr) {
-      pq_->freemem(buf_);
-      buf_ = nullptr;
+    while (!done_) {
+      if (at_ == end_) {
+        if (buf_ != nullptr) {
+          pq_->freemem(buf_);
+          buf_ = nullptr;
+        }
+        const int n = pq_->get_copy_data(conn_, &buf_, 0);
+        if (n == -1) {
+          done_ = true;
+          return Finish();
+        }
+        if (n < 0) {
+          done_ = true;
+          return Lost();
+        }
+        at_ = buf_;
+        end_ = buf_ + n;
+      }
+      EDL_ASSIGN_OR_RETURN(bool row, Parse());
+      if (row) return true;
     }
-    const int n = pq_->get_copy_data(conn_, &buf_, 0);
-    if (n == -1) {
-      done_ = true;
-      return Finish();
-    }
-    if (n < 0) {
-      done_ = true;
-      return Lost();
-    }
-    Split(buf_, static_cast<size_t>(n));
-    return true;
+    return false;
   }
+
+ protected:
+  // Reads one row from [at_, end_) into cells_.fields (advancing at_): true, or
+  // false when what it read held no row (binary COPY's header or trailer).
+  virtual Result<bool> Parse() = 0;
+
+  Status Malformed(const std::string& what) const {
+    return IoError(where_ + ": malformed COPY data from the server: " + what);
+  }
+
+  const char* at_ = nullptr;
+  const char* end_ = nullptr;
 
  private:
   Result<bool> Finish() {
@@ -145,29 +170,47 @@ class PgRows : public SqlRows {
                        Chomp(pq_->error_message(conn_)));
   }
 
-  // A COPY text row: fields split at tabs, escapes decoded into row_.
-  // Fields are views into libpq's row buffer (valid until the next row);
-  // only a field holding an escape is decoded, into a buffer of its own.
-  void Split(const char* p, size_t n) {
-    if (n > 0 && p[n - 1] == '\n') --n;
-    fields_.clear();
-    nulls_.clear();
+  const PqApi* pq_;
+  PGconn* conn_;
+  std::string where_;
+  bool* busy_;
+  char* buf_ = nullptr;
+  bool done_ = false;
+};
+
+// COPY's text format: one row a line, tab-separated, \N for NULL,
+// backslash escapes.
+class PgTextRows : public PgCopyRows {
+ public:
+  using PgCopyRows::PgCopyRows;
+
+ private:
+  Result<bool> Parse() override {
+    const char* p = at_;
+    const void* newline = std::memchr(at_, '\n', static_cast<size_t>(end_ - at_));
+    size_t n = newline ? static_cast<size_t>(static_cast<const char*>(newline) - p)
+                       : static_cast<size_t>(end_ - p);
+    at_ = newline ? static_cast<const char*>(newline) + 1 : end_;
+    cells_.fields.clear();
+    cells_.nulls.clear();
     size_t start = 0;
     for (size_t k = 0;; ++k) {
       const void* tab = std::memchr(p + start, '\t', n - start);
       const size_t end = tab ? static_cast<size_t>(static_cast<const char*>(tab) - p) : n;
       std::string_view f(p + start, end - start);
       if (f == "\\N") {
-        nulls_.push_back(1);
-        fields_.emplace_back();
+        cells_.nulls.push_back(1);
+        cells_.fields.emplace_back();
       } else {
-        nulls_.push_back(0);
+        cells_.nulls.push_back(0);
+        // Only a field holding an escape is decoded, into a buffer of its own.
         if (std::memchr(f.data(), '\\', f.size()) != nullptr) f = Unescape(f, k);
-        fields_.push_back(f);
+        cells_.fields.push_back(f);
       }
       if (tab == nullptr) break;
       start = end + 1;
     }
+    return true;
   }
 
   // COPY's text escapes (\b \f \n \r \t \v, and \c for c) decoded into the
@@ -195,13 +238,24 @@ class PgRows : public SqlRows {
     return out;
   }
 
-  const PqApi* pq_;
-  PGconn* conn_;
-  std::string where_;
-  bool* busy_;
-  char* buf_ = nullptr;
-  bool done_ = false;
   std::vector<std::string> decoded_;  // fields that held escapes
+};
+
+// Binary COPY rows (data/pg_binary_copy.h).
+class PgBinaryRows : public PgCopyRows {
+ public:
+  PgBinaryRows(const PqApi* pq, PGconn* conn, const std::string& where, bool* busy,
+               std::vector<SqlType> types)
+      : PgCopyRows(pq, conn, where, busy), parser_(std::move(types)) {}
+
+ private:
+  Result<bool> Parse() override {
+    Result<bool> row = parser_.Parse(&at_, end_, &cells_);
+    if (!row.ok()) return Malformed(row.status().message());
+    return row;
+  }
+
+  PgBinaryCopyParser parser_;
 };
 
 class PgConnection : public SqlConnection {
@@ -246,7 +300,16 @@ class PgConnection : public SqlConnection {
     EDL_ASSIGN_OR_RETURN(PGresult * r, Run("COPY (" + select + ") TO STDOUT", PGRES_COPY_OUT));
     pq_->clear(r);
     busy_ = true;
-    return std::unique_ptr<SqlRows>(new PgRows(pq_, conn_, where_, &busy_));
+    return std::unique_ptr<SqlRows>(new PgTextRows(pq_, conn_, where_, &busy_));
+  }
+
+  Result<std::unique_ptr<SqlRows>> QueryTyped(const std::string& select,
+                                              const std::vector<SqlType>& types) override {
+    EDL_ASSIGN_OR_RETURN(PGresult * r,
+                         Run("COPY (" + select + ") TO STDOUT (FORMAT binary)", PGRES_COPY_OUT));
+    pq_->clear(r);
+    busy_ = true;
+    return std::unique_ptr<SqlRows>(new PgBinaryRows(pq_, conn_, where_, &busy_, types));
   }
 
   Status Execute(const std::string& sql) override {

@@ -27,6 +27,15 @@ struct SqlColumn {
   std::string type_name;  // the database's own ("bigint", "REAL", ...)
 };
 
+// One row's fields. Rows of SqlConnection::QueryTyped also say which
+// fields came as numbers (is_number[i], the value in numbers[i]).
+struct SqlCells {
+  std::vector<std::string_view> fields;
+  std::vector<char> nulls;
+  std::vector<char> is_number;  // empty for text rows
+  std::vector<double> numbers;
+};
+
 // The rows of one query, read in order. Fields are valid until the next
 // Next(); a NULL field is empty with null(i) true.
 class SqlRows {
@@ -35,12 +44,14 @@ class SqlRows {
   // Advances to the next row; false after the last. Errors name the
   // database and what failed (a lost connection is Unavailable).
   virtual Result<bool> Next() = 0;
-  const std::vector<std::string_view>& fields() const { return fields_; }
-  bool null(size_t i) const { return nulls_[i] != 0; }
+  const std::vector<std::string_view>& fields() const { return cells_.fields; }
+  bool null(size_t i) const { return cells_.nulls[i] != 0; }
+  // Typed rows: a field that came as a number has its value here (and its
+  // text is empty when it was a kReal).
+  const SqlCells& cells() const { return cells_; }
 
  protected:
-  std::vector<std::string_view> fields_;
-  std::vector<char> nulls_;
+  SqlCells cells_;
 };
 
 class SqlConnection {
@@ -63,6 +74,14 @@ class SqlConnection {
   // Runs `select` and streams its rows. The connection serves nothing else
   // until the rows are read to the end or destroyed.
   virtual Result<std::unique_ptr<SqlRows>> Query(const std::string& select) = 0;
+  // Runs `select`, whose i-th column is of `types[i]`, and streams its rows
+  // with numbers as numbers: kReal fields (double precision on
+  // PostgreSQL) as numbers only, kInteger as numbers and text, kBool as 0/1
+  // and "t"/"f", kText as text. PostgreSQL reads them in binary COPY format
+  // (the SELECT must yield exactly those types: the caller casts); SQLite
+  // gives kReal fields holding a number as numbers and the rest as text.
+  virtual Result<std::unique_ptr<SqlRows>> QueryTyped(const std::string& select,
+                                                      const std::vector<SqlType>& types) = 0;
   // The first row of `select` (NULLs as nullopt; empty when it returns no
   // rows), the rest read and dropped.
   Result<std::vector<std::optional<std::string>>> QueryRow(const std::string& select);

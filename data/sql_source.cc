@@ -120,14 +120,16 @@ class SqlSource::Cursor : public RecordCursor {
       std::optional<int64_t> age;
       if (counted.size() > 1) age = Integer(counted[1]);
       if (held != expected_) return Drift(held);
-      EDL_ASSIGN_OR_RETURN(rows_, db_->Query(source_.RangeQuery(next_, end_, age)));
+      std::vector<SqlType> types(source_.types_.begin(), source_.types_.end() - (age ? 0 : 1));
+      EDL_ASSIGN_OR_RETURN(rows_, db_->QueryTyped(source_.RangeQuery(next_, end_, age), types));
     }
     const size_t n = source_.decoder_->columns().size();
     while (next_ < stop) {
       EDL_ASSIGN_OR_RETURN(bool more, rows_->Next());
       if (!more) return Drift(-1);
       const auto& f = rows_->fields();
-      fields_.assign(f.begin(), f.begin() + static_cast<int64_t>(n));
+      const SqlCells& cells = rows_->cells();
+      EDL_CHECK(cells.is_number.size() == f.size()) << "typed rows come with their numbers";
       if (f.size() > n + 1 && f[n + 1] == "t") {
         return FailedPrecondition(source_.name() + ": row " + source_.key_name_ + "=" +
                                   std::string(f[n]) +
@@ -135,7 +137,13 @@ class SqlSource::Cursor : public RecordCursor {
                                   "trains on the rows as they were when it started "
                                   "(docs/sql.md)");
       }
-      Status s = source_.decoder_->Decode(fields_, out);
+      TypedRow row;
+      row.text = f.data();
+      row.numbers = cells.numbers.data();
+      row.is_number = cells.is_number.data();
+      row.is_null = cells.nulls.data();
+      row.size = n;
+      Status s = source_.decoder_->Decode(row, out);
       if (!s.ok()) {
         std::string nulls;
         for (size_t i = 0; i < n; ++i) {
@@ -177,7 +185,6 @@ class SqlSource::Cursor : public RecordCursor {
   std::unique_ptr<SqlRows> rows_;
   int64_t expected_ = 0;
   bool in_transaction_ = false;
-  std::vector<std::string_view> fields_;
 };
 
 SqlSource::~SqlSource() = default;
@@ -241,20 +248,49 @@ Result<std::unique_ptr<SqlSource>> SqlSource::Open(const std::string& value, con
                            u.Relation());
   }
   std::vector<std::string> names;
-  for (const SqlColumn& c : data) {
-    names.push_back(c.name);
-    const std::string q = SqlConnection::QuoteIdentifier(c.name);
-    const bool cast = c.type == SqlType::kBool && u.kind == SqlUrl::Kind::kPostgres;
-    s->columns_ += (s->columns_.empty() ? "" : ", ") + (cast ? "CAST(" + q + " AS integer)" : q);
-  }
+  for (const SqlColumn& c : data) names.push_back(c.name);
   CsvSpec csv = spec.csv;
   csv.column_names.clear();
   EDL_ASSIGN_OR_RETURN(s->decoder_, CsvRowDecoder::Create(where, names, csv, options.labels));
   EDL_RETURN_IF_ERROR(CheckTypes(where, *s->decoder_, data));
+  for (size_t i = 0; i < data.size(); ++i) {
+    std::string expr;
+    const SqlType type =
+        s->ReadAs(data[i], s->decoder_->ReadsAsNumber(static_cast<int64_t>(i)), &expr);
+    s->columns_ += (s->columns_.empty() ? "" : ", ") + expr;
+    s->types_.push_back(type);
+  }
   s->check_xmin_ = u.kind == SqlUrl::Kind::kPostgres && !u.table.empty();
+  s->types_.push_back(SqlType::kInteger);  // the key
+  s->types_.push_back(SqlType::kBool);     // written after the plan (when xmin is checked)
   EDL_RETURN_IF_ERROR(s->Plan(*db));
   s->Release(std::move(db));
   return s;
+}
+
+// PostgreSQL's binary rows carry no types, so each column is read as one
+// the reader knows: what the decoder reads as a number as double
+// precision, text as it is, integers as integers, anything else as its
+// text. SQLite's cells carry their own types: columns are read as they are.
+SqlType SqlSource::ReadAs(const SqlColumn& c, bool number, std::string* expr) const {
+  const std::string q = SqlConnection::QuoteIdentifier(c.name);
+  const bool pg = url_.kind == SqlUrl::Kind::kPostgres;
+  *expr = q;
+  if (number) {
+    if (pg && c.type == SqlType::kBool)
+      *expr = "CAST(CAST(" + q + " AS integer) AS double precision)";
+    else if (pg)
+      *expr = "CAST(" + q + " AS double precision)";
+    return SqlType::kReal;
+  }
+  if (!pg || c.type == SqlType::kText) return SqlType::kText;
+  if (c.type == SqlType::kInteger) return SqlType::kInteger;
+  if (c.type == SqlType::kBool) {
+    *expr = "CAST(" + q + " AS integer)";
+    return SqlType::kInteger;
+  }
+  *expr = "CAST(" + q + " AS text)";
+  return SqlType::kText;
 }
 
 Status SqlSource::Plan(SqlConnection& db) {
@@ -354,7 +390,9 @@ std::string SqlSource::CountQuery(int64_t begin, int64_t end, int64_t* expected)
 
 std::string SqlSource::RangeQuery(int64_t begin, int64_t end, std::optional<int64_t> age) const {
   const int64_t p = begin / kStride;
-  std::string select = "SELECT " + columns_ + (columns_.empty() ? "" : ", ") + key_;
+  const std::string key =
+      url_.kind == SqlUrl::Kind::kPostgres ? "CAST(" + key_ + " AS bigint)" : key_;
+  std::string select = "SELECT " + columns_ + (columns_.empty() ? "" : ", ") + key;
   if (age) select += ", age(xmin) < " + std::to_string(*age);
   return select + " FROM " + from_ + " WHERE " + KeyRange(begin, end, nullptr) + " ORDER BY " +
          key_ + " LIMIT " + std::to_string(end - begin) + " OFFSET " +

@@ -90,12 +90,16 @@ class SqlSource : public Source {
   // and with `age` whether the row's xmin is younger (written after the
   // plan).
   std::string RangeQuery(int64_t begin, int64_t end, std::optional<int64_t> age) const;
+  // How RangeQuery reads column `c` (`number`: the decoder reads it as a
+  // number): its expression and the type the rows bring.
+  SqlType ReadAs(const SqlColumn& c, bool number, std::string* expr) const;
 
   SqlUrl url_;
   std::string from_;             // the relation: "\"t\"" or "(query) AS edl_q"
   std::string key_;              // the key, quoted
   std::string key_name_;         // the key, as named
-  std::string columns_;          // the decoded columns, quoted, in decoder order
+  std::string columns_;          // the decoded columns' expressions, in decoder order
+  std::vector<SqlType> types_;   // RangeQuery's fields: the columns, the key, the xmin check
   bool check_xmin_ = false;      // PostgreSQL table: rows written after xid_ fail
   bool key_is_primary_ = false;  // unique by the table's own constraint
   std::unique_ptr<CsvRowDecoder> decoder_;

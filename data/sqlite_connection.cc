@@ -88,12 +88,20 @@ SqlType Affinity(const char* declared) {
 
 class SqliteRows : public SqlRows {
  public:
-  SqliteRows(const SqliteApi* api, sqlite3* db, sqlite3_stmt* stmt, const std::string& where)
-      : api_(api), db_(db), stmt_(stmt), where_(where) {
+  // `types` empty: every field as text; else kReal fields holding a
+  // number come as numbers only.
+  SqliteRows(const SqliteApi* api, sqlite3* db, sqlite3_stmt* stmt, const std::string& where,
+             std::vector<SqlType> types)
+      : api_(api), db_(db), stmt_(stmt), where_(where), types_(std::move(types)) {
     const int n = api_->column_count(stmt_);
-    fields_.resize(n);
-    nulls_.resize(n);
-    numbers_.resize(n);
+    cells_.fields.resize(n);
+    cells_.nulls.resize(n);
+    number_text_.resize(n);
+    if (!types_.empty()) {
+      types_.resize(n, SqlType::kText);
+      cells_.is_number.resize(n);
+      cells_.numbers.resize(n);
+    }
   }
   ~SqliteRows() override { api_->finalize(stmt_); }
 
@@ -108,23 +116,32 @@ class SqliteRows : public SqlRows {
       done_ = true;
       return InvalidArgument(where_ + ": " + api_->errmsg(db_));
     }
-    for (size_t i = 0; i < fields_.size(); ++i) {
+    for (size_t i = 0; i < cells_.fields.size(); ++i) {
       const int c = static_cast<int>(i);
       const int type = api_->column_type(stmt_, c);
-      nulls_[i] = type == SQLITE_NULL;
+      cells_.nulls[i] = type == SQLITE_NULL;
+      if (!types_.empty()) {
+        cells_.is_number[i] =
+            types_[i] == SqlType::kReal && (type == SQLITE_FLOAT || type == SQLITE_INTEGER);
+        if (cells_.is_number[i]) {
+          cells_.numbers[i] = api_->column_double(stmt_, c);
+          cells_.fields[i] = std::string_view();
+          continue;
+        }
+      }
       // Numbers are formatted here (shortest round-trip text), several
       // times faster than SQLite's own conversion to text.
       if (type == SQLITE_FLOAT || type == SQLITE_INTEGER) {
-        char* at = numbers_[i].data();
-        const auto r =
-            type == SQLITE_FLOAT
-                ? std::to_chars(at, at + numbers_[i].size(), api_->column_double(stmt_, c))
-                : std::to_chars(at, at + numbers_[i].size(), api_->column_int64(stmt_, c));
-        fields_[i] = std::string_view(at, static_cast<size_t>(r.ptr - at));
+        char* at = number_text_[i].data();
+        char* const end = at + number_text_[i].size();
+        const auto r = type == SQLITE_FLOAT ? std::to_chars(at, end, api_->column_double(stmt_, c))
+                                            : std::to_chars(at, end, api_->column_int64(stmt_, c));
+        cells_.fields[i] = std::string_view(at, static_cast<size_t>(r.ptr - at));
         continue;
       }
       const auto* text = reinterpret_cast<const char*>(api_->column_text(stmt_, c));
-      fields_[i] = std::string_view(text ? text : "", text ? api_->column_bytes(stmt_, c) : 0);
+      cells_.fields[i] =
+          std::string_view(text ? text : "", text ? api_->column_bytes(stmt_, c) : 0);
     }
     return true;
   }
@@ -134,8 +151,9 @@ class SqliteRows : public SqlRows {
   sqlite3* db_;
   sqlite3_stmt* stmt_;
   std::string where_;
+  std::vector<SqlType> types_;
   bool done_ = false;
-  std::vector<std::array<char, 32>> numbers_;  // numeric fields as text
+  std::vector<std::array<char, 32>> number_text_;  // numeric fields as text
 };
 
 class SqliteConnection : public SqlConnection {
@@ -181,7 +199,13 @@ class SqliteConnection : public SqlConnection {
 
   Result<std::unique_ptr<SqlRows>> Query(const std::string& select) override {
     EDL_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, Prepare(select));
-    return std::unique_ptr<SqlRows>(new SqliteRows(api_, db_, stmt, where_));
+    return std::unique_ptr<SqlRows>(new SqliteRows(api_, db_, stmt, where_, {}));
+  }
+
+  Result<std::unique_ptr<SqlRows>> QueryTyped(const std::string& select,
+                                              const std::vector<SqlType>& types) override {
+    EDL_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, Prepare(select));
+    return std::unique_ptr<SqlRows>(new SqliteRows(api_, db_, stmt, where_, types));
   }
 
   Status Execute(const std::string& sql) override {

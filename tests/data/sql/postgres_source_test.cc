@@ -103,6 +103,54 @@ TEST_F(PostgresSource, BooleanNumericAndEscapedTextColumnsDecode) {
   EXPECT_EQ(e->labels.data<float>()[1], 1.5f);
 }
 
+// Rows are read in binary COPY format, numbers as numbers: every column
+// type a spec can read decodes to what the same rows' CSV export (psql's
+// text for each type) decodes to.
+TEST_F(PostgresSource, EveryColumnTypeDecodesAsItsCsvExport) {
+  ASSERT_EQ(Psql("CREATE TABLE every (id integer PRIMARY KEY, s smallint, i integer, b bigint, "
+                 "r real, d double precision, n numeric(12,4), t boolean, big bigint, rc real, "
+                 "day date, v varchar(8), ch char(3), tx text, label smallint);\n"
+                 "INSERT INTO every SELECT k, (k * 7 % 100) - 50, k * 1001 - 7000, "
+                 "k * 123456789012 - 9, k / 7.0, k * 0.1 - 3.3, k * 1.2345 - 10, k % 3 = 0, "
+                 "k * 9007199254740 - 4, k / 3.0, DATE '2026-01-01' + k, 'v' || k, "
+                 "chr(97 + k % 26), 'é' || k, k % 4 FROM generate_series(1, 300) k;\n"),
+            "");
+  const std::string spec = R"({"label": "label",
+      "numeric": ["s", "i", "b", "r", "d", "n", "t"],
+      "categorical": [{"column": "big", "hash_buckets": 1000},
+                      {"column": "rc", "hash_buckets": 1000},
+                      {"column": "day", "hash_buckets": 1000},
+                      {"column": "v", "hash_buckets": 1000},
+                      {"column": "ch", "hash_buckets": 1000},
+                      {"column": "tx", "hash_buckets": 1000}],
+      "normalize": {"d": {"mean": 0.5, "std": 2.0}}})";
+  auto sql = OpenSource(Url("table=every"), Spec(spec), Streamed());
+  ASSERT_TRUE(sql.ok()) << sql.status().ToString();
+  // psql prints booleans as t/f; the CSV file reads them as 1/0 like the
+  // table does.
+  const std::string csv = dir_.File("every.csv");
+  ASSERT_EQ(Psql("\\copy (SELECT s, i, b, r, d, n, CAST(t AS integer) AS t, big, rc, day, v, "
+                 "ch, tx, label FROM every ORDER BY id) TO '" +
+                 csv + "' CSV HEADER\n"),
+            "");
+  auto file = CsvSource::Open(csv, Spec(spec).csv, LabelPolicy::kRequired);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  auto a = (*sql)->Read(0, 300);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ExpectSameExamples(*a, *(*file)->Read(0, 300));
+}
+
+TEST_F(PostgresSource, ANotANumberNamesTheRowKeyAndColumn) {
+  ASSERT_EQ(Psql("UPDATE t SET x = 'NaN' WHERE id = 34;\n"), "");
+  auto s = OpenSource(Url(), Spec(ExampleSpec()), Streamed());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto e = (*s)->Read(0, kRows);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("row id=34: column 'x': cannot parse 'nan'"),
+            std::string::npos)
+      << e.status().ToString();
+}
+
 TEST_F(PostgresSource, AWrongPasswordAndAnUnreachableServerAreToldApart) {
   const std::string wrong = dir_.File("passfile");
   testing_files::TempDir unused;
