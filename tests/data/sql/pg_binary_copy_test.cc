@@ -52,7 +52,7 @@ struct Cells {
 
 // Parses `data` to its end: its rows, or the error.
 Result<std::vector<Cells>> ParseAll(const std::string& data,
-                                       const std::vector<SqlType>& types = kTypes) {
+                                    const std::vector<SqlType>& types = kTypes) {
   PgBinaryCopyParser parser(types);
   std::vector<Cells> rows;
   const char* at = data.data();
@@ -61,7 +61,9 @@ Result<std::vector<Cells>> ParseAll(const std::string& data,
     SqlCells cells;
     EDL_ASSIGN_OR_RETURN(bool row, parser.Parse(&at, end, &cells));
     if (row) {
-      rows.push_back({{cells.fields.begin(), cells.fields.end()}, cells.nulls, cells.is_number,
+      rows.push_back({{cells.fields.begin(), cells.fields.end()},
+                      cells.nulls,
+                      cells.is_number,
                       cells.numbers});
     }
   }
