@@ -7,6 +7,8 @@
 
 #include "cmd/commands.h"
 #include "cmd/flag_errors.h"
+#include "roles/local/checkpoint.h"
+#include "sqlflow/stored_model.h"
 
 namespace edl::cmd {
 
@@ -27,6 +29,8 @@ int Main(int argc, char** argv) {
       "Run `edl COMMAND --help` for a command's flags.",
       "edl"};
   app.require_subcommand(1);
+  // --checkpoint_dir_for_init may name a model edl sql stored in a database.
+  roles::SetCheckpointFetcher(sqlflow::IsStoredModelUrl, sqlflow::FetchStoredModel);
   app.fallthrough(false);
   std::map<CLI::App*, Runner> runners;
   auto add = [&](Runner (*f)(CLI::App&)) {

@@ -66,6 +66,10 @@ void AddKubeJobFlags(CLI::App& app, roles::job::KubeJobOptions& k, bool for_mast
                    "The job's ConfigMap, mounted into every pod (set by the client)");
     app.add_option("--job_secret", k.secret_name,
                    "The job's Secret, mounted into every pod (set by the client)");
+    app.add_option("--hold_outputs", k.hold_outputs_s,
+                   "Seconds to hold --output and --prediction_output for the client that "
+                   "submitted the job to fetch them (set by the client)")
+        ->check(CLI::Range(0, 86400));
   }
 }
 

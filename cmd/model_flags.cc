@@ -28,7 +28,8 @@ void AddModelFlags(CLI::App& app, roles::ModelOptions& o) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--checkpoint_dir_for_init", o.checkpoint_dir_for_init,
                  "Start from this checkpoint: a version-N directory, a checkpoint "
-                 "root (its newest version is used), or an --output export directory");
+                 "root (its newest version is used), an --output export directory, or a model "
+                 "edl sql stored in a database: DATABASE?model=NAME (docs/sql.md)");
   app.add_option("--seed", o.seed,
                  "Seed for weight initialization, shuffling and dropout; equal seeds "
                  "and thread counts give identical runs")

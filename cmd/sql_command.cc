@@ -60,18 +60,20 @@ Runner AddSqlCommand(CLI::App& parent) {
     o.job_flags = app->remaining();
     o.edl_binary = SelfBinary();
     if (o.edl_binary.empty()) return Fail(kNoSelfBinary);
-    for (const std::string& flag : o.job_flags) {
+    for (size_t i = 0; i < o.job_flags.size(); ++i) {
+      const std::string& flag = o.job_flags[i];
+      o.kube |= flag == "--cluster=kube" ||
+                (flag == "--cluster" && i + 1 < o.job_flags.size() && o.job_flags[i + 1] == "kube");
       if (flag.rfind("--training_data", 0) == 0 || flag.rfind("--validation_data", 0) == 0 ||
           flag.rfind("--prediction_data", 0) == 0 || flag.rfind("--output", 0) == 0 ||
           flag.rfind("--model_def", 0) == 0) {
         return Fail(flag + ": the statement says what to read and write; edl sql sets it");
       }
-      if (flag == "--cluster=kube") {
-        return Fail(
-            "--cluster=kube: edl sql keeps the trained model in the database, which it reads "
-            "from the export on this machine; on Kubernetes train with edl train "
-            "--cluster=kube --output=<a path on a --volume> (docs/sql.md)");
-      }
+    }
+    if (o.kube && !o.model_dir.empty()) {
+      return Fail(
+          "--model_dir with --cluster=kube: the job's pods load stored models from the "
+          "database, so edl sql keeps them there on Kubernetes (drop --model_dir)");
     }
     for (const sqlflow::Statement& s : *statements) {
       Status st = sqlflow::ExecuteStatement(s, o);

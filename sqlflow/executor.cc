@@ -19,6 +19,7 @@
 #include "sqlflow/model_store.h"
 #include "sqlflow/result_table.h"
 #include "sqlflow/select_plan.h"
+#include "sqlflow/stored_model.h"
 
 namespace edl::sqlflow {
 namespace {
@@ -64,7 +65,17 @@ Status RunJob(const ExecutorOptions& o, const std::vector<std::string>& args,
               std::string* out = nullptr) {
   std::string command = ShellQuote(o.edl_binary);
   for (const std::string& a : args) command += " " + ShellQuote(a);
-  for (const std::string& a : o.job_flags) command += " " + ShellQuote(a);
+  // Each job of one edl sql run has a name of its own: --job_name=X names
+  // the first, X-2, X-3, ... the next (a job's objects outlive it on
+  // Kubernetes, and its directory in --jobs_dir).
+  static int jobs = 0;
+  const std::string suffix = ++jobs > 1 ? "-" + std::to_string(jobs) : "";
+  for (size_t i = 0; i < o.job_flags.size(); ++i) {
+    const std::string& a = o.job_flags[i];
+    const bool name =
+        a.rfind("--job_name=", 0) == 0 || (i > 0 && o.job_flags[i - 1] == "--job_name");
+    command += " " + ShellQuote(name ? a + suffix : a);
+  }
   EDL_LOG(INFO) << "running: edl " << args.front() << " ...";
   EDL_LOG(DEBUG) << command;
   std::fflush(stdout);
@@ -203,6 +214,12 @@ Status Train(const Statement& s, const ExecutorOptions& o, data::SqlConnection& 
   return Status::Ok();
 }
 
+// Where a job finds stored model `name` (loaded into `dir` here): `dir`,
+// or on Kubernetes the model in the database, which the pods load.
+std::string ModelForJob(const ExecutorOptions& o, const std::string& name, const std::string& dir) {
+  return o.kube ? StoredModelUrl(o.database, name) : dir;
+}
+
 // The spec a stored model was trained with.
 Result<json> StoredSpec(const std::string& dir, const std::string& name) {
   EDL_ASSIGN_OR_RETURN(std::string text, ReadFile(dir + "/" + kSpecFile));
@@ -244,8 +261,15 @@ Status Predict(const Statement& s, const ExecutorOptions& o, data::SqlConnection
       RefuseExisting(db, s.predict_table, o.overwrite, s.where_at + ": TO PREDICT"));
   EDL_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(s, o.database, db));
   const std::string csv = work.path() + "/predictions.csv";
-  std::vector<std::string> args = {"predict", "--checkpoint_dir_for_init=" + dir,
-                                   "--prediction_data=" + plan.data_url, "--output=" + csv};
+  std::vector<std::string> args = {
+      "predict", "--checkpoint_dir_for_init=" + ModelForJob(o, s.using_model, dir),
+      "--prediction_data=" + plan.data_url, "--output=" + csv};
+  if (o.kube) {
+    // The client checks the job against the model's spec before the pods
+    // load its weights from the database.
+    EDL_RETURN_IF_ERROR(WriteFileAtomically(work.path() + "/spec.json", spec.dump()));
+    args.push_back("--model_def=" + work.path() + "/spec.json");
+  }
   EDL_RETURN_IF_ERROR(RunJob(o, args));
   // Keys in the order of the predictions (the job's records are the rows
   // in key order).
@@ -300,14 +324,28 @@ Status Predict(const Statement& s, const ExecutorOptions& o, data::SqlConnection
   return Status::Ok();
 }
 
-// "evaluation: loss 0.31 accuracy 0.9 (1000 records in ...)" -> metrics.
+// The last evaluation line of a job's output -> metrics: "evaluation:
+// loss 0.31 accuracy 0.9 (1000 records in ...)" (one process) or
+// "evaluation at version 12: loss 0.31 accuracy 0.9" (a distributed job's
+// master).
 std::vector<std::pair<std::string, std::string>> ParseEvaluation(const std::string& out) {
+  std::string last;
+  std::stringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t at = line.find("evaluation");
+    if (at == std::string::npos) continue;
+    const size_t colon = line.find(": ", at);
+    if (colon == std::string::npos) continue;
+    const std::string between = line.substr(at + 10, colon - at - 10);
+    const bool versioned = between.rfind(" at version ", 0) == 0 && between.size() > 12 &&
+                           between.find_first_not_of("0123456789", 12) == std::string::npos;
+    if (between.empty() || versioned) last = line.substr(colon + 2);
+  }
   std::vector<std::pair<std::string, std::string>> metrics;
-  const size_t at = out.rfind("evaluation: ");
-  if (at == std::string::npos) return metrics;
-  std::stringstream line(out.substr(at + 12, out.find('\n', at) - at - 12));
+  std::stringstream fields(last);
   std::string name, value;
-  while (line >> name && name[0] != '(' && line >> value) metrics.emplace_back(name, value);
+  while (fields >> name && name[0] != '(' && fields >> value) metrics.emplace_back(name, value);
   return metrics;
 }
 
@@ -323,7 +361,7 @@ Status Evaluate(const Statement& s, const ExecutorOptions& o, data::SqlConnectio
   EDL_RETURN_IF_ERROR(RefuseExisting(db, s.into, o.overwrite, s.where_at + ": INTO"));
   EDL_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(s, o.database, db));
   std::vector<std::string> args = {"evaluate", "--model_def=" + work.path() + "/spec.json",
-                                   "--checkpoint_dir_for_init=" + dir,
+                                   "--checkpoint_dir_for_init=" + ModelForJob(o, s.model, dir),
                                    "--validation_data=" + plan.data_url};
   for (const Attribute& a : s.with) {
     if (a.name != "validation.metrics") {

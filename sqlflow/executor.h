@@ -29,6 +29,10 @@ struct ExecutorOptions {
   bool overwrite = false;
   std::vector<std::string> job_flags;  // passed to each job
   std::string edl_binary;              // the edl that runs the jobs
+  // The jobs run on Kubernetes (--cluster=kube): their pods load stored
+  // models from the database (sqlflow/stored_model.h), and their outputs
+  // come back to this machine (docs/kubernetes.md).
+  bool kube = false;
 };
 
 // Runs `s`. Errors name the statement's position and what is wrong; a job

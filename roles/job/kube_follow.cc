@@ -104,8 +104,22 @@ Status FollowKubeJob(kube::Client& client, const std::string& ns, const std::str
     outage_told = false;
     std::string message;
     const std::string outcome = JobOutcome(*master_job, &message);
-    if (outcome == "Complete") return Status::Ok();
     auto pod = FindMasterPod(client, ns, job);
+    if (outcome == "Complete") {
+      // A job quicker than the polling: its master pod's log, which was
+      // never followed, in one piece.
+      if (pod.ok() && StringAt(*pod, {"metadata", "uid"}) != followed_uid) {
+        auto log = client.GetRaw("/api/v1/namespaces/" + ns + "/pods/" +
+                                 StringAt(*pod, {"metadata", "name"}) + "/log?container=main");
+        if (log.ok()) {
+          std::fwrite(log->data(), 1, log->size(), out);
+          std::fflush(out);
+        } else {
+          std::fprintf(out, "edl: the master's log: %s\n", log.status().message().c_str());
+        }
+      }
+      return Status::Ok();
+    }
     if (outcome == "Failed") {
       std::string detail = message;
       if (pod.ok()) {

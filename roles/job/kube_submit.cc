@@ -9,6 +9,7 @@
 #include "kube/client.h"
 #include "kube/json_path.h"
 #include "kube/yaml.h"
+#include "roles/job/kube_fetch.h"
 #include "roles/job/kube_follow.h"
 #include "roles/job/kube_job.h"
 #include "roles/job/kube_job_parts.h"
@@ -32,7 +33,13 @@ Json OwnerReference(const Json& master_job) {
 
 }  // namespace
 
-Status SubmitKubeJob(const MasterProcessOptions& m, const KubeSubmitOptions& s) {
+Status SubmitKubeJob(const MasterProcessOptions& submitted, const KubeSubmitOptions& s) {
+  // Outputs on no volume come back to this machine when it follows the job.
+  MasterProcessOptions m = submitted;
+  std::vector<FetchedOutput> fetch;
+  if (!s.detach && s.yaml_path.empty()) {
+    EDL_ASSIGN_OR_RETURN(fetch, HoldOutputsInPod(&m));
+  }
   EDL_ASSIGN_OR_RETURN(std::string spec_text, ValidateKubeJob(m));
   EDL_ASSIGN_OR_RETURN(std::string secret, RandomHex(32));
   EDL_ASSIGN_OR_RETURN(std::vector<Json> objects, KubeJobObjects(m, secret, spec_text));
@@ -94,7 +101,10 @@ Status SubmitKubeJob(const MasterProcessOptions& m, const KubeSubmitOptions& s) 
                  job.c_str(), job.c_str());
     return Status::Ok();
   }
-  return FollowKubeJob(client, c.ns, job, s.out);
+  if (fetch.empty()) return FollowKubeJob(client, c.ns, job, s.out);
+  OutputFetcher fetcher(m.kube, job, secret, fetch);
+  EDL_RETURN_IF_ERROR(FollowKubeJob(client, c.ns, job, s.out));
+  return fetcher.Finish();
 }
 
 }  // namespace edl::roles::job

@@ -10,6 +10,7 @@
 #include "data/data_paths.h"
 #include "data/sql_url.h"
 #include "roles/cluster/kube_resources.h"
+#include "roles/job/held_outputs.h"
 #include "roles/job/kube_manifests.h"
 #include "roles/job/process_options.h"
 #include "roles/local/checkpoint.h"
@@ -136,7 +137,8 @@ Result<std::string> ValidateKubeJob(const MasterProcessOptions& m) {
   }
   for (const std::string* out :
        {&m.output, &m.checkpoint_dir, &m.prediction_output, &m.tensorboard_log_dir}) {
-    if (!out->empty() && !OnVolume(*out, volumes) && !volumes.empty()) {
+    if (!out->empty() && !OnVolume(*out, volumes) && !volumes.empty() &&
+        out->rfind(kHeldOutputsDir, 0) != 0) {
       EDL_LOG(WARNING) << *out << " is not under any --volume: it is written inside the pod";
     }
   }

@@ -162,6 +162,13 @@ Status MasterJob::Serve() {
     RequestStop("stopped by `edl stop`");
     return std::string("stopping");
   });
+  if (o.kube.enabled && o.kube.hold_outputs_s > 0) {
+    std::map<std::string, std::string> outputs;
+    if (!o.output.empty()) outputs["output"] = o.output;
+    if (!o.prediction_output.empty()) outputs["prediction_output"] = o.prediction_output;
+    held_ = std::make_unique<HeldOutputs>(std::move(outputs));
+    held_->Serve(*server_);
+  }
   EDL_RETURN_IF_ERROR(server_->Start());
   master_addr_ = o.host + ":" + std::to_string(server_->port());
   if (!o.job.job_dir.empty()) {

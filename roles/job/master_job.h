@@ -37,6 +37,7 @@
 #include "net/rpc.h"
 #include "roles/cluster/kube_cluster.h"
 #include "roles/cluster/supervisor.h"
+#include "roles/job/held_outputs.h"
 #include "roles/job/job_events.h"
 #include "roles/job/job_progress.h"
 #include "roles/job/prediction_parts.h"
@@ -69,6 +70,9 @@ class MasterJob {
   Status RunLoop();
   Status Finish();
   Status StopAll(Status result);
+  // Serves the outputs to the client that submitted the job until it
+  // fetched them (--hold_outputs).
+  void HoldOutputs();
 
   // Keeps `spec` running: adopts it if it runs (started by an earlier
   // master), else launches it.
@@ -110,6 +114,7 @@ class MasterJob {
   nlohmann::json plan_;  // processes.json as read at start (null if none)
 
   std::unique_ptr<net::RpcServer> server_;
+  std::unique_ptr<HeldOutputs> held_;  // --hold_outputs
   std::string master_addr_;
   std::mutex ps_info_mu_;
   nlohmann::json ps_info_ = nlohmann::json::array();  // guarded by ps_info_mu_

@@ -174,6 +174,7 @@ Status MasterJob::Prepare() {
   tensor::SetNumThreads(o.model.num_threads);  // 0: UsableCpus()
   EDL_LOG(DEBUG) << "master options: " << JoinArgs(ToArgs(o));
   ModelOptions mo = o.model;
+  EDL_ASSIGN_OR_RETURN(mo.checkpoint_dir_for_init, LocalCheckpointPath(mo.checkpoint_dir_for_init));
   // A single-process checkpoint carries the spec (and weights, harmless
   // here); the PS layout is the PS's business.
   if (!IsSingleProcessCheckpoint(mo.checkpoint_dir_for_init)) mo.checkpoint_dir_for_init.clear();

@@ -123,6 +123,7 @@ std::vector<std::string> KubeArgs(const KubeJobOptions& k) {
   Add(&args, "database_secret", k.database_secret);
   Add(&args, "termination_grace_period", Str(k.termination_grace_period_s));
   Add(&args, "ps_port", Str(k.ps_port));
+  if (k.hold_outputs_s > 0) Add(&args, "hold_outputs", Str(k.hold_outputs_s));
   return args;
 }
 

@@ -91,6 +91,10 @@ struct KubeJobOptions {
   std::string database_secret;
   int termination_grace_period_s = 30;
   int ps_port = 2222;
+  // Seconds the master holds --output / --prediction_output in its pod for
+  // the client that submitted the job to fetch (roles/job/held_outputs.h;
+  // set by the client); 0 = none.
+  int hold_outputs_s = 0;
   // The master's own pod (from the downward API's POD_NAME, read by cmd/;
   // not a flag): its owner, the master's Job, owns the job's pods.
   std::string pod_name;

@@ -48,6 +48,7 @@ Status RunPsProcess(const PsProcessOptions& o) {
   po.seed = mo.seed;
   // The PS needs no loss; it applies the optimizer to pushed gradients.
   mo.for_inference = true;
+  EDL_ASSIGN_OR_RETURN(mo.checkpoint_dir_for_init, LocalCheckpointPath(mo.checkpoint_dir_for_init));
   if (IsSingleProcessCheckpoint(mo.checkpoint_dir_for_init)) {
     // A single-process checkpoint (local training, an --output export): the
     // model restores it and the PS takes its partition, tables included.

@@ -41,6 +41,7 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   // Weights come from the PS (which restore --checkpoint_dir_for_init
   // themselves, in their own layout); the worker only needs the model.
   ModelOptions mo = o.model;
+  EDL_ASSIGN_OR_RETURN(mo.checkpoint_dir_for_init, LocalCheckpointPath(mo.checkpoint_dir_for_init));
   // A single-process checkpoint carries the spec (and weights, harmless
   // here); the PS layout is the PS's business.
   if (!IsSingleProcessCheckpoint(mo.checkpoint_dir_for_init)) mo.checkpoint_dir_for_init.clear();

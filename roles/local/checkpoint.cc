@@ -225,6 +225,33 @@ Result<Checkpoint> ReadCheckpoint(const std::string& path) {
   return c;
 }
 
+namespace {
+
+struct CheckpointFetcher {
+  std::function<bool(const std::string&)> recognizes;
+  std::function<Result<std::string>(const std::string&)> fetch;
+};
+
+CheckpointFetcher& Fetcher() {
+  static CheckpointFetcher fetcher;
+  return fetcher;
+}
+
+}  // namespace
+
+void SetCheckpointFetcher(std::function<bool(const std::string&)> recognizes,
+                          std::function<Result<std::string>(const std::string&)> fetch) {
+  Fetcher() = {std::move(recognizes), std::move(fetch)};
+}
+
+Result<std::string> LocalCheckpointPath(const std::string& path) {
+  const CheckpointFetcher& f = Fetcher();
+  if (path.empty() || !f.recognizes || !f.recognizes(path)) return path;
+  auto local = f.fetch(path);
+  if (!local.ok()) return local.status().WithPrefix("--checkpoint_dir_for_init");
+  return local;
+}
+
 bool IsSingleProcessCheckpoint(const std::string& path) {
   return !path.empty() && ReadCheckpoint(path).ok();
 }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,5 +47,14 @@ std::vector<int64_t> ListCheckpointVersions(const std::string& root);
 // export), which CompileModel can restore (it carries the model spec), as
 // opposed to the PS layout of a distributed job's --checkpoint_dir.
 bool IsSingleProcessCheckpoint(const std::string& path);
+
+// --checkpoint_dir_for_init may name a model that is not a path (one `edl
+// sql` stored in a database: sqlflow/stored_model.h). The binary registers
+// what recognizes such a name and what fetches it into a local directory;
+// LocalCheckpointPath returns that directory for such a name, and anything
+// else as it is.
+void SetCheckpointFetcher(std::function<bool(const std::string&)> recognizes,
+                          std::function<Result<std::string>(const std::string&)> fetch);
+Result<std::string> LocalCheckpointPath(const std::string& path);
 
 }  // namespace edl::roles

@@ -165,8 +165,9 @@ Result<CompiledModel> CompileModel(const ModelOptions& o) {
   CompiledModel cm;
   EDL_ASSIGN_OR_RETURN(cm.device, ChooseDevice(o.device));
   std::optional<Checkpoint> checkpoint;
-  if (!o.checkpoint_dir_for_init.empty()) {
-    auto c = ReadCheckpoint(o.checkpoint_dir_for_init);
+  EDL_ASSIGN_OR_RETURN(const std::string init_dir, LocalCheckpointPath(o.checkpoint_dir_for_init));
+  if (!init_dir.empty()) {
+    auto c = ReadCheckpoint(init_dir);
     if (!c.ok()) return c.status().WithPrefix("--checkpoint_dir_for_init");
     checkpoint = std::move(c).value();
   }
@@ -175,8 +176,7 @@ Result<CompiledModel> CompileModel(const ModelOptions& o) {
     if (!spec.ok()) return spec.status().WithPrefix("--model_def");
     cm.spec = std::move(spec).value();
   } else if (checkpoint) {
-    auto spec =
-        nn::keras::ParseModelSpec(checkpoint->model_spec_json, o.checkpoint_dir_for_init, "");
+    auto spec = nn::keras::ParseModelSpec(checkpoint->model_spec_json, init_dir, "");
     if (!spec.ok()) return spec.status();
     cm.spec = std::move(spec).value();
   } else {

@@ -119,6 +119,7 @@ JOBS=$(mktemp -d)
 trap 'rm -rf "$JOBS"; "${AS[@]}" "$PG_BIN/pg_ctl" -D "$DIR/pg/data" -m fast -w stop >/dev/null' EXIT
 train() {  # NAME DATA
   local name=$1 data=$2
+  rm -rf "${JOBS:?}/$name"  # a job directory left by the last pair would be taken for a restart
   "$EDL" train --job_name="$name" --jobs_dir="$JOBS" --model_def=zoo:criteo_deepfm \
     --training_data="$data" --num_epochs=1 --minibatch_size=512 --num_ps_pods=2 \
     --num_workers=2 --progress_bar=false --log_interval=60 > "$DIR/$name.out" 2> "$DIR/$name.err"

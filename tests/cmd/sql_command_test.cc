@@ -209,10 +209,11 @@ TEST_F(SqlCommand, AStoredModelNamingAFileOutsideItsDirectoryIsRefused) {
   EXPECT_EQ(r.err.find("running: edl predict"), std::string::npos);
 }
 
-TEST_F(SqlCommand, KubernetesAndTheFlagsTheStatementSetsAreRefused) {
-  RunResult r = Sql(kTrain, {"--cluster=kube"});
+TEST_F(SqlCommand, AModelDirOnKubernetesAndTheFlagsTheStatementSetsAreRefused) {
+  RunResult r = Sql(kTrain, {"--cluster=kube", "--model_dir=" + dir_.File("models")});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("--cluster=kube: edl sql keeps the trained model"), std::string::npos)
+  EXPECT_NE(r.err.find("--model_dir with --cluster=kube: the job's pods load stored models"),
+            std::string::npos)
       << r.err;
   r = Sql(kTrain, {"--output=/tmp/x"});
   EXPECT_NE(r.err.find("--output=/tmp/x: the statement says what to read and write"),

@@ -2,7 +2,10 @@
 // Secret: the counting model (tests/testing/counting_job.h) trained from the
 // table by pods of the fake cluster that get the password only through
 // --database_secret (PGPASSWORD from the Secret's key, never in an argument,
-// the ConfigMap, a pod's spec or a log), every row applied once per epoch.
+// the ConfigMap, a pod's spec or a log), every row applied once per epoch;
+// its --output, on no volume, fetched back from the master pod. And edl sql
+// on Kubernetes: train, predict and evaluate as jobs of the fake cluster,
+// the model stored in the database and loaded from there by the pods.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -72,6 +75,10 @@ TEST(EdlOnKubeSql, TrainsFromAPostgresTableWithThePasswordFromASecretOnly) {
       << client.Out() << cluster.Log();
   RunResult r = client.Wait();
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err << cluster.Log();
+  // The export (on no volume) came back from the master's pod.
+  EXPECT_NE(r.err.find("fetched --output " + data.File("out") + " from the master pod"),
+            std::string::npos)
+      << r.err;
   const std::map<float, int> rows = RowHistogram(data.File("out"), kRecords);
   EXPECT_EQ(rows, (std::map<float, int>{{float{kEpochs}, kRecords}})) << Describe(rows);
   // The pods took the password from the Secret, by reference.
@@ -81,6 +88,69 @@ TEST(EdlOnKubeSql, TrainsFromAPostgresTableWithThePasswordFromASecretOnly) {
   for (const std::string& where : {pods, r.out, r.err, cluster.Log()}) {
     EXPECT_EQ(where.find(secret_value), std::string::npos) << "the password leaked";
   }
+}
+
+TEST(EdlOnKubeSql, SqlStatementsTrainPredictAndEvaluateAsJobsOnKubernetes) {
+  if (KubectlPath().empty()) EDL_SKIP_OR_FAIL_IN_CI(kNoKubectl);
+  PostgresServer server;
+  if (!server.ok()) EDL_SKIP_OR_FAIL_IN_CI(server.error());
+  FakeCluster cluster("node-a:cpu=8,memory=64Gi");
+  ASSERT_TRUE(cluster.ready()) << cluster.Log();
+  TempDir dir;
+  // Iris from scikit-learn's CSV, species as names, loaded by psql.
+  const std::string csv = dir.File("iris_rows.csv");
+  RunResult made = EdlProcess("/bin/sh", {"-c", "tail -n +2 " + std::string(EDL_SKLEARN_DATA) +
+                                                    "/iris.csv | awk -F, "
+                                                    "'BEGIN{split(\"setosa,versicolor,virginica\","
+                                                    "s,\",\")} {printf \"%d,%s,%s,%s,%s,%s\\n\", "
+                                                    "NR, $1, $2, $3, $4, s[$5+1]}' > " +
+                                                    csv})
+                       .Wait();
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ASSERT_EQ(server.Psql("CREATE TABLE iris (id integer PRIMARY KEY, sepal_length real, "
+                        "sepal_width real, petal_length real, petal_width real, species text);\n"
+                        "\\copy iris FROM '" +
+                        csv + "' CSV\n"),
+            "");
+  const std::string database = "postgresql://postgres@127.0.0.1:" + std::to_string(server.port()) +
+                               "/postgres?passfile=" + server.passfile();
+  std::vector<std::string> args = {
+      "sql", "--database=" + database,
+      "SELECT * FROM iris WHERE id % 5 <> 0\n"
+      "TO TRAIN DNNClassifier\n"
+      "WITH model.hidden_units = [16], model.learning_rate = 0.02, train.epoch = 40,\n"
+      "     train.batch_size = 8\n"
+      "COLUMN NUMERIC(sepal_length), NUMERIC(sepal_width), NUMERIC(petal_length),\n"
+      "       NUMERIC(petal_width)\n"
+      "LABEL species INTO iris_dnn;\n"
+      "SELECT * FROM iris WHERE id % 5 = 0 TO PREDICT iris_pred.species USING iris_dnn;\n"
+      "SELECT * FROM iris WHERE id % 5 = 0 TO EVALUATE iris_dnn\n"
+      "WITH validation.metrics = \"Accuracy\" LABEL species INTO iris_eval;"};
+  for (auto& a : KubeJob(cluster, "sqlflow",
+                         {"--distribution_strategy=ParameterServerStrategy", "--num_ps_pods=1",
+                          "--num_workers=1", "--seed=3"})) {
+    args.push_back(a);
+  }
+  RunResult r = RunEdl(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err << cluster.Log();
+  // Three jobs, named apart; the model went into the database and the
+  // predictions and metrics into tables.
+  for (const char* job :
+       {"job sqlflow submitted", "job sqlflow-2 submitted", "job sqlflow-3 submitted",
+        "model iris_dnn saved in table edl_models", "30 predictions written to table iris_pred",
+        "2 metrics written to table iris_eval"}) {
+    EXPECT_NE(r.out.find(job), std::string::npos) << job << "\n" << r.out;
+  }
+  // The prediction and evaluation pods loaded the model from the database.
+  const std::string logs = r.out + r.err + cluster.Log();
+  EXPECT_NE(logs.find("loaded model iris_dnn from table edl_models"), std::string::npos) << logs;
+  const double joined =
+      std::stod(server.Psql("SELECT avg(CASE WHEN p.species = i.species THEN 1.0 ELSE 0 END) FROM "
+                            "iris_pred p JOIN iris i ON p.id = i.id;"));
+  const double reported =
+      std::stod(server.Psql("SELECT value FROM iris_eval WHERE metric = 'accuracy';"));
+  EXPECT_NEAR(joined, reported, 6e-5);
+  EXPECT_GE(joined, 0.7);
 }
 
 }  // namespace
