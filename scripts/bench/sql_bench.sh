@@ -16,7 +16,8 @@
 #   4. One epoch of zoo:criteo_deepfm (minibatch 512, 2 PS, 2 workers, the
 #      local cluster) from the CSV shards, streamed, and from the table;
 #      REPEAT (default 1) alternating pairs: training records/s, the ratio,
-#      every process's peak RSS (VmHWM).
+#      the CPU seconds of the job's processes and of the database server
+#      during the job, every process's peak RSS (VmHWM).
 #   5. The master's planning time for a table of PLAN_ROWS rows (default
 #      100 M; 0 skips): its dense primary key (min, max, count) and the same
 #      rows read as a query by the same key (the key-only scan).
@@ -117,20 +118,37 @@ read_rate "SQLite table (1 M rows)" "sqlite:$SQLITE?table=criteo" "$(stat -c %s 
 # ---- 4. training ----
 JOBS=$(mktemp -d)
 trap 'rm -rf "$JOBS"; "${AS[@]}" "$PG_BIN/pg_ctl" -D "$DIR/pg/data" -m fast -w stop >/dev/null' EXIT
+# The database server's CPU seconds so far: its postmaster's own and those
+# of its ended backends (which it reaps), from /proc.
+server_cpu() {
+  local pid
+  pid=$(head -1 "$DIR/pg/data/postmaster.pid")
+  awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15 + $16 + $17) / hz}' "/proc/$pid/stat"
+}
 train() {  # NAME DATA
   local name=$1 data=$2
   rm -rf "${JOBS:?}/$name"  # a job directory left by the last pair would be taken for a restart
-  "$EDL" train --job_name="$name" --jobs_dir="$JOBS" --model_def=zoo:criteo_deepfm \
+  local server0
+  server0=$(server_cpu)
+  # The job's CPU: edl train and every process of its job, which it reaps.
+  /usr/bin/time -f "job CPU %U %S" -o "$DIR/$name.cpu" \
+    "$EDL" train --job_name="$name" --jobs_dir="$JOBS" --model_def=zoo:criteo_deepfm \
     --training_data="$data" --num_epochs=1 --minibatch_size=512 --num_ps_pods=2 \
     --num_workers=2 --progress_bar=false --log_interval=60 > "$DIR/$name.out" 2> "$DIR/$name.err"
-  python3 - "$DIR/$name.out" "$DIR/$name.err" "$name" <<'PY'
+  local server=0
+  if [[ $name == postgresql ]]; then server=$(python3 -c "print($(server_cpu) - $server0)"); fi
+  python3 - "$DIR/$name.out" "$DIR/$name.err" "$name" "$DIR/$name.cpu" "$server" <<'PY'
 import re, sys
 out, err, name = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
+user, system = map(float, re.search(r"job CPU ([\d.]+) ([\d.]+)", open(sys.argv[4]).read()).groups())
+server = float(sys.argv[5])
 rate = re.search(r"training: (\d+) records in ([\d.]+) s, (\d+) records/s", out)
 peaks = dict(re.findall(r"(master|ps-\d|worker-\d): peak RSS ([\d.]+) MiB", err))
-print("%-14s %10s records %8s s %9s records/s   peak RSS MiB: %s" % (
-    name, rate.group(1), rate.group(2), rate.group(3),
-    ", ".join("%s %s" % kv for kv in sorted(peaks.items()))))
+n = int(rate.group(1))
+print("%-14s %10s records %8s s %9s records/s   CPU: job %.0f s + server %.0f s = %.1f us a record"
+      "   peak RSS MiB: %s" % (
+    name, rate.group(1), rate.group(2), rate.group(3), user + system, server,
+    (user + system + server) / n * 1e6, ", ".join("%s %s" % kv for kv in sorted(peaks.items()))))
 open(sys.argv[1] + ".rate", "w").write(rate.group(3))
 PY
 }
