@@ -125,37 +125,30 @@ server_cpu() {
   pid=$(head -1 "$DIR/pg/data/postmaster.pid")
   awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15 + $16 + $17) / hz}' "/proc/$pid/stat"
 }
-# The user + system seconds of this shell's reaped children, from the
-# second line of `times` output saved in FILE ("1m2.5s 0m3.0s").
-children_cpu() {
-  awk 'NR == 2 { split($1, u, "m"); split($2, s, "m"); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$1"
-}
 train() {  # NAME DATA
   local name=$1 data=$2
   rm -rf "${JOBS:?}/$name"  # a job directory left by the last pair would be taken for a restart
-  local server0 job0
+  local server0
   server0=$(server_cpu)
-  # The job's CPU: edl train and every process of its job, which it reaps,
-  # from this shell's children's times (the builtin, run here, not forked).
-  times > "$DIR/$name.cpu"
-  job0=$(children_cpu "$DIR/$name.cpu")
-  "$EDL" train --job_name="$name" --jobs_dir="$JOBS" --model_def=zoo:criteo_deepfm \
+  # The job's CPU: edl train and every process of its job, which it reaps.
+  /usr/bin/time -f "job CPU %U %S" -o "$DIR/$name.cpu" \
+    "$EDL" train --job_name="$name" --jobs_dir="$JOBS" --model_def=zoo:criteo_deepfm \
     --training_data="$data" --num_epochs=1 --minibatch_size=512 --num_ps_pods=2 \
     --num_workers=2 --progress_bar=false --log_interval=60 > "$DIR/$name.out" 2> "$DIR/$name.err"
-  times > "$DIR/$name.cpu"
-  local job server=0
-  job=$(python3 -c "print($(children_cpu "$DIR/$name.cpu") - $job0)")
+  local server=0
   if [[ $name == postgresql ]]; then server=$(python3 -c "print($(server_cpu) - $server0)"); fi
-  python3 - "$DIR/$name.out" "$DIR/$name.err" "$name" "$job" "$server" <<'PY'
+  python3 - "$DIR/$name.out" "$DIR/$name.err" "$name" "$DIR/$name.cpu" "$server" <<'PY'
 import re, sys
 out, err, name = open(sys.argv[1]).read(), open(sys.argv[2]).read(), sys.argv[3]
-job, server = float(sys.argv[4]), float(sys.argv[5])
+user, system = map(float, re.search(r"job CPU ([\d.]+) ([\d.]+)", open(sys.argv[4]).read()).groups())
+server = float(sys.argv[5])
 rate = re.search(r"training: (\d+) records in ([\d.]+) s, (\d+) records/s", out)
 peaks = dict(re.findall(r"(master|ps-\d|worker-\d): peak RSS ([\d.]+) MiB", err))
 n = int(rate.group(1))
 print("%-14s %10s records %8s s %9s records/s   CPU: job %.0f s + server %.0f s = %.1f us a record"
       "   peak RSS MiB: %s" % (
-    name, rate.group(1), rate.group(2), rate.group(3), job, server, (job + server) / n * 1e6, ", ".join("%s %s" % kv for kv in sorted(peaks.items()))))
+    name, rate.group(1), rate.group(2), rate.group(3), user + system, server,
+    (user + system + server) / n * 1e6, ", ".join("%s %s" % kv for kv in sorted(peaks.items()))))
 open(sys.argv[1] + ".rate", "w").write(rate.group(3))
 PY
 }
