@@ -31,6 +31,7 @@ DIR=${2:-/tmp/edl-sql-bench}
 REPEAT=${REPEAT:-1}
 PLAN_ROWS=${PLAN_ROWS:-100000000}
 BUILD_DIR=${BUILD_DIR:-build}
+[[ -x /usr/bin/time ]] || { echo "sql_bench.sh needs /usr/bin/time (Debian: apt-get install time)" >&2; exit 1; }
 scripts/build.sh edl edl_criteo_data edl_sql_read_bench >/dev/null
 EDL=$PWD/$BUILD_DIR/edl
 READ=$PWD/$BUILD_DIR/bench/edl_sql_read_bench
