@@ -157,7 +157,7 @@ struct TypedCells {
     return std::isfinite(*x) ? Cell::kNumber : Cell::kBad;
   }
   std::string Shown(int64_t c) const {
-    if (!row.is_number[c]) return std::string(row.text[c]);
+    if (!row.is_number[c] || !row.text[c].empty()) return std::string(row.text[c]);
     char buf[32];
     const auto r = std::to_chars(buf, buf + sizeof(buf), row.numbers[c]);
     return std::string(buf, r.ptr);

@@ -5,6 +5,7 @@
 #include <libpq-fe.h>
 
 #include <cstring>
+#include <deque>
 #include <mutex>
 
 #include "data/pg_binary_copy.h"
@@ -238,7 +239,9 @@ class PgTextRows : public PgCopyRows {
     return out;
   }
 
-  std::vector<std::string> decoded_;  // fields that held escapes
+  // Fields that held escapes; a deque, so that growing it moves no string
+  // whose view an earlier field of the row holds.
+  std::deque<std::string> decoded_;
 };
 
 // Binary COPY rows (data/pg_binary_copy.h).

@@ -269,19 +269,24 @@ Result<std::unique_ptr<SqlSource>> SqlSource::Open(const std::string& value, con
 }
 
 // PostgreSQL's binary rows carry no types, so each column is read as one
-// the reader knows: what the decoder reads as a number as double
-// precision, text as it is, integers as integers, anything else as its
-// text. SQLite's cells carry their own types: columns are read as they are.
+// the reader knows: integers, reals and booleans (as integers) as numbers,
+// numeric as double precision, text as it is, anything else as its text
+// (parsed row by row when the spec reads it as a number). SQLite's cells
+// carry their own types: columns are read as they are.
 SqlType SqlSource::ReadAs(const SqlColumn& c, bool number, std::string* expr) const {
   const std::string q = SqlConnection::QuoteIdentifier(c.name);
   const bool pg = url_.kind == SqlUrl::Kind::kPostgres;
   *expr = q;
+  if (number && !pg) return SqlType::kReal;  // SQLite: a cell holding a number comes as one
   if (number) {
-    if (pg && c.type == SqlType::kBool)
-      *expr = "CAST(CAST(" + q + " AS integer) AS double precision)";
-    else if (pg)
-      *expr = "CAST(" + q + " AS double precision)";
-    return SqlType::kReal;
+    switch (c.type) {
+      case SqlType::kReal:  // real and double precision as they are; numeric as a double
+        if (c.type_name == "numeric") *expr = "CAST(" + q + " AS double precision)";
+        return SqlType::kReal;
+      case SqlType::kInteger: return SqlType::kInteger;
+      case SqlType::kBool: *expr = "CAST(" + q + " AS integer)"; return SqlType::kInteger;
+      default: break;  // as text, parsed row by row (an error names the row)
+    }
   }
   if (!pg || c.type == SqlType::kText) return SqlType::kText;
   if (c.type == SqlType::kInteger) return SqlType::kInteger;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -329,7 +330,7 @@ Status Predict(const Statement& s, const ExecutorOptions& o, data::SqlConnection
 // "evaluation at version 12: loss 0.31 accuracy 0.9" (a distributed job's
 // master).
 std::vector<std::pair<std::string, std::string>> ParseEvaluation(const std::string& out) {
-  std::string last;
+  std::vector<std::pair<std::string, std::string>> last;
   std::stringstream lines(out);
   std::string line;
   while (std::getline(lines, line)) {
@@ -340,13 +341,22 @@ std::vector<std::pair<std::string, std::string>> ParseEvaluation(const std::stri
     const std::string between = line.substr(at + 10, colon - at - 10);
     const bool versioned = between.rfind(" at version ", 0) == 0 && between.size() > 12 &&
                            between.find_first_not_of("0123456789", 12) == std::string::npos;
-    if (between.empty() || versioned) last = line.substr(colon + 2);
+    if (!between.empty() && !versioned) continue;
+    // Name-value pairs whose values are numbers ("... 3 tasks queued" is
+    // not a result).
+    std::vector<std::pair<std::string, std::string>> metrics;
+    std::stringstream fields(line.substr(colon + 2));
+    std::string name, value;
+    bool numbers = true;
+    while (fields >> name && name[0] != '(' && fields >> value) {
+      char* end = nullptr;
+      std::strtod(value.c_str(), &end);
+      numbers &= end != value.c_str() && *end == '\0';
+      metrics.emplace_back(name, value);
+    }
+    if (numbers && !metrics.empty()) last = std::move(metrics);
   }
-  std::vector<std::pair<std::string, std::string>> metrics;
-  std::stringstream fields(last);
-  std::string name, value;
-  while (fields >> name && name[0] != '(' && fields >> value) metrics.emplace_back(name, value);
-  return metrics;
+  return last;
 }
 
 Status Evaluate(const Statement& s, const ExecutorOptions& o, data::SqlConnection& db,

@@ -90,6 +90,8 @@ Result<std::string> FetchStoredModel(const std::string& url) {
     cache.root = pattern;
   }
   const std::string dir = cache.root + "/" + std::to_string(cache.dirs.size()) + "-" + name;
+  std::error_code ec;
+  fs::remove_all(dir, ec);  // what a failed earlier try left
   EDL_RETURN_IF_ERROR(store->Load(name, dir));
   EDL_LOG(INFO) << "loaded model " << name << " from " << store->where();
   cache.dirs[url] = dir;

@@ -30,7 +30,9 @@ Status HeldOutputs::Ready() {
   for (const auto& [name, path] : outputs_) {
     std::error_code ec;
     if (fs::is_regular_file(path, ec)) {
-      files.push_back({name, "", path, static_cast<int64_t>(fs::file_size(path, ec))});
+      const auto size = fs::file_size(path, ec);
+      if (ec) return IoError("--" + name + " " + path + ": " + ec.message());
+      files.push_back({name, "", path, static_cast<int64_t>(size)});
       continue;
     }
     if (!fs::is_directory(path, ec)) {
@@ -39,8 +41,10 @@ Status HeldOutputs::Ready() {
     for (auto it = fs::recursive_directory_iterator(path, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
+      const auto size = it->file_size(ec);
+      if (ec) break;
       files.push_back({name, fs::relative(it->path(), path, ec).string(), it->path().string(),
-                       static_cast<int64_t>(it->file_size(ec))});
+                       static_cast<int64_t>(size)});
     }
     if (ec) return IoError("--" + name + " " + path + ": " + ec.message());
   }

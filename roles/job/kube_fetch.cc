@@ -44,6 +44,27 @@ Status SwapInto(const fs::path& tmp, const fs::path& target, const std::string& 
   return Status::Ok();
 }
 
+// Moves every file under `tmp` to the same place under `target` (created),
+// replacing a file there of the same name, then removes `tmp`.
+Status MergeInto(const fs::path& tmp, const fs::path& target, const std::string& flag) {
+  std::error_code ec;
+  fs::create_directories(target, ec);
+  std::vector<fs::path> files;
+  for (auto it = fs::recursive_directory_iterator(tmp, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec)) files.push_back(fs::relative(it->path(), tmp, ec));
+  }
+  for (const fs::path& f : files) {
+    fs::create_directories((target / f).parent_path(), ec);
+    fs::rename(tmp / f, target / f, ec);
+    if (ec)
+      return IoError(flag + " " + target.string() + ": cannot put " + f.string() +
+                     " in place: " + ec.message());
+  }
+  fs::remove_all(tmp, ec);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::vector<FetchedOutput>> HoldOutputsInPod(MasterProcessOptions* m) {
@@ -64,6 +85,19 @@ Result<std::vector<FetchedOutput>> HoldOutputsInPod(MasterProcessOptions* m) {
                               std::to_string(random() % 1000000000u);
   std::vector<FetchedOutput> fetch;
   std::error_code ec;
+  // The outputs are put in place by renaming: a path must name something
+  // below its parent.
+  for (const auto& [flag, path] :
+       {std::pair<const char*, std::string>{"--output", m->output},
+        std::pair<const char*, std::string>{"--output", m->prediction_output}}) {
+    fs::path p = fs::path(path).lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();
+    const std::string name = p.filename().string();
+    if (!path.empty() && !on_volume(path) && (name.empty() || name == "." || name == "..")) {
+      return InvalidArgument(std::string(flag) + " " + path +
+                             ": name a file or directory below the current one (as ./out)");
+    }
+  }
   if (!m->output.empty() && !on_volume(m->output)) {
     if (m->allreduce) {
       return InvalidArgument("--output " + m->output +
@@ -85,7 +119,6 @@ Result<std::vector<FetchedOutput>> HoldOutputsInPod(MasterProcessOptions* m) {
     const bool dir = p.back() == '/' || fs::is_directory(p, ec);
     std::string name = fs::path(p).lexically_normal().filename().string();
     if (name.empty()) name = fs::path(p).lexically_normal().parent_path().filename().string();
-    if (name.empty() || name == "." || name == "..") name = "predictions";
     fetch.push_back({"prediction_output", p});
     m->prediction_output = pod_dir + "/prediction_output/" + name + (dir ? "/" : "");
   }
@@ -136,6 +169,19 @@ void OutputFetcher::Run() {
   auto post = [&](const char* path, const std::string& body) {
     return client.PostRaw(base + path, body, "application/json", auth);
   };
+  // A chunk is asked for again (it is the same bytes) through a proxy or
+  // API server that fails for a while: 6 tries over about a minute.
+  auto chunk = [&](int64_t file, int64_t offset) -> Result<std::string> {
+    auto wait = std::chrono::seconds(2);
+    for (int attempt = 1;; ++attempt) {
+      auto r = post(kChunkPath, Json{{"file", file}, {"offset", offset}}.dump());
+      if (r.ok() || attempt == 6) return r;
+      EDL_LOG(WARNING) << "job " << job_ << ": fetching an output: " << r.status().message()
+                       << "; again in " << wait.count() << " s";
+      std::this_thread::sleep_for(wait);
+      wait *= 2;
+    }
+  };
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mu_);
@@ -175,14 +221,14 @@ void OutputFetcher::Run() {
         std::ofstream out(dest, std::ios::binary | std::ios::trunc);
         if (!out) return IoError("cannot write " + dest.string());
         for (int64_t offset = 0; offset < size;) {
-          EDL_ASSIGN_OR_RETURN(std::string chunk,
-                               post(kChunkPath, Json{{"file", i}, {"offset", offset}}.dump()));
-          if (chunk.empty()) {
-            return IoError("job " + job_ + ": " + output + " file " + path + " ended at " +
-                           std::to_string(offset) + " of " + std::to_string(size) + " bytes");
+          EDL_ASSIGN_OR_RETURN(std::string bytes_here, chunk(i, offset));
+          if (bytes_here.empty() || static_cast<int64_t>(bytes_here.size()) > size - offset) {
+            return IoError("job " + job_ + ": " + output + " file " + path + " came as " +
+                           std::to_string(bytes_here.size()) + " bytes at " +
+                           std::to_string(offset) + " of " + std::to_string(size));
           }
-          out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-          offset += static_cast<int64_t>(chunk.size());
+          out.write(bytes_here.data(), static_cast<std::streamsize>(bytes_here.size()));
+          offset += static_cast<int64_t>(bytes_here.size());
         }
         out.close();
         if (!out) return IoError("cannot write " + dest.string() + " (disk full?)");
@@ -192,7 +238,13 @@ void OutputFetcher::Run() {
       for (const FetchedOutput& o : outputs_) {
         std::error_code ec;
         if (!fs::exists(tmp[o.name], ec)) fs::create_directories(tmp[o.name], ec);
-        EDL_RETURN_IF_ERROR(SwapInto(tmp[o.name], targets[o.name], "--" + o.name));
+        if (o.name == "prediction_output" && fs::is_directory(tmp[o.name], ec)) {
+          // A directory of prediction parts joins what the directory holds,
+          // replacing files of the same names only, as a local job does.
+          EDL_RETURN_IF_ERROR(MergeInto(tmp[o.name], targets[o.name], "--output"));
+        } else {
+          EDL_RETURN_IF_ERROR(SwapInto(tmp[o.name], targets[o.name], "--" + o.name));
+        }
         EDL_LOG(INFO) << "fetched --" << o.name << " " << o.local << " from the master pod";
       }
       EDL_LOG(DEBUG) << "fetched " << i << " files, " << bytes << " bytes";

@@ -72,7 +72,7 @@ class MasterJob {
   Status StopAll(Status result);
   // Serves the outputs to the client that submitted the job until it
   // fetched them (--hold_outputs).
-  void HoldOutputs();
+  Status HoldOutputs();
 
   // Keeps `spec` running: adopts it if it runs (started by an earlier
   // master), else launches it.
@@ -113,8 +113,9 @@ class MasterJob {
   bool recovered_ = false;
   nlohmann::json plan_;  // processes.json as read at start (null if none)
 
-  std::unique_ptr<net::RpcServer> server_;
+  // Before server_: destroyed after it, so no handler outlives it.
   std::unique_ptr<HeldOutputs> held_;  // --hold_outputs
+  std::unique_ptr<net::RpcServer> server_;
   std::string master_addr_;
   std::mutex ps_info_mu_;
   nlohmann::json ps_info_ = nlohmann::json::array();  // guarded by ps_info_mu_

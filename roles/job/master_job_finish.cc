@@ -105,21 +105,19 @@ Status MasterJob::StopAll(Status result) {
                       "checkpoint may have failed)");
   }
   if (kube_cluster_) kube_cluster_->DeleteServices();
+  if (result.ok() && held_) result = HoldOutputs();
   if (!result.ok()) core_->FailEnding(result.message());
-  if (result.ok() && held_) HoldOutputs();
   server_->Stop();
   std::printf("%s\n", core_->FinalReport().c_str());
   std::fflush(stdout);
   return result;
 }
 
-void MasterJob::HoldOutputs() {
+Status MasterJob::HoldOutputs() {
   const int limit = o_.kube.hold_outputs_s;
-  Status ready = held_->Ready();
-  if (!ready.ok()) {
-    EDL_LOG(ERROR) << "cannot serve the job's outputs: " << ready.message();
-    return;
-  }
+  // An output the job should have written and did not fails the job, which
+  // the client then reports with the reason.
+  EDL_RETURN_IF_ERROR(held_->Ready());
   EDL_LOG(INFO) << "the job's outputs wait in this pod for the client that submitted it (at most "
                 << limit << " s)";
   if (held_->WaitFetched(std::chrono::seconds(limit))) {
@@ -128,6 +126,7 @@ void MasterJob::HoldOutputs() {
     EDL_LOG(WARNING) << "no client fetched the job's outputs within " << limit
                      << " s; they end with this pod (put --output on a --volume to keep them)";
   }
+  return Status::Ok();
 }
 
 }  // namespace edl::roles::job

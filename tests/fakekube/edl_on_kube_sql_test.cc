@@ -8,6 +8,8 @@
 // the model stored in the database and loaded from there by the pods.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -88,6 +90,31 @@ TEST(EdlOnKubeSql, TrainsFromAPostgresTableWithThePasswordFromASecretOnly) {
   for (const std::string& where : {pods, r.out, r.err, cluster.Log()}) {
     EXPECT_EQ(where.find(secret_value), std::string::npos) << "the password leaked";
   }
+  // Predictions into a directory of the user's, on no volume: the parts
+  // come back and join what the directory holds.
+  std::filesystem::create_directories(data.File("preds"));
+  WriteText(data.File("preds/keep.txt"), "mine");
+  std::vector<std::string> predict = {"predict"};
+  for (auto& a :
+       KubeJob(cluster, "sqlpredict",
+               {"--model_def=" + data.File("counter.json"),
+                "--checkpoint_dir_for_init=" + data.File("out"), "--prediction_data=" + table,
+                "--database_secret=db-cred", "--distribution_strategy=ParameterServerStrategy",
+                "--num_ps_pods=1", "--num_workers=1", "--minibatch_size=256",
+                "--output=" + data.File("preds") + "/"})) {
+    predict.push_back(a);
+  }
+  RunResult p = RunEdl(predict);
+  ASSERT_EQ(p.exit_code, 0) << p.out << p.err << cluster.Log();
+  EXPECT_EQ(ReadText(data.File("preds/keep.txt")), "mine");
+  EXPECT_TRUE(std::filesystem::exists(data.File("preds/_SUCCESS")));
+  int64_t predicted = 0;
+  for (const auto& e : std::filesystem::directory_iterator(data.File("preds"))) {
+    if (e.path().filename().string().rfind("part-", 0) != 0) continue;
+    const std::string text = ReadText(e.path().string());
+    predicted += std::count(text.begin(), text.end(), '\n') - 1;  // less the header
+  }
+  EXPECT_EQ(predicted, kRecords);
 }
 
 TEST(EdlOnKubeSql, SqlStatementsTrainPredictAndEvaluateAsJobsOnKubernetes) {

@@ -140,6 +140,27 @@ TEST_F(PostgresSource, EveryColumnTypeDecodesAsItsCsvExport) {
   ExpectSameExamples(*a, *(*file)->Read(0, 300));
 }
 
+// A text column the spec reads as a number is read as text and parsed row
+// by row (not cast by the server): numbers in it decode, anything else is
+// refused naming the row.
+TEST_F(PostgresSource, ATextLabelHoldingNumbersDecodesAndAWordNamesItsRow) {
+  ASSERT_EQ(Psql("CREATE TABLE textual (k integer PRIMARY KEY, x double precision, label text);\n"
+                 "INSERT INTO textual VALUES (1, 0.5, '1'), (2, 1.5, ' 0'), (3, 2.5, 'two');\n"),
+            "");
+  auto s =
+      OpenSource(Url("table=textual"), Spec(R"({"label": "label", "numeric": ["x"]})"), Streamed());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto two = (*s)->Read(0, 2);
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  EXPECT_EQ(two->labels.data<int64_t>()[0], 1);
+  EXPECT_EQ(two->labels.data<int64_t>()[1], 0);
+  auto all = (*s)->Read(0, 3);
+  ASSERT_FALSE(all.ok());
+  EXPECT_NE(all.status().message().find("row k=3: label column 'label': cannot parse 'two'"),
+            std::string::npos)
+      << all.status().ToString();
+}
+
 TEST_F(PostgresSource, ANotANumberNamesTheRowKeyAndColumn) {
   ASSERT_EQ(Psql("UPDATE t SET x = 'NaN' WHERE id = 34;\n"), "");
   auto s = OpenSource(Url(), Spec(ExampleSpec()), Streamed());

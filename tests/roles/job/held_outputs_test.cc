@@ -122,6 +122,18 @@ TEST(HoldOutputsInPod, OutputsOnAVolumeStayAndTheRingsExportMustBeOnOne) {
       << refused.status().ToString();
 }
 
+TEST(HoldOutputsInPod, AnOutputNamingTheCurrentOrParentDirectoryIsRefused) {
+  for (const char* path : {".", "./", "..", "a/.."}) {
+    MasterProcessOptions m;
+    m.job.job_name = "j";
+    m.prediction_output = path;
+    auto refused = HoldOutputsInPod(&m);
+    EXPECT_NE(refused.status().message().find("name a file or directory below the current one"),
+              std::string::npos)
+        << path << ": " << refused.status().ToString();
+  }
+}
+
 TEST(HoldOutputsInPod, AnExistingOutputThatIsNotAnExportIsRefusedBeforeTheJob) {
   TempDir dir;
   WriteText(dir.File("notes.txt"), "mine");
