@@ -98,7 +98,14 @@ Result<std::vector<HeldFile>> ParseOutputList(const std::string& json,
 
 bool HeldOutputs::WaitFetched(std::chrono::seconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
-  return fetched_cv_.wait_for(lock, timeout, [this] { return fetched_; });
+  fetched_cv_.wait_for(lock, timeout, [this] { return fetched_ || abandoned_; });
+  return fetched_;
+}
+
+void HeldOutputs::Abandon() {
+  std::lock_guard<std::mutex> lock(mu_);
+  abandoned_ = true;
+  fetched_cv_.notify_all();
 }
 
 Result<std::string> HeldOutputs::Chunk(std::string_view body) const {

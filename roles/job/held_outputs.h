@@ -60,8 +60,11 @@ class HeldOutputs {
   // Lists the outputs' files; they are served from now on. An output that
   // is missing is an error naming it.
   Status Ready();
-  // Until the client released the master (true), or `timeout` (false).
+  // Until the client released the master (true), or `timeout` or
+  // Abandon() (false).
   bool WaitFetched(std::chrono::seconds timeout);
+  // Ends a WaitFetched now (the job is being stopped).
+  void Abandon();
 
   // The RPCs' answers.
   Result<std::string> List() const;
@@ -73,6 +76,7 @@ class HeldOutputs {
   std::condition_variable fetched_cv_;
   bool ready_ = false;
   bool fetched_ = false;
+  bool abandoned_ = false;
   std::vector<HeldFile> files_;
 };
 

@@ -55,6 +55,7 @@ void MasterJob::RequestStop(const std::string& why) {
   std::lock_guard<std::mutex> lock(stop_mu_);
   if (!stop_requested_) stop_reason_ = why;
   stop_requested_ = true;
+  if (held_) held_->Abandon();  // `edl stop` or a signal during the hold ends it
 }
 
 Status MasterJob::Run() {
@@ -166,8 +167,10 @@ Status MasterJob::Serve() {
     std::map<std::string, std::string> outputs;
     if (!o.output.empty()) outputs["output"] = o.output;
     if (!o.prediction_output.empty()) outputs["prediction_output"] = o.prediction_output;
-    held_ = std::make_unique<HeldOutputs>(std::move(outputs));
-    held_->Serve(*server_);
+    auto held = std::make_unique<HeldOutputs>(std::move(outputs));
+    held->Serve(*server_);
+    std::lock_guard<std::mutex> lock(stop_mu_);  // RequestStop reads held_
+    held_ = std::move(held);
   }
   EDL_RETURN_IF_ERROR(server_->Start());
   master_addr_ = o.host + ":" + std::to_string(server_->port());

@@ -122,6 +122,8 @@ Status MasterJob::HoldOutputs() {
                 << limit << " s)";
   if (held_->WaitFetched(std::chrono::seconds(limit))) {
     EDL_LOG(INFO) << "the client fetched the job's outputs";
+  } else if (stop_requested_) {
+    EDL_LOG(WARNING) << "stopped while holding the job's outputs; they end with this pod";
   } else {
     EDL_LOG(WARNING) << "no client fetched the job's outputs within " << limit
                      << " s; they end with this pod (put --output on a --volume to keep them)";

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "roles/job/kube_fetch.h"
 #include "tests/testing/run_edl.h"
@@ -65,6 +66,19 @@ TEST(HeldOutputs, MalformedChunkRequestsAndAMissingOutputAreRefused) {
   Status s = missing.Ready();
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_NE(s.message().find("--output " + dir.File("nothing")), std::string::npos) << s.ToString();
+}
+
+// (The client's release is the kFetchedPath RPC: every fake-cluster job
+// with an output on no volume ends seconds after its client fetched it,
+// not after the 600 s limit.)
+TEST(HeldOutputs, StoppingTheJobEndsTheWaitForTheClient) {
+  TempDir dir;
+  WriteText(dir.File("p.csv"), "y\n");
+  HeldOutputs held({{"prediction_output", dir.File("p.csv")}});
+  ASSERT_TRUE(held.Ready().ok());
+  std::thread stopper([&] { held.Abandon(); });
+  EXPECT_FALSE(held.WaitFetched(std::chrono::seconds(600)));
+  stopper.join();
 }
 
 TEST(HeldOutputs, AListNamingFilesOutsideTheOutputsIsRefused) {
