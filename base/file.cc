@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -18,6 +19,14 @@ Result<std::string> ReadFile(const std::string& path) {
   s << in.rdbuf();
   if (in.bad()) return IoError(path + ": read failed");
   return s.str();
+}
+
+bool IsPathBelow(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return false;
+  for (const auto& part : std::filesystem::path(path)) {
+    if (part == ".." || part == ".") return false;
+  }
+  return true;
 }
 
 Status WriteFileAtomically(const std::string& path, const std::string& contents) {

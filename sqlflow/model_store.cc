@@ -54,15 +54,6 @@ std::vector<std::string> Files(const std::string& dir) {
   return files;
 }
 
-// A stored file name that stays inside the model's directory.
-bool SafeRelative(const std::string& file) {
-  if (file.empty() || file[0] == '/') return false;
-  for (const auto& part : fs::path(file)) {
-    if (part == ".." || part == ".") return false;
-  }
-  return true;
-}
-
 class DatabaseStore : public ModelStore {
  public:
   DatabaseStore(const SqlUrl& url, SqlConnection* db) : url_(url), db_(db) {}
@@ -117,7 +108,7 @@ class DatabaseStore : public ModelStore {
       EDL_ASSIGN_OR_RETURN(bool more, rows->Next());
       if (!more) break;
       const std::string f(rows->fields()[0]);
-      if (!SafeRelative(f)) {
+      if (f.empty() || !IsPathBelow(f)) {
         return IoError(where() + ": model \"" + name + "\" names file \"" + f +
                        "\", outside its directory");
       }

@@ -114,6 +114,17 @@ Result<ResourceList> ParseResources(const std::string& flag, const std::string& 
   return out;
 }
 
+bool OnVolume(const std::string& path, const std::vector<VolumeSpec>& volumes) {
+  for (const auto& v : volumes) {
+    const std::string& m = v.mount_path;
+    if (path == m || (path.size() > m.size() && path.compare(0, m.size(), m) == 0 &&
+                      (m.back() == '/' || path[m.size()] == '/'))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 Result<std::vector<VolumeSpec>> ParseVolumes(const std::string& flag, const std::string& text) {
   std::vector<VolumeSpec> out;
   for (const std::string& raw : Split(text, ';')) {

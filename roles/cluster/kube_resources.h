@@ -35,6 +35,8 @@ struct VolumeSpec {
   std::string sub_path;
 };
 Result<std::vector<VolumeSpec>> ParseVolumes(const std::string& flag, const std::string& text);
+// Whether `path` lies under one of the volumes' mount paths.
+bool OnVolume(const std::string& path, const std::vector<VolumeSpec>& volumes);
 
 // The PriorityClass of each of `num_workers` workers (index order).
 // "" -> none; a class name -> all; a fraction f in [0, 1] -> ceil(n*f)

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "base/file.h"
 #include "net/rpc.h"
 
 namespace edl::roles::job {
@@ -84,10 +85,7 @@ Result<std::vector<HeldFile>> ParseOutputList(const std::string& json,
       h.path = f["path"].get<std::string>();
       h.size = f["size"].get<int64_t>();
     }
-    bool inside = true;
-    for (const auto& part : fs::path(h.path)) inside &= part != ".." && part != ".";
-    if (!well_formed || !outputs.count(h.output) || fs::path(h.path).is_absolute() || !inside ||
-        h.size < 0) {
+    if (!well_formed || !outputs.count(h.output) || !IsPathBelow(h.path) || h.size < 0) {
       return InvalidArgument("the master listed an output file this client cannot take: " +
                              f.dump().substr(0, 200));
     }

@@ -69,16 +69,7 @@ Status MergeInto(const fs::path& tmp, const fs::path& target, const std::string&
 
 Result<std::vector<FetchedOutput>> HoldOutputsInPod(MasterProcessOptions* m) {
   EDL_ASSIGN_OR_RETURN(auto volumes, cluster::ParseVolumes("--volume", m->kube.volume));
-  auto on_volume = [&](const std::string& path) {
-    for (const auto& v : volumes) {
-      const std::string& mp = v.mount_path;
-      if (path == mp || (path.size() > mp.size() && path.compare(0, mp.size(), mp) == 0 &&
-                         (mp.back() == '/' || path[mp.size()] == '/'))) {
-        return true;
-      }
-    }
-    return false;
-  };
+  auto on_volume = [&](const std::string& path) { return cluster::OnVolume(path, volumes); };
   // One directory a submission (in a test's fake cluster, pods share /tmp).
   std::random_device random;
   const std::string pod_dir = std::string(kHeldOutputsDir) + "/" + m->job.job_name + "-" +

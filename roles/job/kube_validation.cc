@@ -22,18 +22,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Whether `path` lies under one of the job's volume mounts.
-bool OnVolume(const std::string& path, const std::vector<cluster::VolumeSpec>& volumes) {
-  for (const auto& v : volumes) {
-    const std::string& m = v.mount_path;
-    if (path == m || (path.size() > m.size() && path.compare(0, m.size(), m) == 0 &&
-                      (m.back() == '/' || path[m.size()] == '/'))) {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 Result<std::string> ValidateKubeJob(const MasterProcessOptions& m) {
@@ -79,12 +67,14 @@ Result<std::string> ValidateKubeJob(const MasterProcessOptions& m) {
     }
     // A TF.js model.json needs its weight files beside it.
     Json j = Json::parse(model_spec_text, nullptr, false);
-    if (j.is_object() && j.contains("weightsManifest") && !OnVolume(m.model.model_def, volumes)) {
+    if (j.is_object() && j.contains("weightsManifest") &&
+        !cluster::OnVolume(m.model.model_def, volumes)) {
       return InvalidArgument(
           "--model_def " + m.model.model_def +
           ": a TF.js model with weight files must be on a --volume the pods mount");
     }
-  } else if (m.model.model_def.rfind("zoo:", 0) != 0 && !OnVolume(m.model.model_def, volumes)) {
+  } else if (m.model.model_def.rfind("zoo:", 0) != 0 &&
+             !cluster::OnVolume(m.model.model_def, volumes)) {
     return InvalidArgument("--model_def " + m.model.model_def +
                            ": not a file here and not under any --volume mount_path");
   }
@@ -104,7 +94,7 @@ Result<std::string> ValidateKubeJob(const MasterProcessOptions& m) {
     // which this machine may not have; the master checks it when it plans.
     if (data::IsSqlUrl(*path)) {
       EDL_ASSIGN_OR_RETURN(data::SqlUrl url, data::ParseSqlUrl(*path));
-      if (url.kind == data::SqlUrl::Kind::kSqlite && !OnVolume(url.path, volumes)) {
+      if (url.kind == data::SqlUrl::Kind::kSqlite && !cluster::OnVolume(url.path, volumes)) {
         return InvalidArgument(std::string(flag) + " " + *path + ": SQLite file " + url.path +
                                " is not under any --volume mount_path the pods see");
       }
@@ -127,7 +117,7 @@ Result<std::string> ValidateKubeJob(const MasterProcessOptions& m) {
       size_t end = path->find(',', begin);
       if (end == std::string::npos) end = path->size();
       const std::string part = path->substr(begin, end - begin);
-      if (!OnVolume(part, volumes)) {
+      if (!cluster::OnVolume(part, volumes)) {
         return InvalidArgument(std::string(flag) + " " + part +
                                ": not found here and not under any --volume mount_path the "
                                "pods see");
@@ -137,7 +127,7 @@ Result<std::string> ValidateKubeJob(const MasterProcessOptions& m) {
   }
   for (const std::string* out :
        {&m.output, &m.checkpoint_dir, &m.prediction_output, &m.tensorboard_log_dir}) {
-    if (!out->empty() && !OnVolume(*out, volumes) && !volumes.empty() &&
+    if (!out->empty() && !cluster::OnVolume(*out, volumes) && !volumes.empty() &&
         out->rfind(kHeldOutputsDir, 0) != 0) {
       EDL_LOG(WARNING) << *out << " is not under any --volume: it is written inside the pod";
     }
