@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "data/image_spec.h"
+
 namespace edl::data {
 namespace {
 
@@ -268,13 +270,27 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text, const std::str
       spec.format = DataFormat::kCsv;
     } else if (format == "tfrecord") {
       spec.format = DataFormat::kTfRecord;
+    } else if (format == "images") {
+      spec.format = DataFormat::kImages;
     } else if (format != "auto") {
-      return f.Bad("format",
-                   "must be \"idx\", \"csv\", \"tfrecord\" or \"auto\", got \"" + format + "\"");
+      return f.Bad("format", "must be \"idx\", \"csv\", \"tfrecord\", \"images\" or \"auto\", got \"" +
+                                 format + "\"");
     }
   }
   for (const auto& [key, value] : j.items()) {
     if (key == "format") continue;
+    if (key == "image") {
+      if (spec.format != DataFormat::kAuto && spec.format != DataFormat::kImages &&
+          spec.format != DataFormat::kTfRecord) {
+        return f.Bad(key, "is for image files (format \"images\") and TFRecord files of encoded "
+                          "images (format \"tfrecord\")");
+      }
+      EDL_ASSIGN_OR_RETURN(spec.image, ImageSpecFromJson(value, where + ".image"));
+      continue;
+    }
+    if (spec.format == DataFormat::kImages) {
+      return f.Bad(key, "is not a field of image files (format \"images\" takes only \"image\")");
+    }
     if (key == "query" || key == "key") {
       if (spec.format == DataFormat::kIdx) {
         return f.Bad(key, "is a database field, but format is \"idx\"");
@@ -302,7 +318,7 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text, const std::str
       EDL_RETURN_IF_ERROR(ParseCsvField(f, key, value, &spec.csv));
     } else {
       return f.Bad(key,
-                   "unknown field (expected format, IDX fields scale, offset, "
+                   "unknown field (expected format, image, IDX fields scale, offset, "
                    "shape, labels_path or CSV fields delimiter, header, "
                    "skip_rows, column_names, label, label_type, "
                    "label_vocabulary, numeric, normalize, missing_value, "
@@ -317,6 +333,24 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text, const std::str
   if (spec.format == DataFormat::kAuto) {
     if (!idx_key.empty()) spec.format = DataFormat::kIdx;
     if (!csv_key.empty()) spec.format = DataFormat::kCsv;
+    if (spec.has_image()) {
+      if (!idx_key.empty() || !csv_key.empty()) {
+        return f.Bad("image", "with IDX or CSV fields needs \"format\": \"tfrecord\" (encoded "
+                              "images in TFRecords) or no other fields (image files)");
+      }
+      spec.format = DataFormat::kImages;
+    }
+  }
+  if (spec.format == DataFormat::kImages) {
+    if (!spec.has_image()) {
+      return f.Bad("image", "is required with format \"images\": {\"size\": [height, width]}");
+    }
+    if (!spec.image.feature.empty()) {
+      return f.Bad("image.feature", "is for TFRecord files (set \"format\": \"tfrecord\")");
+    }
+  }
+  if (spec.format == DataFormat::kTfRecord && spec.has_image() && spec.image.feature.empty()) {
+    spec.image.feature = "image/encoded";
   }
   if (spec.format == DataFormat::kTfRecord) {
     // Features are named: a column index means nothing in an Example.
@@ -361,6 +395,11 @@ std::string InputSpecToJson(const InputSpec& spec) {
     return j.dump();
   }
   if (spec.format == DataFormat::kAuto) return j.dump();
+  if (spec.has_image()) j["image"] = ImageSpecToJson(spec.image);
+  if (spec.format == DataFormat::kImages) {
+    j["format"] = "images";
+    return j.dump();
+  }
   const CsvSpec& c = spec.csv;
   if (spec.format == DataFormat::kTfRecord) {
     j["format"] = "tfrecord";

@@ -21,7 +21,9 @@
 
 namespace edl::data {
 
-enum class DataFormat { kAuto, kIdx, kCsv, kTfRecord };
+// kImages: image files, in one folder per class or listed by a CSV file
+// (data/image_list.h).
+enum class DataFormat { kAuto, kIdx, kCsv, kTfRecord, kImages };
 enum class LabelType { kInt, kFloat };
 // kSeparate: one [N] ids input per column. kConcatWithOffsets: one [N, k]
 // input, column j's ids offset by the id counts of the columns before it
@@ -100,6 +102,40 @@ struct CsvSpec {
   std::map<std::string, int64_t> lengths;
 };
 
+// How Keras' Resizing layer samples (tf.image.resize without antialiasing,
+// half-pixel centers): bilinear, nearest, or area (the mean of the source
+// pixels each output pixel covers, weighted by overlap).
+enum class Interpolation { kBilinear, kNearest, kArea };
+
+// JPEG/PNG images decoded, converted to `channels` and resized to
+// height x width (data/image_decoder.h, data/image_resize.h): one float32
+// input [height, width, channels] of pixel * scale + offset. From image
+// files (format "images") or, with `feature`, from the bytes feature of
+// TFRecord Examples (labels then from the spec's "label" feature).
+struct ImageSpec {
+  int64_t height = 0;  // > 0 when the spec has an "image" object
+  int64_t width = 0;
+  int64_t channels = 3;  // 1 (grayscale) or 3 (RGB)
+  Interpolation interpolation = Interpolation::kBilinear;
+  // Crop the largest centred window of the target's aspect ratio before
+  // resizing (Keras' crop_to_aspect_ratio) instead of stretching.
+  bool crop_to_aspect_ratio = false;
+  // Decode a JPEG at 1/2, 1/4 or 1/8 size (libjpeg-turbo's DCT scaling)
+  // when that still covers the target: much faster for large photos; the
+  // pixels then differ from a full decode's.
+  bool dct_scaling = true;
+  double scale = 1.0 / 255.0;
+  double offset = 0.0;
+  // Class id i is class_names[i]. Empty: the class folders' (or the
+  // listing's labels') names in sorted order, filled in when training
+  // starts and kept in checkpoints and exports.
+  std::vector<std::string> class_names;
+  // Larger images are refused before their pixels are allocated (a
+  // decompression bomb); PIL's limit.
+  int64_t max_pixels = 89478485;
+  std::string feature;  // TFRecord: the bytes feature ("image/encoded")
+};
+
 // TFRecord files of tf.train.Example use the CSV fields with features in
 // place of columns (by name only): label, label_type, label_vocabulary,
 // numeric, normalize, missing_value, categorical, categorical_layout, and
@@ -112,6 +148,9 @@ struct InputSpec {
   std::string key;
   IdxSpec idx;
   CsvSpec csv;  // CSV and TFRecord
+  ImageSpec image;
+
+  bool has_image() const { return image.height > 0; }
 };
 
 // Parses the "input" JSON object. Errors are InvalidArgument naming `where`

@@ -8,6 +8,7 @@
 #include "data/csv_source.h"
 #include "data/data_paths.h"
 #include "data/idx_source.h"
+#include "data/image_source.h"
 #include "data/sql_source.h"
 #include "data/streamed_idx_source.h"
 #include "data/streamed_source.h"
@@ -141,6 +142,11 @@ Result<std::unique_ptr<Source>> OpenSource(const std::string& path, const InputS
     EDL_RETURN_IF_ERROR(s->DecodeRange(0, s->num_records(), &records));
     return std::unique_ptr<Source>(
         std::make_unique<ColumnSource>(s->name(), s->layout(), std::move(records)));
+  }
+  // Image files: a folder of class folders, or a CSV listing of files.
+  if (spec.format == DataFormat::kImages) {
+    EDL_ASSIGN_OR_RETURN(std::unique_ptr<ImageSource> s, ImageSource::Open(path, spec.image, options));
+    return std::unique_ptr<Source>(std::move(s));
   }
   // The common case, and IDX images whose labels live beside them: one file.
   if (std::filesystem::is_regular_file(path)) return OpenFile(path, spec, options);

@@ -22,6 +22,7 @@ packages=(
   libgtest-dev libgmock-dev
   libssl-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   libpq-dev libsqlite3-dev postgresql sqlite3
+  libturbojpeg0-dev libpng-dev python3-pil imagemagick
   dataset-fashion-mnist
   buildah gnuplot-nox
   nodejs
