@@ -52,6 +52,11 @@ void AddModelFlags(CLI::App& app, roles::ModelOptions& o) {
                  "when usable, else cpu). The parameter server always uses the CPU")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->capture_default_str();
+  app.add_option("--input_spec", o.input_spec,
+                 "JSON of the model spec's \"input\" section, replacing the spec's: how records "
+                 "become model inputs (docs/data.md), e.g. '{\"image\": {\"size\": [28, 28], "
+                 "\"channels\": 1}}' to feed zoo:fashion_mnist_cnn from image folders "
+                 "(docs/images.md)");
   app.add_option("--data_index_dir", o.data_index_dir,
                  "Where record indexes of CSV and TFRecord data are cached when the "
                  "data's own directory is read-only (docs/data.md); distributed jobs "

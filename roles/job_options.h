@@ -38,6 +38,12 @@ struct ModelOptions {
   bool data_in_memory = false;
   // Evaluate/predict: a spec without loss or optimizer is fine.
   bool for_inference = false;
+  // JSON of the spec's "input" section, replacing the spec's ("" = the
+  // spec's): e.g. a zoo model fed from image folders.
+  std::string input_spec;
+  // Image data whose class folders (or listing labels) name the classes
+  // when the spec names none: the training data ("" = none).
+  std::string class_data;
 };
 
 struct TrainOptions {

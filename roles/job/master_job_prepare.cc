@@ -179,6 +179,7 @@ Status MasterJob::Prepare() {
   // here); the PS layout is the PS's business.
   if (!IsSingleProcessCheckpoint(mo.checkpoint_dir_for_init)) mo.checkpoint_dir_for_init.clear();
   mo.for_inference = o.training_data.empty();
+  mo.class_data = o.training_data;
   mo.device = "cpu";  // the master only reads the spec; --device is the workers'
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
   cm_ = std::make_unique<CompiledModel>(std::move(cm));

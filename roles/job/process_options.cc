@@ -82,6 +82,7 @@ std::vector<std::string> ModelArgs(const ModelOptions& o) {
   Add(&args, "num_threads", Str(o.num_threads));
   if (!o.adapt_threads) Add(&args, "adapt_threads", "false");
   Add(&args, "device", o.device);
+  Add(&args, "input_spec", o.input_spec);
   Add(&args, "data_index_dir", o.data_index_dir);
   if (o.skip_corrupt_records) Add(&args, "skip_corrupt_records", "true");
   if (o.data_in_memory) Add(&args, "data_in_memory", "true");

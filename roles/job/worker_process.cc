@@ -46,6 +46,7 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   // here); the PS layout is the PS's business.
   if (!IsSingleProcessCheckpoint(mo.checkpoint_dir_for_init)) mo.checkpoint_dir_for_init.clear();
   mo.for_inference = o.training_data.empty();
+  mo.class_data = o.training_data;
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
   std::unique_ptr<data::Source> training, validation, prediction;
   if (!o.training_data.empty()) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "base/logging.h"
+#include "data/image_list.h"
 #include "nn/metrics/metrics_from_json.h"
 #include "nn/optim/optimizer_from_json.h"
 #include "roles/device_choice.h"
@@ -161,6 +162,24 @@ Status RestoreCheckpoint(const Checkpoint& checkpoint, CompiledModel& cm,
   return Status::Ok();
 }
 
+namespace {
+
+// Image data: the class names come from the training data's class folders
+// unless the spec (or the checkpoint's) names them; checkpoints and
+// exports keep them, so every later reader maps folders to the same ids.
+Status NameImageClasses(const ModelOptions& o, data::InputSpec& input) {
+  if (input.format != data::DataFormat::kImages || !input.image.class_names.empty() ||
+      o.class_data.empty()) {
+    return Status::Ok();
+  }
+  auto names = data::FindImageClassNames(o.class_data, o.data_index_dir);
+  if (!names.ok()) return names.status().WithPrefix("--training_data");
+  input.image.class_names = std::move(names).value();
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<CompiledModel> CompileModel(const ModelOptions& o) {
   CompiledModel cm;
   EDL_ASSIGN_OR_RETURN(cm.device, ChooseDevice(o.device));
@@ -203,11 +222,14 @@ Result<CompiledModel> CompileModel(const ModelOptions& o) {
     cm.spec.optimizer_json = *with_lr;
   }
 
+  if (!o.input_spec.empty()) cm.spec.input_json = o.input_spec;
   if (!cm.spec.input_json.empty()) {
-    auto input = data::InputSpecFromJson(cm.spec.input_json, cm.spec.origin + ": input");
+    auto input = data::InputSpecFromJson(
+        cm.spec.input_json, o.input_spec.empty() ? cm.spec.origin + ": input" : "--input_spec");
     if (!input.ok()) return input.status();
     cm.input = std::move(input).value();
   }
+  EDL_RETURN_IF_ERROR(NameImageClasses(o, cm.input));
   if (!cm.spec.loss_json.empty()) {
     auto loss =
         nn::LossFromJson(cm.spec.loss_json, o.loss.empty() ? cm.spec.origin + ": loss" : "--loss");
@@ -226,6 +248,16 @@ Result<CompiledModel> CompileModel(const ModelOptions& o) {
   auto model = nn::keras::BuildModel(cm.spec, o.seed);
   if (!model.ok()) return model.status();
   cm.model = std::move(model).value();
+  const auto& classes = cm.input.image.class_names;
+  const auto outputs = cm.model->output_shapes();
+  if (cm.input.format == data::DataFormat::kImages && !classes.empty() && outputs.size() == 1 &&
+      !outputs[0].empty() && outputs[0].back() > 1 &&
+      outputs[0].back() < static_cast<int64_t>(classes.size())) {
+    return InvalidArgument(cm.spec.origin + ": the data has " + std::to_string(classes.size()) +
+                           " classes (" + classes.front() + " ... " + classes.back() +
+                           ") but the model's output has " + std::to_string(outputs[0].back()) +
+                           " units; give its last Dense layer one unit per class");
+  }
   if (checkpoint) {
     // Slots only make sense for the optimizer that wrote them: evaluation and
     // prediction need none, and training with another optimizer starts fresh.

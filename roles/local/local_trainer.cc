@@ -93,7 +93,9 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o, std::FILE* progr
   }
   tensor::SetNumThreads(o.model.num_threads);  // 0: UsableCpus()
 
-  EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(o.model));
+  ModelOptions mo = o.model;
+  mo.class_data = o.training_data;
+  EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
   // Training data is loaded whole (shuffled across the whole data set each
   // epoch); validation data is streamed, a batch at a time.
   EDL_ASSIGN_OR_RETURN(auto train,

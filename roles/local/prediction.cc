@@ -33,6 +33,32 @@ void AppendNumber(std::string* out, float v) {
   out->append(buf);
 }
 
+// The names of the class ids, where the spec has them (image class
+// folders, a CSV label vocabulary).
+const std::vector<std::string>& ClassNames(const CompiledModel& cm) {
+  return cm.input.format == data::DataFormat::kImages ? cm.input.image.class_names
+                                                      : cm.input.csv.label_vocabulary;
+}
+
+std::string ClassHeader(const CompiledModel& cm) {
+  return ClassNames(cm).empty() ? ",class" : ",class,class_name";
+}
+
+// `,id` and, where the spec names classes, `,name` (quoted as CSV needs).
+void AppendClass(const CompiledModel& cm, int64_t id, std::string* csv) {
+  *csv += ',' + std::to_string(id);
+  const auto& names = ClassNames(cm);
+  if (names.empty()) return;
+  const std::string name = id < static_cast<int64_t>(names.size()) ? names[id] : "";
+  if (name.find_first_of(",\"\n\r") == std::string::npos) {
+    *csv += ',' + name;
+    return;
+  }
+  *csv += ",\"";
+  for (char c : name) *csv += c == '"' ? std::string("\"\"") : std::string(1, c);
+  *csv += '"';
+}
+
 // A CSV of flattened inputs, first opened as all-numeric `flat` (whose one
 // input tells the column count), against the single model input: the
 // column count must be the input's element count; an int64 input (token
@@ -152,7 +178,7 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
                  std::to_string(j);
         }
       }
-      if (with_class) csv += ",class";
+      if (with_class) csv += ClassHeader(cm);
       csv += '\n';
       header_written = true;
     }
@@ -168,7 +194,7 @@ Result<PredictionSummary> RunPrediction(const PredictOptions& o) {
         const float* row = out[0].value().f32() + i * cols[0];
         int64_t best = 0;
         for (int64_t j = 1; j < cols[0]; ++j) best = row[j] > row[best] ? j : best;
-        csv += ',' + std::to_string(best);
+        AppendClass(cm, best, &csv);
       }
       csv += '\n';
     }
@@ -190,7 +216,7 @@ std::string PredictionCsv(const CompiledModel& cm, const tensor::Tensor& output)
       cols > 1 && (!cm.loss || cm.loss->name().find("categorical") != std::string::npos);
   std::string csv;
   for (int64_t j = 0; j < cols; ++j) csv += (j ? "," : "") + name + "_" + std::to_string(j);
-  if (with_class) csv += ",class";
+  if (with_class) csv += ClassHeader(cm);
   csv += '\n';
   const float* v = output.f32();
   for (int64_t i = 0; i < rows; ++i) {
@@ -202,7 +228,7 @@ std::string PredictionCsv(const CompiledModel& cm, const tensor::Tensor& output)
     if (with_class) {
       int64_t best = 0;
       for (int64_t j = 1; j < cols; ++j) best = row[j] > row[best] ? j : best;
-      csv += ',' + std::to_string(best);
+      AppendClass(cm, best, &csv);
     }
     csv += '\n';
   }

@@ -18,8 +18,9 @@ struct PredictionSummary {
 // Writes options.output atomically: a header `<output>_<j>,...` per output
 // column (the model's raw outputs: logits for from_logits models), plus
 // `class` (the arg-max of the first output) for classifiers (a categorical
-// loss, or none known) with more than one output column; then one row per
-// record.
+// loss, or none known) with more than one output column, and `class_name`
+// where the spec names the classes (image class folders, a CSV
+// label_vocabulary); then one row per record.
 Result<PredictionSummary> RunPrediction(const PredictOptions& options);
 
 // The same CSV for the first output only, [records, columns] (what a
