@@ -17,7 +17,13 @@ Examples ColumnBuffer::Gather(const ColumnLayout& layout, const int64_t* indices
   Examples out;
   const int64_t m = layout.num_numeric;
   if (m > 0) {
-    tensor::Tensor x = tensor::Tensor::Empty({n, m}, tensor::DType::kFloat32);
+    // Per record [m], or the first input's shape (an image's [h, w, c]).
+    tensor::Shape shape = {n, m};
+    if (!layout.inputs.empty() && tensor::NumElements(layout.inputs[0].shape) == m) {
+      shape = {n};
+      shape.insert(shape.end(), layout.inputs[0].shape.begin(), layout.inputs[0].shape.end());
+    }
+    tensor::Tensor x = tensor::Tensor::Empty(shape, tensor::DType::kFloat32);
     float* dst = x.f32();
     for (int64_t r = 0; r < n; ++r) {
       std::copy_n(numeric.data() + indices[r] * m, m, dst + r * m);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <set>
 
+#include "data/image_source.h"
+
 namespace edl::data {
 namespace {
 
@@ -28,7 +30,8 @@ ExampleParser& ThreadParser() {
 Result<std::unique_ptr<ExampleDecoder>> ExampleDecoder::Create(const std::string& path,
                                                                const CsvSpec& spec,
                                                                LabelPolicy labels,
-                                                               const ExampleFeatures* first) {
+                                                               const ExampleFeatures* first,
+                                                               const ImageSpec* image) {
   auto bad = [&](const std::string& what) { return InvalidArgument(path + ": " + what); };
   std::unique_ptr<ExampleDecoder> d(new ExampleDecoder(spec));
   ColumnLayout& l = d->layout_;
@@ -58,6 +61,19 @@ Result<std::unique_ptr<ExampleDecoder>> ExampleDecoder::Create(const std::string
       }
     }
   }
+  if (image != nullptr) {
+    d->has_image_ = true;
+    d->image_ = *image;
+    EDL_RETURN_IF_ERROR(claim(image->feature, "the image"));
+    if (first != nullptr && FindFeature(*first, image->feature) == nullptr) {
+      return NotFound(path + ": the image feature '" + image->feature +
+                      "' is not in the first record (set input.image.feature)");
+    }
+    if (!spec.numeric_all || !spec.normalize.empty() || !spec.lengths.empty()) {
+      return bad("input.numeric, normalize and lengths do not go with input.image: the image is "
+                 "the numeric input");
+    }
+  }
   const IdsPlan ids = PlanIds(spec.categorical, spec.categorical_layout);
   l.concat_ids = ids.concat;
   d->offsets_ = ids.offsets;
@@ -69,7 +85,7 @@ Result<std::unique_ptr<ExampleDecoder>> ExampleDecoder::Create(const std::string
     if (!l.concat_ids) l.inputs.push_back({c.column.name, tensor::DType::kInt64, {}, c.NumIds()});
   }
   std::vector<std::string> numeric;
-  if (spec.numeric_all) {
+  if (spec.numeric_all && image == nullptr) {
     if (first != nullptr) {
       for (const auto& [name, f] : *first) {
         if (claimed.count(name) || f.kind == Kind::kEmpty) continue;
@@ -113,7 +129,11 @@ Result<std::unique_ptr<ExampleDecoder>> ExampleDecoder::Create(const std::string
     if (!used) return bad("input.lengths names '" + name + "', which is not a numeric feature");
   }
   l.num_categorical = static_cast<int64_t>(d->categorical_.size());
-  if (l.num_numeric > 0) {
+  if (image != nullptr) {
+    l.num_numeric = image->height * image->width * image->channels;
+    l.inputs.insert(l.inputs.begin(),
+                    {"image", tensor::DType::kFloat32, {image->height, image->width, image->channels}, 0});
+  } else if (l.num_numeric > 0) {
     l.inputs.insert(l.inputs.begin(), {"numeric", tensor::DType::kFloat32, {l.num_numeric}, 0});
   }
   if (l.concat_ids && l.num_categorical > 0) {
@@ -125,6 +145,22 @@ Result<std::unique_ptr<ExampleDecoder>> ExampleDecoder::Create(const std::string
 
 template <typename Find>
 Status ExampleDecoder::DecodeInto(const Find& find, ColumnBuffer* out) const {
+  if (has_image_) {
+    const FeatureView f = find(image_.feature);
+    if (f.kind == Kind::kEmpty) {
+      return InvalidArgument("the image feature '" + image_.feature + "' is missing");
+    }
+    if (f.kind != Kind::kBytes || f.size != 1) {
+      return InvalidArgument("the image feature '" + image_.feature +
+                             "' must be a bytes_list of one encoded image, got " +
+                             std::to_string(f.size) + " " + ExampleKindName(f.kind) + " values");
+    }
+    const size_t at = out->numeric.size();
+    out->numeric.resize(at + static_cast<size_t>(layout_.num_numeric));
+    EDL_RETURN_IF_ERROR(
+        DecodeToInput(f.bytes(0), image_, out->numeric.data() + at)
+            .WithPrefix("the image feature '" + image_.feature + "'"));
+  }
   for (const Numeric& n : numeric_) {
     const FeatureView f = find(n.name);
     if (f.kind == Kind::kEmpty) {

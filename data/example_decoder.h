@@ -8,9 +8,15 @@
 //    by hashing or vocabulary exactly as a CSV field with the same text
 //    (an int64 as its decimal digits); an absent one is the empty value;
 //  * the label: int64_list (classes), bytes_list through label_vocabulary,
-//    or float_list/int64_list with label_type "float".
+//    or float_list/int64_list with label_type "float";
+//  * with an image spec, the bytes_list feature image.feature (one JPEG or
+//    PNG, as TensorFlow's ImageNet/TF-Slim records hold in "image/encoded")
+//    is decoded and resized into the float32 input "image" [height, width,
+//    channels] (data/image_source.h's DecodeToInput), in place of numeric
+//    features.
 // Without "numeric", every feature of the first record that is not the
-// label or categorical is numeric, in name order. Immutable after Create.
+// label or categorical is numeric, in name order (none with an image).
+// Immutable after Create.
 #pragma once
 
 #include <map>
@@ -37,7 +43,8 @@ class ExampleDecoder {
   // has none). Errors name `path` and the feature.
   static Result<std::unique_ptr<ExampleDecoder>> Create(const std::string& path,
                                                         const CsvSpec& spec, LabelPolicy labels,
-                                                        const ExampleFeatures* first);
+                                                        const ExampleFeatures* first,
+                                                        const ImageSpec* image = nullptr);
 
   const ColumnLayout& layout() const { return layout_; }
 
@@ -60,6 +67,8 @@ class ExampleDecoder {
   Status DecodeLabel(const Find& find, ColumnBuffer* out) const;
 
   CsvSpec spec_;
+  bool has_image_ = false;
+  ImageSpec image_;
   ColumnLayout layout_;
   std::vector<Numeric> numeric_;
   std::vector<std::string> categorical_;

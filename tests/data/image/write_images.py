@@ -8,6 +8,11 @@ not edl, and what PIL decodes them to (the oracle).
       "name mode width height" per raw file.
   write_images.py folders DIR IDX_IMAGES IDX_LABELS COUNT EXT
       the first COUNT Fashion-MNIST records as DIR/<label>/<index>.<EXT>.
+  write_images.py tfrecord FILE IDX_IMAGES IDX_LABELS COUNT EXT
+      the same records as tf.train.Examples in the TF-Slim/ImageNet layout:
+      "image/encoded" (the PNG or JPEG bytes), "image/format",
+      "image/class/label" (int64) and "image/filename"; the Examples and
+      the TFRecord framing are encoded by tests/data/write_tfrecords.py.
 """
 import gzip
 import random
@@ -125,8 +130,35 @@ def folders(d, images, labels, count, ext):
         img.save(f"{d}/{ys[i]}/{i}.{ext}", **({"quality": 95} if ext == "jpg" else {}))
 
 
+def tfrecord(path, images, labels, count, ext):
+    import io
+    import os
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from write_tfrecords import field, frame, varint
+    dims, pixels = read_idx(images)
+    _, ys = read_idx(labels)
+    size = dims[1] * dims[2]
+    out = bytearray()
+    for i in range(count):
+        img = Image.frombytes("L", (dims[2], dims[1]), pixels[i * size:(i + 1) * size])
+        buf = io.BytesIO()
+        img.save(buf, format="PNG" if ext == "png" else "JPEG",
+                 **({"quality": 95} if ext == "jpg" else {}))
+        features = {
+            b"image/encoded": field(1, field(1, buf.getvalue())),
+            b"image/format": field(1, field(1, ext.encode())),
+            b"image/class/label": field(3, field(1, varint(ys[i]))),
+            b"image/filename": field(1, field(1, b"%d.%s" % (i, ext.encode()))),
+        }
+        entries = b"".join(field(1, field(1, k) + field(2, v)) for k, v in features.items())
+        out += frame(field(1, entries))
+    open(path, "wb").write(bytes(out))
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "cases":
+    if sys.argv[1] == "tfrecord":
+        tfrecord(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6])
+    elif sys.argv[1] == "cases":
         cases(sys.argv[2])
     elif sys.argv[1] == "folders":
         folders(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6])
