@@ -59,6 +59,7 @@ void BatchPrefetcher::Produce() {
       return;
     }
     int64_t left = end_ - begin_;
+    int64_t at = begin_;
     while (left > 0 && (left >= size || !options_.drop_remainder)) {
       // A full batch unless the range ends (records skipped as corrupt are
       // made up from the records after them).
@@ -71,6 +72,10 @@ void BatchPrefetcher::Produce() {
           Push(piece.status());
           return;
         }
+        std::vector<int64_t> indices(static_cast<size_t>(take));
+        for (int64_t k = 0; k < take; ++k) indices[k] = at + k;
+        LabelRecords(*piece, std::move(indices));
+        at += take;
         left -= take;
         have += piece->size();
         records_skipped_ += take - piece->size();
@@ -89,9 +94,17 @@ void BatchPrefetcher::Produce() {
   records_skipped_ = (end_ - begin_) - (*records)->num_records();
   finished_reading_ = true;
   Batcher batcher(**records, 0, (*records)->num_records(), options_);
+  const bool complete = records_skipped_ == 0;
   for (int64_t i = 0; i < batcher.num_batches(); ++i) {
     Result<Examples> batch = batcher.Batch(i);
     const bool ok = batch.ok();
+    // The batcher numbers the task's records from 0; with none left out,
+    // record k of the task is record begin + k of the data set.
+    if (ok && complete) {
+      for (int64_t& r : batch->records) r += begin_;
+    } else if (ok) {
+      batch->records.clear();
+    }
     if (!Push(std::move(batch)) || !ok) return;
   }
 }

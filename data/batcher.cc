@@ -34,8 +34,12 @@ Result<Examples> Batcher::Batch(int64_t i) const {
   EDL_CHECK(i >= 0 && i < num_batches()) << "batch " << i << " of " << num_batches();
   int64_t from = i * options_.batch_size;
   int64_t to = std::min<int64_t>(from + options_.batch_size, order_.size());
-  if (!options_.shuffle) return source_.Read(order_[from], order_[from] + (to - from));
-  return source_.Gather(std::vector<int64_t>(order_.begin() + from, order_.begin() + to));
+  std::vector<int64_t> indices(order_.begin() + from, order_.begin() + to);
+  Result<Examples> batch = options_.shuffle
+                               ? source_.Gather(indices)
+                               : source_.Read(order_[from], order_[from] + (to - from));
+  if (batch.ok()) LabelRecords(*batch, std::move(indices));
+  return batch;
 }
 
 Result<std::optional<Examples>> Batcher::Next() {

@@ -17,12 +17,25 @@ namespace edl::data {
 struct Examples {
   std::vector<tensor::Tensor> inputs;
   tensor::Tensor labels;
+  // Each row's record index in its data set, where known (empty if not):
+  // set by the batchers (data/batcher.h, data/batch_prefetcher.h) and by
+  // sources that leave records out (--skip_corrupt_records); what seeds a
+  // record's random augmentation (nn/layers/augmentation.h).
+  std::vector<int64_t> records;
 
   int64_t size() const {
     if (!inputs.empty()) return inputs[0].dim(0);
     return labels.defined() ? labels.dim(0) : 0;
   }
 };
+
+// Sets e.records to `indices` when they are unknown and the rows are as
+// many as the indices (none were left out).
+inline void LabelRecords(Examples& e, std::vector<int64_t> indices) {
+  if (e.records.empty() && e.size() == static_cast<int64_t>(indices.size())) {
+    e.records = std::move(indices);
+  }
+}
 
 // Describes one model input a source produces.
 struct InputInfo {

@@ -78,6 +78,7 @@ Result<Examples> ImageSource::Gather(const std::vector<int64_t>& indices) const 
     int64_t* y = out.labels.i64();
     for (int64_t i = 0; i < n; ++i) y[i] = list_.labels[static_cast<size_t>(kept[i])];
   }
+  out.records = std::move(kept);
   return out;
 }
 

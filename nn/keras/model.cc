@@ -33,6 +33,11 @@ std::vector<Shape> Model::output_shapes() const {
 }
 
 std::vector<Var> Model::Forward(const std::vector<Tensor>& inputs, bool training) {
+  return Forward(inputs, training, {});
+}
+
+std::vector<Var> Model::Forward(const std::vector<Tensor>& inputs, bool training,
+                                const std::vector<uint64_t>& record_keys) {
   EDL_CHECK_EQ(inputs.size(), inputs_.size()) << "model \"" << name_ << "\" inputs";
   std::vector<Var> vars;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -44,7 +49,12 @@ std::vector<Var> Model::Forward(const std::vector<Tensor>& inputs, bool training
         << ", got " << tensor::ShapeString(t.shape());
     vars.push_back(Var(t.dtype() == spec.dtype ? t : tensor::Cast(t, spec.dtype)));
   }
-  return Run(vars, {training, &rng_});
+  layers::CallContext ctx{training, &rng_};
+  if (!record_keys.empty()) {
+    EDL_CHECK_EQ(static_cast<int64_t>(record_keys.size()), inputs[0].dim(0));
+    ctx.record_keys = &record_keys;
+  }
+  return Run(vars, ctx);
 }
 
 std::vector<Var> Model::Run(const std::vector<Var>& inputs, const layers::CallContext& ctx) {

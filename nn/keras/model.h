@@ -63,6 +63,10 @@ class Model {
   // Float and int64 inputs are converted to the declared dtype.
   // REQUIRES: shapes match inputs() after the batch axis.
   std::vector<Var> Forward(const std::vector<Tensor>& inputs, bool training);
+  // The same with one augmentation key per record (CallContext::record_keys;
+  // empty: drawn from the model's generator).
+  std::vector<Var> Forward(const std::vector<Tensor>& inputs, bool training,
+                           const std::vector<uint64_t>& record_keys);
   // The same on Vars, with the caller's context (its dropout generator):
   // a model nested as a layer of another (nn/keras/nested_model.h). Inputs
   // are used as they are.

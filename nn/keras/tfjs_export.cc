@@ -1,6 +1,7 @@
 #include "nn/keras/tfjs_export.h"
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -13,6 +14,88 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+bool IsAugmentation(const json& layer) {
+  static const char* kNames[] = {"RandomFlip",        "RandomRotation", "RandomZoom",
+                                 "RandomTranslation", "RandomContrast", "RandomBrightness"};
+  const std::string cls = layer.value("class_name", "");
+  for (const char* n : kNames) {
+    if (cls == n) return true;
+  }
+  return false;
+}
+
+// Inference as TF.js runs it: the random augmentation layers (identities at
+// inference, and unknown to TF.js) are left out, their consumers reading
+// their input; RandomCrop becomes what it computes at inference, Keras'
+// smart_resize (a Resizing with crop_to_aspect_ratio).
+json ForInference(json topology) {
+  json& config = topology["config"];
+  if (!config.is_object() || !config.contains("layers")) return topology;
+  json& layers = config["layers"];
+  for (json& l : layers) {
+    if (l.value("class_name", "") != "RandomCrop") continue;
+    json c = l["config"];
+    l["class_name"] = "Resizing";
+    l["config"] = {{"name", c["name"]},
+                   {"trainable", false},
+                   {"dtype", "float32"},
+                   {"height", c["height"]},
+                   {"width", c["width"]},
+                   {"interpolation", "bilinear"},
+                   {"crop_to_aspect_ratio", true}};
+  }
+  const bool functional = topology.value("class_name", "") != "Sequential";
+  if (!functional) {
+    json kept = json::array();
+    json pending_shape;  // a removed first layer's batch_input_shape
+    for (json& l : layers) {
+      if (IsAugmentation(l)) {
+        if (l["config"].contains("batch_input_shape")) {
+          pending_shape = l["config"]["batch_input_shape"];
+        }
+        continue;
+      }
+      if (!pending_shape.is_null() && !l["config"].contains("batch_input_shape")) {
+        l["config"]["batch_input_shape"] = pending_shape;
+      }
+      pending_shape = json();
+      kept.push_back(l);
+    }
+    layers = kept;
+    return topology;
+  }
+  // Functional: each removed layer's output is its (single) input.
+  std::map<std::string, json> replaced;  // layer name -> its inbound [name, node, tensor]
+  json kept = json::array();
+  for (const json& l : layers) {
+    if (IsAugmentation(l) && l.contains("inbound_nodes") && l["inbound_nodes"].size() == 1 &&
+        l["inbound_nodes"][0].size() == 1) {
+      json src = l["inbound_nodes"][0][0];
+      const std::string from = src[0].get<std::string>();
+      if (replaced.count(from)) src = replaced[from];
+      replaced[l.value("name", "")] = src;
+      continue;
+    }
+    kept.push_back(l);
+  }
+  auto rewire = [&](json& ref) {
+    auto it = replaced.find(ref[0].get<std::string>());
+    if (it == replaced.end()) return;
+    json fixed = it->second;
+    if (ref.size() > 3) fixed[3] = ref[3];  // keep the call's kwargs
+    ref = fixed;
+  };
+  for (json& l : kept) {
+    if (!l.contains("inbound_nodes")) continue;
+    for (json& node : l["inbound_nodes"]) {
+      for (json& ref : node) rewire(ref);
+    }
+  }
+  for (json& ref : config["output_layers"]) rewire(ref);
+  layers = kept;
+  return topology;
+}
+
 Status WriteAll(const Model& model, const ModelSpec& spec, const fs::path& dir) {
   json weights = json::array();
   std::string bytes;
@@ -22,6 +105,7 @@ Status WriteAll(const Model& model, const ModelSpec& spec, const fs::path& dir) 
     bytes.append(static_cast<const char*>(host.raw_data()), host.bytes());
   }
   EDL_ASSIGN_OR_RETURN(json topology, ParseJsonText(model.ToKerasJson(), "model"));
+  topology = ForInference(std::move(topology));
   json edl = json::object();
   auto add = [&](const char* key, const std::string& text) -> Status {
     if (text.empty()) return Status::Ok();

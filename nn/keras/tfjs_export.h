@@ -3,7 +3,9 @@
 // with one group "weights.bin", and the spec's loss/optimizer/metrics/input
 // under userDefinedMetadata.edl) plus dir/weights.bin (little-endian
 // float32, weights in Keras order). tf.loadLayersModel reads it; so does
-// LoadModelSpec. Written into a temporary directory beside `dir` and renamed
+// LoadModelSpec. The topology is the model at inference: random
+// augmentation layers (identities then) are left out and RandomCrop is
+// written as the Resizing it computes (nn/layers/augmentation.h). Written into a temporary directory beside `dir` and renamed
 // into place, so a failure leaves no half-written export.
 #pragma once
 

@@ -105,6 +105,30 @@ constexpr char kPlantedDeepFm[] = R"json({
             "categorical_layout": "concat_with_offsets"}
 })json";
 
+// A small CNN for folders of images at 64 x 64 RGB (docs/images.md): random
+// flips, rotations and zooms in training (identities at inference), three
+// conv/pool stages, global average pooling, dropout, 10 logits.
+constexpr char kImageFolderCnn[] = R"json({
+  "model": {"class_name": "Sequential", "config": {"name": "image_folder_cnn", "layers": [
+    {"class_name": "InputLayer", "config": {"name": "image", "batch_input_shape": [null, 64, 64, 3], "dtype": "float32"}},
+    {"class_name": "RandomFlip", "config": {"name": "flip", "mode": "horizontal"}},
+    {"class_name": "RandomRotation", "config": {"name": "rotate", "factor": 0.05}},
+    {"class_name": "RandomZoom", "config": {"name": "zoom", "height_factor": 0.1}},
+    {"class_name": "Conv2D", "config": {"name": "conv1", "filters": 32, "kernel_size": [3, 3], "padding": "same", "activation": "relu"}},
+    {"class_name": "MaxPooling2D", "config": {"name": "pool1", "pool_size": [2, 2]}},
+    {"class_name": "Conv2D", "config": {"name": "conv2", "filters": 64, "kernel_size": [3, 3], "padding": "same", "activation": "relu"}},
+    {"class_name": "MaxPooling2D", "config": {"name": "pool2", "pool_size": [2, 2]}},
+    {"class_name": "Conv2D", "config": {"name": "conv3", "filters": 128, "kernel_size": [3, 3], "padding": "same", "activation": "relu"}},
+    {"class_name": "MaxPooling2D", "config": {"name": "pool3", "pool_size": [2, 2]}},
+    {"class_name": "GlobalAveragePooling2D", "config": {"name": "pool"}},
+    {"class_name": "Dropout", "config": {"name": "dropout", "rate": 0.3}},
+    {"class_name": "Dense", "config": {"name": "logits", "units": 10}}]}},
+  "loss": {"class_name": "SparseCategoricalCrossentropy", "config": {"from_logits": true}},
+  "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.001}},
+  "metrics": ["accuracy"],
+  "input": {"image": {"size": [64, 64], "channels": 3}}
+})json";
+
 // Wide & Deep for the planted CSVs: a linear (wide) part over one-weight
 // embeddings and the numeric columns, plus an MLP (deep) over 8-wide
 // embeddings and the numeric columns; their logits add.
@@ -198,6 +222,12 @@ const std::map<std::string, ZooEntry>& Zoo() {
         "max pooling, dropout, Dense(10) logits; Adam 0.001 cosine-decayed to 1e-4 "
         "over 3 epochs of batch 64",
         kFashionMnistCnn}},
+      {"image_folder_cnn",
+       {"CNN for folders of images (one subfolder per class, 10 classes) decoded and resized "
+        "to [64, 64, 3]: RandomFlip, RandomRotation(0.05), RandomZoom(0.1) in training, "
+        "3 x (Conv2D 3x3 relu, MaxPooling2D), global average pooling, Dropout(0.3), Dense(10) "
+        "logits; Adam 0.001",
+        kImageFolderCnn}},
       {"imdb_bilstm",
        {"Text classifier for id sequences of length 80 padded with 0 (CSV columns t0..t79, "
         "label): Embedding(5000, 32, mask_zero) -> Bidirectional(LSTM(32)) -> Dense(16, relu) "

@@ -3,6 +3,8 @@
 //   fashion_mnist_mlp   Flatten -> Dense(128, relu) -> Dense(10) logits
 //   fashion_mnist_cnn   ElasticDL's mnist functional model (2 Conv2D, BN,
 //                       max pooling, dropout, Dense(10) logits)
+//   image_folder_cnn    a small CNN with random flip/rotation/zoom for
+//                       image folders at [64, 64, 3] (docs/images.md)
 //   imdb_bilstm         Embedding(mask_zero) -> Bidirectional LSTM -> Dense
 //                       for zero-padded id sequences
 //   mobilenet_v2        MobileNetV2 (width 0.5) for [32, 32, 3] images

@@ -34,6 +34,11 @@ struct CallContext {
   bool training = false;
   // Randomness for dropout. REQUIRES: non-null when training.
   std::mt19937_64* rng = nullptr;
+  // Training: one key per record of the batch that seeds its random
+  // augmentation (nn/layers/augmentation.h: AugmentationKey of the job's
+  // seed, the epoch and the record), so that a retried task sees the same
+  // images; null: keys are drawn from rng.
+  const std::vector<uint64_t>* record_keys = nullptr;
 };
 
 class Layer {

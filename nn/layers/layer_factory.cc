@@ -16,6 +16,7 @@
 #include "nn/layers/dense.h"
 #include "nn/layers/depthwise_conv.h"
 #include "nn/layers/embedding.h"
+#include "nn/layers/affine_augmentation.h"
 #include "nn/layers/image_preprocessing.h"
 #include "nn/layers/masking.h"
 #include "nn/layers/merging.h"
@@ -116,6 +117,13 @@ const std::map<std::string, Factory>& Factories() {
       {"RNN", RnnOfCells::FromConfig},
       {"Resizing", Resizing::FromConfig},
       {"CenterCrop", CenterCrop::FromConfig},
+      {"RandomFlip", RandomFlip::FromConfig},
+      {"RandomRotation", RandomRotation::FromConfig},
+      {"RandomZoom", RandomZoom::FromConfig},
+      {"RandomTranslation", RandomTranslation::FromConfig},
+      {"RandomCrop", RandomCrop::FromConfig},
+      {"RandomContrast", RandomContrast::FromConfig},
+      {"RandomBrightness", RandomBrightness::FromConfig},
       {"LeakyReLU", LeakyReLU::FromConfig},
       {"ELU", Elu::FromConfig},
       {"PReLU", PReLU::FromConfig},

@@ -74,6 +74,7 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
     ao.name = o.worker_name;
     ao.minibatch_size = o.minibatch_size;
     ao.shuffle = o.shuffle;
+    ao.seed = o.model.seed;
     ao.ring_host = o.ring_host;
     ao.secret = secret;
     ao.collective_timeout =
@@ -110,6 +111,7 @@ Status RunWorkerProcess(const WorkerProcessOptions& o) {
   wo.minibatch_size = o.minibatch_size;
   wo.get_model_steps = o.get_model_steps;
   wo.shuffle = o.shuffle;
+  wo.seed = o.model.seed;
   wo.adapt_threads = o.model.adapt_threads;
   wo.master_outage_tolerance =
       std::chrono::milliseconds(static_cast<int64_t>(o.master_outage_tolerance_s * 1000));

@@ -4,6 +4,7 @@
 
 #include "data/batch_prefetcher.h"
 #include "nn/autograd.h"
+#include "nn/layers/augmentation.h"
 
 namespace edl::roles {
 
@@ -32,6 +33,14 @@ std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch, const Compi
 
 std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch, const CompiledModel& cm) {
   return ModelInputs(batch, cm, cm.device);
+}
+
+std::vector<uint64_t> AugmentationKeys(const data::Examples& batch, uint64_t seed, int64_t epoch) {
+  std::vector<uint64_t> keys;
+  if (batch.records.size() != static_cast<size_t>(batch.size())) return keys;
+  keys.reserve(batch.records.size());
+  for (int64_t r : batch.records) keys.push_back(nn::layers::AugmentationKey(seed, epoch, r));
+  return keys;
 }
 
 Status CheckBatch(const tensor::Tensor& labels, const tensor::Tensor& output,

@@ -32,6 +32,11 @@ std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch, const Compi
                                         tensor::Device device);
 std::vector<tensor::Tensor> ModelInputs(const data::Examples& batch, const CompiledModel& cm);
 
+// One augmentation key per record of a training batch (CallContext::
+// record_keys) from the job's seed, the epoch and the records' indices;
+// empty when the batch does not know its records (then keys are drawn).
+std::vector<uint64_t> AugmentationKeys(const data::Examples& batch, uint64_t seed, int64_t epoch);
+
 // Whether the loss and every metric accept these labels and the model's
 // output (shapes; sparse labels that are class ids). InvalidArgument naming
 // `flag` and what does not fit otherwise (the loss and metrics treat a

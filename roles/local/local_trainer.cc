@@ -279,7 +279,8 @@ Result<TrainingSummary> RunLocalTraining(const TrainOptions& o, std::FILE* progr
     };
     for (int64_t b = first_batch; b < steps_per_epoch && global_step < total_steps; ++b) {
       EDL_ASSIGN_OR_RETURN(data::Examples batch, batcher.Batch(b));
-      std::vector<nn::Var> out = cm.model->Forward(ModelInputs(batch, cm), true);
+      std::vector<nn::Var> out = cm.model->Forward(ModelInputs(batch, cm), true,
+                                                   AugmentationKeys(batch, o.model.seed, epoch));
       EDL_RETURN_IF_ERROR(CheckBatch(batch.labels, out[0].value(), cm, metrics,
                                      "--training_data " + o.training_data));
       nn::Var loss = cm.loss->Compute(out[0], batch.labels);

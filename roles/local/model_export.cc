@@ -24,7 +24,10 @@ Status ExportModel(const CompiledModel& cm, const std::string& dir) {
   const std::string pid = std::to_string(::getpid());
   const fs::path tmp = target.string() + ".tmp." + pid;
   fs::remove_all(tmp, ec);
-  Status s = nn::keras::ExportTfjs(*cm.model, cm.spec, tmp.string());
+  // The input section as the job resolved it (image class names included).
+  nn::keras::ModelSpec spec = cm.spec;
+  if (!spec.input_json.empty()) spec.input_json = data::InputSpecToJson(cm.input);
+  Status s = nn::keras::ExportTfjs(*cm.model, spec, tmp.string());
   if (s.ok()) s = WriteCheckpoint((tmp / "checkpoint").string(), cm.MakeCheckpoint(), 0);
   if (!s.ok()) {
     fs::remove_all(tmp, ec);

@@ -28,7 +28,8 @@ Status AllreduceWorker::Step(bool* all_done, bool* all_idle, int64_t* total_samp
   EDL_ASSIGN_OR_RETURN(auto metrics, cm_.MakeMetrics());
   std::vector<nn::Var> out;
   if (batch != nullptr) {
-    out = cm_.model->Forward(ModelInputs(batch->examples, cm_), /*training=*/true);
+    out = cm_.model->Forward(ModelInputs(batch->examples, cm_), /*training=*/true,
+                             AugmentationKeys(batch->examples, options_.seed, batch->task.epoch));
     Status fits = CheckBatch(batch->examples.labels, out[0].value(), cm_, metrics,
                              TaskRangeName(batch->task));
     if (!fits.ok()) {

@@ -53,6 +53,7 @@ struct AllreduceWorkerOptions {
   std::string name = "worker-0";
   int64_t minibatch_size = 64;
   bool shuffle = true;                  // records inside a task, seeded by the task
+  uint64_t seed = 0;                    // the job's --seed (augmentation keys)
   std::string ring_host = "127.0.0.1";  // where this worker's ring listens
   std::string secret;                   // the job secret (ring handshake)
   // A transfer that makes no progress this long fails the step.

@@ -266,7 +266,9 @@ Status Worker::RunTask(Lease& lease, protocol::ReportTaskRequest* report) {
 
     std::unique_ptr<nn::NoGradGuard> no_grad;
     if (!training) no_grad = std::make_unique<nn::NoGradGuard>();
-    std::vector<nn::Var> out = cm_.model->Forward(inputs, training);
+    std::vector<nn::Var> out = cm_.model->Forward(
+        inputs, training,
+        training ? AugmentationKeys(*batch, options_.seed, task.epoch) : std::vector<uint64_t>());
     if (task.type == TaskType::kPrediction) {
       const tensor::Tensor& y = out[0].value();
       // Predictions go on the wire: host copies.

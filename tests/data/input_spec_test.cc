@@ -128,8 +128,8 @@ TEST(InputSpec, RejectsBadValues) {
   EXPECT_EQ(Error("[1]"), "m.json: input: must be a JSON object, got [1]");
   EXPECT_EQ(Error("{").rfind("m.json: input: invalid JSON: ", 0), 0u);
   EXPECT_EQ(Error(R"({"format": "parquet"})"),
-            "m.json: input.format: must be \"idx\", \"csv\", \"tfrecord\" or \"auto\", got "
-            "\"parquet\"");
+            "m.json: input.format: must be \"idx\", \"csv\", \"tfrecord\", \"images\" or "
+            "\"auto\", got \"parquet\"");
   EXPECT_EQ(Error(R"({"scale": "big"})"), "m.json: input.scale: must be a number, got \"big\"");
   EXPECT_EQ(Error(R"({"shape": [28, 0]})"),
             "m.json: input.shape: dimensions must be positive, got [28,0]");

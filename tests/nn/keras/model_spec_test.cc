@@ -48,7 +48,8 @@ TEST(ModelSpec, ReadsABareKerasModel) {
 TEST(ModelSpec, LoadsEveryZooModel) {
   ASSERT_EQ(ZooNames(), (std::vector<std::string>{
                             "cifar10_resnet", "cifar10_resnet50", "criteo_deepfm", "dcn",
-                            "fashion_mnist_cnn", "fashion_mnist_mlp", "imdb_bilstm", "mobilenet_v2",
+                            "fashion_mnist_cnn", "fashion_mnist_mlp", "image_folder_cnn",
+                            "imdb_bilstm", "mobilenet_v2",
                             "planted_deepfm", "transformer_encoder", "wide_and_deep"}));
   for (const std::string& name : ZooNames()) {
     auto s = LoadModelSpec("zoo:" + name);
@@ -73,11 +74,16 @@ TEST(ModelSpec, LoadsEveryZooModel) {
   EXPECT_EQ((*criteo)->inputs()[0].shape, (Shape{13}));
   EXPECT_EQ((*criteo)->inputs()[1].shape, (Shape{26}));
   EXPECT_EQ((*criteo)->EmbeddingInputs().size(), 2u);
+  // The image folder CNN: augmentation layers first, no weights in them.
+  auto images = BuildModel(LoadModelSpec("zoo:image_folder_cnn").value(), 1);
+  EXPECT_EQ((*images)->inputs()[0].shape, (Shape{64, 64, 3}));
+  EXPECT_NE((*images)->Summary().find("flip (RandomFlip)"), std::string::npos)
+      << (*images)->Summary();
   EXPECT_EQ(LoadModelSpec("zoo:resnet").status().message(),
             "zoo:resnet: no such model in the zoo (known: cifar10_resnet, cifar10_resnet50, "
             "criteo_deepfm, dcn, "
-            "fashion_mnist_cnn, fashion_mnist_mlp, imdb_bilstm, mobilenet_v2, planted_deepfm, "
-            "transformer_encoder, wide_and_deep)");
+            "fashion_mnist_cnn, fashion_mnist_mlp, image_folder_cnn, imdb_bilstm, mobilenet_v2, "
+            "planted_deepfm, transformer_encoder, wide_and_deep)");
 }
 
 class TfjsDir : public ::testing::Test {
