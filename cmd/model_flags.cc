@@ -69,8 +69,9 @@ void AddModelFlags(CLI::App& app, roles::ModelOptions& o) {
                "by distributed jobs");
   app.add_flag("--data_in_memory", o.data_in_memory,
                "Distributed jobs: every worker loads its data sets whole when it starts "
-               "(decoded once, reused every epoch; memory grows with the data set) "
-               "instead of streaming each task's records from disk");
+               "(decoded once, reused every epoch; memory grows with the data set: image "
+               "files take height x width x channels x 4 bytes each) instead of streaming "
+               "each task's records from disk");
 }
 
 void AddCommonFlags(CLI::App& app, CommonFlags& f) {

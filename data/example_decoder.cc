@@ -70,8 +70,9 @@ Result<std::unique_ptr<ExampleDecoder>> ExampleDecoder::Create(const std::string
                       "' is not in the first record (set input.image.feature)");
     }
     if (!spec.numeric_all || !spec.normalize.empty() || !spec.lengths.empty()) {
-      return bad("input.numeric, normalize and lengths do not go with input.image: the image is "
-                 "the numeric input");
+      return bad(
+          "input.numeric, normalize and lengths do not go with input.image: the image is "
+          "the numeric input");
     }
   }
   const IdsPlan ids = PlanIds(spec.categorical, spec.categorical_layout);
@@ -131,8 +132,9 @@ Result<std::unique_ptr<ExampleDecoder>> ExampleDecoder::Create(const std::string
   l.num_categorical = static_cast<int64_t>(d->categorical_.size());
   if (image != nullptr) {
     l.num_numeric = image->height * image->width * image->channels;
-    l.inputs.insert(l.inputs.begin(),
-                    {"image", tensor::DType::kFloat32, {image->height, image->width, image->channels}, 0});
+    l.inputs.insert(
+        l.inputs.begin(),
+        {"image", tensor::DType::kFloat32, {image->height, image->width, image->channels}, 0});
   } else if (l.num_numeric > 0) {
     l.inputs.insert(l.inputs.begin(), {"numeric", tensor::DType::kFloat32, {l.num_numeric}, 0});
   }
@@ -157,9 +159,8 @@ Status ExampleDecoder::DecodeInto(const Find& find, ColumnBuffer* out) const {
     }
     const size_t at = out->numeric.size();
     out->numeric.resize(at + static_cast<size_t>(layout_.num_numeric));
-    EDL_RETURN_IF_ERROR(
-        DecodeToInput(f.bytes(0), image_, out->numeric.data() + at)
-            .WithPrefix("the image feature '" + image_.feature + "'"));
+    EDL_RETURN_IF_ERROR(DecodeToInput(f.bytes(0), image_, out->numeric.data() + at)
+                            .WithPrefix("the image feature '" + image_.feature + "'"));
   }
   for (const Numeric& n : numeric_) {
     const FeatureView f = find(n.name);

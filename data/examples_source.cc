@@ -53,7 +53,8 @@ Examples JoinExamples(std::vector<Examples> pieces) {
     out.labels = tensor::Concat(ys, 0);
   }
   bool known = true;
-  for (const Examples& e : pieces) known = known && e.records.size() == static_cast<size_t>(e.size());
+  for (const Examples& e : pieces)
+    known = known && e.records.size() == static_cast<size_t>(e.size());
   for (const Examples& e : pieces) {
     if (known) out.records.insert(out.records.end(), e.records.begin(), e.records.end());
   }

@@ -24,10 +24,10 @@ bool Hidden(const std::string& name) { return name.empty() || name[0] == '.' || 
 
 // A class-folder scan: what the cache holds.
 struct FolderScan {
-  std::vector<std::string> folders;                    // class folders, sorted
-  std::vector<std::pair<std::string, int64_t>> dirs;   // every folder below root: mtime (ns)
-  std::vector<std::string> files;                      // record order
-  std::vector<int64_t> folder_of;                      // per file
+  std::vector<std::string> folders;                   // class folders, sorted
+  std::vector<std::pair<std::string, int64_t>> dirs;  // every folder below root: mtime (ns)
+  std::vector<std::string> files;                     // record order
+  std::vector<int64_t> folder_of;                     // per file
 };
 
 int64_t MtimeNs(const fs::path& p, std::error_code& ec) {
@@ -40,8 +40,9 @@ Status ListRoot(const std::string& root, std::vector<std::string>* folders,
   std::error_code ec;
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
+    std::error_code entry;
     if (Hidden(name)) continue;
-    if (it->is_directory(ec)) {
+    if (it->is_directory(entry)) {
       folders->push_back(name);
     } else if (IsImageFileName(name)) {
       top_files->push_back(name);
@@ -65,14 +66,17 @@ Result<FolderScan> ScanClassFolders(const std::string& root,
     const size_t before = scan.files.size();
     fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
     for (; !ec && it != end; it.increment(ec)) {
+      // An entry that cannot be examined (a broken link, a link loop) is
+      // listed by its name: reading it fails (or is skipped) by name later.
+      std::error_code entry;
       const std::string name = it->path().filename().string();
       if (Hidden(name)) {
-        if (it->is_directory(ec)) it.disable_recursion_pending();
+        if (it->is_directory(entry)) it.disable_recursion_pending();
         continue;
       }
-      const std::string rel = fs::relative(it->path(), root, ec).string();
-      if (it->is_directory(ec)) {
-        scan.dirs.push_back({rel, MtimeNs(it->path(), ec)});
+      const std::string rel = it->path().lexically_relative(root).string();
+      if (it->is_directory(entry)) {
+        scan.dirs.push_back({rel, MtimeNs(it->path(), entry)});
       } else if (IsImageFileName(name)) {
         scan.files.push_back(rel);
         scan.folder_of.push_back(static_cast<int64_t>(c));
@@ -107,8 +111,8 @@ std::string CachePath(const std::string& root, const std::string& index_dir) {
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx",
                 static_cast<unsigned long long>(Fnv1a64(ec ? root : absolute)));
-  return (fs::path(index_dir) / (std::string(hash) + "-" +
-                                 fs::path(absolute).filename().string() + ".edlimages"))
+  return (fs::path(index_dir) /
+          (std::string(hash) + "-" + fs::path(absolute).filename().string() + ".edlimages"))
       .string();
 }
 
@@ -207,8 +211,9 @@ Result<ImageList> ListFolder(const std::string& root, const std::vector<std::str
                              ": holds no images (*.jpg, *.jpeg, *.png) and no class folders");
     }
     if (labels == LabelPolicy::kRequired) {
-      return InvalidArgument(root + ": holds images but no class folders; labeled data needs "
-                                    "one subfolder per class (" +
+      return InvalidArgument(root +
+                             ": holds images but no class folders; labeled data needs "
+                             "one subfolder per class (" +
                              root + "/<class>/<image>)");
     }
     list.files = std::move(top);
@@ -250,8 +255,9 @@ Result<ImageList> ReadListing(const std::string& csv, const std::vector<std::str
     return InvalidArgument(csv + ":1: the header names no \"path\" column (expected path,label)");
   }
   if (label_col < 0 && labels == LabelPolicy::kRequired) {
-    return InvalidArgument(csv + ":1: the header names no \"label\" column; labeled data needs "
-                                 "one (path,label)");
+    return InvalidArgument(csv +
+                           ":1: the header names no \"label\" column; labeled data needs "
+                           "one (path,label)");
   }
   ImageList list;
   list.root = fs::path(csv).parent_path().string();
@@ -285,7 +291,8 @@ Result<ImageList> ReadListing(const std::string& csv, const std::vector<std::str
                            list.class_names.end());
   }
   std::map<std::string, int64_t> id;
-  for (size_t i = 0; i < list.class_names.size(); ++i) id[list.class_names[i]] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < list.class_names.size(); ++i)
+    id[list.class_names[i]] = static_cast<int64_t>(i);
   for (size_t i = 0; i < names.size(); ++i) {
     auto it = id.find(names[i]);
     if (it == id.end()) {

@@ -96,7 +96,8 @@ void ResizeImage(const DecodedImage& image, const ImageSpec& spec, float* out) {
   };
   if (r.height == oh && r.width == ow) {  // every method samples each pixel as it is
     for (int64_t y = 0; y < oh; ++y) {
-      for (int64_t x = 0; x < ow * c; ++x) *out++ = static_cast<float>(base[y * stride + x]) * scale + offset;
+      for (int64_t x = 0; x < ow * c; ++x)
+        *out++ = static_cast<float>(base[y * stride + x]) * scale + offset;
     }
     return;
   }
@@ -136,7 +137,8 @@ void ResizeImage(const DecodedImage& image, const ImageSpec& spec, float* out) {
           for (int64_t k = 0; k < c; ++k) {
             float sum = 0;
             for (size_t i = 0; i < ys.weights[y].size(); ++i) {
-              const int64_t sy = std::min<int64_t>(ys.first[y] + static_cast<int64_t>(i), r.height - 1);
+              const int64_t sy =
+                  std::min<int64_t>(ys.first[y] + static_cast<int64_t>(i), r.height - 1);
               float row = 0;
               for (size_t j = 0; j < xs.weights[x].size(); ++j) {
                 const int64_t sx =

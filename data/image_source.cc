@@ -69,8 +69,8 @@ Result<Examples> ImageSource::Gather(const std::vector<int64_t>& indices) const 
   }
   const auto n = static_cast<int64_t>(kept.size());
   Examples out;
-  tensor::Tensor x =
-      tensor::Tensor::Empty({n, spec_.height, spec_.width, spec_.channels}, tensor::DType::kFloat32);
+  tensor::Tensor x = tensor::Tensor::Empty({n, spec_.height, spec_.width, spec_.channels},
+                                           tensor::DType::kFloat32);
   if (n > 0) std::memcpy(x.f32(), pixels.data(), static_cast<size_t>(n * size) * sizeof(float));
   out.inputs.push_back(std::move(x));
   if (has_labels()) {

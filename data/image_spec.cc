@@ -23,8 +23,9 @@ Result<ImageSpec> ImageSpecFromJson(const json& j, const std::string& where) {
     return InvalidArgument(where + "." + field + ": " + what);
   };
   if (!j.is_object()) {
-    return InvalidArgument(where + ": must be an object such as {\"size\": [64, 64], \"channels\": "
-                                   "3}, got " +
+    return InvalidArgument(where +
+                           ": must be an object such as {\"size\": [64, 64], \"channels\": "
+                           "3}, got " +
                            j.dump());
   }
   ImageSpec s;

@@ -273,8 +273,9 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text, const std::str
     } else if (format == "images") {
       spec.format = DataFormat::kImages;
     } else if (format != "auto") {
-      return f.Bad("format", "must be \"idx\", \"csv\", \"tfrecord\", \"images\" or \"auto\", got \"" +
-                                 format + "\"");
+      return f.Bad(
+          "format",
+          "must be \"idx\", \"csv\", \"tfrecord\", \"images\" or \"auto\", got \"" + format + "\"");
     }
   }
   for (const auto& [key, value] : j.items()) {
@@ -282,8 +283,9 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text, const std::str
     if (key == "image") {
       if (spec.format != DataFormat::kAuto && spec.format != DataFormat::kImages &&
           spec.format != DataFormat::kTfRecord) {
-        return f.Bad(key, "is for image files (format \"images\") and TFRecord files of encoded "
-                          "images (format \"tfrecord\")");
+        return f.Bad(key,
+                     "is for image files (format \"images\") and TFRecord files of encoded "
+                     "images (format \"tfrecord\")");
       }
       EDL_ASSIGN_OR_RETURN(spec.image, ImageSpecFromJson(value, where + ".image"));
       continue;
@@ -335,8 +337,9 @@ Result<InputSpec> InputSpecFromJson(const std::string& json_text, const std::str
     if (!csv_key.empty()) spec.format = DataFormat::kCsv;
     if (spec.has_image()) {
       if (!idx_key.empty() || !csv_key.empty()) {
-        return f.Bad("image", "with IDX or CSV fields needs \"format\": \"tfrecord\" (encoded "
-                              "images in TFRecords) or no other fields (image files)");
+        return f.Bad("image",
+                     "with IDX or CSV fields needs \"format\": \"tfrecord\" (encoded "
+                     "images in TFRecords) or no other fields (image files)");
       }
       spec.format = DataFormat::kImages;
     }

@@ -77,12 +77,10 @@ Result<DecodedImage> DecodeJpeg(std::string_view bytes, const DecodeOptions& opt
         "is a CMYK JPEG, which edl does not read (convert it to RGB, e.g. with ImageMagick's "
         "convert -colorspace sRGB)");
   }
-  if (width <= 0 || height <= 0 ||
-      static_cast<int64_t>(width) * height > options.max_pixels) {
+  if (width <= 0 || height <= 0 || static_cast<int64_t>(width) * height > options.max_pixels) {
     return InvalidArgument("is a JPEG of " + std::to_string(width) + " x " +
                            std::to_string(height) + " pixels, more than the limit of " +
-                           std::to_string(options.max_pixels) +
-                           " (the spec's image.max_pixels)");
+                           std::to_string(options.max_pixels) + " (the spec's image.max_pixels)");
   }
   // The smallest of 1/8, 1/4, 1/2 whose sampled region still covers the
   // target (TurboJPEG rounds scaled sizes up, as here).

@@ -28,7 +28,8 @@ Result<const PngApi*> LoadPng() {
       return;
     }
     loaded = [&]() -> Status {
-      EDL_RETURN_IF_ERROR(lib->Find("png_image_begin_read_from_memory", &api.begin_read_from_memory));
+      EDL_RETURN_IF_ERROR(
+          lib->Find("png_image_begin_read_from_memory", &api.begin_read_from_memory));
       EDL_RETURN_IF_ERROR(lib->Find("png_image_finish_read", &api.finish_read));
       EDL_RETURN_IF_ERROR(lib->Find("png_image_free", &api.free_image));
       return Status::Ok();
@@ -64,9 +65,8 @@ Result<DecodedImage> DecodePng(std::string_view bytes, const DecodeOptions& opti
   }
   const int64_t width = image->width, height = image->height;
   if (width * height > options.max_pixels) {
-    return InvalidArgument("is a PNG of " + std::to_string(width) + " x " +
-                           std::to_string(height) + " pixels, more than the limit of " +
-                           std::to_string(options.max_pixels) +
+    return InvalidArgument("is a PNG of " + std::to_string(width) + " x " + std::to_string(height) +
+                           " pixels, more than the limit of " + std::to_string(options.max_pixels) +
                            " (the spec's image.max_pixels)");
   }
   if (image->format & PNG_FORMAT_FLAG_LINEAR) {

@@ -7,6 +7,7 @@
 #include "data/concat_source.h"
 #include "data/csv_source.h"
 #include "data/data_paths.h"
+#include "data/examples_source.h"
 #include "data/idx_source.h"
 #include "data/image_source.h"
 #include "data/sql_source.h"
@@ -145,8 +146,12 @@ Result<std::unique_ptr<Source>> OpenSource(const std::string& path, const InputS
   }
   // Image files: a folder of class folders, or a CSV listing of files.
   if (spec.format == DataFormat::kImages) {
-    EDL_ASSIGN_OR_RETURN(std::unique_ptr<ImageSource> s, ImageSource::Open(path, spec.image, options));
-    return std::unique_ptr<Source>(std::move(s));
+    EDL_ASSIGN_OR_RETURN(std::unique_ptr<ImageSource> s,
+                         ImageSource::Open(path, spec.image, options));
+    if (!options.images_in_memory) return std::unique_ptr<Source>(std::move(s));
+    EDL_ASSIGN_OR_RETURN(std::unique_ptr<ExamplesSource> decoded,
+                         ReadIntoMemory(*s, 0, s->num_records()));
+    return std::unique_ptr<Source>(std::move(decoded));
   }
   // The common case, and IDX images whose labels live beside them: one file.
   if (std::filesystem::is_regular_file(path)) return OpenFile(path, spec, options);

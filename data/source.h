@@ -86,6 +86,10 @@ struct OpenOptions {
   // Streamed and TFRecord files: corrupt records are logged, counted and
   // left out (StreamOptions::skip_corrupt_records).
   bool skip_corrupt_records = false;
+  // Image files (format "images") decoded once when opened and held as
+  // float pixels (records x height x width x channels x 4 bytes) instead
+  // of decoded at every read: a worker's --data_in_memory.
+  bool images_in_memory = false;
 };
 
 // Opens `path` as the format the spec names (or, for kAuto, the file name

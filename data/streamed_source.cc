@@ -133,10 +133,10 @@ Result<std::unique_ptr<StreamedSource>> StreamedSource::Open(const std::string& 
         EDL_ASSIGN_OR_RETURN(first, ParseExample(payload, Where(s->index_, 0, 0)));
       }
     }
-    EDL_ASSIGN_OR_RETURN(auto examples, ExampleDecoder::Create(path, spec.csv, options.labels,
-                                                               first ? &*first : nullptr,
-                                                               spec.has_image() ? &spec.image
-                                                                                : nullptr));
+    EDL_ASSIGN_OR_RETURN(
+        auto examples,
+        ExampleDecoder::Create(path, spec.csv, options.labels, first ? &*first : nullptr,
+                               spec.has_image() ? &spec.image : nullptr));
     s->decoder_ = std::make_unique<TfExampleDecoder>(std::move(examples));
   }
   s->num_records_ = total - s->skip_;

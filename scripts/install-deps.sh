@@ -39,7 +39,7 @@ if [[ ! -x /usr/lib/google-cloud-sdk/bin/kubectl.1.32 ]] && ! command -v kubectl
   packages+=(kubernetes-client)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(python3-torch libopenblas0-openmp python3-numpy libopenmpi-dev openmpi-bin)
+  packages+=(python3-torch python3-torchvision libopenblas0-openmp python3-numpy libopenmpi-dev openmpi-bin)
 fi
 
 SUDO=""

@@ -36,12 +36,9 @@ json ForInference(json topology) {
     if (l.value("class_name", "") != "RandomCrop") continue;
     json c = l["config"];
     l["class_name"] = "Resizing";
-    l["config"] = {{"name", c["name"]},
-                   {"trainable", false},
-                   {"dtype", "float32"},
-                   {"height", c["height"]},
-                   {"width", c["width"]},
-                   {"interpolation", "bilinear"},
+    l["config"] = {{"name", c["name"]},           {"trainable", false},
+                   {"dtype", "float32"},          {"height", c["height"]},
+                   {"width", c["width"]},         {"interpolation", "bilinear"},
                    {"crop_to_aspect_ratio", true}};
   }
   const bool functional = topology.value("class_name", "") != "Sequential";

@@ -5,8 +5,8 @@
 // float32, weights in Keras order). tf.loadLayersModel reads it; so does
 // LoadModelSpec. The topology is the model at inference: random
 // augmentation layers (identities then) are left out and RandomCrop is
-// written as the Resizing it computes (nn/layers/augmentation.h). Written into a temporary directory beside `dir` and renamed
-// into place, so a failure leaves no half-written export.
+// written as the Resizing it computes (nn/layers/augmentation.h). Written into a temporary
+// directory beside `dir` and renamed into place, so a failure leaves no half-written export.
 #pragma once
 
 #include <string>

@@ -113,7 +113,8 @@ void ProjectiveTransform(const float* in, int64_t h, int64_t w, int64_t c,
       const auto iy0 = static_cast<int64_t>(y0), ix0 = static_cast<int64_t>(x0);
       for (int64_t k = 0; k < c; ++k) {
         const float top = (x1 - x) * read(iy0, ix0, k) + (x - x0) * read(iy0, ix0 + 1, k);
-        const float bottom = (x1 - x) * read(iy0 + 1, ix0, k) + (x - x0) * read(iy0 + 1, ix0 + 1, k);
+        const float bottom =
+            (x1 - x) * read(iy0 + 1, ix0, k) + (x - x0) * read(iy0 + 1, ix0 + 1, k);
         dst[k] = (y1 - y) * top + (y - y0) * bottom;
       }
     }
@@ -143,8 +144,8 @@ void AffineAugmentation::AddSampling(nlohmann::json& c) const {
   c["fill_value"] = fill_value_;
 }
 
-void AffineAugmentation::Augment(AugmentRng& rng, const float* in, int64_t h, int64_t w,
-                                 int64_t c, float* out) const {
+void AffineAugmentation::Augment(AugmentRng& rng, const float* in, int64_t h, int64_t w, int64_t c,
+                                 float* out) const {
   ProjectiveTransform(in, h, w, c, Draw(rng, h, w), fill_, bilinear_, fill_value_, out);
 }
 
@@ -225,8 +226,7 @@ Result<std::unique_ptr<Layer>> RandomTranslation::FromConfig(const std::string& 
       r.status().ok()) {
     r.Fail("height_factor", "is required");
   }
-  if (!ReadAugmentFactor(r, "width_factor", false, &l->w_lower_, &l->w_upper_) &&
-      r.status().ok()) {
+  if (!ReadAugmentFactor(r, "width_factor", false, &l->w_lower_, &l->w_upper_) && r.status().ok()) {
     r.Fail("width_factor", "is required");
   }
   CheckRange(r, "height_factor", l->h_lower_, l->h_upper_);

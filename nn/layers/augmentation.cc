@@ -40,7 +40,7 @@ void ReadValueRange(ConfigReader& r, double* lo, double* hi) {
 // "factor": f (-> {-f, f}) or [lo, hi] (-> {lo, hi}, or {-lo, hi} when
 // `negate_lower`: RandomContrast's [lo, hi] means U(1 - lo, 1 + hi)).
 bool ReadAugmentFactor(ConfigReader& r, const char* field, bool negate_lower, double* lo,
-                double* hi) {
+                       double* hi) {
   const nlohmann::json* f = r.Get(field);
   if (f == nullptr) return false;
   if (f->is_number()) {
@@ -237,11 +237,10 @@ Result<std::unique_ptr<Layer>> RandomCrop::FromConfig(const std::string& name,
   r.ExpectOneOf("data_format", {"channels_last"});
   l->ReadSeed(config);
   EDL_RETURN_IF_ERROR(r.status());
-  EDL_ASSIGN_OR_RETURN(l->resize_,
-                       Resizing::FromConfig(name + "/smart_resize",
-                                            {{"height", l->height_},
-                                             {"width", l->width_},
-                                             {"crop_to_aspect_ratio", true}}));
+  EDL_ASSIGN_OR_RETURN(
+      l->resize_, Resizing::FromConfig(name + "/smart_resize", {{"height", l->height_},
+                                                                {"width", l->width_},
+                                                                {"crop_to_aspect_ratio", true}}));
   return std::unique_ptr<Layer>(std::move(l));
 }
 

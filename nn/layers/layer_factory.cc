@@ -6,6 +6,7 @@
 
 #include "nn/layers/activation_layers.h"
 #include "nn/layers/advanced_activations.h"
+#include "nn/layers/affine_augmentation.h"
 #include "nn/layers/attention.h"
 #include "nn/layers/category_encoding.h"
 #include "nn/layers/config_reader.h"
@@ -16,7 +17,6 @@
 #include "nn/layers/dense.h"
 #include "nn/layers/depthwise_conv.h"
 #include "nn/layers/embedding.h"
-#include "nn/layers/affine_augmentation.h"
 #include "nn/layers/image_preprocessing.h"
 #include "nn/layers/masking.h"
 #include "nn/layers/merging.h"

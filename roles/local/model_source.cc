@@ -59,6 +59,7 @@ data::OpenOptions JobReading(const ModelOptions& model, bool worker) {
   o.stream = !(worker && model.data_in_memory);
   o.index_dir = model.data_index_dir;
   o.skip_corrupt_records = model.skip_corrupt_records;
+  o.images_in_memory = !o.stream;  // --data_in_memory: image files decoded once
   return o;
 }
 

@@ -40,7 +40,7 @@ struct WorkerOptions {
   // Pull dense parameters every N minibatches (1: before every step).
   int get_model_steps = 1;
   bool shuffle = true;  // records inside a training task, seeded by the task
-  uint64_t seed = 0;     // the job's --seed: with epoch and record, seeds augmentation
+  uint64_t seed = 0;    // the job's --seed: with epoch and record, seeds augmentation
   std::chrono::milliseconds heartbeat_interval{500};
   // How long to wait between GetTask calls answered kWait.
   std::chrono::milliseconds wait_interval{100};

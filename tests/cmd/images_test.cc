@@ -18,8 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-const std::vector<std::string> kClasses = {"ankle_boot", "bag",      "coat",   "dress",
-                                           "pullover",   "sandal",   "shirt",  "sneaker",
+const std::vector<std::string> kClasses = {"ankle_boot",  "bag",    "coat",  "dress",
+                                           "pullover",    "sandal", "shirt", "sneaker",
                                            "t-shirt_top", "trouser"};
 const std::string kGray28 = R"({"image": {"size": [28, 28], "channels": 1}})";
 
@@ -39,10 +39,11 @@ double Metric(const std::string& text, const std::string& name) {
 TEST(ImageFolders, TrainExportAndPredictFromPngClassFolders) {
   TempDir dir;
   WriteFolders(dir, 3000);
-  RunResult r = RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
-                        "--input_spec=" + kGray28, "--training_data=" + dir.File("train"),
-                        "--validation_data=" + dir.File("test"), "--num_epochs=2",
-                        "--num_threads=2", "--output=" + dir.File("out")});
+  RunResult r =
+      RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
+              "--input_spec=" + kGray28, "--training_data=" + dir.File("train"),
+              "--validation_data=" + dir.File("test"), "--num_epochs=2", "--num_threads=2",
+              "--output=" + dir.File("out")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GE(Metric(r.out, "val_accuracy"), 0.7) << r.out;
   // The class names (sorted folder names) travel in the export, for TF.js
@@ -56,7 +57,8 @@ TEST(ImageFolders, TrainExportAndPredictFromPngClassFolders) {
   std::vector<std::string> bags;
   for (const auto& e : fs::directory_iterator(dir.File("test/bag"))) bags.push_back(e.path());
   std::sort(bags.begin(), bags.end());
-  for (int i = 0; i < 20; ++i) fs::copy_file(bags[i], dir.File("new/" + std::to_string(100 + i) + ".png"));
+  for (int i = 0; i < 20; ++i)
+    fs::copy_file(bags[i], dir.File("new/" + std::to_string(100 + i) + ".png"));
   RunResult p = RunEdl({"predict", "--checkpoint_dir_for_init=" + dir.File("out"),
                         "--prediction_data=" + dir.File("new"), "--output=" + dir.File("p.csv")});
   ASSERT_EQ(p.exit_code, 0) << p.err;
@@ -95,11 +97,11 @@ TEST(ImageFolders, AugmentedCnnTrainsOnTheLocalClusterEveryRecordOnce) {
     "metrics": ["accuracy"],
     "input": {"image": {"size": [28, 28], "channels": 1}}
   })");
-  RunResult r = RunEdl({"train", "--model_def=" + dir.File("cnn.json"),
-                        "--training_data=" + dir.File("train"),
-                        "--validation_data=" + dir.File("test"), "--num_epochs=2",
-                        "--num_workers=2", "--num_ps_pods=1", "--minibatch_size=32",
-                        "--num_minibatches_per_task=8", "--progress_bar=false"});
+  RunResult r =
+      RunEdl({"train", "--model_def=" + dir.File("cnn.json"),
+              "--training_data=" + dir.File("train"), "--validation_data=" + dir.File("test"),
+              "--num_epochs=2", "--num_workers=2", "--num_ps_pods=1", "--minibatch_size=32",
+              "--num_minibatches_per_task=8", "--progress_bar=false"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("epoch 2: 2000/2000 records trained, 0 missing, 0 trained twice"),
             std::string::npos)
@@ -111,15 +113,22 @@ TEST(ImageFolders, ACorruptImageFailsTheJobNamingItOrIsSkippedAndCounted) {
   TempDir dir;
   WriteFolders(dir, 500);
   // A JPEG cut short, among the PNGs of one class.
-  const std::string jpeg_cmd = "/usr/bin/python3 -c \"from PIL import Image; "
-                               "Image.new('L', (28, 28), 99).save('" + dir.File("x.jpg") + "')\"";
+  const std::string jpeg_cmd =
+      "/usr/bin/python3 -c \"from PIL import Image; "
+      "Image.new('L', (28, 28), 99).save('" +
+      dir.File("x.jpg") + "')\"";
   ASSERT_EQ(std::system(jpeg_cmd.c_str()), 0);
   const std::string bytes = ReadText(dir.File("x.jpg"));
   WriteText(dir.File("train/coat/cut.jpg"), bytes.substr(0, bytes.size() / 2));
-  std::vector<std::string> job = {"train", "--model_def=zoo:fashion_mnist_mlp",
-                                  "--input_spec=" + kGray28, "--training_data=" + dir.File("train"),
-                                  "--num_workers=1", "--num_ps_pods=1", "--minibatch_size=50",
-                                  "--grace_period=5", "--progress_bar=false"};
+  std::vector<std::string> job = {"train",
+                                  "--model_def=zoo:fashion_mnist_mlp",
+                                  "--input_spec=" + kGray28,
+                                  "--training_data=" + dir.File("train"),
+                                  "--num_workers=1",
+                                  "--num_ps_pods=1",
+                                  "--minibatch_size=50",
+                                  "--grace_period=5",
+                                  "--progress_bar=false"};
   RunResult failed = RunEdl(job);
   EXPECT_NE(failed.exit_code, 0);
   EXPECT_NE(failed.out.find(dir.File("train/coat/cut.jpg") + ": is a corrupt JPEG"),
@@ -134,9 +143,9 @@ TEST(ImageFolders, ACorruptImageFailsTheJobNamingItOrIsSkippedAndCounted) {
       << r.out;
   // An empty class folder is refused before anything runs.
   fs::create_directories(dir.File("train/empty"));
-  RunResult empty = RunEdl({"train", "--distribution_strategy=Local",
-                            "--model_def=zoo:fashion_mnist_mlp", "--input_spec=" + kGray28,
-                            "--training_data=" + dir.File("train")});
+  RunResult empty =
+      RunEdl({"train", "--distribution_strategy=Local", "--model_def=zoo:fashion_mnist_mlp",
+              "--input_spec=" + kGray28, "--training_data=" + dir.File("train")});
   EXPECT_NE(empty.exit_code, 0);
   EXPECT_NE(empty.err.find(dir.File("train/empty") + ": the class folder holds no images"),
             std::string::npos)

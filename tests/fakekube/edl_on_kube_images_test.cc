@@ -24,13 +24,13 @@ TEST(EdlOnKubeImages, TrainsFromPngClassFoldersOnAVolumeAndFetchesTheExportWithI
   FakeCluster cluster("node-a:cpu=8,memory=64Gi");
   ASSERT_TRUE(cluster.ready()) << cluster.Log();
   std::vector<std::string> args = {"train"};
-  for (auto& a : KubeJob(cluster, "images",
-                         {"--model_def=zoo:fashion_mnist_mlp",
-                          R"(--input_spec={"image": {"size": [28, 28], "channels": 1}})",
-                          "--volume=host_path=" + images.path() + ",mount_path=/images",
-                          "--training_data=/images/train", "--validation_data=/images/test",
-                          "--num_epochs=2", "--num_workers=2", "--num_ps_pods=1",
-                          "--output=" + out.File("model")})) {
+  for (auto& a :
+       KubeJob(cluster, "images",
+               {"--model_def=zoo:fashion_mnist_mlp",
+                R"(--input_spec={"image": {"size": [28, 28], "channels": 1}})",
+                "--volume=host_path=" + images.path() + ",mount_path=/images",
+                "--training_data=/images/train", "--validation_data=/images/test", "--num_epochs=2",
+                "--num_workers=2", "--num_ps_pods=1", "--output=" + out.File("model")})) {
     args.push_back(a);
   }
   RunResult r = RunEdl(args);

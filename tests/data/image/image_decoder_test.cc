@@ -101,8 +101,9 @@ TEST(DecodeImage, BadFilesAreRefusedSayingWhatIsWrong) {
 TEST(DecodeImage, DecompressionBombsAreRefusedFromTheirHeaders) {
   // 30000 x 30000 gray would be 900 MB; the files are tiny, and the limit
   // is checked before any pixel buffer exists.
-  EXPECT_NE(DecodeError("bomb.png").find("is a PNG of 30000 x 30000 pixels, more than the limit of "
-                                         "89478485"),
+  EXPECT_NE(DecodeError("bomb.png")
+                .find("is a PNG of 30000 x 30000 pixels, more than the limit of "
+                      "89478485"),
             std::string::npos)
       << DecodeError("bomb.png");
   EXPECT_NE(DecodeError("bomb.jpg").find("is a JPEG of 30000 x 30000 pixels"), std::string::npos)

@@ -21,9 +21,9 @@ const std::string kLabels = kFashion + "/t10k-labels-idx1-ubyte.gz";
 
 std::string WriteRecords(const TempDir& dir, int count, const std::string& ext) {
   const std::string path = dir.File("images-" + ext + ".tfrecord");
-  const std::string cmd = "/usr/bin/python3 " + testing_images::WriteImagesScript() +
-                          " tfrecord " + path + " " + kImages + " " + kLabels + " " +
-                          std::to_string(count) + " " + ext;
+  const std::string cmd = "/usr/bin/python3 " + testing_images::WriteImagesScript() + " tfrecord " +
+                          path + " " + kImages + " " + kLabels + " " + std::to_string(count) + " " +
+                          ext;
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   return path;
 }
@@ -72,7 +72,8 @@ TEST(ImageTfRecords, JpegBytesDecodeToo) {
   auto idx = IdxSource::Open(kImages, IdxSpec(), LabelPolicy::kRequired);
   auto want = (*idx)->Read(0, 50);
   double diff = 0;
-  for (int i = 0; i < 50 * 784; ++i) diff += std::abs(got->inputs[0].f32()[i] - want->inputs[0].f32()[i]);
+  for (int i = 0; i < 50 * 784; ++i)
+    diff += std::abs(got->inputs[0].f32()[i] - want->inputs[0].f32()[i]);
   EXPECT_LT(diff / (50 * 784), 0.02);
 }
 
@@ -89,8 +90,8 @@ std::string Record(const std::string& image) {
 TEST(ImageTfRecords, ACorruptImageFailsNamingTheRecordOrIsSkippedAndCounted) {
   TempDir dir;
   const std::string good = testing_images::CaseBytes("gray.png");
-  dir.Write("mixed.tfrecord", Record(good) + Record(testing_images::CaseBytes("truncated.jpg")) +
-                                  Record(good));
+  dir.Write("mixed.tfrecord",
+            Record(good) + Record(testing_images::CaseBytes("truncated.jpg")) + Record(good));
   OpenOptions o;
   o.stream = true;
   auto source = OpenSource(dir.File("mixed.tfrecord"), ImageRecords(), o);

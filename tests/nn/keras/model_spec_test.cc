@@ -46,11 +46,11 @@ TEST(ModelSpec, ReadsABareKerasModel) {
 }
 
 TEST(ModelSpec, LoadsEveryZooModel) {
-  ASSERT_EQ(ZooNames(), (std::vector<std::string>{
-                            "cifar10_resnet", "cifar10_resnet50", "criteo_deepfm", "dcn",
-                            "fashion_mnist_cnn", "fashion_mnist_mlp", "image_folder_cnn",
-                            "imdb_bilstm", "mobilenet_v2",
-                            "planted_deepfm", "transformer_encoder", "wide_and_deep"}));
+  ASSERT_EQ(ZooNames(),
+            (std::vector<std::string>{"cifar10_resnet", "cifar10_resnet50", "criteo_deepfm", "dcn",
+                                      "fashion_mnist_cnn", "fashion_mnist_mlp", "image_folder_cnn",
+                                      "imdb_bilstm", "mobilenet_v2", "planted_deepfm",
+                                      "transformer_encoder", "wide_and_deep"}));
   for (const std::string& name : ZooNames()) {
     auto s = LoadModelSpec("zoo:" + name);
     ASSERT_TRUE(s.ok()) << s.status().message();

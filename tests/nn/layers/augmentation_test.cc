@@ -54,10 +54,10 @@ TEST(RandomZoom, ZoomingInSamplesTheCentreAtHalfSteps) {
   auto l = BuiltLayer("RandomZoom", {{"height_factor", {-0.5, -0.5}}}, {{1, 4, 1}});
   ExpectNear(Train(*l, Image(1, 4, {0, 10, 20, 30})), {7.5, 12.5, 17.5, 22.5});
   // Zooming out by 2 with a constant fill: input x = 2 x - 1.5.
-  auto out = BuiltLayer("RandomZoom",
-                        {{"height_factor", {1.0, 1.0}}, {"fill_mode", "constant"},
-                         {"fill_value", -1.0}},
-                        {{1, 4, 1}});
+  auto out =
+      BuiltLayer("RandomZoom",
+                 {{"height_factor", {1.0, 1.0}}, {"fill_mode", "constant"}, {"fill_value", -1.0}},
+                 {{1, 4, 1}});
   // x = -1.5 (fill), 0.5 (between 0 and 10, with a fill neighbour row below
   // weighted 0), 2.5, 4.5 (fill).
   ExpectNear(Train(*out, Image(1, 4, {0, 10, 20, 30})), {-1, 5, 25, -1});
@@ -116,7 +116,7 @@ TEST(RandomContrast, ScalesAboutEachChannelsMeanByAFactorFromItsRangeAndClips) {
   const auto out = Train(*l, Tensor::FromVector({n, 1, 2, 1}, v));
   double sum = 0, lo = 9, hi = 0;
   for (int i = 0; i < n; ++i) {
-    const double c = (out[2 * i + 1] - 50) / 50;  // (x - mean) * c + mean
+    const double c = (out[2 * i + 1] - 50) / 50;                // (x - mean) * c + mean
     ASSERT_NEAR(out[2 * i], std::max(0.0, 50 - 50 * c), 1e-3);  // clipped at 0
     sum += c;
     lo = std::min(lo, c);
@@ -128,8 +128,8 @@ TEST(RandomContrast, ScalesAboutEachChannelsMeanByAFactorFromItsRangeAndClips) {
   EXPECT_GT(hi, 1.49);
   EXPECT_GE(lo, 0.5);
   EXPECT_LE(hi, 1.5);
-  auto clipped = BuiltLayer("RandomContrast", {{"factor", {0.0, 1.0}}, {"value_range", {0, 60}}},
-                            {{1, 2, 1}});
+  auto clipped =
+      BuiltLayer("RandomContrast", {{"factor", {0.0, 1.0}}, {"value_range", {0, 60}}}, {{1, 2, 1}});
   for (float o : Train(*clipped, Tensor::FromVector({50, 1, 2, 1}, std::vector<float>(100, 0.f))))
     ASSERT_EQ(o, 0.f);
   const auto c2 = Train(*clipped, Tensor::FromVector({1, 1, 2, 1}, {0, 100}));
