@@ -8,14 +8,24 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <random>
 
 namespace edl {
 
 Result<std::unique_ptr<AtomicFileWriter>> AtomicFileWriter::Open(const std::string& path) {
-  // Unique per call, so threads writing the same path never share a file.
+  // Unique per call, so threads writing the same path never share a file;
+  // random per process, so neither do processes of one pid on a shared
+  // volume (pods are often all pid 1).
   static std::atomic<uint64_t> serial{0};
-  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  static const uint64_t tag = [] {
+    std::random_device rd;
+    return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  }();
+  char unique[40];
+  std::snprintf(unique, sizeof unique, "%016llx.%llu", static_cast<unsigned long long>(tag),
+                static_cast<unsigned long long>(serial++));
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + unique;
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return IoError(path + ": cannot create: " + std::strerror(errno));
   return std::unique_ptr<AtomicFileWriter>(new AtomicFileWriter(path, std::move(tmp), fd));
 }

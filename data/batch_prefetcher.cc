@@ -94,17 +94,11 @@ void BatchPrefetcher::Produce() {
   records_skipped_ = (end_ - begin_) - (*records)->num_records();
   finished_reading_ = true;
   Batcher batcher(**records, 0, (*records)->num_records(), options_);
-  const bool complete = records_skipped_ == 0;
+  // (The records in memory know their indices in the data set:
+  // ReadIntoMemory.)
   for (int64_t i = 0; i < batcher.num_batches(); ++i) {
     Result<Examples> batch = batcher.Batch(i);
     const bool ok = batch.ok();
-    // The batcher numbers the task's records from 0; with none left out,
-    // record k of the task is record begin + k of the data set.
-    if (ok && complete) {
-      for (int64_t& r : batch->records) r += begin_;
-    } else if (ok) {
-      batch->records.clear();
-    }
     if (!Push(std::move(batch)) || !ok) return;
   }
 }

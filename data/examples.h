@@ -17,7 +17,8 @@ namespace edl::data {
 struct Examples {
   std::vector<tensor::Tensor> inputs;
   tensor::Tensor labels;
-  // Each row's record index in its data set, where known (empty if not):
+  // Each row's record index in its data set, where known (empty if not;
+  // -1 for a row whose index is unknown among known ones):
   // set by the batchers (data/batcher.h, data/batch_prefetcher.h) and by
   // sources that leave records out (--skip_corrupt_records); what seeds a
   // record's random augmentation (nn/layers/augmentation.h).

@@ -28,12 +28,25 @@ Result<Examples> ExamplesSource::Gather(const std::vector<int64_t>& indices) con
   Examples out;
   for (const tensor::Tensor& x : records_.inputs) out.inputs.push_back(GatherRows(x, indices));
   if (records_.labels.defined()) out.labels = GatherRows(records_.labels, indices);
+  if (records_.records.size() == static_cast<size_t>(records_.size())) {
+    for (int64_t i : indices) out.records.push_back(records_.records[static_cast<size_t>(i)]);
+  }
   return out;
 }
 
 Result<std::unique_ptr<ExamplesSource>> ReadIntoMemory(const Source& source, int64_t begin,
                                                        int64_t end) {
   EDL_ASSIGN_OR_RETURN(Examples records, source.Read(begin, end));
+  // Each row's record in `source`: as the source says, else [begin, end)
+  // when none was left out, else unknown (-1: augmentation then draws from
+  // the model's generator, nn/layers/augmentation.h).
+  if (records.records.size() != static_cast<size_t>(records.size())) {
+    records.records.assign(static_cast<size_t>(records.size()), -1);
+    if (records.size() == end - begin) {
+      for (int64_t i = 0; i < records.size(); ++i)
+        records.records[static_cast<size_t>(i)] = begin + i;
+    }
+  }
   return std::make_unique<ExamplesSource>(source.name(), std::move(records), source.inputs(),
                                           source.has_labels());
 }

@@ -322,7 +322,29 @@ Result<ImageList> ListImages(const std::string& path, const std::vector<std::str
     while (root.size() > 1 && root.back() == '/') root.pop_back();
     return ListFolder(root, class_names, labels, index_dir);
   }
-  if (fs::is_regular_file(path, ec)) return ReadListing(path, class_names, labels);
+  if (fs::is_regular_file(path, ec) && IsImageFileName(fs::path(path).filename().string())) {
+    if (labels == LabelPolicy::kRequired) {
+      return InvalidArgument(path +
+                             ": one image has no class; labeled data is a folder with one "
+                             "subfolder per class, or a CSV listing (path,label)");
+    }
+    ImageList one;  // prediction data: one unlabeled image
+    one.root = fs::path(path).parent_path().string();
+    if (one.root.empty()) one.root = ".";
+    one.files.push_back(fs::path(path).filename().string());
+    one.class_names = class_names;
+    return one;
+  }
+  if (fs::is_regular_file(path, ec)) {
+    std::string lower = path;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!lower.ends_with(".csv")) {
+      return InvalidArgument(path +
+                             ": is neither a folder of images, a *.csv listing of images "
+                             "nor a JPEG or PNG file");
+    }
+    return ReadListing(path, class_names, labels);
+  }
   return NotFound(path + ": no such folder of images or CSV listing of images");
 }
 

@@ -12,7 +12,9 @@
 // holds every class. A folder of images without subfolders is unlabeled
 // data (prediction), in name order.
 //
-// A CSV file with a header row naming a "path" column (relative to the CSV
+// One JPEG or PNG file: one unlabeled record (prediction).
+//
+// A *.csv file with a header row naming a "path" column (relative to the CSV
 // file's folder, or absolute) and optionally a "label" column of class
 // names: records in the listing's order.
 //

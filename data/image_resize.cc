@@ -67,10 +67,10 @@ AreaTaps Area(int64_t in, int64_t out) {
 }  // namespace
 
 CropBox AspectCrop(int64_t height, int64_t width, int64_t target_height, int64_t target_width) {
-  const auto crop_h = static_cast<int64_t>(static_cast<float>(width * target_height) /
-                                           static_cast<float>(target_width));
-  const auto crop_w = static_cast<int64_t>(static_cast<float>(height * target_width) /
-                                           static_cast<float>(target_height));
+  const auto crop_h = static_cast<int64_t>(static_cast<double>(width * target_height) /
+                                           static_cast<double>(target_width));
+  const auto crop_w = static_cast<int64_t>(static_cast<double>(height * target_width) /
+                                           static_cast<double>(target_height));
   CropBox box;
   box.height = std::max<int64_t>(1, std::min(height, crop_h));
   box.width = std::max<int64_t>(1, std::min(width, crop_w));

@@ -54,11 +54,14 @@ Status ImageSource::DecodeRecord(int64_t record, float* out) const {
 Result<Examples> ImageSource::Gather(const std::vector<int64_t>& indices) const {
   EDL_RETURN_IF_ERROR(CheckIndices(indices));
   const int64_t size = spec_.height * spec_.width * spec_.channels;
-  std::vector<float> pixels(indices.size() * static_cast<size_t>(size));
+  const auto wanted = static_cast<int64_t>(indices.size());
+  // Decoded straight into the batch; cut short only when files are skipped.
+  tensor::Tensor x = tensor::Tensor::Empty({wanted, spec_.height, spec_.width, spec_.channels},
+                                           tensor::DType::kFloat32);
   std::vector<int64_t> kept;
   kept.reserve(indices.size());
   for (int64_t r : indices) {
-    Status s = DecodeRecord(r, pixels.data() + kept.size() * size);
+    Status s = DecodeRecord(r, x.f32() + static_cast<int64_t>(kept.size()) * size);
     if (!s.ok()) {
       if (!skip_corrupt_) return s;
       ++skipped_;
@@ -69,9 +72,12 @@ Result<Examples> ImageSource::Gather(const std::vector<int64_t>& indices) const 
   }
   const auto n = static_cast<int64_t>(kept.size());
   Examples out;
-  tensor::Tensor x = tensor::Tensor::Empty({n, spec_.height, spec_.width, spec_.channels},
-                                           tensor::DType::kFloat32);
-  if (n > 0) std::memcpy(x.f32(), pixels.data(), static_cast<size_t>(n * size) * sizeof(float));
+  if (n < wanted) {
+    tensor::Tensor fewer = tensor::Tensor::Empty({n, spec_.height, spec_.width, spec_.channels},
+                                                 tensor::DType::kFloat32);
+    if (n > 0) std::memcpy(fewer.f32(), x.f32(), static_cast<size_t>(n * size) * sizeof(float));
+    x = std::move(fewer);
+  }
   out.inputs.push_back(std::move(x));
   if (has_labels()) {
     out.labels = tensor::Tensor::Empty({n}, tensor::DType::kInt64);

@@ -27,7 +27,8 @@ Result<const TurboJpegApi*> LoadTurboJpeg() {
   std::call_once(once, [] {
     auto lib = SharedLibrary::Open({"libturbojpeg.so.0", "libturbojpeg.so"}, "JPEG decoding",
                                    "install libjpeg-turbo's TurboJPEG library (Debian: apt-get "
-                                   "install libturbojpeg0)");
+                                   "install libturbojpeg0; edl's image: scripts/build-image.sh "
+                                   "--extra /usr/lib/x86_64-linux-gnu/libturbojpeg.so.0)");
     if (!lib.ok()) {
       loaded = lib.status();
       return;

@@ -22,7 +22,9 @@ Result<const PngApi*> LoadPng() {
   static Status loaded = Status::Ok();
   std::call_once(once, [] {
     auto lib = SharedLibrary::Open({"libpng16.so.16", "libpng16.so"}, "PNG decoding",
-                                   "install libpng 1.6 (Debian: apt-get install libpng16-16)");
+                                   "install libpng 1.6 (Debian: apt-get install libpng16-16; edl's "
+                                   "image: scripts/build-image.sh --extra "
+                                   "/usr/lib/x86_64-linux-gnu/libpng16.so.16)");
     if (!lib.ok()) {
       loaded = lib.status();
       return;

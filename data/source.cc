@@ -146,8 +146,12 @@ Result<std::unique_ptr<Source>> OpenSource(const std::string& path, const InputS
   }
   // Image files: a folder of class folders, or a CSV listing of files.
   if (spec.format == DataFormat::kImages) {
+    // Decoded once into memory, every file must decode: a file left out
+    // would shift the records after it (the master counts the files).
+    OpenOptions strict = options;
+    if (options.images_in_memory) strict.skip_corrupt_records = false;
     EDL_ASSIGN_OR_RETURN(std::unique_ptr<ImageSource> s,
-                         ImageSource::Open(path, spec.image, options));
+                         ImageSource::Open(path, spec.image, strict));
     if (!options.images_in_memory) return std::unique_ptr<Source>(std::move(s));
     EDL_ASSIGN_OR_RETURN(std::unique_ptr<ExamplesSource> decoded,
                          ReadIntoMemory(*s, 0, s->num_records()));

@@ -88,7 +88,8 @@ struct OpenOptions {
   bool skip_corrupt_records = false;
   // Image files (format "images") decoded once when opened and held as
   // float pixels (records x height x width x channels x 4 bytes) instead
-  // of decoded at every read: a worker's --data_in_memory.
+  // of decoded at every read: a worker's --data_in_memory. Every file must
+  // decode then (skip_corrupt_records applies to streamed reads only).
   bool images_in_memory = false;
 };
 

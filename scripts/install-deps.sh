@@ -10,7 +10,8 @@
 # utilization experiment), chromium (the job page, loaded headless),
 # clang-format (source_format, the style check), postgresql and sqlite3 (the
 # database tests start their own server and write their tables with psql and
-# sqlite3). Only the GPU tests may skip.
+# sqlite3), python3-pil (the image tests' files and pixels come from PIL, not
+# edl). Only the GPU tests may skip.
 #
 # Usage: scripts/install-deps.sh [--bench]
 #   --bench  also install PyTorch and OpenBLAS for scripts/bench/.
@@ -22,7 +23,7 @@ packages=(
   libgtest-dev libgmock-dev
   libssl-dev libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   libpq-dev libsqlite3-dev postgresql sqlite3
-  libturbojpeg0-dev libpng-dev python3-pil imagemagick
+  libturbojpeg0-dev libpng-dev python3-pil
   dataset-fashion-mnist
   buildah gnuplot-nox
   nodejs

@@ -24,15 +24,33 @@ bool IsAugmentation(const json& layer) {
   return false;
 }
 
+// A nested Sequential model left with no layer but its input: the identity.
+bool IsIdentityModel(const json& layer) {
+  if (layer.value("class_name", "") != "Sequential") return false;
+  const json& layers = layer["config"]["layers"];
+  for (const json& l : layers) {
+    if (l.value("class_name", "") != "InputLayer") return false;
+  }
+  return true;
+}
+
 // Inference as TF.js runs it: the random augmentation layers (identities at
 // inference, and unknown to TF.js) are left out, their consumers reading
-// their input; RandomCrop becomes what it computes at inference, Keras'
-// smart_resize (a Resizing with crop_to_aspect_ratio).
+// their input, also inside nested models (a nested Sequential of
+// augmentation layers, Keras' usual pattern, goes as a whole); RandomCrop
+// becomes what it computes at inference, Keras' smart_resize (a Resizing
+// with crop_to_aspect_ratio, which TF.js computes differently from Keras:
+// docs/model-spec.md).
 json ForInference(json topology) {
+  if (!topology.contains("config") || !topology["config"].is_object()) return topology;
   json& config = topology["config"];
-  if (!config.is_object() || !config.contains("layers")) return topology;
+  if (!config.contains("layers") || !config["layers"].is_array()) return topology;
   json& layers = config["layers"];
   for (json& l : layers) {
+    if (l.contains("config") && l["config"].is_object() && l["config"].contains("layers")) {
+      l = ForInference(std::move(l));  // a nested model
+      continue;
+    }
     if (l.value("class_name", "") != "RandomCrop") continue;
     json c = l["config"];
     l["class_name"] = "Resizing";
@@ -41,12 +59,13 @@ json ForInference(json topology) {
                    {"width", c["width"]},         {"interpolation", "bilinear"},
                    {"crop_to_aspect_ratio", true}};
   }
+  auto removable = [](const json& l) { return IsAugmentation(l) || IsIdentityModel(l); };
   const bool functional = topology.value("class_name", "") != "Sequential";
   if (!functional) {
     json kept = json::array();
     json pending_shape;  // a removed first layer's batch_input_shape
     for (json& l : layers) {
-      if (IsAugmentation(l)) {
+      if (removable(l)) {
         if (l["config"].contains("batch_input_shape")) {
           pending_shape = l["config"]["batch_input_shape"];
         }
@@ -61,11 +80,12 @@ json ForInference(json topology) {
     layers = kept;
     return topology;
   }
-  // Functional: each removed layer's output is its (single) input.
+  // Functional: each removed layer's output is its input (layers called
+  // once; a shared one stays, and TF.js then refuses the model by name).
   std::map<std::string, json> replaced;  // layer name -> its inbound [name, node, tensor]
   json kept = json::array();
   for (const json& l : layers) {
-    if (IsAugmentation(l) && l.contains("inbound_nodes") && l["inbound_nodes"].size() == 1 &&
+    if (removable(l) && l.contains("inbound_nodes") && l["inbound_nodes"].size() == 1 &&
         l["inbound_nodes"][0].size() == 1) {
       json src = l["inbound_nodes"][0][0];
       const std::string from = src[0].get<std::string>();
@@ -88,7 +108,9 @@ json ForInference(json topology) {
       for (json& ref : node) rewire(ref);
     }
   }
-  for (json& ref : config["output_layers"]) rewire(ref);
+  if (config.contains("output_layers")) {
+    for (json& ref : config["output_layers"]) rewire(ref);
+  }
   layers = kept;
   return topology;
 }

@@ -6,6 +6,7 @@
 #include "base/logging.h"
 #include "nn/layers/config_reader.h"
 #include "nn/layers/image_preprocessing.h"
+#include "tensor/ops.h"
 
 namespace edl::nn::layers {
 namespace {
@@ -100,7 +101,8 @@ std::vector<Var> RandomAugmentation::Call(const std::vector<Var>& inputs, const 
                      << ") passes no gradient to the layers before it; put augmentation layers "
                         "first, on the model's input";
   }
-  const Tensor in = x.value().On(tensor::Device::kCPU);
+  Tensor in = x.value().On(tensor::Device::kCPU);
+  if (in.dtype() != tensor::DType::kFloat32) in = tensor::Cast(in, tensor::DType::kFloat32);
   const int64_t n = in.dim(0), h = in.dim(1), w = in.dim(2), c = in.dim(3);
   auto shapes = OutputShapesFor({{h, w, c}});
   EDL_CHECK(shapes.ok()) << shapes.status().ToString();

@@ -314,6 +314,7 @@ Status MasterJob::StartPs() {
     }
     p.job = child_job_;
     p.model = o.model;
+    if (!resolved_input_spec_.empty()) p.model.input_spec = resolved_input_spec_;
     p.model.num_threads = ChildThreads(o, /*ps=*/true, UsableCpus());
     p.ps_index = i;
     p.num_ps = o.num_ps;
@@ -373,6 +374,7 @@ cluster::ProcessSpec MasterJob::WorkerSpec(int i) const {
   WorkerProcessOptions w;
   w.job = child_job_;
   w.model = o.model;
+  if (!resolved_input_spec_.empty()) w.model.input_spec = resolved_input_spec_;
   MasterProcessOptions now = o;  // the worker count may have been scaled
   now.num_workers = std::max(core_->target_workers(), 1);
   w.model.num_threads = ChildThreads(now, /*ps=*/false, UsableCpus());

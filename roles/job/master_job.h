@@ -88,6 +88,10 @@ class MasterJob {
   void SaveIncidents();
 
   const MasterProcessOptions o_;
+  // Image data: the input spec with the class names this master read from
+  // the training folders, passed to every PS and worker so that all agree
+  // (and the PS's checkpoints keep them); "" otherwise.
+  std::string resolved_input_spec_;
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> leave_{false};  // stop without ending the job (a master pod evicted)
   std::mutex stop_mu_;

@@ -183,6 +183,9 @@ Status MasterJob::Prepare() {
   mo.device = "cpu";  // the master only reads the spec; --device is the workers'
   EDL_ASSIGN_OR_RETURN(CompiledModel cm, CompileModel(mo));
   cm_ = std::make_unique<CompiledModel>(std::move(cm));
+  if (cm_->input.format == data::DataFormat::kImages) {
+    resolved_input_spec_ = data::InputSpecToJson(cm_->input);
+  }
 
   master::MasterOptions& m = mopt_;
   m.job_name = o.job.job_name;

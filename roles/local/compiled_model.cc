@@ -167,11 +167,24 @@ namespace {
 // Image data: the class names come from the training data's class folders
 // unless the spec (or the checkpoint's) names them; checkpoints and
 // exports keep them, so every later reader maps folders to the same ids.
-Status NameImageClasses(const ModelOptions& o, data::InputSpec& input) {
-  if (input.format != data::DataFormat::kImages || !input.image.class_names.empty() ||
-      o.class_data.empty()) {
+Status NameImageClasses(const ModelOptions& o, const std::optional<Checkpoint>& checkpoint,
+                        data::InputSpec& input) {
+  if (input.format != data::DataFormat::kImages || !input.image.class_names.empty()) {
     return Status::Ok();
   }
+  // A model trained on image folders knows its classes, whatever spec or
+  // --input_spec now replaces the one it was saved with.
+  if (checkpoint) {
+    json saved = json::parse(checkpoint->model_spec_json, nullptr, false);
+    if (saved.is_object() && saved.contains("input") && saved["input"].is_object()) {
+      auto old = data::InputSpecFromJson(saved["input"].dump(), "the checkpoint's input");
+      if (old.ok() && old->format == data::DataFormat::kImages && !old->image.class_names.empty()) {
+        input.image.class_names = old->image.class_names;
+        return Status::Ok();
+      }
+    }
+  }
+  if (o.class_data.empty()) return Status::Ok();
   auto names = data::FindImageClassNames(o.class_data, o.data_index_dir);
   if (!names.ok()) return names.status().WithPrefix("--training_data");
   input.image.class_names = std::move(names).value();
@@ -229,7 +242,7 @@ Result<CompiledModel> CompileModel(const ModelOptions& o) {
     if (!input.ok()) return input.status();
     cm.input = std::move(input).value();
   }
-  EDL_RETURN_IF_ERROR(NameImageClasses(o, cm.input));
+  EDL_RETURN_IF_ERROR(NameImageClasses(o, checkpoint, cm.input));
   if (!cm.spec.loss_json.empty()) {
     auto loss =
         nn::LossFromJson(cm.spec.loss_json, o.loss.empty() ? cm.spec.origin + ": loss" : "--loss");

@@ -39,7 +39,10 @@ std::vector<uint64_t> AugmentationKeys(const data::Examples& batch, uint64_t see
   std::vector<uint64_t> keys;
   if (batch.records.size() != static_cast<size_t>(batch.size())) return keys;
   keys.reserve(batch.records.size());
-  for (int64_t r : batch.records) keys.push_back(nn::layers::AugmentationKey(seed, epoch, r));
+  for (int64_t r : batch.records) {
+    if (r < 0) return {};  // a record of unknown index: draws from the model's generator
+    keys.push_back(nn::layers::AugmentationKey(seed, epoch, r));
+  }
   return keys;
 }
 

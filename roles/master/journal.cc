@@ -136,7 +136,7 @@ std::string Journal::JournalPath(uint64_t seq) const {
 }
 
 Status Journal::Recover(Recovered* recovered) {
-  // A snapshot's temporary file (AtomicFileWriter's "snapshot.tmp.PID.N")
+  // A snapshot's temporary file (AtomicFileWriter's "snapshot.tmp.PID.TAG.N")
   // left by a process that died while writing it: never renamed into place,
   // so never the snapshot.
   std::vector<fs::path> half_written;

@@ -127,7 +127,7 @@ TEST(AppliedOnce, AMasterKilledWhileWorkersPushLeavesEveryRecordAppliedOncePerEp
 }
 
 // The snapshot temporary files in the master's state directory `dir`
-// (AtomicFileWriter's "snapshot.tmp.PID.N").
+// (AtomicFileWriter's "snapshot.tmp.PID.TAG.N").
 int HalfWrittenSnapshots(const std::string& dir) {
   int n = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {

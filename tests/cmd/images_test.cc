@@ -78,6 +78,22 @@ TEST(ImageFolders, TrainExportAndPredictFromPngClassFolders) {
                         "--validation_data=" + dir.File("test")});
   ASSERT_EQ(e.exit_code, 0) << e.err;
   EXPECT_NEAR(Metric(e.out, "accuracy"), Metric(r.out, "val_accuracy"), 0.005) << e.out;
+  // A folder with two of the classes keeps the model's ids (bag is 1,
+  // trouser 9), also when --input_spec is given again.
+  for (const char* c : {"bag", "trouser"}) {
+    fs::copy(dir.File(std::string("test/") + c), dir.File(std::string("two/") + c));
+  }
+  RunResult two = RunEdl({"evaluate", "--checkpoint_dir_for_init=" + dir.File("out"),
+                          "--input_spec=" + kGray28, "--validation_data=" + dir.File("two")});
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_GE(Metric(two.out, "accuracy"), 0.85) << two.out;
+  // One file is one record.
+  RunResult one =
+      RunEdl({"predict", "--checkpoint_dir_for_init=" + dir.File("out"),
+              "--prediction_data=" + dir.File("new/100.png"), "--output=" + dir.File("one.csv")});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  const std::string one_csv = ReadText(dir.File("one.csv"));
+  EXPECT_EQ(std::count(one_csv.begin(), one_csv.end(), '\n'), 2) << one_csv;
 }
 
 TEST(ImageFolders, AugmentedCnnTrainsOnTheLocalClusterEveryRecordOnce) {
@@ -97,16 +113,24 @@ TEST(ImageFolders, AugmentedCnnTrainsOnTheLocalClusterEveryRecordOnce) {
     "metrics": ["accuracy"],
     "input": {"image": {"size": [28, 28], "channels": 1}}
   })");
-  RunResult r =
-      RunEdl({"train", "--model_def=" + dir.File("cnn.json"),
-              "--training_data=" + dir.File("train"), "--validation_data=" + dir.File("test"),
-              "--num_epochs=2", "--num_workers=2", "--num_ps_pods=1", "--minibatch_size=32",
-              "--num_minibatches_per_task=8", "--progress_bar=false"});
+  RunResult r = RunEdl(
+      {"train", "--model_def=" + dir.File("cnn.json"), "--checkpoint_dir=" + dir.File("ckpt"),
+       "--training_data=" + dir.File("train"), "--validation_data=" + dir.File("test"),
+       "--num_epochs=2", "--num_workers=2", "--num_ps_pods=1", "--minibatch_size=32",
+       "--num_minibatches_per_task=8", "--progress_bar=false"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_NE(r.out.find("epoch 2: 2000/2000 records trained, 0 missing, 0 trained twice"),
             std::string::npos)
       << r.out;
   EXPECT_GE(Metric(r.out, "accuracy"), 0.6) << r.out;
+  // The PS's checkpoints keep the class names the master read.
+  int manifests = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir.File("ckpt"))) {
+    if (e.path().filename() != "manifest.json") continue;
+    ++manifests;
+    EXPECT_NE(ReadText(e.path()).find("t-shirt_top"), std::string::npos) << e.path();
+  }
+  EXPECT_GE(manifests, 1);
 }
 
 TEST(ImageFolders, ACorruptImageFailsTheJobNamingItOrIsSkippedAndCounted) {

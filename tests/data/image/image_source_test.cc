@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "data/examples_source.h"
 #include "data/idx_source.h"
 #include "gtest/gtest.h"
 #include "tests/data/image/image_test_files.h"
@@ -277,6 +278,27 @@ TEST(ImageSource, CorruptAndVanishedFilesFailTheReadNamingTheFileOrAreSkippedAnd
   ASSERT_FALSE(strict_again.ok());
   EXPECT_NE(strict_again.status().message().find(gone), std::string::npos)
       << strict_again.status().ToString();
+}
+
+TEST(ImageSource, ATaskReadIntoMemoryKeepsEachRowsRecordIndexPastSkippedFiles) {
+  TempDir dir;
+  WriteFolders(dir.File("png"), 20, "png");
+  OpenOptions skipping = Options();
+  skipping.skip_corrupt_records = true;
+  auto source = ImageSource::Open(dir.File("png"), Gray28(), skipping);
+  ASSERT_TRUE(source.ok());
+  std::filesystem::remove((*source)->FilePath(7));
+  auto task = ReadIntoMemory(**source, 5, 12);  // as a worker holds a task
+  ASSERT_TRUE(task.ok()) << task.status().ToString();
+  ASSERT_EQ((*task)->num_records(), 6);
+  auto rows = (*task)->Gather({5, 0, 2});
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->records, std::vector<int64_t>({11, 5, 8}));  // 7 left out
+  // A source that says nothing of its rows: the range, in order.
+  auto idx = IdxSource::Open(kImages, IdxSpec(), LabelPolicy::kRequired);
+  auto held = ReadIntoMemory(**idx, 100, 110);
+  ASSERT_TRUE(held.ok());
+  EXPECT_EQ((*held)->Gather({3})->records, std::vector<int64_t>({103}));
 }
 
 TEST(OpenSource, AnImageSpecOpensAFolderAsImages) {
