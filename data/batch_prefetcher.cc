@@ -86,6 +86,22 @@ void BatchPrefetcher::Produce() {
     }
     return;
   }
+  if (source_.random_access()) {
+    // Each minibatch's records read when it is due: memory is a few
+    // minibatches, not the task (image files).
+    Batcher batcher(source_, begin_, end_, options_);
+    for (int64_t i = 0; i < batcher.num_batches(); ++i) {
+      Result<Examples> batch = batcher.Batch(i);
+      const bool ok = batch.ok();
+      if (ok) {
+        const int64_t wanted =
+            std::min(options_.batch_size, (end_ - begin_) - i * options_.batch_size);
+        records_skipped_ += wanted - batch->size();
+      }
+      if (!Push(std::move(batch)) || !ok) return;
+    }
+    return;
+  }
   auto records = ReadIntoMemory(source_, begin_, end_);
   if (!records.ok()) {
     Push(records.status());

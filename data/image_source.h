@@ -34,6 +34,7 @@ class ImageSource : public Source {
   // cannot be read (gone, unreadable) is skipped alike.
   Result<Examples> Gather(const std::vector<int64_t>& indices) const override;
   bool streamed() const override { return true; }
+  bool random_access() const override { return true; }
   int64_t corrupt_records_skipped() const override { return skipped_; }
 
   const ImageList& list() const { return list_; }

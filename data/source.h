@@ -57,6 +57,10 @@ class Source {
   // memory: reading a task ahead, while the one before trains, pays.
   virtual bool streamed() const { return false; }
 
+  // Gather costs the same for any indices (each record is its own file):
+  // a shuffled task is read a minibatch at a time instead of whole.
+  virtual bool random_access() const { return false; }
+
   // Records left out so far because they were corrupt
   // (OpenOptions::skip_corrupt_records); reads return fewer records then.
   virtual int64_t corrupt_records_skipped() const { return 0; }

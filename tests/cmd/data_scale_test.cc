@@ -14,6 +14,7 @@
 
 #include "data/tf_example.h"
 #include "data/tfrecord.h"
+#include "tests/testing/paths.h"
 #include "tests/testing/run_edl.h"
 
 namespace edl::testing {
@@ -103,6 +104,57 @@ TEST(DataScale, EveryProcessOfAJobStaysWithinABoundItsDataSetExceedsEightfold) {
                                      << " MiB while streaming " << (bytes >> 20) << " MiB of data";
     std::printf("%s: peak RSS %.1f MiB (data set %lld MiB)\n", who, peaks[who],
                 static_cast<long long>(bytes >> 20));
+  }
+}
+
+TEST(DataScale, AnImageFolderWhosePixelsExceedTheBoundEightfoldIsStreamedFileByFile) {
+  // 22,000 RGB JPEGs of 64 x 64 (PIL): 48 KiB each as the model's floats,
+  // 1.03 GiB decoded; each worker decodes only its tasks' files.
+  TempDir dir;
+  const std::string cmd = "/usr/bin/python3 " + SourceDir() + "/scripts/fashion_mnist_images.py " +
+                          dir.File("fm") +
+                          " --format jpg --size 64 --rgb --count 22000 > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const int64_t records = 22000, decoded = records * 64 * 64 * 3 * 4;
+  ASSERT_GE(decoded, 8 * kBoundMiB << 20) << "the decoded data set must exceed the bound eightfold";
+  WriteText(dir.File("model.json"), R"({
+    "model": {"class_name": "Sequential", "config": {"name": "small", "layers": [
+      {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 64, 64, 3], "name": "image"}},
+      {"class_name": "RandomFlip", "config": {"name": "flip", "mode": "horizontal"}},
+      {"class_name": "Conv2D", "config": {"name": "conv", "filters": 8, "kernel_size": [4, 4], "strides": [4, 4], "activation": "relu"}},
+      {"class_name": "Flatten", "config": {"name": "flat"}},
+      {"class_name": "Dense", "config": {"name": "logits", "units": 10}}]}},
+    "loss": {"class_name": "SparseCategoricalCrossentropy", "config": {"from_logits": true}},
+    "optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.003}},
+    "metrics": ["accuracy"],
+    "input": {"image": {"size": [64, 64], "channels": 3}}
+  })");
+  RunResult r =
+      RunEdl({"train", "--job_name=images", "--jobs_dir=" + dir.path(),
+              "--model_def=" + dir.File("model.json"), "--training_data=" + dir.File("fm/train"),
+              "--validation_data=" + dir.File("fm/test"), "--minibatch_size=128", "--num_workers=2",
+              "--num_ps_pods=1", "--grace_period=5", "--progress_bar=false"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("epoch 1: 22000/22000 records trained, 0 missing, 0 trained twice"),
+            std::string::npos)
+      << r.out;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(r.out, m, std::regex("evaluation at version [0-9]+: .*accuracy ([0-9.]+)")))
+      << r.out;
+  EXPECT_GE(std::stod(m[1]), 0.7) << r.out;
+  std::map<std::string, double> peaks;
+  const std::regex peak("(master|ps-[0-9]+|worker-[0-9]+): peak RSS ([0-9.]+) MiB");
+  for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), peak);
+       it != std::sregex_iterator(); ++it) {
+    peaks[(*it)[1]] = std::stod((*it)[2]);
+  }
+  for (const char* who : {"master", "ps-0", "worker-0", "worker-1"}) {
+    ASSERT_TRUE(peaks.count(who)) << who << " logged no peak RSS\n" << r.err;
+    EXPECT_LE(peaks[who], kBoundMiB) << who << " peaked at " << peaks[who] << " MiB over "
+                                     << (decoded >> 20) << " MiB of decoded pixels";
+    std::printf("%s: peak RSS %.1f MiB (decoded pixels %lld MiB)\n", who, peaks[who],
+                static_cast<long long>(decoded >> 20));
   }
 }
 

@@ -81,7 +81,9 @@ TEST(ImageFolders, TrainExportAndPredictFromPngClassFolders) {
   // A folder with two of the classes keeps the model's ids (bag is 1,
   // trouser 9), also when --input_spec is given again.
   for (const char* c : {"bag", "trouser"}) {
-    fs::copy(dir.File(std::string("test/") + c), dir.File(std::string("two/") + c));
+    fs::create_directories(dir.File(std::string("two/") + c));
+    fs::copy(dir.File(std::string("test/") + c), dir.File(std::string("two/") + c),
+             fs::copy_options::recursive);
   }
   RunResult two = RunEdl({"evaluate", "--checkpoint_dir_for_init=" + dir.File("out"),
                           "--input_spec=" + kGray28, "--validation_data=" + dir.File("two")});
