@@ -1,7 +1,6 @@
 #include "data/image_source.h"
 
 #include <cstring>
-#include <filesystem>
 
 #include "base/file.h"
 #include "base/logging.h"

@@ -52,6 +52,17 @@ int64_t WriteShard(const std::string& path, int64_t first, int64_t n) {
   return bytes;
 }
 
+// Each process's "NAME: peak RSS X MiB" line (the log of a job), by name.
+std::map<std::string, double> PeakRssByProcess(const std::string& log) {
+  std::map<std::string, double> peaks;
+  const std::regex peak("(master|ps-[0-9]+|worker-[0-9]+): peak RSS ([0-9.]+) MiB");
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), peak); it != std::sregex_iterator();
+       ++it) {
+    peaks[(*it)[1]] = std::stod((*it)[2]);
+  }
+  return peaks;
+}
+
 TEST(DataScale, EveryProcessOfAJobStaysWithinABoundItsDataSetExceedsEightfold) {
   TempDir dir;
   const int kShards = 16;
@@ -92,17 +103,13 @@ TEST(DataScale, EveryProcessOfAJobStaysWithinABoundItsDataSetExceedsEightfold) {
       << r.out;
   EXPECT_GE(std::stod(m[1]), 0.95) << r.out;
   // Every process reports its peak once, within the bound.
-  std::map<std::string, double> peaks;
-  const std::regex peak("(master|ps-[0-9]+|worker-[0-9]+): peak RSS ([0-9.]+) MiB");
-  for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), peak);
-       it != std::sregex_iterator(); ++it) {
-    peaks[(*it)[1]] = std::stod((*it)[2]);
-  }
+  const std::map<std::string, double> peaks = PeakRssByProcess(r.err);
   for (const char* who : {"master", "ps-0", "ps-1", "worker-0", "worker-1"}) {
     ASSERT_TRUE(peaks.count(who)) << who << " logged no peak RSS\n" << r.err;
-    EXPECT_LE(peaks[who], kBoundMiB) << who << " peaked at " << peaks[who]
-                                     << " MiB while streaming " << (bytes >> 20) << " MiB of data";
-    std::printf("%s: peak RSS %.1f MiB (data set %lld MiB)\n", who, peaks[who],
+    EXPECT_LE(peaks.at(who), kBoundMiB)
+        << who << " peaked at " << peaks.at(who) << " MiB while streaming " << (bytes >> 20)
+        << " MiB of data";
+    std::printf("%s: peak RSS %.1f MiB (data set %lld MiB)\n", who, peaks.at(who),
                 static_cast<long long>(bytes >> 20));
   }
 }
@@ -143,17 +150,12 @@ TEST(DataScale, AnImageFolderWhosePixelsExceedTheBoundEightfoldIsStreamedFileByF
       std::regex_search(r.out, m, std::regex("evaluation at version [0-9]+: .*accuracy ([0-9.]+)")))
       << r.out;
   EXPECT_GE(std::stod(m[1]), 0.7) << r.out;
-  std::map<std::string, double> peaks;
-  const std::regex peak("(master|ps-[0-9]+|worker-[0-9]+): peak RSS ([0-9.]+) MiB");
-  for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), peak);
-       it != std::sregex_iterator(); ++it) {
-    peaks[(*it)[1]] = std::stod((*it)[2]);
-  }
+  const std::map<std::string, double> peaks = PeakRssByProcess(r.err);
   for (const char* who : {"master", "ps-0", "worker-0", "worker-1"}) {
     ASSERT_TRUE(peaks.count(who)) << who << " logged no peak RSS\n" << r.err;
-    EXPECT_LE(peaks[who], kBoundMiB) << who << " peaked at " << peaks[who] << " MiB over "
-                                     << (decoded >> 20) << " MiB of decoded pixels";
-    std::printf("%s: peak RSS %.1f MiB (decoded pixels %lld MiB)\n", who, peaks[who],
+    EXPECT_LE(peaks.at(who), kBoundMiB) << who << " peaked at " << peaks.at(who) << " MiB over "
+                                        << (decoded >> 20) << " MiB of decoded pixels";
+    std::printf("%s: peak RSS %.1f MiB (decoded pixels %lld MiB)\n", who, peaks.at(who),
                 static_cast<long long>(decoded >> 20));
   }
 }

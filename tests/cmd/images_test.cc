@@ -10,6 +10,7 @@
 #include <regex>
 #include <set>
 
+#include "tests/testing/job_report.h"
 #include "tests/testing/paths.h"
 #include "tests/testing/run_edl.h"
 
@@ -28,12 +29,6 @@ void WriteFolders(const TempDir& dir, int count) {
   const std::string cmd = "/usr/bin/python3 " + SourceDir() + "/scripts/fashion_mnist_images.py " +
                           dir.path() + " --count " + std::to_string(count) + " > /dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-}
-
-double Metric(const std::string& text, const std::string& name) {
-  std::smatch m;
-  if (!std::regex_search(text, m, std::regex("(^|[ :])" + name + " ([0-9.eE+-]+)"))) return -1;
-  return std::stod(m[2]);
 }
 
 TEST(ImageFolders, TrainExportAndPredictFromPngClassFolders) {
